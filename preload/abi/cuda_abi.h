@@ -1,0 +1,76 @@
+/* nccltap's own declarations of the CUDA driver API subset it uses.
+ *
+ * The driver is loaded with dlopen("libcuda.so.1") so that nccltap builds
+ * without the CUDA toolkit and runs where no driver is installed. Several
+ * driver entry points were revised and are exported under a versioned name
+ * (cuCtxPushCurrent_v2, ...); the table lists the exported symbol that has
+ * the prototype given here. */
+#ifndef NCCLTAP_CUDA_ABI_H
+#define NCCLTAP_CUDA_ABI_H
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUgraph_st *CUgraph;
+typedef struct { char bytes[16]; } CUuuid;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_INVALID_VALUE 1
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_NO_DEVICE 100
+#define CUDA_ERROR_INVALID_CONTEXT 201
+#define CUDA_ERROR_INVALID_HANDLE 400
+#define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_NOT_SUPPORTED 801
+
+#define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_BLOCKING_SYNC 0x1
+#define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_STREAM_NON_BLOCKING 0x1
+
+/* CUstreamCaptureStatus */
+#define CU_STREAM_CAPTURE_STATUS_NONE 0
+#define CU_STREAM_CAPTURE_STATUS_ACTIVE 1
+#define CU_STREAM_CAPTURE_STATUS_INVALIDATED 2
+/* CUstreamCaptureMode */
+#define CU_STREAM_CAPTURE_MODE_GLOBAL 0
+#define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
+#define CU_STREAM_CAPTURE_MODE_RELAXED 2
+
+/* X(field, "exported symbol", return type, params). Optional entries may be
+ * missing from a driver; callers check the pointer. */
+#define NCCLTAP_CUDA_API(X) \
+  X(cuInit, "cuInit", CUresult, (unsigned int flags)) \
+  X(cuGetErrorString, "cuGetErrorString", CUresult, (CUresult error, const char **str)) \
+  X(cuDeviceGetCount, "cuDeviceGetCount", CUresult, (int *count)) \
+  X(cuDeviceGet, "cuDeviceGet", CUresult, (CUdevice *device, int ordinal)) \
+  X(cuDeviceGetName, "cuDeviceGetName", CUresult, (char *name, int len, CUdevice dev)) \
+  X(cuDeviceGetUuid, "cuDeviceGetUuid_v2", CUresult, (CUuuid *uuid, CUdevice dev)) \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext *pctx, CUdevice dev)) \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent", CUresult, (CUcontext *pctx)) \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext ctx)) \
+  X(cuCtxPushCurrent, "cuCtxPushCurrent_v2", CUresult, (CUcontext ctx)) \
+  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2", CUresult, (CUcontext *pctx)) \
+  X(cuCtxGetDevice, "cuCtxGetDevice", CUresult, (CUdevice *device)) \
+  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, (void)) \
+  X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream *phStream, unsigned int flags)) \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream hStream)) \
+  X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream hStream)) \
+  X(cuStreamGetCtx, "cuStreamGetCtx", CUresult, (CUstream hStream, CUcontext *pctx)) \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing", CUresult, (CUstream hStream, int *captureStatus)) \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult, (CUstream hStream, int mode)) \
+  X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream hStream, CUgraph *phGraph)) \
+  X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *phEvent, unsigned int flags)) \
+  X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent hEvent)) \
+  X(cuEventRecord, "cuEventRecord", CUresult, (CUevent hEvent, CUstream hStream)) \
+  X(cuEventQuery, "cuEventQuery", CUresult, (CUevent hEvent)) \
+  X(cuEventSynchronize, "cuEventSynchronize", CUresult, (CUevent hEvent)) \
+  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult, (float *pMilliseconds, CUevent hStart, CUevent hEnd)) \
+  X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *dptr, size_t bytesize)) \
+  X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr dptr)) \
+  X(cuMemsetD8, "cuMemsetD8_v2", CUresult, (CUdeviceptr dstDevice, unsigned char uc, size_t N))
+
+#endif
