@@ -76,7 +76,7 @@ ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
 const char *ncclGetErrorString(ncclResult_t result);
 
-#define NCCLTAP_PROTOTYPE(name, params, args) ncclResult_t name params;
+#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params;
 #include "nccl_api.def"
 NCCLTAP_NCCL_API(NCCLTAP_PROTOTYPE)
 #undef NCCLTAP_PROTOTYPE

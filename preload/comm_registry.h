@@ -1,0 +1,71 @@
+/* Every communicator the application creates, found from its handle on the
+ * hot path without a lock. Entries are never freed: the reducer may still
+ * hold records that point at a destroyed communicator. */
+#ifndef NCCLTAP_COMM_REGISTRY_H
+#define NCCLTAP_COMM_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "abi/nccl_abi.h"
+#include "nccl_ops.h"
+
+enum tap_comm_origin {
+    TAP_ORIGIN_INIT, TAP_ORIGIN_INITALL, TAP_ORIGIN_CONFIG, TAP_ORIGIN_SCALABLE,
+    TAP_ORIGIN_SPLIT, TAP_ORIGIN_SHRINK, TAP_ORIGIN_GROW, TAP_ORIGIN_UNREGISTERED
+};
+enum tap_comm_state { TAP_COMM_ALIVE, TAP_COMM_FINALIZED, TAP_COMM_DESTROYED, TAP_COMM_ABORTED };
+
+/* What the timing policy learns per (op, size class) of a communicator; the
+ * hot path reads it, the reducer writes expected_ns. */
+struct tap_hint {
+    _Atomic uint32_t every;         /* time one op in `every`; 0: unknown yet, time none */
+    _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
+    _Atomic uint32_t counter;       /* ops seen, for sampling one in N */
+    double mean_ns;                 /* reducer only: running mean duration */
+    uint64_t timed;                 /* reducer only: durations in that mean */
+};
+
+struct tap_comm {
+    ncclComm_t handle;
+    uint64_t id;        /* the same on every rank of the communicator */
+    uint64_t parent_id; /* 0 for a root communicator */
+    char name[64];      /* ncclConfig_t.commName, "" if none */
+    int rank, nranks, device;
+    unsigned creation;  /* order of creation in this process */
+    enum tap_comm_origin origin;
+    _Atomic int state;           /* enum tap_comm_state */
+    _Atomic uint64_t seq;        /* operations issued: the next op's number */
+    _Atomic uint32_t children;   /* communicators split, shrunk or grown from it */
+    struct tap_hint hints[TAP_OP_COUNT][TAP_SIZE_CLASSES];
+};
+
+/* Registers a new communicator. rank and nranks as the caller knows them, or
+ * -1 to ask NCCL; the device is asked. Cold path (a mutex and an allocation).
+ * Returns NULL only when memory is exhausted. */
+struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
+                                   enum tap_comm_origin origin, const char *name,
+                                   int rank, int nranks);
+
+/* Hot path: lock-free. A handle never registered (created where nccltap did
+ * not see it) is registered then, as origin "unregistered". */
+struct tap_comm *tap_comm_lookup(ncclComm_t handle);
+
+/* The communicator registered for `handle`, or NULL; never registers. */
+struct tap_comm *tap_comm_find(ncclComm_t handle);
+
+/* Stable snapshot for writers: communicator i of n, in creation order. */
+unsigned tap_comm_count(void);
+struct tap_comm *tap_comm_at(unsigned i);
+
+/* In a forked child: the parent's communicators are not the child's. */
+void tap_comm_registry_reset(void);
+
+const char *tap_comm_origin_name(enum tap_comm_origin o);
+const char *tap_comm_state_name(int state);
+
+/* 64-bit FNV-1a, for communicator identities. */
+uint64_t tap_hash(uint64_t h, const void *data, size_t len);
+#define TAP_HASH_SEED 0xcbf29ce484222325ull
+
+#endif

@@ -1,0 +1,113 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+
+struct tap_config tap_config;
+
+static const char *const timing_names[] = {
+    [TAP_TIMING_OFF] = "off", [TAP_TIMING_AUTO] = "auto", [TAP_TIMING_ALL] = "all"};
+
+const char *tap_timing_mode_name(enum tap_timing_mode m) { return timing_names[m]; }
+
+static uint32_t env_u32(const char *name, uint32_t def, uint32_t min, uint32_t max)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || s[0] == '-' || v < min || v > max) {
+        tap_log("%s=%s is not valid: expected a whole number from %u to %u; using %u",
+                name, s, min, max, def);
+        return def;
+    }
+    return (uint32_t)v;
+}
+
+static double env_pct(const char *name, double def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !(v > 0 && v <= 100)) {
+        tap_log("%s=%s is not valid: expected a percentage above 0 and at most 100; using %g",
+                name, s, def);
+        return def;
+    }
+    return v;
+}
+
+static enum tap_timing_mode env_timing(void)
+{
+    const char *s = getenv("NCCLTAP_TIMING");
+    if (!s || !*s)
+        return TAP_TIMING_AUTO;
+    for (int m = 0; m < 3; m++)
+        if (!strcmp(s, timing_names[m]))
+            return (enum tap_timing_mode)m;
+    tap_log("NCCLTAP_TIMING=%s is not valid: expected auto, all or off; using auto", s);
+    return TAP_TIMING_AUTO;
+}
+
+static bool env_flag(const char *name)
+{
+    const char *s = getenv(name);
+    if (!s || !*s || !strcmp(s, "0"))
+        return false;
+    if (strcmp(s, "1"))
+        tap_log("%s=%s is not valid: expected 0 or 1; using 1", name, s);
+    return true;
+}
+
+/* The key that names one launch, the same on every rank of it: the
+ * launcher's job id where there is one. */
+static void job_key(char *out, size_t len)
+{
+    static const char *const vars[] = {"SLURM_JOB_ID", "PMIX_NAMESPACE",
+                                       "TORCHELASTIC_RUN_ID", "LSB_JOBID"};
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v && strcmp(v, "none")) {
+            snprintf(out, len, "%s", v);
+            return;
+        }
+    }
+}
+
+void tap_config_load(void)
+{
+    struct tap_config *c = &tap_config;
+    memset(c, 0, sizeof *c);
+    job_key(c->job, sizeof c->job);
+    const char *dir = getenv("NCCLTAP_DIR");
+    if (dir && *dir) {
+        snprintf(c->dir, sizeof c->dir, "%s", dir);
+    } else if (c->job[0]) {
+        snprintf(c->dir, sizeof c->dir, "nccltap-%s", c->job);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+        snprintf(c->dir, sizeof c->dir, "nccltap-%s", stamp);
+    }
+    const char *lib = getenv("NCCLTAP_NCCL_LIBRARY");
+    c->nccl_library = lib && *lib ? lib : NULL;
+    c->timing = env_timing();
+    c->overhead_pct = env_pct("NCCLTAP_OVERHEAD_PCT", 1.0);
+    c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, 10, 3600000);
+    c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);
+    c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
+    c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
+    c->verbose = env_flag("NCCLTAP_VERBOSE");
+}

@@ -1,0 +1,32 @@
+/* The shim's configuration, read once from NCCLTAP_* variables. A bad value
+ * is reported with the variable's name and what is accepted, then the
+ * default is used: configuration never stops the application. */
+#ifndef NCCLTAP_CONFIG_H
+#define NCCLTAP_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL };
+
+struct tap_config {
+    char dir[4096];              /* NCCLTAP_DIR, default ./nccltap-<job key> */
+    char job[128];               /* the launcher's job key, "" if none */
+    const char *nccl_library;    /* NCCLTAP_NCCL_LIBRARY, NULL: dlsym(RTLD_NEXT) */
+    enum tap_timing_mode timing; /* NCCLTAP_TIMING */
+    double overhead_pct;         /* NCCLTAP_OVERHEAD_PCT */
+    uint32_t interval_ms;        /* NCCLTAP_INTERVAL_MS */
+    uint32_t exit_wait_ms;       /* NCCLTAP_EXIT_WAIT_MS */
+    uint32_t max_inflight;       /* NCCLTAP_MAX_INFLIGHT: timed ops in flight */
+    uint32_t ring_size;          /* NCCLTAP_RING_SIZE: records queued */
+    bool verbose;                /* NCCLTAP_VERBOSE */
+};
+
+extern struct tap_config tap_config;
+
+/* Fills tap_config from the environment. Called once, at load. */
+void tap_config_load(void);
+
+const char *tap_timing_mode_name(enum tap_timing_mode m);
+
+#endif

@@ -1,0 +1,42 @@
+/* What an NCCL operation is: its name, element size, the bytes it moves and
+ * its bus-bandwidth factor, by nccl-tests' conventions (doc/PERFORMANCE.md
+ * there): S = bytes of the whole array, busbw = S/t x factor. */
+#ifndef NCCLTAP_NCCL_OPS_H
+#define NCCLTAP_NCCL_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum tap_op {
+    TAP_OP_ALLREDUCE, TAP_OP_ALLGATHER, TAP_OP_REDUCESCATTER, TAP_OP_BROADCAST,
+    TAP_OP_REDUCE, TAP_OP_ALLTOALL, TAP_OP_GATHER, TAP_OP_SCATTER,
+    TAP_OP_SEND, TAP_OP_RECV, TAP_OP_COUNT
+};
+
+/* The name as NCCL spells it ("AllReduce"; ncclBcast is "Broadcast"). */
+const char *tap_op_name(enum tap_op op);
+
+/* Bytes per element, 0 for a datatype this build does not know. */
+unsigned tap_dtype_size(int dtype);
+
+/* "float32", ..., or "unknown(N)" written into buf. */
+const char *tap_dtype_name(int dtype, char *buf, size_t len);
+
+/* S for `count` elements (the count argument NCCL was given) on n ranks;
+ * 0 when the datatype is unknown. */
+uint64_t tap_op_bytes(enum tap_op op, uint64_t count, int dtype, int nranks);
+
+/* busbw / algbw. */
+double tap_op_busbw_factor(enum tap_op op, int nranks);
+
+/* Size class: floor(log2(S)), 0 for S <= 1. */
+static inline unsigned tap_size_class(uint64_t bytes)
+{
+    return bytes > 1 ? 63u - (unsigned)__builtin_clzll(bytes) : 0u;
+}
+#define TAP_SIZE_CLASSES 64
+
+/* "2.30.0" from an NCCL_VERSION_CODE (2.8 and older used X*1000+Y*100+Z). */
+const char *tap_nccl_version_str(int code, char *buf, size_t len);
+
+#endif

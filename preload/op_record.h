@@ -1,0 +1,65 @@
+/* What the hot path hands to the reducer: one record per NCCL operation, and
+ * one per outermost ncclGroupEnd that closes a group. */
+#ifndef NCCLTAP_OP_RECORD_H
+#define NCCLTAP_OP_RECORD_H
+
+#include <stdint.h>
+
+struct tap_comm;
+struct tap_event;
+
+enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP = 2 };
+
+/* Flags of an op record. */
+#define TAP_OPF_TIMED    0x1  /* ev_start/ev_end hold its own event pair */
+#define TAP_OPF_CAPTURED 0x2  /* issued during CUDA graph capture */
+#define TAP_OPF_FAILED   0x4  /* NCCL returned an error: nothing was enqueued */
+#define TAP_OPF_UNTIMED  0x8  /* wanted timing but no event was free */
+
+struct tap_op_rec {
+    struct tap_comm *comm;
+    uint64_t seq;
+    uint64_t count;
+    uint64_t bytes;      /* S, nccl-tests convention; 0 if datatype unknown */
+    uint64_t enqueue_ns; /* CLOCK_MONOTONIC at the call */
+    uint64_t group_id;   /* 0 outside a group */
+    void *stream;
+    struct tap_event *ev_start, *ev_end;
+    int32_t peer;        /* root or peer, -1 if none */
+    int32_t redop;       /* -1 if none */
+    int32_t dtype;
+    int32_t result;      /* what NCCL returned */
+    uint32_t tid;
+    uint8_t op;          /* enum tap_op */
+    uint8_t flags;
+};
+
+/* Streams a group can be timed on; a group touching more is counted untimed. */
+#define TAP_GROUP_MAX_STREAMS 8
+
+/* Flags of a group record. */
+#define TAP_GRPF_TIMED     0x1
+#define TAP_GRPF_SIMULATED 0x2 /* ncclGroupSimulateEnd: nothing ran */
+#define TAP_GRPF_FAILED    0x4
+
+struct tap_group_rec {
+    uint64_t group_id;
+    uint32_t nops;      /* op records that carry this group id */
+    uint32_t nstreams;
+    uint64_t end_ns;    /* CLOCK_MONOTONIC when ncclGroupEnd returned */
+    struct {
+        void *stream;
+        struct tap_event *ev_start, *ev_end;
+    } s[TAP_GROUP_MAX_STREAMS];
+    uint8_t flags;
+};
+
+struct tap_record {
+    uint32_t kind; /* enum tap_record_kind */
+    union {
+        struct tap_op_rec op;
+        struct tap_group_rec group;
+    } u;
+};
+
+#endif

@@ -1,0 +1,197 @@
+#include "rank_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "comm_registry.h"
+#include "config.h"
+#include "gpu_timing.h"
+#include "json_writer.h"
+#include "log.h"
+#include "monotonic.h"
+#include "real_nccl.h"
+#include "reducer.h"
+#include "runtime.h"
+#include "stats.h"
+
+static char path[4096 + 256 + 64];
+static atomic_flag write_error_said = ATOMIC_FLAG_INIT;
+
+const char *tap_rank_file_path(void)
+{
+    snprintf(path, sizeof path, "%s/nccltap-%s-%d.json", tap_config.dir, tap_process.host, tap_process.pid);
+    return path;
+}
+
+static bool is_root(const struct tap_comm *c)
+{
+    return c->origin <= TAP_ORIGIN_SCALABLE;
+}
+
+/* Ranks this process holds in root communicators, ascending, distinct. */
+static void write_ranks(FILE *f)
+{
+    fputs("  \"ranks\": [", f);
+    int last = -1;
+    for (;;) {
+        int next = -1;
+        for (unsigned i = 0; i < tap_comm_count(); i++) {
+            const struct tap_comm *c = tap_comm_at(i);
+            if (is_root(c) && c->rank > last && (next < 0 || c->rank < next))
+                next = c->rank;
+        }
+        if (next < 0)
+            break;
+        fprintf(f, "%s%d", last < 0 ? "" : ", ", next);
+        last = next;
+    }
+    fputs("],\n", f);
+}
+
+static void write_comms(FILE *f)
+{
+    fputs("  \"comms\": [", f);
+    for (unsigned i = 0; i < tap_comm_count(); i++) {
+        const struct tap_comm *c = tap_comm_at(i);
+        fprintf(f, "%s\n    {\"id\": \"%016llx\", \"parent\": ", i ? "," : "", (unsigned long long)c->id);
+        if (c->parent_id)
+            fprintf(f, "\"%016llx\"", (unsigned long long)c->parent_id);
+        else
+            fputs("\"\"", f);
+        fputs(", \"name\": ", f);
+        json_string(f, c->name);
+        fprintf(f, ", \"rank\": %d, \"nranks\": %d, \"device\": %d, \"origin\": \"%s\", \"state\": \"%s\", \"calls\": %llu}",
+                c->rank, c->nranks, c->device, tap_comm_origin_name(c->origin),
+                tap_comm_state_name(atomic_load(&c->state)), (unsigned long long)atomic_load(&c->seq));
+    }
+    fputs("\n  ],\n", f);
+}
+
+static void write_op(FILE *f, const struct tap_stat *s)
+{
+    char dtype_buf[32];
+    double timed = (double)s->timed;
+    double us = 1e-3;
+    fprintf(f, "    {\"rank\": %d, \"comm\": \"%016llx\", \"comm_name\": ", s->comm->rank,
+            (unsigned long long)s->comm->id);
+    json_string(f, s->comm->name);
+    fprintf(f, ", \"op\": \"%s\", \"dtype\": \"%s\", \"size_class\": %llu, \"bytes\": %llu, \"bytes_total\": %llu,\n",
+            tap_op_name((enum tap_op)s->op), tap_dtype_name(s->dtype, dtype_buf, sizeof dtype_buf),
+            s->size_class || s->bytes_total ? 1ull << s->size_class : 0ull,
+            (unsigned long long)(s->calls ? s->bytes_total / s->calls : 0),
+            (unsigned long long)s->bytes_total);
+    fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"grouped\": ", (unsigned long long)s->calls,
+            (unsigned long long)s->timed);
+    json_number(f, s->calls ? (double)s->group_ops / (double)s->calls : 1);
+    fprintf(f, ",\n     \"time_ns\": {\"sum\": %llu, \"min\": %llu, \"max\": %llu},\n",
+            (unsigned long long)s->time_sum_ns, (unsigned long long)(s->timed ? s->time_min_ns : 0),
+            (unsigned long long)s->time_max_ns);
+    const double q[] = {0.5, 0.9, 0.99};
+    fputs("     \"time_us\": {\"mean\": ", f);
+    json_number(f, s->timed ? (double)s->time_sum_ns / timed * us : 0);
+    fputs(", \"min\": ", f);
+    json_number(f, s->timed ? (double)s->time_min_ns * us : 0);
+    const char *qname[] = {"p50", "p90", "p99"};
+    for (int i = 0; i < 3; i++) {
+        fprintf(f, ", \"%s\": ", qname[i]);
+        json_number(f, tap_stat_quantile_ns(s, q[i]) * us);
+    }
+    fputs(", \"max\": ", f);
+    json_number(f, (double)s->time_max_ns * us);
+    fputs("},\n     \"algbw_gbs\": ", f);
+    json_number(f, s->timed ? s->algbw_sum / timed : 0);
+    fputs(", \"busbw_gbs\": ", f);
+    json_number(f, s->timed ? s->busbw_sum / timed : 0);
+    fputs(", \"bw_bytes\": ", f);
+    json_number(f, s->bw_bytes);
+    fputs(", \"bw_busbytes\": ", f);
+    json_number(f, s->bw_busbytes);
+    fputs(",\n     \"hist\": [", f);
+    bool first = true;
+    for (unsigned b = 0; s->hist && b < TAP_HIST_BUCKETS; b++)
+        if (s->hist[b]) {
+            fprintf(f, "%s[%u, %u]", first ? "" : ", ", b, s->hist[b]);
+            first = false;
+        }
+    fputs("]}", f);
+}
+
+static void write_body(FILE *f, bool final)
+{
+    char version[32];
+    int code = real_nccl()->version;
+    fprintf(f, "{\n  \"format\": \"nccltap-rank/1\",\n  \"nccltap_version\": \"%s\",\n  \"final\": %s,\n",
+            NCCLTAP_VERSION, final ? "true" : "false");
+    fputs("  \"host\": ", f);
+    json_string(f, tap_process.host);
+    fprintf(f, ",\n  \"pid\": %d,\n  \"job\": ", tap_process.pid);
+    json_string(f, tap_config.job);
+    fprintf(f, ",\n  \"nccl_version\": %d,\n  \"nccl_version_str\": \"%s\",\n", code,
+            tap_nccl_version_str(code, version, sizeof version));
+    fprintf(f, "  \"timing\": \"%s\",\n  \"timing_note\": ", tap_timing_mode_name(tap_config.timing));
+    json_string(f, tap_config.timing == TAP_TIMING_OFF ? "" : tap_gpu_note());
+    fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",
+            (unsigned long long)tap_event_pair_cost_ns(), (unsigned long long)tap_process.start_unix_ns);
+    json_number(f, (double)(tap_monotonic_ns() - tap_process.start_mono_ns) * 1e-9);
+    fputs(",\n", f);
+    write_ranks(f);
+    write_comms(f);
+    fputs("  \"ops\": [", f);
+    for (unsigned i = 0; i < tap_stats_count(); i++) {
+        fputs(i ? ",\n" : "\n", f);
+        write_op(f, tap_stats_at(i));
+    }
+    const struct tap_reducer_totals *r = &tap_reducer_totals;
+    fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
+               "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"lost\": %llu}\n}\n",
+            (unsigned long long)atomic_load(&tap_totals.calls), (unsigned long long)atomic_load(&tap_totals.dropped),
+            (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
+            (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
+            (unsigned long long)r->failed, (unsigned long long)r->lost);
+}
+
+int tap_rank_file_write(bool final)
+{
+    const char *target = tap_rank_file_path();
+    char tmp[sizeof path + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", target);
+    if (mkdir(tap_config.dir, 0777) != 0 && errno != EEXIST) {
+        TAP_LOG_ONCE(write_error_said, "cannot create NCCLTAP_DIR=%s (%s): no output is written",
+                     tap_config.dir, strerror(errno));
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)", tmp, strerror(errno));
+        return -1;
+    }
+    write_body(f, final);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, target) != 0) {
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s); the previous version is kept",
+                     target, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void tap_print_summary(void)
+{
+    bool rank0 = false;
+    unsigned n = tap_comm_count();
+    for (unsigned i = 0; i < n; i++)
+        rank0 |= is_root(tap_comm_at(i)) && tap_comm_at(i)->rank == 0;
+    if (!rank0 && !tap_config.verbose)
+        return;
+    const struct tap_reducer_totals *r = &tap_reducer_totals;
+    uint64_t dropped = atomic_load(&tap_totals.dropped);
+    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s; output in %s",
+            (unsigned long long)atomic_load(&tap_totals.calls), n, n == 1 ? "" : "s",
+            (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
+            dropped ? "see totals.dropped" : "", tap_rank_file_path());
+}

@@ -1,0 +1,20 @@
+/* The per-rank output: NCCLTAP_DIR/nccltap-<host>-<pid>.json, rewritten
+ * atomically (temporary file, then rename) every interval and at exit, so a
+ * job that is killed still leaves its last interval. Reducer thread only. */
+#ifndef NCCLTAP_RANK_FILE_H
+#define NCCLTAP_RANK_FILE_H
+
+#include <stdbool.h>
+
+/* Returns 0, or -1 after saying once on stderr why the file could not be
+ * written (the application goes on either way). */
+int tap_rank_file_write(bool final);
+
+/* The file's path, for messages. */
+const char *tap_rank_file_path(void);
+
+/* One line on stderr summing up this process's run: rank 0 only, every
+ * rank with NCCLTAP_VERBOSE=1. */
+void tap_print_summary(void);
+
+#endif

@@ -1,0 +1,26 @@
+/* The real NCCL functions behind the wrappers. */
+#ifndef NCCLTAP_REAL_NCCL_H
+#define NCCLTAP_REAL_NCCL_H
+
+#include "abi/nccl_abi.h"
+
+struct real_nccl {
+#define NCCLTAP_REAL_FIELD(name, params, args, kind) ncclResult_t (*name) params;
+    NCCLTAP_NCCL_API(NCCLTAP_REAL_FIELD)
+#undef NCCLTAP_REAL_FIELD
+    ncclResult_t (*ncclGetVersion)(int *version);
+    ncclResult_t (*ncclCommCount)(const ncclComm_t comm, int *count);
+    ncclResult_t (*ncclCommCuDevice)(const ncclComm_t comm, int *device);
+    ncclResult_t (*ncclCommUserRank)(const ncclComm_t comm, int *rank);
+    int version; /* NCCL_VERSION_CODE, 0 if unknown */
+};
+
+/* Resolved on first use, once, thread-safely: dlsym(RTLD_NEXT) or, with
+ * NCCLTAP_NCCL_LIBRARY, that library. A function the library lacks is NULL. */
+const struct real_nccl *real_nccl(void);
+
+/* What a wrapper returns for a function the real library lacks; says so on
+ * stderr the first time for each function. */
+ncclResult_t real_nccl_missing(const char *name);
+
+#endif

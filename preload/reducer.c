@@ -1,0 +1,342 @@
+#include "reducer.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_registry.h"
+#include "config.h"
+#include "gpu_timing.h"
+#include "mpmc_queue.h"
+#include "runtime.h"
+#include "stats.h"
+
+struct tap_reducer_totals tap_reducer_totals;
+
+/* A group's member ops gather here until its ncclGroupEnd record comes. */
+struct group {
+    uint64_t id;
+    bool closed;
+    struct tap_group_rec rec;
+    struct tap_op_rec *members;
+    uint32_t n, cap;
+};
+
+/* A timed unit waiting for its events: one op, or one group. */
+struct pending {
+    struct tap_op_rec op; /* when group is NULL */
+    struct group *group;
+};
+
+static struct group **open_groups;
+static unsigned nopen, open_cap;
+static struct pending *pending;
+static unsigned npending, pending_cap;
+
+static bool grow(void **array, unsigned *cap, size_t elem, unsigned need)
+{
+    if (need <= *cap)
+        return true;
+    unsigned n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*array, n * elem);
+    if (!p)
+        return false;
+    *array = p;
+    *cap = n;
+    return true;
+}
+
+static struct group *open_group(uint64_t id)
+{
+    for (unsigned i = 0; i < nopen; i++)
+        if (open_groups[i]->id == id)
+            return open_groups[i];
+    struct group *g = calloc(1, sizeof *g);
+    if (!g || !grow((void **)&open_groups, &open_cap, sizeof *open_groups, nopen + 1)) {
+        free(g);
+        return NULL;
+    }
+    g->id = id;
+    open_groups[nopen++] = g;
+    return g;
+}
+
+static void close_group(struct group *g)
+{
+    for (unsigned i = 0; i < nopen; i++)
+        if (open_groups[i] == g) {
+            open_groups[i] = open_groups[--nopen];
+            break;
+        }
+}
+
+static void free_group(struct group *g)
+{
+    free(g->members);
+    free(g);
+}
+
+/* Counts a group's members without a time (or as failed) and frees it. */
+static void settle_untimed(struct group *g)
+{
+    for (uint32_t i = 0; i < g->n; i++) {
+        if (g->rec.flags & TAP_GRPF_FAILED)
+            tap_reducer_totals.failed++;
+        else
+            tap_stats_record(&g->members[i], g->n, NULL);
+    }
+    free_group(g);
+}
+
+static void add_pending(const struct tap_op_rec *op, struct group *g)
+{
+    if (!grow((void **)&pending, &pending_cap, sizeof *pending, npending + 1)) {
+        /* No memory to wait: count without a time, free the events later
+         * never (they stay recorded; losing a few is harmless). */
+        if (g)
+            settle_untimed(g);
+        else
+            tap_stats_record(op, 1, NULL);
+        return;
+    }
+    struct pending *p = &pending[npending++];
+    if (op)
+        p->op = *op;
+    p->group = g;
+}
+
+static void on_op(const struct tap_op_rec *op)
+{
+    if (op->group_id) {
+        struct group *g = open_group(op->group_id);
+        if (g && grow((void **)&g->members, &g->cap, sizeof *g->members, g->n + 1))
+            g->members[g->n++] = *op;
+        return;
+    }
+    if (op->flags & TAP_OPF_FAILED)
+        tap_reducer_totals.failed++;
+    else if (op->flags & TAP_OPF_TIMED)
+        add_pending(op, NULL);
+    else
+        tap_stats_record(op, 1, NULL);
+}
+
+static void on_group(const struct tap_group_rec *rec)
+{
+    struct group *g = open_group(rec->group_id);
+    if (!g)
+        return;
+    close_group(g);
+    g->rec = *rec;
+    g->closed = true;
+    if (rec->flags & TAP_GRPF_TIMED)
+        add_pending(NULL, g);
+    else
+        settle_untimed(g);
+}
+
+/* The auto policy's sampling rate for a (comm, op, size class): time one op
+ * in `every` so that the event pairs cost at most NCCLTAP_OVERHEAD_PCT of
+ * the ops' time. */
+static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
+{
+    struct tap_hint *h = &c->hints[op][tap_size_class(bytes)];
+    h->timed++;
+    double w = h->timed < 16 ? 1.0 / (double)h->timed : 1.0 / 16;
+    h->mean_ns += w * ((double)duration_ns - h->mean_ns);
+    double budget = h->mean_ns * tap_config.overhead_pct / 100.0;
+    double cost = (double)tap_event_pair_cost_ns();
+    uint32_t every = 1;
+    if (cost > budget) {
+        double n = budget > 0 ? cost / budget + 1 : 1e9;
+        every = n > 1e9 ? 1000000000u : (uint32_t)n;
+    }
+    atomic_store_explicit(&h->every, every, memory_order_relaxed);
+}
+
+static void return_events(struct tap_event *a, struct tap_event *b)
+{
+    if (a)
+        tap_event_give(a);
+    if (b)
+        tap_event_give(b);
+}
+
+static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
+{
+    return_events(op->ev_start, op->ev_end);
+    if (!ok) {
+        tap_reducer_totals.lost++;
+        tap_stats_record(op, 1, NULL);
+        return;
+    }
+    double factor = tap_op_busbw_factor((enum tap_op)op->op, op->comm->nranks);
+    struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
+    tap_reducer_totals.timed++;
+    learn(op->comm, op->op, op->bytes, duration_ns);
+    tap_stats_record(op, 1, &t);
+}
+
+/* A group's time runs from its first start to its last end over all the
+ * streams it used; with one stream, elapsed time says it exactly. */
+static bool group_duration(const struct tap_group_rec *g, uint64_t *out)
+{
+    if (g->nstreams == 1)
+        return tap_event_elapsed_ns(g->s[0].ev_start, g->s[0].ev_end, out);
+    uint64_t first = UINT64_MAX, last = 0;
+    for (uint32_t i = 0; i < g->nstreams; i++) {
+        uint64_t s, e;
+        if (!tap_event_time_ns(g->s[i].ev_start, &s) || !tap_event_time_ns(g->s[i].ev_end, &e))
+            return false;
+        first = s < first ? s : first;
+        last = e > last ? e : last;
+    }
+    *out = last > first ? last - first : 0;
+    return true;
+}
+
+static void complete_group(struct group *g, bool ok)
+{
+    uint64_t duration_ns = 0;
+    ok = ok && g->n > 0 && group_duration(&g->rec, &duration_ns);
+    for (uint32_t i = 0; i < g->rec.nstreams; i++)
+        return_events(g->rec.s[i].ev_start, g->rec.s[i].ev_end);
+    if (!ok) {
+        tap_reducer_totals.lost += g->n;
+        settle_untimed(g);
+        return;
+    }
+    struct tap_timing t = {duration_ns, 0, 0};
+    for (uint32_t i = 0; i < g->n; i++) {
+        const struct tap_op_rec *m = &g->members[i];
+        t.bytes += (double)m->bytes;
+        t.busbytes += (double)m->bytes * tap_op_busbw_factor((enum tap_op)m->op, m->comm->nranks);
+    }
+    learn(g->members[0].comm, g->members[0].op, g->members[0].bytes, duration_ns);
+    for (uint32_t i = 0; i < g->n; i++)
+        tap_stats_record(&g->members[i], g->n, &t);
+    tap_reducer_totals.timed += g->n;
+    free_group(g);
+}
+
+/* Streams with an unfinished unit in this pass: later units on them are
+ * not queried, since a stream runs its work in order. */
+#define MAX_BLOCKED 64
+struct blocked {
+    void *stream[MAX_BLOCKED];
+    unsigned n;
+};
+
+static bool is_blocked(const struct blocked *b, void *stream)
+{
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->stream[i] == stream)
+            return true;
+    return false;
+}
+
+static void block(struct blocked *b, void *stream)
+{
+    if (b->n < MAX_BLOCKED && !is_blocked(b, stream))
+        b->stream[b->n++] = stream;
+}
+
+/* CUDA_SUCCESS when every end event of the unit has completed. */
+static CUresult query(const struct pending *p, struct blocked *b)
+{
+    if (!p->group) {
+        if (is_blocked(b, p->op.stream))
+            return CUDA_ERROR_NOT_READY;
+        CUresult r = tap_event_query(p->op.ev_end);
+        if (r == CUDA_ERROR_NOT_READY)
+            block(b, p->op.stream);
+        return r;
+    }
+    const struct tap_group_rec *g = &p->group->rec;
+    CUresult result = CUDA_SUCCESS;
+    for (uint32_t i = 0; i < g->nstreams; i++) {
+        CUresult r = is_blocked(b, g->s[i].stream) ? CUDA_ERROR_NOT_READY
+                                                   : tap_event_query(g->s[i].ev_end);
+        if (r == CUDA_ERROR_NOT_READY)
+            block(b, g->s[i].stream);
+        if (result == CUDA_SUCCESS)
+            result = r;
+    }
+    return result;
+}
+
+static unsigned poll_pending(void)
+{
+    struct blocked b = {.n = 0};
+    unsigned done = 0, kept = 0;
+    for (unsigned i = 0; i < npending; i++) {
+        struct pending *p = &pending[i];
+        CUresult r = query(p, &b);
+        if (r == CUDA_ERROR_NOT_READY) {
+            pending[kept++] = *p;
+            continue;
+        }
+        done++;
+        bool ok = r == CUDA_SUCCESS;
+        if (p->group) {
+            complete_group(p->group, ok);
+        } else {
+            uint64_t d = 0;
+            ok = ok && tap_event_elapsed_ns(p->op.ev_start, p->op.ev_end, &d);
+            complete_op(&p->op, ok, d);
+        }
+    }
+    npending = kept;
+    return done;
+}
+
+unsigned tap_reducer_pass(void)
+{
+    struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
+    unsigned handled = 0;
+    struct tap_record rec;
+    while (q && mpmc_pop(q, &rec)) {
+        handled++;
+        if (rec.kind == TAP_REC_OP)
+            on_op(&rec.u.op);
+        else
+            on_group(&rec.u.group);
+    }
+    if (npending)
+        handled += poll_pending();
+    if (tap_gpu_ready())
+        tap_pools_grow();
+    return handled;
+}
+
+int tap_reducer_has_pending(void) { return npending > 0; }
+
+void tap_reducer_abandon_pending(void)
+{
+    for (unsigned i = 0; i < npending; i++) {
+        struct pending *p = &pending[i];
+        if (p->group) {
+            tap_reducer_totals.pending += p->group->n;
+            settle_untimed(p->group);
+        } else {
+            tap_reducer_totals.pending++;
+            tap_stats_record(&p->op, 1, NULL);
+        }
+    }
+    npending = 0;
+    /* Groups whose ncclGroupEnd record never came (lost, or still open). */
+    for (unsigned i = 0; i < nopen; i++)
+        settle_untimed(open_groups[i]);
+    nopen = 0;
+}
+
+void tap_reducer_reset(void)
+{
+    memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
+    open_groups = NULL;
+    nopen = open_cap = 0;
+    pending = NULL;
+    npending = pending_cap = 0;
+}

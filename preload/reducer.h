@@ -1,0 +1,32 @@
+/* The reducer: one background thread per process that turns records into
+ * statistics. It drains the queue, polls the events of timed operations in
+ * stream order, and every interval rewrites the per-rank output. */
+#ifndef NCCLTAP_REDUCER_H
+#define NCCLTAP_REDUCER_H
+
+#include <stdint.h>
+
+/* Counted by the reducer; read by the writer on the same thread. */
+struct tap_reducer_totals {
+    uint64_t timed;   /* ops with a duration */
+    uint64_t failed;  /* calls NCCL rejected */
+    uint64_t pending; /* timed ops still running at exit */
+    uint64_t lost;    /* events that never completed (context destroyed) */
+};
+extern struct tap_reducer_totals tap_reducer_totals;
+
+/* One pass: drain the queue and complete what the GPU has finished.
+ * Returns how many records and completions it handled. */
+unsigned tap_reducer_pass(void);
+
+/* At exit, after the last pass: ops still pending are counted as calls
+ * without a time, and as `pending`. */
+void tap_reducer_abandon_pending(void);
+
+/* Whether timed ops are still waiting for their events. */
+int tap_reducer_has_pending(void);
+
+/* In a forked child. */
+void tap_reducer_reset(void);
+
+#endif

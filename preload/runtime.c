@@ -1,0 +1,197 @@
+#include "runtime.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comm_registry.h"
+#include "config.h"
+#include "gpu_timing.h"
+#include "intercept.h"
+#include "log.h"
+#include "monotonic.h"
+#include "mpmc_queue.h"
+#include "op_record.h"
+#include "rank_file.h"
+#include "reducer.h"
+#include "stats.h"
+
+struct tap_totals tap_totals;
+struct tap_process tap_process;
+struct mpmc_queue *_Atomic tap_ring;
+_Atomic uint32_t tap_interval_no;
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;
+static pthread_t reducer_thread;
+static bool running;         /* the thread exists (start_lock) */
+static bool stopping;        /* wake_lock */
+static uint64_t stop_deadline_ns;
+static atomic_flag stopped = ATOMIC_FLAG_INIT;
+
+#define POLL_MIN_NS 1000000ull   /* 1 ms while work comes in */
+#define POLL_MAX_NS 20000000ull  /* 20 ms when idle */
+
+/* Sleeps up to `ns`, or until asked to stop. Returns whether stopping. */
+static bool nap(uint64_t ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    uint64_t t = (uint64_t)until.tv_nsec + ns;
+    until.tv_sec += (time_t)(t / 1000000000ull);
+    until.tv_nsec = (long)(t % 1000000000ull);
+    pthread_mutex_lock(&wake_lock);
+    while (!stopping && pthread_cond_timedwait(&wake, &wake_lock, &until) != ETIMEDOUT)
+        ;
+    bool s = stopping;
+    pthread_mutex_unlock(&wake_lock);
+    return s;
+}
+
+static void *reducer_main(void *arg)
+{
+    (void)arg;
+    uint64_t interval_ns = (uint64_t)tap_config.interval_ms * 1000000ull;
+    uint64_t next_interval = tap_monotonic_ns() + interval_ns;
+    uint64_t sleep_ns = POLL_MIN_NS;
+    while (!nap(sleep_ns)) {
+        unsigned handled = tap_reducer_pass();
+        sleep_ns = handled || tap_reducer_has_pending() ? POLL_MIN_NS
+                 : sleep_ns * 2 > POLL_MAX_NS          ? POLL_MAX_NS
+                                                       : sleep_ns * 2;
+        uint64_t now = tap_monotonic_ns();
+        if (now >= next_interval) {
+            atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);
+            if (tap_gpu_ready())
+                tap_pools_calibrate();
+            tap_rank_file_write(false);
+            next_interval = now + interval_ns;
+        }
+    }
+    /* Exit: finish what completes before the deadline, then write. */
+    do {
+        tap_reducer_pass();
+        if (!tap_reducer_has_pending())
+            break;
+        struct timespec ms = {0, 200000};
+        nanosleep(&ms, NULL);
+    } while (tap_monotonic_ns() < stop_deadline_ns);
+    tap_reducer_pass();
+    tap_reducer_abandon_pending();
+    tap_rank_file_write(true);
+    tap_print_summary();
+    return NULL;
+}
+
+void tap_runtime_start(void)
+{
+    pthread_mutex_lock(&start_lock);
+    if (running) {
+        pthread_mutex_unlock(&start_lock);
+        return;
+    }
+    struct mpmc_queue *q = atomic_load(&tap_ring);
+    if (!q) {
+        q = mpmc_create(tap_config.ring_size, sizeof(struct tap_record));
+        if (!q)
+            tap_log("cannot allocate the record queue (NCCLTAP_RING_SIZE=%u): calls are counted as dropped",
+                    tap_config.ring_size);
+        atomic_store(&tap_ring, q);
+    }
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake, &attr);
+    pthread_condattr_destroy(&attr);
+    /* The application's signals are for its own threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    running = pthread_create(&reducer_thread, NULL, reducer_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!running)
+        tap_log("cannot start the reducer thread: calls are counted, nothing is timed or written");
+    else
+        atexit(tap_runtime_stop);
+    pthread_mutex_unlock(&start_lock);
+}
+
+void tap_runtime_stop(void)
+{
+    if (atomic_flag_test_and_set(&stopped))
+        return;
+    pthread_mutex_lock(&start_lock);
+    bool was_running = running;
+    pthread_mutex_unlock(&start_lock);
+    if (!was_running)
+        return;
+    uint64_t wait_ns = (uint64_t)tap_config.exit_wait_ms * 1000000ull;
+    pthread_mutex_lock(&wake_lock);
+    stop_deadline_ns = tap_monotonic_ns() + wait_ns;
+    stopping = true;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&wake_lock);
+    /* Never hang the application's exit: give the reducer its wait plus a
+     * second to write, then leave without it. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)(tap_config.exit_wait_ms / 1000 + 1);
+    until.tv_nsec += (long)(tap_config.exit_wait_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    if (pthread_timedjoin_np(reducer_thread, NULL, &until) != 0)
+        tap_log("the reducer did not finish in time: %s may be missing the last interval",
+                tap_rank_file_path());
+}
+
+/* fork(): only the forking thread goes on in the child; the reducer does
+ * not. The child starts afresh, with its own output file, when it makes its
+ * own communicators. Locks are taken around fork so none is copied held. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&start_lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&start_lock);
+}
+
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&start_lock, NULL);
+    pthread_mutex_init(&wake_lock, NULL);
+    running = false;
+    stopping = false;
+    atomic_flag_clear(&stopped);
+    struct mpmc_queue *q = atomic_load(&tap_ring);
+    if (q)
+        mpmc_clear(q);
+    memset(&tap_totals, 0, sizeof tap_totals);
+    tap_process.pid = getpid();
+    tap_process.start_mono_ns = tap_monotonic_ns();
+    tap_comm_registry_reset();
+    tap_stats_reset();
+    tap_reducer_reset();
+    tap_gpu_after_fork();
+    tap_intercept_after_fork();
+}
+
+void tap_runtime_init(void)
+{
+    gethostname(tap_process.host, sizeof tap_process.host - 1);
+    tap_process.pid = getpid();
+    tap_process.start_mono_ns = tap_monotonic_ns();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    tap_process.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}

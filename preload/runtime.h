@@ -1,0 +1,46 @@
+/* State shared by the hot path and the reducer, and their lifecycle. */
+#ifndef NCCLTAP_RUNTIME_H
+#define NCCLTAP_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct mpmc_queue;
+
+/* Counted on the hot path. */
+struct tap_totals {
+    _Atomic uint64_t calls;    /* every operation call seen */
+    _Atomic uint64_t dropped;  /* records lost: the queue was full */
+    _Atomic uint64_t untimed;  /* wanted timing, no event was free */
+    _Atomic uint64_t captured; /* issued during CUDA graph capture */
+};
+extern struct tap_totals tap_totals;
+
+/* This process, as the output names it. */
+struct tap_process {
+    char host[256];
+    int pid;
+    uint64_t start_mono_ns; /* when the shim was loaded (or the process forked) */
+    uint64_t start_unix_ns;
+};
+extern struct tap_process tap_process;
+
+/* Op records to the reducer; NULL until the first communicator appears. */
+extern struct mpmc_queue *_Atomic tap_ring;
+
+/* Advanced by the reducer every NCCLTAP_INTERVAL_MS; the timing policy
+ * times at least one op per key in each. */
+extern _Atomic uint32_t tap_interval_no;
+
+/* At load: who this process is, and fork handling. */
+void tap_runtime_init(void);
+
+/* Creates the queue and starts the reducer thread, once (cold path: the
+ * first communicator). Safe to call again. */
+void tap_runtime_start(void);
+
+/* At exit: lets the reducer finish within NCCLTAP_EXIT_WAIT_MS and write the
+ * final output. Idempotent. */
+void tap_runtime_stop(void);
+
+#endif
