@@ -1,0 +1,288 @@
+/* Calls every wrapped NCCL function the way applications do, and prints
+ * what it did as expectations, one JSON object a line:
+ *   {"expect": "calls", "origin": O, "rank": R, "op": OP, "n": N}
+ *   {"expect": "totals", "key": K, "n": N}
+ * tests/check_expect.py compares them with what the shim wrote.
+ *
+ * Usage: api_exercise SCENARIO   (scenarios below, in main) */
+#include <pthread.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nccl_app.h"
+
+#define NDEV 4
+#define COUNT 1024
+
+static void expect_calls(const char *origin, int rank, const char *op, int n)
+{
+    printf("{\"expect\": \"calls\", \"origin\": \"%s\", \"rank\": %d, \"op\": \"%s\", \"n\": %d}\n",
+           origin, rank, op, n);
+}
+
+static void expect_total(const char *key, int n)
+{
+    printf("{\"expect\": \"totals\", \"key\": \"%s\", \"n\": %d}\n", key, n);
+}
+
+/* One process holding 4 ranks (ncclCommInitAll): every collective in a group
+ * across the 4 communicators, P2P in a ring, ungrouped calls, a split, and
+ * calls NCCL rejects. */
+static int scenario_api(void)
+{
+    ncclComm_t comms[NDEV];
+    CUstream streams[NDEV];
+    void *buf[NDEV];
+    for (int i = 0; i < NDEV; i++) {
+        streams[i] = app_stream_on(i);
+        buf[i] = app_buffer(COUNT * 8 * NDEV);
+    }
+    CHECK_NCCL(ncclCommInitAll(comms, NDEV, NULL));
+#define EACH_IN_GROUP(stmt)                                \
+    do {                                                   \
+        CHECK_NCCL(ncclGroupStart());                      \
+        for (int i = 0; i < NDEV; i++)                     \
+            CHECK_NCCL(stmt);                              \
+        CHECK_NCCL(ncclGroupEnd());                        \
+    } while (0)
+    EACH_IN_GROUP(ncclAllReduce(buf[i], buf[i], COUNT, ncclFloat32, ncclSum, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclAllGather(buf[i], buf[i], COUNT, ncclFloat32, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclReduceScatter(buf[i], buf[i], COUNT, ncclFloat32, ncclSum, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclBroadcast(buf[i], buf[i], COUNT, ncclFloat32, 0, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclBcast(buf[i], COUNT, ncclFloat32, 0, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclReduce(buf[i], buf[i], COUNT, ncclFloat32, ncclMax, 1, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclAlltoAll(buf[i], buf[i], COUNT, ncclFloat32, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclGather(buf[i], buf[i], COUNT, ncclFloat32, 0, comms[i], streams[i]));
+    EACH_IN_GROUP(ncclScatter(buf[i], buf[i], COUNT, ncclFloat32, 0, comms[i], streams[i]));
+    /* A ring of sends and receives; nested groups count as one. */
+    CHECK_NCCL(ncclGroupStart());
+    for (int i = 0; i < NDEV; i++) {
+        CHECK_NCCL(ncclGroupStart());
+        CHECK_NCCL(ncclSend(buf[i], COUNT, ncclInt8, (i + 1) % NDEV, comms[i], streams[i]));
+        CHECK_NCCL(ncclRecv(buf[i], COUNT, ncclInt8, (i + NDEV - 1) % NDEV, comms[i], streams[i]));
+        CHECK_NCCL(ncclGroupEnd());
+    }
+    CHECK_NCCL(ncclGroupEnd());
+    /* Ungrouped: each call its own unit. */
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < NDEV; i++)
+            CHECK_NCCL(ncclAllReduce(buf[i], buf[i], COUNT, ncclBfloat16, ncclAvg, comms[i], streams[i]));
+    /* Split into even and odd ranks, then use the children. */
+    ncclComm_t child[NDEV];
+    CHECK_NCCL(ncclGroupStart());
+    for (int i = 0; i < NDEV; i++)
+        CHECK_NCCL(ncclCommSplit(comms[i], i % 2, i, &child[i], NULL));
+    CHECK_NCCL(ncclGroupEnd());
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < NDEV; i++)
+            CHECK_NCCL(ncclAllReduce(buf[i], buf[i], COUNT, ncclFloat64, ncclSum, child[i], streams[i]));
+    /* Calls NCCL rejects come back with NCCL's own code. */
+    ncclResult_t bad_comm = ncclAllReduce(buf[0], buf[0], COUNT, ncclFloat32, ncclSum, NULL, streams[0]);
+    ncclResult_t bad_type = ncclAllReduce(buf[0], buf[0], COUNT, (ncclDataType_t)99, ncclSum, comms[0], streams[0]);
+    ncclResult_t bad_root = ncclBroadcast(buf[0], buf[0], COUNT, ncclFloat32, 7, comms[0], streams[0]);
+    printf("{\"result\": \"null_comm\", \"code\": %d}\n{\"result\": \"bad_dtype\", \"code\": %d}\n"
+           "{\"result\": \"bad_root\", \"code\": %d}\n", bad_comm, bad_type, bad_root);
+    for (int i = 0; i < NDEV; i++) {
+        CHECK_CU(cu.cuStreamSynchronize(streams[i]));
+        CHECK_NCCL(ncclCommDestroy(child[i]));
+        CHECK_NCCL(ncclCommFinalize(comms[i]));
+        CHECK_NCCL(ncclCommDestroy(comms[i]));
+    }
+    static const char *const coll[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast",
+                                       "Reduce", "AlltoAll", "Gather", "Scatter"};
+    for (int r = 0; r < NDEV; r++) {
+        for (unsigned k = 0; k < sizeof coll / sizeof *coll; k++) {
+            int n = !strcmp(coll[k], "AllReduce") ? 1 + 3 : !strcmp(coll[k], "Broadcast") ? 2 : 1;
+            expect_calls("initall", r, coll[k], n);
+        }
+        expect_calls("initall", r, "Send", 1);
+        expect_calls("initall", r, "Recv", 1);
+    }
+    /* Children: ranks 0 and 1 of two communicators, 2 calls on each rank. */
+    expect_calls("split", 0, "AllReduce", 4);
+    expect_calls("split", 1, "AllReduce", 4);
+    /* The rejected calls: NULL comm is not attributed; the other two are. */
+    expect_total("failed", 2);
+    return 0;
+}
+
+/* Several threads, each with its own communicator. */
+struct thread_arg {
+    ncclUniqueId id;
+    int calls;
+};
+
+static void *thread_main(void *p)
+{
+    struct thread_arg *a = p;
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 4);
+    ncclComm_t comm;
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, a->id, 0));
+    for (int k = 0; k < a->calls; k++)
+        CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    return NULL;
+}
+
+static int scenario_threads(void)
+{
+    enum { T = 4 };
+    pthread_t th[T];
+    struct thread_arg args[T];
+    for (int t = 0; t < T; t++) {
+        CHECK_NCCL(ncclGetUniqueId(&args[t].id));
+        args[t].calls = 10 * (t + 1);
+        pthread_create(&th[t], NULL, thread_main, &args[t]);
+    }
+    for (int t = 0; t < T; t++)
+        pthread_join(th[t], NULL);
+    expect_calls("init", 0, "AllReduce", 10 + 20 + 30 + 40);
+    expect_total("calls", 100);
+    return 0;
+}
+
+/* A one-rank communicator and `n` AllReduces on it. */
+static void one_rank_run(int n, ncclDataType_t dtype)
+{
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 8);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    for (int k = 0; k < n; k++)
+        CHECK_NCCL(ncclAllReduce(b, b, COUNT, dtype, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+}
+
+/* fork: the child's calls are the child's, in its own file. */
+static int scenario_fork(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        app_cuda_init();
+        one_rank_run(5, ncclFloat32);
+        exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 1;
+    app_cuda_init();
+    one_rank_run(3, ncclFloat32);
+    expect_calls("init", 0, "AllReduce", 8);
+    expect_total("files", 2);
+    return 0;
+}
+
+/* Ops issued while the stream is captured into a CUDA graph. */
+static int scenario_capture(void)
+{
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    CHECK_CU(cu.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    for (int k = 0; k < 4; k++)
+        CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    CUgraph g;
+    CHECK_CU(cu.cuStreamEndCapture(s, &g));
+    for (int k = 0; k < 2; k++)
+        CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 6);
+    expect_total("captured", 4);
+    return 0;
+}
+
+/* Functions the legacy NCCL lacks: an error code, never a crash. */
+static int scenario_legacy(void)
+{
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm, shrunk = NULL;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    ncclResult_t a2a = ncclAlltoAll(b, b, COUNT, ncclFloat32, comm, s);
+    ncclResult_t a2a_again = ncclAlltoAll(b, b, COUNT, ncclFloat32, comm, s);
+    ncclResult_t shrink = ncclCommShrink(comm, NULL, 0, &shrunk, NULL, 0);
+    CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    printf("{\"result\": \"alltoall\", \"code\": %d}\n{\"result\": \"alltoall_again\", \"code\": %d}\n"
+           "{\"result\": \"shrink\", \"code\": %d}\n", a2a, a2a_again, shrink);
+    expect_calls("init", 0, "AllReduce", 1);
+    return 0;
+}
+
+/* `n` calls as fast as the caller can make them. */
+static int scenario_burst(int n)
+{
+    one_rank_run(n, ncclInt8);
+    expect_total("calls", n);
+    return 0;
+}
+
+/* Work that never completes (NCCLSIM_HANG_*), then exit. */
+static int scenario_exit_pending(void)
+{
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    for (int k = 0; k < 5; k++)
+        CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    expect_calls("init", 0, "AllReduce", 5);
+    return 0; /* no synchronize, no destroy: exit with work in flight */
+}
+
+/* Keeps running across several intervals, and looks for its own file. */
+static int scenario_interval(void)
+{
+    one_rank_run(3, ncclFloat32);
+    usleep(600 * 1000);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "ls \"%s\"/nccltap-*-%d.json >/dev/null 2>&1", getenv("NCCLTAP_DIR"), getpid());
+    printf("{\"result\": \"file_before_exit\", \"code\": %d}\n", system(cmd) == 0);
+    expect_calls("init", 0, "AllReduce", 3);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval\n");
+        return 2;
+    }
+    const char *s = argv[1];
+    if (!strcmp(s, "fork"))
+        return scenario_fork(); /* CUDA only in the children of fork */
+    app_cuda_init();
+    if (!strcmp(s, "api"))
+        return scenario_api();
+    if (!strcmp(s, "threads"))
+        return scenario_threads();
+    if (!strcmp(s, "capture"))
+        return scenario_capture();
+    if (!strcmp(s, "legacy"))
+        return scenario_legacy();
+    if (!strcmp(s, "burst") && argc > 2)
+        return scenario_burst(atoi(argv[2]));
+    if (!strcmp(s, "exit-pending"))
+        return scenario_exit_pending();
+    if (!strcmp(s, "interval"))
+        return scenario_interval();
+    fprintf(stderr, "api_exercise: unknown scenario %s\n", s);
+    return 2;
+}

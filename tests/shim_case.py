@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Runs one application under the shim and checks what the shim wrote.
+
+The application prints what it did, one JSON object a line (see
+tests/apps/api_exercise.c): {"expect": "calls", ...}, {"expect": "totals",
+...} and {"result": NAME, "code": N}. This script runs it with LD_PRELOAD
+set to the shim and NCCLTAP_DIR set to a fresh directory, then compares
+every per-rank file with those expectations. Exit 0 when all hold.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--sim", help="directory holding the simulated libnccl/libcuda")
+    ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the application")
+    ap.add_argument("--result", action="append", default=[], help="NAME=CODE the app must print")
+    ap.add_argument("--timed-all", action="store_true", help="every row: timed == calls")
+    ap.add_argument("--stderr-has", action="append", default=[], help="text stderr must contain")
+    ap.add_argument("--stderr-count", action="append", default=[], help="TEXT=N: occurrences in stderr")
+    ap.add_argument("--stderr-empty", action="store_true")
+    ap.add_argument("--no-files", action="store_true", help="the shim must write nothing")
+    ap.add_argument("--exit-code", type=int, default=0)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+
+    out_dir = tempfile.mkdtemp(prefix="nccltap-test-")
+    env = dict(os.environ)
+    preload = env.get("LD_PRELOAD", "")
+    env["LD_PRELOAD"] = a.shim + (":" + preload if preload else "")
+    if a.sim:
+        env["LD_LIBRARY_PATH"] = a.sim + ":" + env.get("LD_LIBRARY_PATH", "")
+    env["NCCLTAP_DIR"] = out_dir
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    if p.returncode != a.exit_code:
+        fail("exit code %d, expected %d" % (p.returncode, a.exit_code))
+
+    for text in a.stderr_has:
+        if text not in p.stderr:
+            fail("stderr lacks %r" % text)
+    for spec in a.stderr_count:
+        text, _, n = spec.rpartition("=")
+        if p.stderr.count(text) != int(n):
+            fail("stderr has %r %d times, expected %s" % (text, p.stderr.count(text), n))
+    if a.stderr_empty and p.stderr:
+        fail("stderr is not empty")
+
+    files = sorted(glob.glob(os.path.join(out_dir, "nccltap-*.json")))
+    if a.no_files:
+        if os.path.exists(out_dir) and os.listdir(out_dir):
+            fail("the shim wrote %s" % os.listdir(out_dir))
+        shutil.rmtree(out_dir, ignore_errors=True)
+        print("ok: nothing written")
+        return
+
+    expect_calls = defaultdict(int)
+    expect_totals = {}
+    results = {}
+    for line in p.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        o = json.loads(line)
+        if o.get("expect") == "calls":
+            expect_calls[(o["origin"], o["rank"], o["op"])] += o["n"]
+        elif o.get("expect") == "totals":
+            expect_totals[o["key"]] = o["n"]
+        elif "result" in o:
+            results[o["result"]] = o["code"]
+
+    seen = defaultdict(int)
+    totals = defaultdict(int)
+    for path in files:
+        with open(path) as f:
+            doc = json.load(f)
+        if not doc["final"]:
+            fail("%s is not final" % path)
+        origin = {c["id"]: c["origin"] for c in doc["comms"]}
+        rows = 0
+        for row in doc["ops"]:
+            seen[(origin[row["comm"]], row["rank"], row["op"])] += row["calls"]
+            rows += row["calls"]
+            if a.timed_all and row["timed"] != row["calls"]:
+                fail("%s: %s %s timed %d of %d calls" % (path, row["op"], row["bytes"], row["timed"], row["calls"]))
+        t = doc["totals"]
+        for k, v in t.items():
+            totals[k] += v
+        # Every call is in a row, or counted as dropped or failed.
+        if rows + t["dropped"] + t["failed"] != t["calls"]:
+            fail("%s: rows %d + dropped %d + failed %d != calls %d" % (path, rows, t["dropped"], t["failed"], t["calls"]))
+    totals["files"] = len(files)
+
+    for key in sorted(set(seen) | set(expect_calls)):
+        if seen[key] != expect_calls[key]:
+            fail("calls for %s: shim saw %d, the application made %d" % (key, seen[key], expect_calls[key]))
+    for k, v in expect_totals.items():
+        if totals[k] != v:
+            fail("totals.%s = %d, expected %d" % (k, totals[k], v))
+    for spec in a.result:
+        name, _, code = spec.partition("=")
+        if results.get(name) != int(code):
+            fail("result %s = %s, expected %s" % (name, results.get(name), code))
+    shutil.rmtree(out_dir, ignore_errors=True)
+    print("ok: %d files, %d calls checked" % (len(files), sum(seen.values())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+/* A minimal unit-test harness: CHECK records a failure and goes on. */
+#ifndef NCCLTAP_TEST_H
+#define NCCLTAP_TEST_H
+
+#include <stdio.h>
+
+extern int test_failures;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            test_failures++;                                               \
+        }                                                                  \
+    } while (0)
+
+void test_mpmc(void);
+void test_stats(void);
+void test_nccl_ops(void);
+
+#endif

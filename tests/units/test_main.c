@@ -1,0 +1,12 @@
+#include "test.h"
+
+int test_failures;
+
+int main(void)
+{
+    test_mpmc();
+    test_stats();
+    test_nccl_ops();
+    printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
+    return test_failures != 0;
+}

@@ -1,0 +1,34 @@
+/* Bytes and bus-bandwidth factors, as nccl-tests defines them. */
+#include <math.h>
+#include <string.h>
+
+#include "nccl_ops.h"
+#include "test.h"
+
+void test_nccl_ops(void)
+{
+    /* ncclFloat32 = 7, 4 ranks. */
+    CHECK(tap_op_bytes(TAP_OP_ALLREDUCE, 256, 7, 4) == 1024);
+    CHECK(tap_op_bytes(TAP_OP_ALLGATHER, 256, 7, 4) == 4096);     /* sendcount x n */
+    CHECK(tap_op_bytes(TAP_OP_REDUCESCATTER, 256, 7, 4) == 4096); /* recvcount x n */
+    CHECK(tap_op_bytes(TAP_OP_ALLTOALL, 256, 7, 4) == 4096);
+    CHECK(tap_op_bytes(TAP_OP_GATHER, 256, 7, 4) == 4096);
+    CHECK(tap_op_bytes(TAP_OP_SCATTER, 256, 7, 4) == 4096);
+    CHECK(tap_op_bytes(TAP_OP_BROADCAST, 256, 7, 4) == 1024);
+    CHECK(tap_op_bytes(TAP_OP_SEND, 256, 9, 4) == 512);           /* bfloat16 */
+    CHECK(tap_op_bytes(TAP_OP_ALLREDUCE, 256, 11, 4) == 256);     /* fp8e5m2 */
+    CHECK(tap_op_bytes(TAP_OP_ALLREDUCE, 256, 12, 4) == 0);       /* unknown */
+    CHECK(fabs(tap_op_busbw_factor(TAP_OP_ALLREDUCE, 4) - 1.5) < 1e-12);
+    CHECK(fabs(tap_op_busbw_factor(TAP_OP_ALLGATHER, 4) - 0.75) < 1e-12);
+    CHECK(fabs(tap_op_busbw_factor(TAP_OP_ALLTOALL, 8) - 0.875) < 1e-12);
+    CHECK(tap_op_busbw_factor(TAP_OP_REDUCE, 4) == 1.0);
+    CHECK(tap_op_busbw_factor(TAP_OP_RECV, 4) == 1.0);
+    char buf[32];
+    CHECK(!strcmp(tap_dtype_name(12, buf, sizeof buf), "unknown(12)"));
+    CHECK(!strcmp(tap_dtype_name(6, buf, sizeof buf), "float16"));
+    CHECK(!strcmp(tap_op_name(TAP_OP_ALLTOALL), "AlltoAll"));
+    CHECK(tap_size_class(1) == 0 && tap_size_class(1024) == 10 && tap_size_class(1025) == 10);
+    CHECK(!strcmp(tap_nccl_version_str(23000, buf, sizeof buf), "2.30.0"));
+    CHECK(!strcmp(tap_nccl_version_str(2804, buf, sizeof buf), "2.8.4"));
+    CHECK(!strcmp(tap_nccl_version_str(21803, buf, sizeof buf), "2.18.3"));
+}
