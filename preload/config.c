@@ -110,4 +110,5 @@ void tap_config_load(void)
     c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE");
+    c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL");
 }

@@ -20,6 +20,7 @@ struct tap_config {
     uint32_t max_inflight;       /* NCCLTAP_MAX_INFLIGHT: timed ops in flight */
     uint32_t ring_size;          /* NCCLTAP_RING_SIZE: records queued */
     bool verbose;                /* NCCLTAP_VERBOSE */
+    bool ops_jsonl;              /* NCCLTAP_OPS_JSONL: a line per timed op */
 };
 
 extern struct tap_config tap_config;

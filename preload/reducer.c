@@ -8,6 +8,7 @@
 #include "config.h"
 #include "gpu_timing.h"
 #include "mpmc_queue.h"
+#include "ops_log.h"
 #include "runtime.h"
 #include "stats.h"
 
@@ -164,8 +165,32 @@ static void return_events(struct tap_event *a, struct tap_event *b)
         tap_event_give(b);
 }
 
+/* Where a completed op goes besides the statistics. `start_ns` is its
+ * start in CLOCK_MONOTONIC, 0 if unknown. */
+static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
+                 uint64_t start_ns)
+{
+    if (!tap_config.ops_jsonl)
+        return;
+    struct tap_completion c = {op, start_ns, start_ns ? start_ns + t->duration_ns : 0,
+                               t->duration_ns, group_ops,
+                               t->duration_ns ? t->busbytes / (double)t->duration_ns : 0};
+    tap_ops_log_write(&c);
+}
+
+/* CLOCK_MONOTONIC of a completed start event, only when someone wants it:
+ * it costs a driver call. Read before the event goes back to the pool. */
+static uint64_t start_time(const struct tap_event *start)
+{
+    uint64_t ns = 0;
+    if (tap_config.ops_jsonl && !tap_event_time_ns(start, &ns))
+        ns = 0;
+    return ns;
+}
+
 static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
 {
+    uint64_t start_ns = ok ? start_time(op->ev_start) : 0;
     return_events(op->ev_start, op->ev_end);
     if (!ok) {
         tap_reducer_totals.lost++;
@@ -177,14 +202,17 @@ static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
     tap_reducer_totals.timed++;
     learn(op->comm, op->op, op->bytes, duration_ns);
     tap_stats_record(op, 1, &t);
+    emit(op, 1, &t, start_ns);
 }
 
 /* A group's time runs from its first start to its last end over all the
  * streams it used; with one stream, elapsed time says it exactly. */
-static bool group_duration(const struct tap_group_rec *g, uint64_t *out)
+static bool group_interval(const struct tap_group_rec *g, uint64_t *duration, uint64_t *start_ns)
 {
-    if (g->nstreams == 1)
-        return tap_event_elapsed_ns(g->s[0].ev_start, g->s[0].ev_end, out);
+    if (g->nstreams == 1) {
+        *start_ns = start_time(g->s[0].ev_start);
+        return tap_event_elapsed_ns(g->s[0].ev_start, g->s[0].ev_end, duration);
+    }
     uint64_t first = UINT64_MAX, last = 0;
     for (uint32_t i = 0; i < g->nstreams; i++) {
         uint64_t s, e;
@@ -193,14 +221,15 @@ static bool group_duration(const struct tap_group_rec *g, uint64_t *out)
         first = s < first ? s : first;
         last = e > last ? e : last;
     }
-    *out = last > first ? last - first : 0;
+    *duration = last > first ? last - first : 0;
+    *start_ns = first;
     return true;
 }
 
 static void complete_group(struct group *g, bool ok)
 {
-    uint64_t duration_ns = 0;
-    ok = ok && g->n > 0 && group_duration(&g->rec, &duration_ns);
+    uint64_t duration_ns = 0, start_ns = 0;
+    ok = ok && g->n > 0 && group_interval(&g->rec, &duration_ns, &start_ns);
     for (uint32_t i = 0; i < g->rec.nstreams; i++)
         return_events(g->rec.s[i].ev_start, g->rec.s[i].ev_end);
     if (!ok) {
@@ -215,8 +244,10 @@ static void complete_group(struct group *g, bool ok)
         t.busbytes += (double)m->bytes * tap_op_busbw_factor((enum tap_op)m->op, m->comm->nranks);
     }
     learn(g->members[0].comm, g->members[0].op, g->members[0].bytes, duration_ns);
-    for (uint32_t i = 0; i < g->n; i++)
+    for (uint32_t i = 0; i < g->n; i++) {
         tap_stats_record(&g->members[i], g->n, &t);
+        emit(&g->members[i], g->n, &t, start_ns);
+    }
     tap_reducer_totals.timed += g->n;
     free_group(g);
 }

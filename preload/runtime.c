@@ -17,6 +17,7 @@
 #include "monotonic.h"
 #include "mpmc_queue.h"
 #include "op_record.h"
+#include "ops_log.h"
 #include "rank_file.h"
 #include "reducer.h"
 #include "stats.h"
@@ -71,6 +72,7 @@ static void *reducer_main(void *arg)
             if (tap_gpu_ready())
                 tap_pools_calibrate();
             tap_rank_file_write(false);
+            tap_ops_log_flush();
             next_interval = now + interval_ns;
         }
     }
@@ -85,6 +87,7 @@ static void *reducer_main(void *arg)
     tap_reducer_pass();
     tap_reducer_abandon_pending();
     tap_rank_file_write(true);
+    tap_ops_log_flush();
     tap_print_summary();
     return NULL;
 }
@@ -183,6 +186,7 @@ static void after_fork_child(void)
     tap_reducer_reset();
     tap_gpu_after_fork();
     tap_intercept_after_fork();
+    tap_ops_log_reset();
 }
 
 void tap_runtime_init(void)
