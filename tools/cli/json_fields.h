@@ -1,0 +1,35 @@
+/* Copying the fields of a JSON object into a C struct, described by a
+ * table, so that every field is named once and an error names the field. */
+#ifndef NCCLTAP_CLI_JSON_FIELDS_H
+#define NCCLTAP_CLI_JSON_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+enum kind {
+    K_INT,    /* int */
+    K_LL,     /* long long */
+    K_U64,    /* uint64_t: a count, never negative */
+    K_NUM,    /* double, from an integer or a real */
+    K_STR,    /* const char *, pointing into the parsed document */
+    K_BOOL,   /* bool */
+};
+
+struct field {
+    const char *path;  /* "key", or "object.key" one level down */
+    enum kind kind;
+    size_t offset;
+    bool optional;     /* when absent, the destination keeps its default */
+};
+
+#define F(path, kind, type, member) { path, kind, offsetof(type, member), false }
+#define OPT(path, kind, type, member) { path, kind, offsetof(type, member), true }
+#define NFIELDS(table) (sizeof table / sizeof table[0])
+
+/* Stores each field of `obj` described in `table` into `dst`. Returns 0, or
+ * -1 with `why` naming the field and what it should be. */
+int json_fields_load(json_t *obj, const struct field *table, size_t n, void *dst,
+                     char *why, size_t why_len);
+
+#endif

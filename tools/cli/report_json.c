@@ -1,0 +1,113 @@
+/* `nccltap report --json`: the merged run as one JSON document, for scripts
+ * and dashboards. Per-rank rows are kept (not merged) so that consumers can
+ * compute their own spreads; each gets the aggregate bandwidths. */
+#include "report_out.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Integers stay integers: "bytes" is a mean but the shim writes whole bytes. */
+static json_t *number(double v)
+{
+    if (v == floor(v) && fabs(v) < 9e15)
+        return json_integer((json_int_t)v);
+    return json_real(v);
+}
+
+static const char *job_of(const struct report *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->files[i].job[0])
+            return r->files[i].job;
+    return "";
+}
+
+static json_t *ranks_json(const struct report *r)
+{
+    size_t n;
+    struct rank_summary *ranks = report_ranks(r, &n);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:s}",
+            "rank", ranks[i].rank, "host", ranks[i].file->host,
+            "pid", (json_int_t)ranks[i].file->pid,
+            "nccl_version", ranks[i].file->nccl_version));
+    free(ranks);
+    return a;
+}
+
+static json_t *comms_json(const struct report *r)
+{
+    size_t n;
+    struct comm_summary *comms = report_comms(r, &n);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:I}",
+            "id", comms[i].id, "name", comms[i].name, "nranks", comms[i].nranks,
+            "parent", comms[i].parent, "ranks_seen", (json_int_t)comms[i].ranks_seen));
+    free(comms);
+    return a;
+}
+
+static json_t *row_json(const struct op_row *row)
+{
+    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f,"
+                     " s:{s:f, s:f, s:f, s:f, s:f, s:f},"
+                     " s:f, s:f, s:f, s:f}",
+        "rank", row->rank, "comm", row->comm, "comm_name", row->comm_name,
+        "op", row->op, "dtype", row->dtype,
+        "size_class", (json_int_t)row->size_class, "bytes", number(row->bytes),
+        "calls", (json_int_t)row->calls, "bytes_total", (json_int_t)row->bytes_total,
+        "timed", (json_int_t)row->timed, "grouped", row->grouped,
+        "time_us", "mean", row->us_mean, "min", row->us_min, "p50", row->us_p50,
+        "p90", row->us_p90, "p99", row->us_p99, "max", row->us_max,
+        "algbw_gbs", row->algbw_gbs, "busbw_gbs", row->busbw_gbs,
+        "algbw_total_gbs", op_row_algbw_total(row),
+        "busbw_total_gbs", op_row_busbw_total(row));
+}
+
+static json_t *ops_json(const struct report *r)
+{
+    size_t n;
+    const struct op_row **rows = report_rows(r, &n);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, row_json(rows[i]));
+    free(rows);
+    return a;
+}
+
+static json_t *totals_json(const struct report *r)
+{
+    struct totals t = { 0 };
+    for (size_t i = 0; i < r->nfiles; i++)
+        totals_add(&t, &r->files[i].totals);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+        "calls", (json_int_t)t.calls, "dropped", (json_int_t)t.dropped,
+        "timed", (json_int_t)t.timed, "untimed", (json_int_t)t.untimed,
+        "captured", (json_int_t)t.captured, "pending", (json_int_t)t.pending,
+        "failed", (json_int_t)t.failed, "lost", (json_int_t)t.lost);
+}
+
+int report_print_json(const struct report *r, FILE *out)
+{
+    double wall = 0.0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->files[i].wall_s > wall)
+            wall = r->files[i].wall_s;
+    json_t *doc = json_pack("{s:s, s:f, s:I, s:o, s:o, s:o, s:o}",
+        "job", job_of(r), "wall_s", wall, "files", (json_int_t)r->nfiles,
+        "ranks", ranks_json(r), "comms", comms_json(r), "ops", ops_json(r),
+        "totals", totals_json(r));
+    if (!doc) {
+        msg("cannot build the JSON report");
+        return -1;
+    }
+    /* Ten significant digits: enough for any bandwidth or time here, and no
+     * 0.17000000000000001 noise. */
+    int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(doc);
+    return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,259 @@
+/* What the report derives across ranks: communicators, ranks, and op rows
+ * merged per (communicator, op, dtype, size class). Shared by the text and
+ * the JSON report so that both say the same thing. */
+#include "report.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- communicators ---- */
+
+static int cmp_comm_entry(const void *a, const void *b)
+{
+    const struct comm_entry *x = *(const struct comm_entry *const *)a;
+    const struct comm_entry *y = *(const struct comm_entry *const *)b;
+    return strcmp(x->id, y->id);
+}
+
+struct comm_summary *report_comms(const struct report *r, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        total += r->files[i].ncomms;
+    const struct comm_entry **all = xcalloc(total, sizeof *all);
+    size_t k = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].ncomms; j++)
+            all[k++] = &r->files[i].comms[j];
+    qsort(all, total, sizeof *all, cmp_comm_entry);
+
+    struct comm_summary *out = xcalloc(total, sizeof *out);
+    *n = 0;
+    for (size_t i = 0; i < total; i++) {
+        const struct comm_entry *c = all[i];
+        if (*n == 0 || strcmp(out[*n - 1].id, c->id) != 0)
+            out[(*n)++] = (struct comm_summary){ c->id, c->name, c->parent, c->nranks, 0 };
+        struct comm_summary *s = &out[*n - 1];
+        s->ranks_seen++;
+        /* Ranks agree on these; one that does not know them (a rank that
+         * never saw the name, say) should not hide what another knows. */
+        if (!s->name[0])
+            s->name = c->name;
+        if (!s->parent[0])
+            s->parent = c->parent;
+        if (c->nranks > s->nranks)
+            s->nranks = c->nranks;
+    }
+    free(all);
+    return out;
+}
+
+/* ---- ranks ---- */
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const struct rank_summary *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    int c = strcmp(x->file->host, y->file->host);
+    if (c)
+        return c;
+    return (x->file->pid > y->file->pid) - (x->file->pid < y->file->pid);
+}
+
+struct rank_summary *report_ranks(const struct report *r, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        total += r->files[i].nranks;
+    struct rank_summary *out = xcalloc(total, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].nranks; j++)
+            out[k++] = (struct rank_summary){ r->files[i].ranks[j], &r->files[i] };
+    qsort(out, total, sizeof *out, cmp_rank);
+    *n = total;
+    return out;
+}
+
+/* ---- op rows ---- */
+
+static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
+
+static int cmp_key(const struct op_row *x, const struct op_row *y)
+{
+    int c = strcmp(x->comm, y->comm);
+    if (!c)
+        c = strcmp(x->op, y->op);
+    if (!c)
+        c = strcmp(x->dtype, y->dtype);
+    if (!c)
+        c = cmp_u64(x->size_class, y->size_class);
+    return c;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct op_row *x = *(const struct op_row *const *)a;
+    const struct op_row *y = *(const struct op_row *const *)b;
+    int c = cmp_key(x, y);
+    if (!c)
+        c = (x->rank > y->rank) - (x->rank < y->rank);
+    if (!c)  /* the same rank twice (two runs in one directory): stable order */
+        c = strcmp(x->file->path, y->file->path);
+    return c;
+}
+
+bool op_row_same_key(const struct op_row *a, const struct op_row *b)
+{
+    return cmp_key(a, b) == 0;
+}
+
+const struct op_row **report_rows(const struct report *r, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        total += r->files[i].nops;
+    const struct op_row **rows = xcalloc(total, sizeof *rows);
+    size_t k = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].nops; j++)
+            rows[k++] = &r->files[i].ops[j];
+    qsort(rows, total, sizeof *rows, cmp_row);
+    *n = total;
+    return rows;
+}
+
+/* Bytes per nanosecond is 1e9 bytes per second: GB/s as nccl-tests counts. */
+double op_row_busbw_total(const struct op_row *row)
+{
+    return row->timed && row->t_sum ? row->bw_busbytes / (double)row->t_sum : 0.0;
+}
+
+double op_row_algbw_total(const struct op_row *row)
+{
+    return row->timed && row->t_sum ? row->bw_bytes / (double)row->t_sum : 0.0;
+}
+
+/* ---- merging ---- */
+
+static int cmp_bin(const void *a, const void *b)
+{
+    const struct hist_bin *x = a, *y = b;
+    return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
+/* The representative duration of a bucket: its geometric middle, within 2%
+ * of any duration in it. */
+static double bucket_ns(int bucket)
+{
+    return pow(1.04, bucket + 0.5);
+}
+
+/* Nearest-rank percentiles of the histograms of rows[0..n) put together,
+ * clamped to the exact extremes so that p99 never exceeds max. Negative when
+ * no histogram was given. */
+static void merged_percentiles(const struct op_row *const *rows, size_t n,
+                               struct op_merged *m)
+{
+    size_t nbins = 0;
+    for (size_t i = 0; i < n; i++)
+        nbins += rows[i]->nhist;
+    m->p50_ns = m->p99_ns = -1.0;
+    if (nbins == 0)
+        return;
+    struct hist_bin *bins = xcalloc(nbins, sizeof *bins);
+    size_t k = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < rows[i]->nhist; j++) {
+            bins[k++] = rows[i]->hist[j];
+            total += rows[i]->hist[j].count;
+        }
+    qsort(bins, nbins, sizeof *bins, cmp_bin);
+    const double q[2] = { 0.50, 0.99 };
+    double *out[2] = { &m->p50_ns, &m->p99_ns };
+    for (int p = 0; p < 2 && total > 0; p++) {
+        uint64_t target = (uint64_t)ceil(q[p] * (double)total);
+        if (target == 0)
+            target = 1;
+        uint64_t seen = 0;
+        for (size_t i = 0; i < nbins; i++) {
+            seen += bins[i].count;
+            if (seen >= target) {
+                *out[p] = bucket_ns(bins[i].bucket);
+                break;
+            }
+        }
+        if (m->t_max > 0) {
+            if (*out[p] > (double)m->t_max)
+                *out[p] = (double)m->t_max;
+            if (*out[p] < (double)m->t_min)
+                *out[p] = (double)m->t_min;
+        }
+    }
+    free(bins);
+}
+
+void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m)
+{
+    memset(m, 0, sizeof *m);
+    m->first = rows[0];
+    m->nrows = n;
+    double grouped_weight = 0.0;
+    bool spread_set = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct op_row *row = rows[i];
+        m->calls += row->calls;
+        m->timed += row->timed;
+        m->bytes_total += row->bytes_total;
+        grouped_weight += row->grouped * (double)row->calls;
+        m->bw_bytes += row->bw_bytes;
+        m->bw_busbytes += row->bw_busbytes;
+        if (!row->timed)
+            continue;
+        m->t_sum += row->t_sum;
+        if (m->t_min == 0 || row->t_min < m->t_min)
+            m->t_min = row->t_min;
+        if (row->t_max > m->t_max)
+            m->t_max = row->t_max;
+        double bw = op_row_busbw_total(row);
+        if (!spread_set || bw < m->busbw_lo) {
+            m->busbw_lo = bw;
+            m->busbw_lo_rank = row->rank;
+        }
+        if (!spread_set || bw > m->busbw_hi) {
+            m->busbw_hi = bw;
+            m->busbw_hi_rank = row->rank;
+        }
+        spread_set = true;
+    }
+    m->grouped = m->calls ? grouped_weight / (double)m->calls : 1.0;
+    merged_percentiles(rows, n, m);
+}
+
+double rank_file_nccl_share(const struct rank_file *f)
+{
+    if (f->wall_s <= 0.0)
+        return 0.0;
+    double us = 0.0;
+    for (size_t i = 0; i < f->nops; i++) {
+        const struct op_row *row = &f->ops[i];
+        us += row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
+    }
+    return us / (f->wall_s * 1e6) / (double)(f->nranks ? f->nranks : 1);
+}
+
+void totals_add(struct totals *a, const struct totals *b)
+{
+    a->calls += b->calls;
+    a->dropped += b->dropped;
+    a->timed += b->timed;
+    a->untimed += b->untimed;
+    a->captured += b->captured;
+    a->pending += b->pending;
+    a->failed += b->failed;
+    a->lost += b->lost;
+}

@@ -1,0 +1,182 @@
+/* `nccltap run [options] -- command...`: the command's environment is set
+ * so that the shim is loaded and knows where to write, then the command runs
+ * as a child of nccltap, which says where the output went when it ends. */
+#include "run.h"
+#include "cli.h"
+#include "outdir.h"
+#include "report.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "NEW" or "NEW:OLD": what was there is kept, after ours. */
+static void prepend_env(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    char *v = old && *old ? xasprintf("%s:%s", value, old) : xstrdup(value);
+    setenv(name, v, 1);
+    free(v);
+}
+
+static bool require(const char *path, const char *what)
+{
+    if (path_exists(path))
+        return true;
+    msg("%s is missing: %s (is nccltap completely built or installed?)", what, path);
+    return false;
+}
+
+/* The simulator is only ever used when asked for: it must never stand in
+ * for the real NCCL without the user knowing. */
+static bool setup_sim(const struct nccltap_paths *p, enum run_sim sim)
+{
+    if (sim == RUN_SIM_NONE)
+        return true;
+    char *nccl = xasprintf("%s/libnccl.so.2", sim == RUN_SIM ? p->sim : p->sim_legacy);
+    char *cuda = xasprintf("%s/libcuda.so.1", p->sim);
+    bool ok = require(nccl, "the simulated NCCL") && require(cuda, "the simulated CUDA driver");
+    free(nccl);
+    free(cuda);
+    if (!ok)
+        return false;
+    /* Prepended in reverse: the legacy NCCL comes first and finds the
+     * simulated libcuda next. */
+    prepend_env("LD_LIBRARY_PATH", p->sim);
+    if (sim == RUN_SIM_LEGACY)
+        prepend_env("LD_LIBRARY_PATH", p->sim_legacy);
+    return true;
+}
+
+/* The directory quoted for a shell when it needs it, for a command the user
+ * can paste. */
+static char *shell_quoted(const char *s)
+{
+    if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                  "_./-+:,@%=") == strlen(s))
+        return xstrdup(s);
+    size_t n = 3;
+    for (const char *c = s; *c; c++)
+        n += *c == '\'' ? 4 : 1;
+    char *q = xmalloc(n), *o = q;
+    *o++ = '\'';
+    for (const char *c = s; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}
+
+static void say_where(const char *dir)
+{
+    msg("output in %s", dir);
+    size_t n;
+    report_files_free(report_files(dir, &n));
+    if (n == 0) {
+        msg("no per-rank file (" RANK_FILE_PATTERN ") in %s: the command made no NCCL "
+            "call, or the shim was not loaded into it", dir);
+        return;
+    }
+    char *q = shell_quoted(dir);
+    msg("report with: nccltap report %s", q);
+    free(q);
+}
+
+int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
+                   char *const argv[], char **outdir)
+{
+    if (outdir)
+        *outdir = NULL;
+    if (!require(p->shim, "the nccltap shim"))
+        return EXIT_NOT_FOUND;
+    if (!setup_sim(p, o->sim))
+        return EXIT_NOT_FOUND;
+    char *dir = outdir_prepare(o->dir);
+    if (!dir)
+        return EXIT_NCCLTAP_FAILED;
+    setenv("NCCLTAP_DIR", dir, 1);
+    /* First, so that the shim's NCCL symbols are the ones the program binds
+     * to, whatever else is preloaded. */
+    prepend_env("LD_PRELOAD", p->shim);
+
+    int err;
+    int status = spawn_wait(argv, &err);
+    if (status == -1) {
+        msg("cannot run %s: %s", argv[0], strerror(err));
+        free(dir);
+        return err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+    }
+    if (status == -2) {
+        msg("cannot start %s: %s", argv[0], strerror(err));
+        free(dir);
+        return EXIT_NCCLTAP_FAILED;
+    }
+    if (status > 128)
+        msg("%s was killed by signal %d (%s)", argv[0], status - 128, strsignal(status - 128));
+    say_where(dir);
+    if (outdir)
+        *outdir = dir;
+    else
+        free(dir);
+    return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    /* One entry and one case per option: later ones (--lttng) go here. */
+    enum { OPT_DIR = 'd', OPT_HELP = 'h', OPT_SIM = 0x100, OPT_LEGACY_SIM };
+    static const struct option options[] = {
+        { "dir", required_argument, NULL, OPT_DIR },
+        { "sim", no_argument, NULL, OPT_SIM },
+        { "legacy-sim", no_argument, NULL, OPT_LEGACY_SIM },
+        { "help", no_argument, NULL, OPT_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    struct run_opts o = { .dir = NULL, .sim = RUN_SIM_NONE };
+    int c;
+    optind = 1;
+    /* "+": options end at the command, so its own options are left alone
+     * even without "--". */
+    while ((c = getopt_long(argc, argv, "+d:h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_DIR:
+            o.dir = optarg;
+            break;
+        case OPT_SIM:
+            o.sim = RUN_SIM;
+            break;
+        case OPT_LEGACY_SIM:
+            o.sim = RUN_SIM_LEGACY;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            return 0;
+        default:
+            return usage_hint();
+        }
+    }
+    if (optind == argc)
+        return usage_error(argv[0], "no command to run");
+    if (o.dir && !o.dir[0])
+        return usage_error(argv[0], "--dir needs a directory");
+
+    struct nccltap_paths p;
+    char why[256];
+    if (paths_find(&p, why, sizeof why) != 0) {
+        msg("%s", why);
+        return EXIT_NCCLTAP_FAILED;
+    }
+    int status = run_under_shim(&p, &o, argv + optind, NULL);
+    paths_free(&p);
+    return status;
+}

@@ -1,0 +1,154 @@
+#!/bin/sh
+# Tests of `nccltap run` and of the command line.
+# usage: run_test.sh CASE NCCLTAP WORKDIR EMPTY_SO
+#   NCCLTAP   the nccltap under test (the shim is found next to it)
+#   WORKDIR   a scratch directory for this case (emptied first)
+#   EMPTY_SO  a shared object that does nothing
+set -u
+case_name=$1 nccltap=$2 work=$3 empty_so=$4
+
+rm -rf "$work" && mkdir -p "$work" && work=$(cd "$work" && pwd -P) || exit 1
+bindir=$(cd "$(dirname "$nccltap")" && pwd -P)
+shim=$(cd "$bindir/../lib" 2>/dev/null && pwd -P)/libnccltap.so
+out=$work/out
+err=$work/stderr
+
+fail() { echo "FAIL: $*" >&2; [ -s "$err" ] && sed 's/^/  stderr: /' "$err" >&2; exit 1; }
+expect_rc() { [ "$1" -eq "$2" ] || fail "$3: exit status $1, expected $2"; }
+expect_err() { grep -qF -- "$1" "$err" || fail "stderr lacks '$1'"; }
+
+# A copy of nccltap in a prefix of its own, to test how it finds its parts.
+fake_prefix() {
+    mkdir -p "$work/prefix/bin" "$work/prefix/lib" && cp "$nccltap" "$work/prefix/bin/nccltap"
+}
+
+case $case_name in
+exit_status)
+    "$nccltap" run --dir "$out" -- /bin/sh -c 'exit 3' 2>"$err"
+    expect_rc $? 3 "exit 3"
+    expect_err "nccltap: output in $out"
+    "$nccltap" run --dir "$out" -- true 2>"$err"
+    expect_rc $? 0 "true"
+    ;;
+signal_status)
+    # Killed by a signal: 128 + the signal's number, as a shell reports it.
+    "$nccltap" run --dir "$out" -- sh -c 'kill -TERM $$' 2>"$err"
+    expect_rc $? 143 "killed by SIGTERM"
+    expect_err "signal 15"
+    ;;
+forward_signal)
+    # SIGTERM sent to nccltap reaches the command; SIGUSR1 too.
+    for sig in TERM USR1; do
+        rm -f "$work/started"
+        "$nccltap" run --dir "$out" -- sh -c 'touch "$0/started"; exec sleep 30' "$work" 2>"$err" &
+        pid=$!
+        i=0
+        while [ ! -e "$work/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        [ -e "$work/started" ] || fail "the command did not start"
+        sleep 0.2
+        kill -$sig $pid
+        wait $pid
+        rc=$?
+        [ $sig = TERM ] && expect_rc $rc 143 "SIGTERM forwarded"
+        [ $sig = USR1 ] && expect_rc $rc 138 "SIGUSR1 (10 on Linux) forwarded"
+    done
+    ;;
+ld_preload)
+    # The shim first, with its absolute path; what was preloaded stays, after it.
+    LD_PRELOAD=$empty_so "$nccltap" run --dir "$out" -- \
+        sh -c 'printf "%s\n%s\n" "$LD_PRELOAD" "$NCCLTAP_DIR"' >"$work/env" 2>"$err"
+    expect_rc $? 0 "printing the environment"
+    printf '%s\n%s\n' "$shim:$empty_so" "$out" | cmp -s - "$work/env" ||
+        fail "LD_PRELOAD/NCCLTAP_DIR: got '$(cat "$work/env")'"
+    env -u LD_PRELOAD "$nccltap" run --dir "$out" -- sh -c 'printf "%s\n" "$LD_PRELOAD"' \
+        >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$shim" ] || fail "LD_PRELOAD alone: got '$(cat "$work/env")'"
+    ;;
+output_dir)
+    cd "$work" || exit 1
+    # --dir: made absolute, created with its parents.
+    "$nccltap" run --dir rel/sub -- sh -c 'echo "$NCCLTAP_DIR"' >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$work/rel/sub" ] && [ -d "$work/rel/sub" ] ||
+        fail "--dir rel/sub: got '$(cat "$work/env")'"
+    # NCCLTAP_DIR from the environment is kept (made absolute).
+    NCCLTAP_DIR=envdir "$nccltap" run -- sh -c 'echo "$NCCLTAP_DIR"' >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$work/envdir" ] && [ -d "$work/envdir" ] ||
+        fail "NCCLTAP_DIR=envdir: got '$(cat "$work/env")'"
+    # Else ./nccltap-<SLURM_JOB_ID>, else ./nccltap-<date-time>.
+    env -u NCCLTAP_DIR SLURM_JOB_ID=77 "$nccltap" run -- sh -c 'echo "$NCCLTAP_DIR"' \
+        >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$work/nccltap-77" ] && [ -d "$work/nccltap-77" ] ||
+        fail "SLURM_JOB_ID=77: got '$(cat "$work/env")'"
+    env -u NCCLTAP_DIR -u SLURM_JOB_ID "$nccltap" run -- sh -c 'echo "$NCCLTAP_DIR"' \
+        >"$work/env" 2>"$err"
+    case $(cat "$work/env") in
+    "$work"/nccltap-[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9][0-9]) ;;
+    *) fail "default directory: got '$(cat "$work/env")'" ;;
+    esac
+    ;;
+messages)
+    # With a per-rank file: how to get the report (quoted for a shell).
+    "$nccltap" run --dir "$work/a dir" -- sh -c 'echo "{}" > "$NCCLTAP_DIR/nccltap-h-1.json"' \
+        2>"$err"
+    expect_rc $? 0 "writing a file"
+    expect_err "nccltap: output in $work/a dir"
+    expect_err "nccltap: report with: nccltap report '$work/a dir'"
+    # Without: say that nothing was recorded.
+    "$nccltap" run --dir "$out" -- true 2>"$err"
+    expect_err "no per-rank file"
+    ;;
+not_found)
+    "$nccltap" run --dir "$out" -- /nonexistent/command arg 2>"$err"
+    expect_rc $? 127 "missing command"
+    expect_err "/nonexistent/command"
+    "$nccltap" run --dir "$out" -- "$work" 2>"$err"
+    expect_rc $? 126 "a directory as the command"
+    ;;
+missing_shim)
+    fake_prefix
+    "$work/prefix/bin/nccltap" run --dir "$out" -- true 2>"$err"
+    expect_rc $? 127 "no shim"
+    expect_err "shim is missing: $work/prefix/lib/libnccltap.so"
+    ;;
+sim)
+    # The simulator's directories go first on LD_LIBRARY_PATH, only when asked.
+    fake_prefix
+    p=$work/prefix
+    cp "$empty_so" "$p/lib/libnccltap.so"
+    "$p/bin/nccltap" run --dir "$out" --sim -- true 2>"$err"
+    expect_rc $? 127 "--sim without the simulator"
+    expect_err "simulated NCCL is missing"
+    mkdir -p "$p/lib/nccltap/sim" "$p/lib/nccltap/sim-legacy"
+    touch "$p/lib/nccltap/sim/libnccl.so.2" "$p/lib/nccltap/sim/libcuda.so.1" \
+          "$p/lib/nccltap/sim-legacy/libnccl.so.2"
+    show='printf "%s\n" "${LD_LIBRARY_PATH-unset}"'
+    LD_LIBRARY_PATH=/old "$p/bin/nccltap" run --dir "$out" --sim -- sh -c "$show" \
+        >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$p/lib/nccltap/sim:/old" ] || fail "--sim: got '$(cat "$work/env")'"
+    LD_LIBRARY_PATH=/old "$p/bin/nccltap" run --dir "$out" --legacy-sim -- sh -c "$show" \
+        >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$p/lib/nccltap/sim-legacy:$p/lib/nccltap/sim:/old" ] ||
+        fail "--legacy-sim: got '$(cat "$work/env")'"
+    env -u LD_LIBRARY_PATH "$p/bin/nccltap" run --dir "$out" -- sh -c "$show" \
+        >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = unset ] || fail "no --sim: got '$(cat "$work/env")'"
+    ;;
+usage)
+    "$nccltap" >/dev/null 2>"$err"; expect_rc $? 2 "no command"
+    expect_err "Usage: nccltap"
+    "$nccltap" frobnicate 2>"$err"; expect_rc $? 2 "unknown command"
+    expect_err "unknown command 'frobnicate'"
+    "$nccltap" --help >"$work/help" 2>"$err"; expect_rc $? 0 "--help"
+    grep -q "report \[--json\] DIR" "$work/help" || fail "--help lists report"
+    [ "$("$nccltap" --version)" = "nccltap ${EXPECT_VERSION:?}" ] || fail "--version"
+    "$nccltap" run 2>"$err"; expect_rc $? 2 "run without a command"
+    expect_err "nccltap run: no command to run"
+    "$nccltap" run --bogus -- true 2>"$err"; expect_rc $? 2 "run --bogus"
+    expect_err "nccltap run: unrecognized option"
+    "$nccltap" demo extra 2>"$err"; expect_rc $? 2 "demo with an argument"
+    ;;
+*)
+    fail "unknown case $case_name"
+    ;;
+esac
+echo ok

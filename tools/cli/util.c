@@ -1,0 +1,44 @@
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void msg(const char *fmt, ...)
+{
+    /* Built in one buffer and written at once, so that the line is not
+     * interleaved with the output of the command nccltap runs. */
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(line, sizeof line, "nccltap: ");
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    strcat(line, "\n");
+    fputs(line, stderr);
+}
+
+static void *check(void *p)
+{
+    if (!p) {
+        fputs("nccltap: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
+void *xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
+void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
+char *xstrdup(const char *s) { return check(strdup(s)); }
+
+char *xasprintf(const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return check(n < 0 ? NULL : s);
+}

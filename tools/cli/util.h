@@ -1,0 +1,18 @@
+/* Small helpers shared by the subcommands: messages prefixed with the
+ * program's name, and allocation that cannot fail (a CLI that runs out of
+ * memory has nothing better to do than stop). */
+#ifndef NCCLTAP_CLI_UTIL_H
+#define NCCLTAP_CLI_UTIL_H
+
+#include <stddef.h>
+
+/* "nccltap: <message>\n" on stderr. */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
