@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""End to end: nccltap-bench under `nccltap run`, then `nccltap report --json`.
+
+Checks what a user relies on: for every rank, op and size the report counts
+exactly the calls the bench made, nothing is dropped, and (with --busbw)
+the bandwidth the report gives is the bandwidth the simulator was set to.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+FACTOR = {  # busbw / algbw for n ranks, nccl-tests conventions
+    "AllReduce": lambda n: 2 * (n - 1) / n, "ReduceScatter": lambda n: (n - 1) / n,
+    "AllGather": lambda n: (n - 1) / n, "AlltoAll": lambda n: (n - 1) / n,
+    "Gather": lambda n: (n - 1) / n, "Scatter": lambda n: (n - 1) / n,
+    "Broadcast": lambda n: 1, "Reduce": lambda n: 1, "Send": lambda n: 1, "Recv": lambda n: 1,
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def within(value, target, rel):
+    return abs(value - target) <= rel * target
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True, help="the build's bin/ directory")
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--busbw", type=float, help="expected busbw (GB/s) of every timed row")
+    ap.add_argument("--timed-all", action="store_true")
+    ap.add_argument("--grouped", type=int, default=1, help="expected ops per group")
+    ap.add_argument("bench_args", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    bench_args = a.bench_args[1:] if a.bench_args[:1] == ["--"] else a.bench_args
+
+    work = tempfile.mkdtemp(prefix="nccltap-e2e-")
+    out_dir = os.path.join(work, "out")
+    bench_json = os.path.join(work, "bench.json")
+    env = dict(os.environ)
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    nccltap = os.path.join(a.bin, "nccltap")
+    cmd = [nccltap, "run", "--sim", "--dir", out_dir, "--", os.path.join(a.bin, "nccltap-bench"),
+           "--json", bench_json] + bench_args
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    sys.stdout.write(p.stdout[-4000:])
+    sys.stderr.write(p.stderr[-4000:])
+    if p.returncode != 0:
+        fail("%s exited %d" % (" ".join(cmd), p.returncode))
+    p = subprocess.run([nccltap, "report", "--json", out_dir], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("nccltap report exited %d: %s" % (p.returncode, p.stderr))
+    report = json.loads(p.stdout)
+
+    made = {}  # (rank, op, bytes) -> calls
+    nranks = 0
+    for path in glob.glob(os.path.join(work, "bench*.json")):
+        with open(path) as f:
+            b = json.load(f)
+        nranks = b["nranks"]
+        for row in b["ops"]:
+            made[(b["rank"], row["op"], row["bytes"])] = row["calls"]
+    if not made:
+        fail("the bench wrote no JSON")
+
+    seen = defaultdict(int)
+    rows = defaultdict(list)
+    for row in report["ops"]:
+        key = (row["rank"], row["op"], row["bytes"])
+        seen[key] += row["calls"]
+        rows[key].append(row)
+    for key in sorted(set(made) | set(seen)):
+        if seen.get(key, 0) != made.get(key, 0):
+            fail("rank %d %s %d B: report counts %d calls, the bench made %d"
+                 % (key + (seen.get(key, 0), made.get(key, 0))))
+    totals = report["totals"]
+    if totals["dropped"] != 0:
+        fail("dropped = %d" % totals["dropped"])
+    if totals["calls"] != sum(made.values()):
+        fail("totals.calls %d != calls made %d" % (totals["calls"], sum(made.values())))
+
+    for key, rs in rows.items():
+        for row in rs:
+            if a.timed_all and row["timed"] != row["calls"]:
+                fail("%s: timed %d of %d" % (key, row["timed"], row["calls"]))
+            if abs(row["grouped"] - a.grouped) > 1e-9:
+                fail("%s: grouped %g, expected %d" % (key, row["grouped"], a.grouped))
+            if a.busbw is None or row["timed"] == 0:
+                continue
+            busbw, algbw = row["busbw_total_gbs"], row["algbw_total_gbs"]
+            if not within(busbw, a.busbw, 0.01):
+                fail("%s: busbw %.3f GB/s, expected %.1f within 1%%" % (key, busbw, a.busbw))
+            if not within(row["busbw_gbs"], a.busbw, 0.01):
+                fail("%s: mean busbw %.3f GB/s, expected %.1f within 1%%" % (key, row["busbw_gbs"], a.busbw))
+            factor = FACTOR[row["op"]](nranks)
+            if not within(algbw * factor, busbw, 1e-6):
+                fail("%s: algbw %.4f x factor %.4f != busbw %.4f" % (key, algbw, factor, busbw))
+    shutil.rmtree(work, ignore_errors=True)
+    print("ok: %d (rank, op, size) rows, %d calls" % (len(made), sum(made.values())))
+
+
+if __name__ == "__main__":
+    main()
