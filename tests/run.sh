@@ -6,6 +6,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:-$top/build}
 jobs=$(nproc 2>/dev/null || echo 2)
+. "$top/tools/deps.sh"
 
 run_suite() {
     dir=$1; shift
