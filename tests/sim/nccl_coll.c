@@ -1,0 +1,125 @@
+/* Collectives and point-to-point calls: NCCL's argument checks, then the
+ * operation is timed by the model and launched (or queued in a group). */
+#include <limits.h>
+
+#include "nccl_group.h"
+#include "nccl_internal.h"
+#include "nccl_model.h"
+#include "nccl_op.h"
+
+/* Arguments a function does not have (not -1: that is a bad root). */
+#define NO_ROOT INT_MIN
+#define NO_REDOP INT_MIN
+
+static ncclResult_t check(ncclComm_t comm, ncclDataType_t type, int redop, int root)
+{
+    if (!comm)
+        return ncclInvalidArgument;
+    if ((int)type < 0 || (int)type >= SIM_NCCL_NUM_TYPES)
+        return ncclInvalidArgument;
+    /* The simulator creates no user reduction ops (>= SIM_NCCL_NUM_OPS). */
+    if (redop != NO_REDOP && (redop < 0 || redop >= SIM_NCCL_NUM_OPS))
+        return ncclInvalidArgument;
+    if (root != NO_ROOT && (root < 0 || root >= comm->nranks))
+        return ncclInvalidArgument;
+    return ncclSuccess;
+}
+
+static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, int redop,
+                           int root, ncclComm_t comm, cudaStream_t stream)
+{
+    ncclResult_t r = check(comm, type, redop, root);
+    if (r != ncclSuccess)
+        return sim_group_error(r);
+    /* NCCL discards empty collectives: no kernel, no sequence number. */
+    if (count == 0 && sim_func_is_collective(f))
+        return ncclSuccess;
+    struct sim_op op = {
+        .func = f, .comm = comm, .stream = stream,
+        .duration_ns = sim_duration_ns(f, count, type, comm->nranks),
+    };
+    return sim_group_submit_op(&op);
+}
+
+ncclResult_t sim_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                               ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                               cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_ALLREDUCE, count, datatype, (int)op, NO_ROOT, comm, stream);
+}
+
+ncclResult_t sim_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                               ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_ALLGATHER, sendcount, datatype, NO_REDOP, NO_ROOT, comm, stream);
+}
+
+ncclResult_t sim_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                   ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                   cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_REDUCESCATTER, recvcount, datatype, (int)op, NO_ROOT, comm, stream);
+}
+
+ncclResult_t sim_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                               ncclDataType_t datatype, int root, ncclComm_t comm,
+                               cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_BROADCAST, count, datatype, NO_REDOP, root, comm, stream);
+}
+
+ncclResult_t sim_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
+                           ncclComm_t comm, cudaStream_t stream)
+{
+    (void)buff;
+    return submit(SIM_BROADCAST, count, datatype, NO_REDOP, root, comm, stream);
+}
+
+ncclResult_t sim_ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+                            ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+                            cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_REDUCE, count, datatype, (int)op, root, comm, stream);
+}
+
+ncclResult_t sim_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
+                              ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_ALLTOALL, count, datatype, NO_REDOP, NO_ROOT, comm, stream);
+}
+
+ncclResult_t sim_ncclGather(const void *sendbuff, void *recvbuff, size_t count,
+                            ncclDataType_t datatype, int root, ncclComm_t comm,
+                            cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_GATHER, count, datatype, NO_REDOP, root, comm, stream);
+}
+
+ncclResult_t sim_ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
+                             ncclDataType_t datatype, int root, ncclComm_t comm,
+                             cudaStream_t stream)
+{
+    (void)sendbuff; (void)recvbuff;
+    return submit(SIM_SCATTER, count, datatype, NO_REDOP, root, comm, stream);
+}
+
+ncclResult_t sim_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                          ncclComm_t comm, cudaStream_t stream)
+{
+    (void)sendbuff;
+    return submit(SIM_SEND, count, datatype, NO_REDOP, peer, comm, stream);
+}
+
+ncclResult_t sim_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                          ncclComm_t comm, cudaStream_t stream)
+{
+    (void)recvbuff;
+    return submit(SIM_RECV, count, datatype, NO_REDOP, peer, comm, stream);
+}

@@ -1,0 +1,168 @@
+/* Communicators: creation from a unique id, destruction, queries. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/random.h>
+
+#include "nccl_group.h"
+#include "nccl_internal.h"
+#include "nccl_job.h"
+#include "nccl_segment.h"
+#include "sim_cuda_private.h"
+
+ncclResult_t sim_ncclGetVersion(int *version)
+{
+    if (!version)
+        return ncclInvalidArgument;
+    *version = SIM_NCCL_VERSION;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    if (!uniqueId)
+        return ncclInvalidArgument;
+    /* Random: it names the communicator's shared memory, which must not
+     * collide with that of any other test running at the same time. */
+    size_t got = 0;
+    while (got < sizeof uniqueId->internal) {
+        ssize_t n = getrandom(uniqueId->internal + got, sizeof uniqueId->internal - got, 0);
+        if (n < 0 && errno != EINTR)
+            return ncclSystemError;
+        if (n > 0)
+            got += (size_t)n;
+    }
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    return sim_job_join(comm, "ncclCommInitRank", &commId, nranks, rank, 1);
+}
+
+ncclResult_t sim_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId,
+                                        int rank, ncclConfig_t *config)
+{
+    /* Every config is accepted and behaves as the default (blocking). */
+    (void)config;
+    return sim_job_join(comm, "ncclCommInitRankConfig", &commId, nranks, rank, 1);
+}
+
+ncclResult_t sim_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
+                                          ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    (void)config;
+    if (nId < 1 || !commIds) {
+        if (newcomm)
+            *newcomm = NULL;
+        return sim_group_error(ncclInvalidArgument);
+    }
+    /* Every rank passes the same ids in the same order: the first names it. */
+    return sim_job_join(newcomm, "ncclCommInitRankScalable", &commIds[0], nranks, myrank, 1);
+}
+
+ncclResult_t sim_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+{
+    if (!comm || ndev < 1 || (!devlist && ndev > ncclsim_device_count()))
+        return ncclInvalidArgument;
+    for (int i = 0; i < ndev; i++)
+        if (devlist && (devlist[i] < 0 || devlist[i] >= ncclsim_device_count()))
+            return ncclInvalidArgument;
+    ncclUniqueId id;
+    ncclResult_t r = sim_ncclGetUniqueId(&id);
+    struct sim_job **jobs = calloc((size_t)ndev, sizeof *jobs);
+    if (!jobs)
+        return ncclSystemError;
+    for (int i = 0; i < ndev && r == ncclSuccess; i++) {
+        jobs[i] = sim_job_new(SIM_JOB_JOIN, "ncclCommInitAll", devlist ? devlist[i] : i, &comm[i]);
+        if (!jobs[i]) {
+            r = ncclSystemError;
+            break;
+        }
+        jobs[i]->comm->id = sim_comm_id(&id);
+        jobs[i]->comm->rank = i;
+        jobs[i]->comm->nranks = ndev;
+    }
+    if (r == ncclSuccess) {
+        /* All ranks are this thread's: never deferred to a group's end. */
+        r = sim_jobs_run(jobs, ndev);
+    } else {
+        for (int i = 0; i < ndev; i++) {
+            if (jobs[i])
+                sim_job_free(jobs[i]);
+            comm[i] = NULL;
+        }
+    }
+    free(jobs);
+    return r;
+}
+
+ncclResult_t sim_ncclCommFinalize(ncclComm_t comm)
+{
+    /* Queued operations complete on their own; nothing to flush. */
+    return comm ? ncclSuccess : ncclInvalidArgument;
+}
+
+ncclResult_t sim_ncclCommDestroy(ncclComm_t comm)
+{
+    if (!comm)
+        return ncclInvalidArgument;
+    /* Queued collectives keep the segment mapped until they resolve. */
+    sim_segment_unref(comm->seg);
+    free(comm);
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommAbort(ncclComm_t comm)
+{
+    if (!comm)
+        return ncclInvalidArgument;
+    sim_segment_abort(comm->seg);
+    return sim_ncclCommDestroy(comm);
+}
+
+ncclResult_t sim_ncclCommCount(const ncclComm_t comm, int *count)
+{
+    if (!comm || !count)
+        return ncclInvalidArgument;
+    *count = comm->nranks;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommCuDevice(const ncclComm_t comm, int *device)
+{
+    if (!comm || !device)
+        return ncclInvalidArgument;
+    *device = comm->device;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommUserRank(const ncclComm_t comm, int *rank)
+{
+    if (!comm || !rank)
+        return ncclInvalidArgument;
+    *rank = comm->rank;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    if (!comm || !asyncError)
+        return ncclInvalidArgument;
+    *asyncError = ncclSuccess;
+    return ncclSuccess;
+}
+
+const char *sim_ncclGetErrorString(ncclResult_t result)
+{
+    switch (result) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error";
+    case ncclSystemError: return "unhandled system error";
+    case ncclInternalError: return "internal error";
+    case ncclInvalidArgument: return "invalid argument";
+    case ncclInvalidUsage: return "invalid usage";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+    }
+}

@@ -1,0 +1,43 @@
+/* Internals of the simulated NCCL (libnccl.so.2). */
+#ifndef NCCLSIM_NCCL_INTERNAL_H
+#define NCCLSIM_NCCL_INTERNAL_H
+
+#include <stdint.h>
+#include "abi/nccl_abi.h"
+
+#define SIM_API __attribute__((visibility("default")))
+
+#ifdef NCCLSIM_LEGACY
+#define SIM_NCCL_VERSION 21803      /* 2.18.3 */
+#define SIM_NCCL_NUM_TYPES 10       /* no fp8 before 2.24 */
+#else
+#define SIM_NCCL_VERSION 23000      /* 2.30.0 */
+#define SIM_NCCL_NUM_TYPES 12
+#endif
+#define SIM_NCCL_NUM_OPS 5          /* sum prod max min avg; no user ops */
+
+/* Each ABI function is implemented once, hidden, as sim_<name>;
+ * nccl_exports.c gives it its two public names, <name> and p<name>. */
+#define NCCLSIM_DECLARE_IMPL(name, params, args, ...) ncclResult_t sim_##name params;
+NCCLTAP_NCCL_API(NCCLSIM_DECLARE_IMPL)
+#undef NCCLSIM_DECLARE_IMPL
+ncclResult_t sim_ncclGetVersion(int *version);
+ncclResult_t sim_ncclGetUniqueId(ncclUniqueId *uniqueId);
+ncclResult_t sim_ncclCommCount(const ncclComm_t comm, int *count);
+ncclResult_t sim_ncclCommCuDevice(const ncclComm_t comm, int *device);
+ncclResult_t sim_ncclCommUserRank(const ncclComm_t comm, int *rank);
+ncclResult_t sim_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
+const char *sim_ncclGetErrorString(ncclResult_t result);
+
+struct sim_segment;
+
+struct ncclComm {
+    uint64_t id;                 /* the same on every rank */
+    int rank, nranks, device;
+    struct sim_segment *seg;     /* where the ranks meet at each collective */
+    uint64_t next_seq;           /* collectives issued so far */
+    uint64_t children;           /* splits and grows of this comm so far */
+    uint64_t shrinks;            /* shrinks of this comm so far */
+};
+
+#endif

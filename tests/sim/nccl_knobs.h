@@ -1,0 +1,18 @@
+/* The simulated NCCL's knobs, read once from the environment (see
+ * README.md for what each one means). */
+#ifndef NCCLSIM_NCCL_KNOBS_H
+#define NCCLSIM_NCCL_KNOBS_H
+
+struct sim_knobs {
+    double lat_us;         /* NCCLSIM_LAT_US */
+    double busbw_gbs;      /* NCCLSIM_BUSBW_GBS */
+    int slow_rank;         /* NCCLSIM_SLOW_RANK, -1: none */
+    double slow_us;        /* NCCLSIM_SLOW_US */
+    int hang_rank;         /* NCCLSIM_HANG_RANK, -1: none */
+    long hang_seq;         /* NCCLSIM_HANG_SEQ */
+    double rdv_timeout_s;  /* NCCLSIM_RENDEZVOUS_TIMEOUT_S */
+};
+
+const struct sim_knobs *sim_knobs(void);
+
+#endif

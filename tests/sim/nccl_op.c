@@ -1,0 +1,32 @@
+#include "nccl_op.h"
+
+#include <math.h>
+
+#include "nccl_knobs.h"
+#include "nccl_segment.h"
+#include "sim_cuda_private.h"
+
+ncclResult_t sim_op_launch(const struct sim_op *op)
+{
+    ncclComm_t c = op->comm;
+    int capturing = ncclsim_stream_capturing(op->stream, c->device);
+    if (capturing < 0)
+        return ncclUnhandledCudaError;
+    if (capturing)
+        return ncclSuccess;
+    struct ncclsim_work w = { .duration_ns = op->duration_ns };
+    if (sim_func_is_collective(op->func)) {
+        const struct sim_knobs *k = sim_knobs();
+        uint64_t seq = c->next_seq++;
+        sim_segment_reserve(c->seg, c->rank, seq);
+        if (c->rank == k->slow_rank)
+            w.delay_ns = (uint64_t)llround(k->slow_us * 1e3);
+        int hang = c->rank == k->hang_rank && seq == (uint64_t)k->hang_seq;
+        ncclResult_t r = sim_segment_gate(c->seg, c->rank, seq, hang, &w);
+        if (r != ncclSuccess)
+            return r;
+    }
+    if (ncclsim_stream_enqueue(op->stream, c->device, &w) != CUDA_SUCCESS)
+        return ncclUnhandledCudaError;
+    return ncclSuccess;
+}

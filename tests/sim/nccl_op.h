@@ -1,0 +1,23 @@
+/* One NCCL operation, ready to be put on its stream. */
+#ifndef NCCLSIM_NCCL_OP_H
+#define NCCLSIM_NCCL_OP_H
+
+#include <stdint.h>
+#include "nccl_internal.h"
+#include "nccl_model.h"
+
+struct sim_op {
+    enum sim_func func;
+    ncclComm_t comm;
+    cudaStream_t stream;
+    uint64_t duration_ns;
+};
+
+/* Puts the op on its stream now. A collective takes the communicator's
+ * next sequence number and begins when every rank has arrived (late by
+ * NCCLSIM_SLOW_US on NCCLSIM_SLOW_RANK; never, on NCCLSIM_HANG_RANK at
+ * NCCLSIM_HANG_SEQ); send and receive begin on their own. On a capturing
+ * stream it does nothing and takes no sequence number. */
+ncclResult_t sim_op_launch(const struct sim_op *op);
+
+#endif

@@ -1,0 +1,51 @@
+#include "sim_time.h"
+
+#include <errno.h>
+
+uint64_t sim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct timespec sim_timespec_ns(uint64_t t)
+{
+    struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
+                           .tv_nsec = (long)(t % 1000000000ull) };
+    return ts;
+}
+
+void sim_sleep_until_ns(uint64_t t)
+{
+    struct timespec ts = sim_timespec_ns(t);
+    /* Absolute sleep: a signal that interrupts it resumes to the same end. */
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* First and largest sleep of a backoff: short enough that a waiting rank
+ * notices its peers within a fraction of a millisecond, long enough that a
+ * rank waiting for minutes on a hung peer costs no measurable CPU. */
+#define BACKOFF_FIRST_NS 20000ull
+#define BACKOFF_MAX_NS 1000000ull
+
+void sim_backoff_init(struct sim_backoff *b, double timeout_s)
+{
+    b->deadline_ns = timeout_s > 0 ? sim_now_ns() + (uint64_t)(timeout_s * 1e9) : 0;
+    b->step_ns = BACKOFF_FIRST_NS;
+}
+
+int sim_backoff_sleep(struct sim_backoff *b)
+{
+    uint64_t now = sim_now_ns();
+    if (b->deadline_ns && now >= b->deadline_ns)
+        return 0;
+    uint64_t until = now + b->step_ns;
+    if (b->deadline_ns && until > b->deadline_ns)
+        until = b->deadline_ns;
+    sim_sleep_until_ns(until);
+    if (b->step_ns < BACKOFF_MAX_NS)
+        b->step_ns *= 2;
+    return 1;
+}

@@ -1,0 +1,34 @@
+/* Host clock and sleeping, shared by the simulated driver and NCCL.
+ *
+ * Every simulated time is CLOCK_MONOTONIC in nanoseconds: the GPU clock of
+ * a stream is expressed on the host's clock, so that event times can be
+ * compared with "now" and slept until, and so that LTTng (which also uses
+ * CLOCK_MONOTONIC) sees simulated GPU work on the host's timeline. */
+#ifndef NCCLSIM_TIME_H
+#define NCCLSIM_TIME_H
+
+#include <stdint.h>
+#include <time.h>
+
+uint64_t sim_now_ns(void);
+
+/* Sleeps until CLOCK_MONOTONIC reaches t (returns at once if it has). */
+void sim_sleep_until_ns(uint64_t t);
+
+/* CLOCK_MONOTONIC time t as a timespec, for pthread_cond_timedwait on a
+ * condition variable set to that clock. */
+struct timespec sim_timespec_ns(uint64_t t);
+
+/* Polling with a growing sleep and a deadline, for waits on another
+ * process's progress in shared memory, where no wake-up can be sent. */
+struct sim_backoff {
+    uint64_t deadline_ns;   /* 0: wait forever */
+    uint64_t step_ns;
+};
+
+void sim_backoff_init(struct sim_backoff *b, double timeout_s);
+
+/* Sleeps one step. Returns 0 once the deadline has passed. */
+int sim_backoff_sleep(struct sim_backoff *b);
+
+#endif
