@@ -28,8 +28,9 @@ static const char *human_bytes(double b, char buf[16])
 
 /* ---- header ---- */
 
-/* Distinct values of one string field over the files, comma-separated, at
- * most `max` of them then "...". Malloc'ed; *count gets the number. */
+/* Distinct values of one string member of struct rank_file (at `offset`)
+ * over the files, comma-separated, at most `max` of them then "...".
+ * Malloc'ed; *count gets the number. */
 static char *distinct(const struct report *r, size_t offset, size_t max, size_t *count)
 {
     const char **seen = xcalloc(r->nfiles, sizeof *seen);

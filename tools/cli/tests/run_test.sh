@@ -109,6 +109,21 @@ missing_shim)
     "$work/prefix/bin/nccltap" run --dir "$out" -- true 2>"$err"
     expect_rc $? 127 "no shim"
     expect_err "shim is missing: $work/prefix/lib/libnccltap.so"
+    "$work/prefix/bin/nccltap" demo --dir "$out" 2>"$err"
+    expect_rc $? 127 "demo without the bench"
+    expect_err "bench is missing: $work/prefix/bin/nccltap-bench"
+    ;;
+demo)
+    # The bench on the GPUs or the simulator, then the report of its run.
+    "$nccltap" demo --dir "$out" >"$work/stdout" 2>"$err"
+    expect_rc $? 0 "demo"
+    expect_err "nccltap: output in $out"
+    grep -q "^nccltap report: $out\$" "$work/stdout" || fail "no report on stdout"
+    grep -q "^Communicator " "$work/stdout" || fail "no communicator in the report"
+    if grep -q "no GPU found" "$err"; then
+        [ "$(grep -c "^  AllReduce  *float32" "$work/stdout")" -gt 0 ] || fail "no AllReduce row"
+        grep -q "^      3  " "$work/stdout" || fail "the simulator runs 4 ranks"
+    fi
     ;;
 sim)
     # The simulator's directories go first on LD_LIBRARY_PATH, only when asked.
