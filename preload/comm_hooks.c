@@ -6,6 +6,8 @@
  * the arguments that tell siblings apart. */
 #include "comm_hooks.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,12 @@
 static bool created(ncclResult_t r, const ncclComm_t *comm)
 {
     return (r == ncclSuccess || r == ncclInProgress) && comm && *comm;
+}
+
+/* A child call that NCCL accepted; its handle may come later. */
+static bool accepted(ncclResult_t r, const ncclComm_t *newcomm)
+{
+    return (r == ncclSuccess || r == ncclInProgress) && newcomm;
 }
 
 static const char *config_name(const ncclConfig_t *config)
@@ -35,6 +43,63 @@ static void add(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_o
     tap_comm_register(handle, id, parent, origin, name, rank, nranks);
     if (tap_gpu_init())
         tap_pool_of_current_context();
+}
+
+/* ncclCommSplit, Shrink and Grow set *newcomm only once the child exists:
+ * at the outermost ncclGroupEnd when called in a group, later still on a
+ * non-blocking communicator. Until then the child waits here, and is
+ * registered when its handle appears: after a group ends, or when an
+ * operation names a handle nccltap does not know. */
+#define MAX_UNBORN 256
+struct unborn {
+    ncclComm_t *where;
+    uint64_t id, parent;
+    enum tap_comm_origin origin;
+    char name[64];
+    int rank, nranks;
+};
+static struct unborn unborn[MAX_UNBORN];
+static unsigned nunborn;
+static pthread_mutex_t unborn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void add_or_wait(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
+                        const char *name, int rank, int nranks)
+{
+    if (*where) {
+        add(*where, id, parent, origin, name, rank, nranks);
+        return;
+    }
+    pthread_mutex_lock(&unborn_lock);
+    if (nunborn < MAX_UNBORN) {
+        struct unborn *u = &unborn[nunborn++];
+        *u = (struct unborn){where, id, parent, origin, "", rank, nranks};
+        if (name)
+            snprintf(u->name, sizeof u->name, "%s", name);
+    }
+    pthread_mutex_unlock(&unborn_lock);
+}
+
+/* Registers the children whose handles have appeared. With `forget_empty`
+ * (after a group ends) children that did not appear are dropped: NCCL said
+ * no child for this rank (NCCL_SPLIT_NOCOLOR) or the group failed. */
+void tap_comm_register_born(bool forget_empty)
+{
+    struct unborn born[MAX_UNBORN];
+    unsigned nborn = 0;
+    pthread_mutex_lock(&unborn_lock);
+    unsigned kept = 0;
+    for (unsigned i = 0; i < nunborn; i++) {
+        ncclComm_t handle = *unborn[i].where;
+        if (handle)
+            born[nborn++] = unborn[i];
+        else if (!forget_empty)
+            unborn[kept++] = unborn[i];
+    }
+    nunborn = kept;
+    pthread_mutex_unlock(&unborn_lock);
+    for (unsigned i = 0; i < nborn; i++)
+        add(*born[i].where, born[i].id, born[i].parent, born[i].origin, born[i].name[0] ? born[i].name : NULL,
+            born[i].rank, born[i].nranks);
 }
 
 static uint64_t child_id(struct tap_comm *parent, const char *how, uint32_t child_no)
@@ -89,11 +154,11 @@ void tap_comm_after_ncclCommSplit(ncclResult_t r, ncclComm_t comm, int color, in
     if (!parent)
         return;
     uint32_t child_no = atomic_fetch_add(&parent->children, 1);
-    if (!created(r, newcomm))
+    if (!accepted(r, newcomm) || color == NCCL_SPLIT_NOCOLOR)
         return;
     uint64_t id = child_id(parent, "split", child_no);
-    add(*newcomm, tap_hash(id, &color, sizeof color), parent->id, TAP_ORIGIN_SPLIT,
-        config_name(config), -1, -1);
+    add_or_wait(newcomm, tap_hash(id, &color, sizeof color), parent->id, TAP_ORIGIN_SPLIT,
+                config_name(config), -1, -1);
 }
 
 static int compare_int(const void *a, const void *b)
@@ -109,7 +174,7 @@ void tap_comm_after_ncclCommShrink(ncclResult_t r, ncclComm_t comm, int *exclude
     if (!parent)
         return;
     uint32_t child_no = atomic_fetch_add(&parent->children, 1);
-    if (!created(r, newcomm))
+    if (!accepted(r, newcomm))
         return;
     uint64_t id = child_id(parent, "shrink", child_no);
     /* The excluded set, in an order every rank agrees on. */
@@ -119,7 +184,7 @@ void tap_comm_after_ncclCommShrink(ncclResult_t r, ncclComm_t comm, int *exclude
         qsort(sorted, (size_t)nexclude, sizeof *sorted, compare_int);
         id = tap_hash(id, sorted, sizeof *sorted * (size_t)nexclude);
     }
-    add(*newcomm, id, parent->id, TAP_ORIGIN_SHRINK, config_name(config), -1, -1);
+    add_or_wait(newcomm, id, parent->id, TAP_ORIGIN_SHRINK, config_name(config), -1, -1);
 }
 
 void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, const ncclUniqueId *uid,
@@ -127,14 +192,14 @@ void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, co
 {
     struct tap_comm *parent = comm ? tap_comm_lookup(comm) : NULL;
     uint32_t child_no = parent ? atomic_fetch_add(&parent->children, 1) : 0;
-    if (!created(r, newcomm))
+    if (!accepted(r, newcomm))
         return;
     /* New ranks have no parent; the unique id, when given, names the grown
      * communicator on every rank. */
     uint64_t id = uid ? tap_hash(TAP_HASH_SEED, uid, sizeof *uid)
                 : parent ? child_id(parent, "grow", child_no)
                          : tap_hash(TAP_HASH_SEED, newcomm, sizeof *newcomm);
-    add(*newcomm, id, parent ? parent->id : 0, TAP_ORIGIN_GROW, config_name(config), rank, nranks);
+    add_or_wait(newcomm, id, parent ? parent->id : 0, TAP_ORIGIN_GROW, config_name(config), rank, nranks);
 }
 
 static void set_state(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
@@ -156,7 +221,11 @@ bool tap_group_before_ncclGroupEnd(void)
     tap_group_end_begin();
     return true;
 }
-void tap_group_after_ncclGroupEnd(ncclResult_t r) { tap_group_end_done(r, false); }
+void tap_group_after_ncclGroupEnd(ncclResult_t r)
+{
+    if (tap_group_end_done(r, false))
+        tap_comm_register_born(true);
+}
 
 bool tap_group_before_ncclGroupSimulateEnd(void)
 {

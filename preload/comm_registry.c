@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm_hooks.h"
 #include "log.h"
 #include "real_nccl.h"
 #include "runtime.h"
@@ -107,6 +108,9 @@ struct tap_comm *tap_comm_lookup(ncclComm_t handle)
 {
     struct tap_comm *c = tap_comm_find(handle);
     if (c || !handle)
+        return c;
+    tap_comm_register_born(false); /* a child whose handle came late? */
+    if ((c = tap_comm_find(handle)) != NULL)
         return c;
     uint64_t id = tap_hash(TAP_HASH_SEED, &handle, sizeof handle);
     return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1);

@@ -223,13 +223,13 @@ void tap_group_end_begin(void)
     g->flags |= TAP_GRPF_TIMED;
 }
 
-void tap_group_end_done(ncclResult_t result, bool simulated)
+bool tap_group_end_done(ncclResult_t result, bool simulated)
 {
     th.busy = 0;
     if (th.group_depth == 0)
-        return; /* unmatched ncclGroupEnd: NCCL has said so */
+        return false; /* unmatched ncclGroupEnd: NCCL has said so */
     if (--th.group_depth > 0 && !failed(result))
-        return;
+        return false;
     th.group_depth = 0; /* a failed group end leaves no group open in NCCL */
     struct tap_group_rec *g = &th.end.u.group;
     g->end_ns = tap_monotonic_ns();
@@ -252,6 +252,7 @@ void tap_group_end_done(ncclResult_t result, bool simulated)
     }
     if (g->nops > 0)
         tap_submit(&th.end);
+    return true;
 }
 
 void tap_intercept_after_fork(void)

@@ -29,7 +29,8 @@ void tap_op_end(struct tap_call *c, ncclResult_t result);
 /* Around ncclGroupStart / ncclGroupEnd / ncclGroupSimulateEnd. */
 void tap_group_start_done(ncclResult_t result);
 void tap_group_end_begin(void);
-void tap_group_end_done(ncclResult_t result, bool simulated);
+/* True when it closed the outermost group. */
+bool tap_group_end_done(ncclResult_t result, bool simulated);
 
 /* Marks the thread as inside / outside a wrapper around a real call. */
 void tap_enter(void);

@@ -146,11 +146,11 @@ static void write_body(FILE *f, bool final)
     }
     const struct tap_reducer_totals *r = &tap_reducer_totals;
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
-               "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"lost\": %llu}\n}\n",
+               "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu}\n}\n",
             (unsigned long long)atomic_load(&tap_totals.calls), (unsigned long long)atomic_load(&tap_totals.dropped),
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
-            (unsigned long long)r->failed, (unsigned long long)r->lost);
+            (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost);
 }
 
 int tap_rank_file_write(bool final)

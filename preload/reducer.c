@@ -79,15 +79,17 @@ static void free_group(struct group *g)
     free(g);
 }
 
-/* Counts a group's members without a time (or as failed) and frees it. */
+/* Counts a group's members without a time (or as failed, or simulated) and
+ * frees it. */
 static void settle_untimed(struct group *g)
 {
-    for (uint32_t i = 0; i < g->n; i++) {
-        if (g->rec.flags & TAP_GRPF_FAILED)
-            tap_reducer_totals.failed++;
-        else
+    if (g->rec.flags & TAP_GRPF_FAILED)
+        tap_reducer_totals.failed += g->n;
+    else if (g->rec.flags & TAP_GRPF_SIMULATED)
+        tap_reducer_totals.simulated += g->n;
+    else
+        for (uint32_t i = 0; i < g->n; i++)
             tap_stats_record(&g->members[i], g->n, NULL);
-    }
     free_group(g);
 }
 

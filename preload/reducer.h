@@ -10,6 +10,7 @@
 struct tap_reducer_totals {
     uint64_t timed;   /* ops with a duration */
     uint64_t failed;  /* calls NCCL rejected */
+    uint64_t simulated; /* calls in a group closed by ncclGroupSimulateEnd: never run */
     uint64_t pending; /* timed ops still running at exit */
     uint64_t lost;    /* events that never completed (context destroyed) */
 };

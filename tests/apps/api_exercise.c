@@ -64,6 +64,12 @@ static int scenario_api(void)
         CHECK_NCCL(ncclGroupEnd());
     }
     CHECK_NCCL(ncclGroupEnd());
+    /* A simulated group: the calls are made, nothing runs. */
+    ncclSimInfo_t sim = {sizeof(ncclSimInfo_t), 0x74685283, 23000, -1.0f};
+    CHECK_NCCL(ncclGroupStart());
+    for (int i = 0; i < NDEV; i++)
+        CHECK_NCCL(ncclAllGather(buf[i], buf[i], COUNT, ncclFloat32, comms[i], streams[i]));
+    CHECK_NCCL(ncclGroupSimulateEnd(&sim));
     /* Ungrouped: each call its own unit. */
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < NDEV; i++)
@@ -104,6 +110,7 @@ static int scenario_api(void)
     expect_calls("split", 1, "AllReduce", 4);
     /* The rejected calls: NULL comm is not attributed; the other two are. */
     expect_total("failed", 2);
+    expect_total("simulated", NDEV); /* made, never run: in no row */
     return 0;
 }
 
@@ -243,6 +250,8 @@ static int scenario_exit_pending(void)
     for (int k = 0; k < 5; k++)
         CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
     expect_calls("init", 0, "AllReduce", 5);
+    expect_total("timed", 2);   /* ops 0 and 1 complete (NCCLSIM_HANG_SEQ=2) */
+    expect_total("pending", 3); /* 2, 3 and 4 never do */
     return 0; /* no synchronize, no destroy: exit with work in flight */
 }
 
