@@ -1,0 +1,84 @@
+#include "measure.h"
+
+#include <stdint.h>
+#include <time.h>
+#include "fail.h"
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+/* One unit of work: `n` calls of the op, in one ncclGroupStart/End when
+ * `grouped`. NCCL launches a group's work at ncclGroupEnd, so a unit is
+ * what can be timed with one event pair. */
+static void issue_unit(enum bench_op op, const struct op_call *c, int n, bool grouped)
+{
+    if (grouped)
+        NCCL_CHECK(ncclGroupStart, ());
+    for (int i = 0; i < n; i++)
+        op_issue(op, c);
+    if (grouped)
+        NCCL_CHECK(ncclGroupEnd, ());
+}
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_result *res)
+{
+    const struct bench_opts *o = w->rk->o;
+    const struct cuda_driver *drv = &w->rk->drv;
+    const struct op_call call = {
+        .send = (const void *)(uintptr_t)w->send,
+        .recv = (void *)(uintptr_t)w->recv,
+        .count = count,
+        .dtype = o->dtype->nccl,
+        .root = o->root,
+        .rank = w->rk->rank,
+        .nranks = w->rk->world,
+        .comm = w->comm,
+        .stream = (cudaStream_t)w->stream,
+    };
+    int k = o->group;
+    /* Send and Recv must meet in one group, or each would wait for the
+     * other forever. */
+    bool grouped = k > 1 || op == OP_SENDRECV;
+
+    for (int done = 0; done < o->warmup; done += k)
+        issue_unit(op, &call, min_int(k, o->warmup - done), grouped);
+    CU_CHECK(drv, cuStreamSynchronize, (w->stream));
+    worker_barrier(w);
+
+    /* Everything back to back, one synchronization at the end: the wall
+     * time per call is what nccl-tests reports, and what overhead
+     * comparisons with and without the shim use. */
+    double t0 = now_us();
+    int units = 0;
+    for (int done = 0; done < o->iters; done += k, units++) {
+        CU_CHECK(drv, cuEventRecord, (w->ev_start[units], w->stream));
+        issue_unit(op, &call, min_int(k, o->iters - done), grouped);
+        CU_CHECK(drv, cuEventRecord, (w->ev_end[units], w->stream));
+    }
+    CU_CHECK(drv, cuStreamSynchronize, (w->stream));
+    double t1 = now_us();
+    res->wall_us[w->thread] = (t1 - t0) / o->iters;
+
+    /* Each member of a group is given the group's duration: that is all a
+     * pair of events around the group can tell. */
+    double sum = 0;
+    float *per_call = res->per_call_us ? res->per_call_us + (size_t)w->thread * o->iters : NULL;
+    for (int u = 0, done = 0; u < units; u++, done += k) {
+        float ms;
+        CU_CHECK(drv, cuEventElapsedTime, (&ms, w->ev_start[u], w->ev_end[u]));
+        int members = min_int(k, o->iters - done);
+        sum += (double)ms * 1e3 * members;
+        for (int m = 0; per_call && m < members; m++)
+            per_call[done + m] = ms * 1e3f;
+    }
+    res->event_sum_us[w->thread] = sum;
+}

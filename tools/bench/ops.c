@@ -1,0 +1,122 @@
+#include "ops.h"
+
+#include <string.h>
+#include "fail.h"
+
+/* Since NCCL 2.28 only: referenced weakly so that the bench still loads on
+ * an older libnccl.so.2 and can say which function is missing, instead of
+ * dying in the dynamic linker at the first call. */
+#pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
+
+static const struct op_desc descs[OP_COUNT] = {
+    [OP_ALLREDUCE]     = { "allreduce",     "AllReduce",     { "AllReduce" }, 1 },
+    [OP_ALLGATHER]     = { "allgather",     "AllGather",     { "AllGather" }, 1 },
+    [OP_REDUCESCATTER] = { "reducescatter", "ReduceScatter", { "ReduceScatter" }, 1 },
+    [OP_BROADCAST]     = { "broadcast",     "Broadcast",     { "Broadcast" }, 1 },
+    [OP_REDUCE]        = { "reduce",        "Reduce",        { "Reduce" }, 1 },
+    [OP_ALLTOALL]      = { "alltoall",      "AlltoAll",      { "AlltoAll" }, 1 },
+    [OP_GATHER]        = { "gather",        "Gather",        { "Gather" }, 1 },
+    [OP_SCATTER]       = { "scatter",       "Scatter",       { "Scatter" }, 1 },
+    [OP_SENDRECV]      = { "sendrecv",      "SendRecv",      { "Send", "Recv" }, 2 },
+};
+
+const struct op_desc *op_desc(enum bench_op op)
+{
+    return &descs[op];
+}
+
+int op_find(const char *cli)
+{
+    for (int i = 0; i < OP_COUNT; i++)
+        if (strcmp(descs[i].cli, cli) == 0)
+            return i;
+    return -1;
+}
+
+/* Ops whose count is per rank: S is split over (or gathered from) n ranks. */
+static bool per_rank_count(enum bench_op op)
+{
+    switch (op) {
+    case OP_ALLGATHER: case OP_REDUCESCATTER: case OP_ALLTOALL:
+    case OP_GATHER: case OP_SCATTER:
+        return true;
+    default:
+        return false;
+    }
+}
+
+size_t op_count(enum bench_op op, size_t s, size_t type_size, int n)
+{
+    return per_rank_count(op) ? s / (type_size * (size_t)n) : s / type_size;
+}
+
+size_t op_bytes(enum bench_op op, size_t count, size_t type_size, int n)
+{
+    return per_rank_count(op) ? count * type_size * (size_t)n : count * type_size;
+}
+
+double op_busbw_factor(enum bench_op op, int n)
+{
+    switch (op) {
+    case OP_ALLREDUCE:
+        return 2.0 * (n - 1) / n;
+    case OP_ALLGATHER: case OP_REDUCESCATTER: case OP_ALLTOALL:
+    case OP_GATHER: case OP_SCATTER:
+        return (double)(n - 1) / n;
+    default:
+        return 1.0;
+    }
+}
+
+bool op_available(enum bench_op op, const char **fn)
+{
+    switch (op) {
+    case OP_ALLTOALL: *fn = "ncclAlltoAll"; return ncclAlltoAll != NULL;
+    case OP_GATHER:   *fn = "ncclGather";   return ncclGather != NULL;
+    case OP_SCATTER:  *fn = "ncclScatter";  return ncclScatter != NULL;
+    default:          *fn = NULL;           return true;
+    }
+}
+
+void op_issue(enum bench_op op, const struct op_call *c)
+{
+    switch (op) {
+    case OP_ALLREDUCE:
+        NCCL_CHECK(ncclAllReduce, (c->send, c->recv, c->count, c->dtype, ncclSum, c->comm, c->stream));
+        break;
+    case OP_ALLGATHER:
+        NCCL_CHECK(ncclAllGather, (c->send, c->recv, c->count, c->dtype, c->comm, c->stream));
+        break;
+    case OP_REDUCESCATTER:
+        NCCL_CHECK(ncclReduceScatter, (c->send, c->recv, c->count, c->dtype, ncclSum, c->comm, c->stream));
+        break;
+    case OP_BROADCAST:
+        NCCL_CHECK(ncclBroadcast, (c->send, c->recv, c->count, c->dtype, c->root, c->comm, c->stream));
+        break;
+    case OP_REDUCE:
+        NCCL_CHECK(ncclReduce, (c->send, c->recv, c->count, c->dtype, ncclSum, c->root, c->comm, c->stream));
+        break;
+    case OP_ALLTOALL:
+        NCCL_CHECK(ncclAlltoAll, (c->send, c->recv, c->count, c->dtype, c->comm, c->stream));
+        break;
+    case OP_GATHER:
+        NCCL_CHECK(ncclGather, (c->send, c->recv, c->count, c->dtype, c->root, c->comm, c->stream));
+        break;
+    case OP_SCATTER:
+        NCCL_CHECK(ncclScatter, (c->send, c->recv, c->count, c->dtype, c->root, c->comm, c->stream));
+        break;
+    case OP_SENDRECV: {
+        /* A ring: every rank sends to the next and receives from the
+         * previous, so each rank moves S bytes each way per call. */
+        int next = (c->rank + 1) % c->nranks;
+        int prev = (c->rank - 1 + c->nranks) % c->nranks;
+        NCCL_CHECK(ncclSend, (c->send, c->count, c->dtype, next, c->comm, c->stream));
+        NCCL_CHECK(ncclRecv, (c->recv, c->count, c->dtype, prev, c->comm, c->stream));
+        break;
+    }
+    case OP_COUNT:
+        break;
+    }
+}

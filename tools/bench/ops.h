@@ -1,0 +1,60 @@
+/* The operations the bench runs: what each one is called, how a size maps
+ * to NCCL's count argument, the nccl-tests bus-bandwidth factor, and the
+ * NCCL call itself. */
+#ifndef NCCLTAP_BENCH_OPS_H
+#define NCCLTAP_BENCH_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "abi/nccl_abi.h"
+
+enum bench_op {
+    OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER, OP_BROADCAST, OP_REDUCE,
+    OP_ALLTOALL, OP_GATHER, OP_SCATTER, OP_SENDRECV,
+    OP_COUNT
+};
+
+struct op_desc {
+    const char *cli;        /* --op name */
+    const char *label;      /* table name */
+    /* JSON rows, as NCCL spells the functions: one row per NCCL function
+     * the op calls (sendrecv calls ncclSend and ncclRecv). */
+    const char *rows[2];
+    int nrows;
+};
+
+const struct op_desc *op_desc(enum bench_op op);
+/* The op named `cli`, or -1. */
+int op_find(const char *cli);
+
+/* NCCL's count argument for an nccl-tests size S (bytes of the whole array)
+ * on n ranks; 0 when S is too small for one element. */
+size_t op_count(enum bench_op op, size_t s, size_t type_size, int n);
+/* The size S that `count` stands for (S rounded down to what is moved). */
+size_t op_bytes(enum bench_op op, size_t count, size_t type_size, int n);
+/* busbw = algbw * factor, as nccl-tests computes it. */
+double op_busbw_factor(enum bench_op op, int n);
+
+/* False when the NCCL in use lacks the op's entry point (AlltoAll, Gather
+ * and Scatter appeared in 2.28); `fn` gets the missing function's name. */
+bool op_available(enum bench_op op, const char **fn);
+
+/* Everything one call needs. */
+struct op_call {
+    const void *send;
+    void *recv;
+    size_t count;
+    ncclDataType_t dtype;
+    int root;
+    int rank;
+    int nranks;
+    ncclComm_t comm;
+    cudaStream_t stream;
+};
+
+/* Enqueues one call of the op (for sendrecv: a ncclSend to the next rank and
+ * a ncclRecv from the previous one, which the caller must put in a group).
+ * Dies on error. */
+void op_issue(enum bench_op op, const struct op_call *c);
+
+#endif

@@ -1,0 +1,43 @@
+/* Command-line options of nccltap-bench. */
+#ifndef NCCLTAP_BENCH_OPTIONS_H
+#define NCCLTAP_BENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "dtype.h"
+#include "ops.h"
+
+#define BENCH_EXIT_USAGE 2
+#define BENCH_MAX_THREADS 64
+#define BENCH_MAX_FORK_RANKS 1024
+
+struct bench_opts {
+    int fork_ranks;             /* --ranks N; 0: one rank of a launcher */
+    const char *id_file;        /* --id-file; NULL: derived from the job */
+    enum bench_op ops[OP_COUNT * 4];
+    int nops;
+    bool ops_all;               /* `all` was asked: skip ops NCCL lacks */
+    size_t *sizes;              /* requested S values, in order */
+    int nsizes;
+    size_t max_size;
+    int iters;
+    int warmup;
+    const struct dtype_desc *dtype;
+    int root;
+    int group;                  /* ops per ncclGroupStart/End; 1: no group */
+    int threads;                /* communicators (threads) per rank */
+    const char *json;           /* --json FILE; NULL: none */
+    bool per_call;
+    int timeout_s;              /* id file and barrier waits */
+};
+
+/* Parses argv. Returns -1 when the bench should run, otherwise the exit
+ * status to end with (0 after --help, BENCH_EXIT_USAGE after a message on
+ * stderr). */
+int options_parse(int argc, char **argv, struct bench_opts *o);
+
+/* Checks what depends on the world size (--root). Returns 0, or -1 after a
+ * message. */
+int options_check_world(const struct bench_opts *o, int world);
+
+#endif

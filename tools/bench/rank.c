@@ -1,0 +1,149 @@
+#include "rank.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "fail.h"
+#include "json.h"
+#include "report.h"
+#include "worker.h"
+
+/* The driver entries the bench cannot do without (the loader checks only
+ * those the shim needs). */
+static void check_driver(const struct cuda_driver *d)
+{
+    if (!d->cuDeviceGetCount || !d->cuDeviceGet || !d->cuDevicePrimaryCtxRetain ||
+        !d->cuCtxSetCurrent || !d->cuStreamCreate || !d->cuStreamSynchronize ||
+        !d->cuStreamDestroy || !d->cuEventDestroy || !d->cuMemAlloc || !d->cuMemFree)
+        bench_die("the CUDA driver lacks entry points nccltap-bench needs");
+}
+
+static void pick_device(struct rank_ctx *rk, int local_rank)
+{
+    const struct cuda_driver *drv = &rk->drv;
+    CU_CHECK(drv, cuDeviceGetCount, (&rk->ndev));
+    if (rk->ndev <= 0)
+        bench_die("no CUDA device");
+    rk->device = local_rank % rk->ndev;
+    strcpy(rk->device_name, "?");
+    CUdevice dev;
+    if (drv->cuDeviceGetName && drv->cuDeviceGet(&dev, rk->device) == CUDA_SUCCESS)
+        drv->cuDeviceGetName(rk->device_name, (int)sizeof rk->device_name, dev);
+}
+
+/* Ops this NCCL lacks: skipped with a note under `all`, fatal when named. */
+static void check_ops(struct rank_ctx *rk)
+{
+    const struct bench_opts *o = rk->o;
+    for (int i = 0; i < o->nops; i++) {
+        const char *fn;
+        if (op_available(o->ops[i], &fn))
+            continue;
+        if (!o->ops_all) {
+            char version[32];
+            report_version(rk->nccl_version, version, sizeof version);
+            bench_die("--op %s: this NCCL (%s) has no %s", op_desc(o->ops[i])->cli, version, fn);
+        }
+        rk->op_skipped[o->ops[i]] = true;
+    }
+}
+
+static void alloc_steps(struct rank_ctx *rk)
+{
+    const struct bench_opts *o = rk->o;
+    size_t n = (size_t)o->nops * (size_t)o->nsizes;
+    rk->steps = calloc(n, sizeof *rk->steps);
+    if (!rk->steps)
+        bench_die("out of memory");
+    for (int i = 0; i < o->nops; i++) {
+        for (int s = 0; s < o->nsizes; s++) {
+            struct step_result *res = rank_step(rk, i, s);
+            size_t ts = o->dtype->size;
+            res->count = op_count(o->ops[i], o->sizes[s], ts, rk->world);
+            res->bytes = op_bytes(o->ops[i], res->count, ts, rk->world);
+            res->wall_us = calloc((size_t)o->threads, sizeof *res->wall_us);
+            res->event_sum_us = calloc((size_t)o->threads, sizeof *res->event_sum_us);
+            if (!res->wall_us || !res->event_sum_us)
+                bench_die("out of memory");
+            if (o->per_call) {
+                res->per_call_us = calloc((size_t)o->threads * (size_t)o->iters,
+                                          sizeof *res->per_call_us);
+                if (!res->per_call_us)
+                    bench_die("out of memory");
+            }
+        }
+    }
+}
+
+static void free_steps(struct rank_ctx *rk)
+{
+    size_t n = (size_t)rk->o->nops * (size_t)rk->o->nsizes;
+    for (size_t i = 0; i < n; i++) {
+        free(rk->steps[i].wall_us);
+        free(rk->steps[i].event_sum_us);
+        free(rk->steps[i].per_call_us);
+    }
+    free(rk->steps);
+}
+
+static void run_threads(struct rank_ctx *rk)
+{
+    int n = rk->o->threads;
+    struct worker *w = calloc((size_t)n, sizeof *w);
+    pthread_t *tid = calloc((size_t)n, sizeof *tid);
+    if (!w || !tid)
+        bench_die("out of memory");
+    int rc = pthread_barrier_init(&rk->threads_barrier, NULL, (unsigned)n);
+    if (rc)
+        bench_die("pthread_barrier_init failed: %s", strerror(rc));
+    for (int t = 0; t < n; t++) {
+        w[t].rk = rk;
+        w[t].thread = t;
+    }
+    /* Thread 0 is this thread: with --threads 1 there is no other. */
+    for (int t = 1; t < n; t++)
+        if ((rc = pthread_create(&tid[t], NULL, worker_main, &w[t])))
+            bench_die("pthread_create failed: %s", strerror(rc));
+    worker_main(&w[0]);
+    for (int t = 1; t < n; t++)
+        pthread_join(tid[t], NULL);
+    fail_set_thread(-1);
+    pthread_barrier_destroy(&rk->threads_barrier);
+    free(tid);
+    free(w);
+}
+
+int rank_run(const struct bench_opts *o, struct rdv *rdv, int rank, int world, int local_rank)
+{
+    fail_set_rank(rank);
+    struct rank_ctx *rk = calloc(1, sizeof *rk);
+    if (!rk)
+        bench_die("out of memory");
+    rk->o = o;
+    rk->rdv = rdv;
+    rk->rank = rank;
+    rk->world = world;
+
+    char why[256];
+    if (cuda_driver_load(&rk->drv, NULL, why, sizeof why))
+        bench_die("%s", why);
+    check_driver(&rk->drv);
+    pick_device(rk, local_rank);
+    NCCL_CHECK(ncclGetVersion, (&rk->nccl_version));
+    check_ops(rk);
+    alloc_steps(rk);
+
+    if (rank == 0)
+        for (int t = 0; t < o->threads; t++)
+            NCCL_CHECK(ncclGetUniqueId, (&rk->ids[t]));
+    rdv->ops->share_ids(rdv, rk->ids, o->threads);
+
+    report_header(rk);
+    run_threads(rk);
+    if (o->json)
+        json_write(rk);
+    rdv->ops->finish(rdv);
+
+    free_steps(rk);
+    free(rk);
+    return 0;
+}

@@ -1,0 +1,46 @@
+/* One rank of the bench: its CUDA device, its communicators (one per
+ * thread) and what it measured. */
+#ifndef NCCLTAP_BENCH_RANK_H
+#define NCCLTAP_BENCH_RANK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include "cuda_driver.h"
+#include "options.h"
+#include "rdv.h"
+
+/* One op at one size, for every thread of the rank. */
+struct step_result {
+    size_t count;           /* NCCL's count argument; 0: size skipped */
+    size_t bytes;           /* the nccl-tests size S that count stands for */
+    double *wall_us;        /* [threads]: host time per call */
+    double *event_sum_us;   /* [threads]: sum of per-call event durations */
+    float *per_call_us;     /* [threads * iters] with --per-call, else NULL */
+};
+
+struct rank_ctx {
+    const struct bench_opts *o;
+    struct cuda_driver drv;
+    struct rdv *rdv;
+    int rank;
+    int world;
+    int device;             /* CUDA ordinal this rank runs on */
+    int ndev;               /* devices visible to this rank */
+    char device_name[128];
+    int nccl_version;
+    bool op_skipped[OP_COUNT];  /* `all` and this NCCL lacks the op */
+    ncclUniqueId ids[BENCH_MAX_THREADS];
+    pthread_barrier_t threads_barrier;
+    struct step_result *steps;  /* [op index * nsizes + size index] */
+};
+
+static inline struct step_result *rank_step(struct rank_ctx *rk, int op_i, int size_i)
+{
+    return &rk->steps[op_i * rk->o->nsizes + size_i];
+}
+
+/* Runs rank `rank` of `world` to the end. `local_rank` picks the device
+ * (local_rank mod device count). Returns 0; dies on any error. */
+int rank_run(const struct bench_opts *o, struct rdv *rdv, int rank, int world, int local_rank);
+
+#endif

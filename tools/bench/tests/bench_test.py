@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""CTest cases for nccltap-bench on the simulated NCCL (tests/sim).
+
+usage: bench_test.py BENCH CASE LIBDIR [COUNTER]
+
+COUNTER is tests/nccl_count.c built as a preload library (nccl_calls only).
+
+CTest sets LD_LIBRARY_PATH to the simulator and NCCLSIM_LAT_US=0,
+NCCLSIM_BUSBW_GBS=100, so an op of S bytes with bus factor f takes exactly
+S*f/100e3 microseconds. Expected values are computed here from the
+nccl-tests formulas, not read back from the bench.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH, CASE, LIBDIR = sys.argv[1], sys.argv[2], sys.argv[3]
+COUNTER = sys.argv[4] if len(sys.argv) > 4 else None
+BUSBW = 100.0  # NCCLSIM_BUSBW_GBS
+
+# --op name -> (JSON row names, count is per rank, bus factor(n))
+OPS = {
+    "allreduce": (["AllReduce"], False, lambda n: 2 * (n - 1) / n),
+    "allgather": (["AllGather"], True, lambda n: (n - 1) / n),
+    "reducescatter": (["ReduceScatter"], True, lambda n: (n - 1) / n),
+    "broadcast": (["Broadcast"], False, lambda n: 1.0),
+    "reduce": (["Reduce"], False, lambda n: 1.0),
+    "alltoall": (["AlltoAll"], True, lambda n: (n - 1) / n),
+    "gather": (["Gather"], True, lambda n: (n - 1) / n),
+    "scatter": (["Scatter"], True, lambda n: (n - 1) / n),
+    "sendrecv": (["Send", "Recv"], False, lambda n: 1.0),
+}
+LAUNCHER_VARS = ["RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
+                 "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                 "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_JOB_ID",
+                 "SLURM_STEP_ID", "MASTER_PORT"]
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def near(got, want, rel=0.01):
+    return abs(got - want) <= rel * abs(want)
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARS}
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run(args, env=None, timeout=90):
+    p = subprocess.run([BENCH] + args, capture_output=True, text=True,
+                       env=env or clean_env(), timeout=timeout)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def run_ok(args, env=None):
+    p = run(args, env)
+    check(p.returncode == 0, f"{' '.join(args)}: exit {p.returncode}")
+    return p
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def table_rows(stdout):
+    """Data lines of the table: (bytes, count, type, op, time, algbw, busbw, events)."""
+    rows = []
+    for line in stdout.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.split()
+        check(len(f) == 8, f"table line has {len(f)} fields: {line!r}")
+        rows.append((int(f[0]), int(f[1]), f[2], f[3], *map(float, f[4:])))
+    return rows
+
+
+def expected_rows(ops, sizes, n, ts=4):
+    """{(row op, bytes): count} for every op and size that is not skipped."""
+    want = {}
+    for op in ops:
+        names, per_rank, _ = OPS[op]
+        for s in sizes:
+            count = s // (ts * n) if per_rank else s // ts
+            if count == 0:
+                continue
+            nbytes = count * ts * n if per_rank else count * ts
+            for name in names:
+                want[(name, nbytes)] = count
+    return want
+
+
+def case_calls(tmp):
+    """--warmup 0: exactly --iters calls per op and size, on every rank."""
+    n, iters = 4, 7
+    sizes = [8, 1024, 64 << 10, 1 << 20]
+    p = run_ok(["--ranks", str(n), "--op", "all", "--bytes", "8,1K,64K,1M",
+                "--warmup", "0", "--iters", str(iters), "--json", f"{tmp}/c.json"])
+    want = expected_rows(list(OPS), sizes, n)
+    for r in range(n):
+        d = load(f"{tmp}/c.rank{r}.json")
+        check(d["rank"] == r and d["nranks"] == n, f"rank {r}: header {d}")
+        check(d["device"] == r, f"rank {r}: device {d['device']}")
+        check(isinstance(d["nccl_version"], int) and d["nccl_version"] > 0, "nccl_version")
+        got = {}
+        for o in d["ops"]:
+            key = (o["op"], o["bytes"])
+            check(key not in got, f"rank {r}: row {key} twice")
+            got[key] = o
+            check(o["calls"] == iters, f"rank {r}: {key} calls {o['calls']} != {iters}")
+            check(o["dtype"] == "float", f"rank {r}: {key} dtype {o['dtype']}")
+            check(o["mean_us"] > 0 and o["wall_us"] > 0, f"rank {r}: {key} times {o}")
+            check("per_call_us" not in o, f"rank {r}: per_call_us without --per-call")
+        check(set(got) == set(want), f"rank {r}: rows {sorted(set(got) ^ set(want))} differ")
+        for key, count in want.items():
+            check(got[key]["count"] == count, f"rank {r}: {key} count {got[key]['count']} != {count}")
+    # Rank 0's table: one line per op and size, a note per skipped size.
+    lines = table_rows(p.stdout)
+    check(len(lines) == len(want) - len(sizes), f"{len(lines)} table lines")
+    skipped = len(OPS) * len(sizes) - (len(want) - len(sizes))
+    notes = [l for l in p.stdout.splitlines() if l.startswith("#") and "skipped" in l]
+    check(len(notes) == skipped, f"{len(notes)} skip notes, want {skipped}")
+    check(" 4 ranks" in p.stdout and "NCCL 2.30.0" in p.stdout, "header")
+
+
+def case_nccl_calls(tmp):
+    """Counted by a preloaded library, not by the bench: with --warmup 0 the
+    bench makes exactly --iters calls per op, size and thread, groups them
+    as asked, and calls no other NCCL operation than init and destroy."""
+    check(COUNTER, "no counter library given")
+    n, t, iters, nsizes = 2, 2, 5, 2
+    colls = ["ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast",
+             "ncclReduce", "ncclAlltoAll", "ncclGather", "ncclScatter"]
+    for group in (1, 2):
+        d = f"{tmp}/g{group}"
+        os.mkdir(d)
+        run_ok(["--ranks", str(n), "--threads", str(t), "--op", "all", "--bytes", "1K,1M",
+                "--iters", str(iters), "--warmup", "0", "--group", str(group)],
+               env=clean_env(LD_PRELOAD=COUNTER, NCCL_COUNT_DIR=d))
+        per = nsizes * t      # (size, thread) pairs per op
+        want = {fn: per * iters for fn in colls + ["ncclSend", "ncclRecv"]}
+        # Send and Recv always meet in a group; other ops only with --group > 1.
+        groups = -(-iters // group)
+        want["ncclGroupStart"] = want["ncclGroupEnd"] = per * groups * (
+            len(colls) + 1 if group > 1 else 1)
+        want["ncclCommInitRank"] = want["ncclCommDestroy"] = t
+        files = os.listdir(d)
+        check(len(files) == n, f"--group {group}: {len(files)} processes called NCCL, want {n}")
+        for name in files:
+            with open(f"{d}/{name}") as f:
+                got = {k: int(v) for k, v in (line.split() for line in f)}
+            check(got == want, f"--group {group}: counted {got}, want {want}")
+
+
+def case_busbw(tmp):
+    """At 256 MiB the reported busbw is the simulated 100 GB/s, within 1%.
+    (The first call's events include the ranks' arrival skew after the
+    barrier, as on GPUs: large ops keep it well under 1% on a loaded host.)"""
+    n = 4
+    ops = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+           "alltoall", "gather", "scatter"]
+    p = run_ok(["--ranks", str(n), "--op", ",".join(ops), "--bytes", "256M",
+                "--iters", "20", "--warmup", "2", "--json", f"{tmp}/b.json"])
+    for r in range(n):
+        for o in load(f"{tmp}/b.rank{r}.json")["ops"]:
+            check(o["bytes"] == 256 << 20, f"{o['op']} bytes {o['bytes']}")
+            check(near(o["busbw_gbs"], BUSBW), f"rank {r}: {o['op']} busbw {o['busbw_gbs']}")
+            check(near(o["algbw_gbs"], o["bytes"] / (o["mean_us"] * 1e3), 1e-3),
+                  f"rank {r}: {o['op']} algbw is not S/mean")
+            # Host time of back-to-back calls cannot beat the GPU time.
+            check(o["wall_us"] >= o["mean_us"] * 0.99, f"rank {r}: {o['op']} wall < events")
+    lines = table_rows(p.stdout)
+    check([l[3] for l in lines] == [OPS[o][0][0] for o in ops], "table ops")
+    factor = {OPS[o][0][0]: OPS[o][2](n) for o in ops}
+    for nbytes, _, _, op, _, _, busbw, events in lines:
+        check(busbw <= BUSBW * 1.01, f"table: {op} busbw {busbw} above the simulated bandwidth")
+        check(near(events, nbytes * factor[op] / (BUSBW * 1e3)), f"table: {op} events mean {events}")
+
+
+def case_sendrecv(tmp):
+    """sendrecv: a Send row and a Recv row, each with --iters calls."""
+    n, iters = 3, 5
+    p = run_ok(["--ranks", str(n), "--op", "sendrecv", "--bytes", "1K,1M", "--iters", str(iters),
+                "--warmup", "0", "--per-call", "--json", f"{tmp}/s.json"])
+    for r in range(n):
+        rows = load(f"{tmp}/s.rank{r}.json")["ops"]
+        check([(o["op"], o["bytes"]) for o in rows] ==
+              [("Send", 1024), ("Recv", 1024), ("Send", 1 << 20), ("Recv", 1 << 20)],
+              f"rank {r}: rows {[(o['op'], o['bytes']) for o in rows]}")
+        for o in rows:
+            check(o["calls"] == iters and o["count"] == o["bytes"] // 4, f"rank {r}: {o}")
+            check(len(o["per_call_us"]) == iters, f"rank {r}: per_call_us length")
+            check(o["mean_us"] >= o["bytes"] / (BUSBW * 1e3) * 0.99, f"rank {r}: {o['op']} too fast")
+        check(rows[0]["per_call_us"] == rows[1]["per_call_us"], "Send and Recv of one group differ")
+    lines = table_rows(p.stdout)
+    check([(l[0], l[3]) for l in lines] == [(1024, "SendRecv"), (1 << 20, "SendRecv")], "table")
+
+
+def case_group(tmp):
+    """--group K: K ops per group; each member gets the group's duration."""
+    # Ops long enough that the host stays ahead of the simulated GPU, so
+    # groups after the first start when the previous one ends.
+    n, iters, k, s = 2, 10, 4, 16 << 20
+    run_ok(["--ranks", str(n), "--op", "allreduce,sendrecv", "--group", str(k),
+            "--iters", str(iters), "--warmup", "0", "--per-call", "--bytes", "16M",
+            "--json", f"{tmp}/g.json"])
+    one_op = s * OPS["allreduce"][2](n) / (BUSBW * 1e3)
+    for r in range(n):
+        rows = load(f"{tmp}/g.rank{r}.json")["ops"]
+        check([o["op"] for o in rows] == ["AllReduce", "Send", "Recv"], f"rank {r}: rows")
+        for o in rows:
+            pc = o["per_call_us"]
+            check(o["calls"] == iters and len(pc) == iters, f"rank {r}: {o['op']} calls")
+            for lo, hi in ((0, 4), (4, 8), (8, 10)):
+                check(len(set(pc[lo:hi])) == 1, f"rank {r}: {o['op']} group {lo}..{hi} {pc[lo:hi]}")
+            # Groups after the first run back to back: exactly their members' time.
+            check(near(pc[4], 2 * pc[8]), f"rank {r}: {o['op']} group of 4 {pc[4]} vs of 2 {pc[8]}")
+        check(near(rows[0]["per_call_us"][4], k * one_op), f"rank {r}: AllReduce group of 4")
+    # A group larger than --iters is one group.
+    run_ok(["--ranks", "2", "--group", "16", "--iters", "5", "--warmup", "3", "--per-call",
+            "--bytes", "64K", "--json", f"{tmp}/g2.json"])
+    pc = load(f"{tmp}/g2.rank1.json")["ops"][0]["per_call_us"]
+    check(len(pc) == 5 and len(set(pc)) == 1, f"one group: {pc}")
+
+
+def case_threads(tmp):
+    """--threads T: T communicators per rank; JSON sums their calls."""
+    n, t, iters, s = 2, 3, 6, 64 << 20
+    p = run_ok(["--ranks", str(n), "--threads", str(t), "--op", "allreduce,sendrecv",
+                "--bytes", "64K,64M", "--iters", str(iters), "--warmup", "0", "--per-call",
+                "--json", f"{tmp}/noext"])
+    one_op = s * OPS["allreduce"][2](n) / (BUSBW * 1e3)
+    for r in range(n):
+        d = load(f"{tmp}/noext.rank{r}")
+        check(d.get("threads") == t, "threads field")
+        check(len(d["ops"]) == 6, f"rank {r}: {len(d['ops'])} rows")
+        for o in d["ops"]:
+            check(o["calls"] == iters * t, f"rank {r}: {o['op']} calls {o['calls']}")
+            check(len(o["per_call_us"]) == iters * t, f"rank {r}: per_call_us length")
+        big = [o for o in d["ops"] if o["op"] == "AllReduce" and o["bytes"] == s][0]
+        # Every thread's calls after its first run back to back on its own
+        # stream (at 64 MiB the host stays far ahead of the simulated GPU).
+        for th in range(t):
+            for v in big["per_call_us"][th * iters + 1:(th + 1) * iters]:
+                check(near(v, one_op), f"rank {r} thread {th}: AllReduce call {v} us, want {one_op}")
+    check(len(table_rows(p.stdout)) == 4, "one table line per op and size")
+
+
+def launch_ranks(n, names, extra_env, args):
+    procs = []
+    for r in range(n):
+        env = clean_env(**extra_env)
+        env.update({names[0]: str(r), names[1]: str(n), names[2]: str(r)})
+        procs.append(subprocess.Popen([BENCH] + args, env=env, text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    outs = []
+    for r, p in enumerate(procs):
+        out, err = p.communicate(timeout=90)
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        check(p.returncode == 0, f"{names[0]}={r}: exit {p.returncode}")
+        outs.append(out)
+    return outs
+
+
+def case_launcher(tmp):
+    """Launcher mode: ranks from the environment, ids through a file."""
+    n, iters = 3, 4
+    launchers = [("RANK", "WORLD_SIZE", "LOCAL_RANK"),
+                 ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
+                 ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID")]
+    for i, names in enumerate(launchers):
+        d = f"{tmp}/l{i}"
+        os.mkdir(d)
+        outs = launch_ranks(n, names, {}, ["--id-file", f"{d}/id", "--op", "allreduce,sendrecv",
+                                           "--bytes", "1K", "--iters", str(iters), "--warmup", "0",
+                                           "--json", f"{d}/l.json"])
+        check(" 3 ranks" in outs[0] and len(table_rows(outs[0])) == 2, f"{names[0]}: rank 0 table")
+        check(all(o == "" for o in outs[1:]), "ranks other than 0 print nothing")
+        for r in range(n):
+            j = load(f"{d}/l.rank{r}.json")
+            check(j["rank"] == r and j["nranks"] == n and j["device"] == r, f"{names[0]}: {j}")
+            check([o["calls"] for o in j["ops"]] == [iters] * 3, f"{names[0]}: calls")
+        left = sorted(os.listdir(d))
+        check(left == [f"l.rank{r}.json" for r in range(n)], f"{names[0]}: left behind {left}")
+    # The default id file: $TMPDIR/nccltap-bench-<key>, removed at the end.
+    d = f"{tmp}/default"
+    os.mkdir(d)
+    launch_ranks(2, launchers[0], {"TMPDIR": d, "MASTER_PORT": "29512"},
+                 ["--bytes", "1K", "--iters", "2"])
+    check(os.listdir(d) == [], f"default id file left behind: {os.listdir(d)}")
+
+
+def case_bad_option(tmp):
+    """A bad option or value: one clear line on stderr, exit 2, nothing run."""
+    bad = [(["--bogus"], "unknown option '--bogus'"),
+           (["-x"], "unknown option '-x'"),
+           (["--iters"], "needs a value"),
+           (["--iters", "0"], "--iters"),
+           (["--ranks", "0"], "--ranks"),
+           (["--threads", "0"], "--threads"),
+           (["--bytes", "1X"], "'1X'"),
+           (["--bytes", "2:1"], "MIN > MAX"),
+           (["--op", "allreduce,foo"], "unknown op 'foo'"),
+           (["--dtype", "float7"], "--dtype 'float7'"),
+           (["--ranks", "2", "--root", "2"], "--root 2"),
+           (["stray"], "unexpected argument 'stray'")]
+    for args, text in bad:
+        p = run(args)
+        check(p.returncode == 2, f"{args}: exit {p.returncode}, want 2")
+        check(text in p.stderr and p.stderr.startswith("nccltap-bench: "), f"{args}: {p.stderr!r}")
+        check(p.stdout == "", f"{args}: printed {p.stdout!r}")
+    p = run(["--bytes", "1K"], env=clean_env(RANK=3, WORLD_SIZE=2))
+    check(p.returncode == 2 and "RANK=3" in p.stderr, f"RANK=3 WORLD_SIZE=2: {p.stderr!r}")
+
+
+def case_help(tmp):
+    p = run_ok(["--help"])
+    for opt in ("--ranks", "--id-file", "--op", "--bytes", "--iters", "--warmup", "--dtype",
+                "--root", "--group", "--threads", "--json", "--per-call"):
+        check(opt in p.stdout, f"--help does not mention {opt}")
+
+
+def case_legacy(tmp):
+    """NCCL 2.18 (no AlltoAll/Gather/Scatter): `all` skips them, naming one fails."""
+    env = clean_env(LD_LIBRARY_PATH=f"{LIBDIR}/nccltap/sim-legacy:{LIBDIR}/nccltap/sim")
+    p = run(["--ranks", "2", "--op", "all", "--bytes", "1K", "--iters", "2",
+             "--json", f"{tmp}/leg.json"], env=env)
+    check(p.returncode == 0, f"legacy all: exit {p.returncode}")
+    check("NCCL 2.18.3" in p.stdout and "AlltoAll: skipped" in p.stdout, "legacy header")
+    ops = [o["op"] for o in load(f"{tmp}/leg.rank0.json")["ops"]]
+    check(ops == ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "Send", "Recv"],
+          f"legacy rows {ops}")
+    p = run(["--ranks", "2", "--op", "alltoall"], env=env)
+    check(p.returncode == 1 and "has no ncclAlltoAll" in p.stderr, f"legacy alltoall: {p.stderr!r}")
+
+
+def children_of(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def case_signal(tmp):
+    """SIGTERM to the parent of --ranks reaches every rank; none is left behind."""
+    env = clean_env(NCCLSIM_HANG_RANK=1, NCCLSIM_HANG_SEQ=0)
+    p = subprocess.Popen([BENCH, "--ranks", "3", "--bytes", "1K", "--iters", "2", "--warmup", "0"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    kids = []
+    while len(kids) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        kids = children_of(p.pid)
+    check(len(kids) == 3, f"children {kids}")
+    time.sleep(1.0)  # let them reach the hung collective
+    check(p.poll() is None, "the bench ended although rank 1 hangs")
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("the parent did not end after SIGTERM")
+    sys.stderr.write(err)
+    check(p.returncode == 128 + signal.SIGTERM, f"exit {p.returncode}, want {128 + signal.SIGTERM}")
+    deadline = time.monotonic() + 10
+    while not all(gone(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    check(all(gone(k) for k in kids), "a rank outlived its parent")
+
+
+def main():
+    cases = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+    if CASE not in cases:
+        fail(f"unknown case {CASE}; cases: {' '.join(sorted(cases))}")
+    with tempfile.TemporaryDirectory(prefix="nccltap-bench-test-") as tmp:
+        cases[CASE](tmp)
+    print(f"bench.{CASE}: ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+#include "worker.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "fail.h"
+#include "measure.h"
+#include "report.h"
+
+static void threads_wait(struct rank_ctx *rk)
+{
+    int rc = pthread_barrier_wait(&rk->threads_barrier);
+    if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
+        bench_die("pthread_barrier_wait failed: %s", strerror(rc));
+}
+
+void worker_barrier(struct worker *w)
+{
+    /* Threads of a rank meet first, then thread 0 stands for the rank in
+     * the cross-rank barrier, then it releases its threads. */
+    threads_wait(w->rk);
+    if (w->thread == 0)
+        w->rk->rdv->ops->barrier(w->rk->rdv);
+    threads_wait(w->rk);
+}
+
+static void setup(struct worker *w)
+{
+    struct rank_ctx *rk = w->rk;
+    const struct cuda_driver *drv = &rk->drv;
+    const struct bench_opts *o = rk->o;
+
+    /* The primary context is what the CUDA runtime would use, so the shim
+     * sees the same context it sees in real applications. It is current
+     * per thread: set it in each one. */
+    CUdevice dev;
+    CUcontext ctx;
+    CU_CHECK(drv, cuDeviceGet, (&dev, rk->device));
+    CU_CHECK(drv, cuDevicePrimaryCtxRetain, (&ctx, dev));
+    CU_CHECK(drv, cuCtxSetCurrent, (ctx));
+    CU_CHECK(drv, cuStreamCreate, (&w->stream, CU_STREAM_NON_BLOCKING));
+
+    /* Every op fits in max-size send and receive buffers (AllGather and
+     * Gather receive S, ReduceScatter and AlltoAll send S). */
+    CU_CHECK(drv, cuMemAlloc, (&w->send, o->max_size));
+    CU_CHECK(drv, cuMemAlloc, (&w->recv, o->max_size));
+    if (drv->cuMemsetD8) {
+        CU_CHECK(drv, cuMemsetD8, (w->send, 0, o->max_size));
+        CU_CHECK(drv, cuMemsetD8, (w->recv, 0, o->max_size));
+    }
+
+    w->nev = (o->iters + o->group - 1) / o->group;
+    w->ev_start = calloc((size_t)w->nev, sizeof *w->ev_start);
+    w->ev_end = calloc((size_t)w->nev, sizeof *w->ev_end);
+    if (!w->ev_start || !w->ev_end)
+        bench_die("out of memory");
+    for (int i = 0; i < w->nev; i++) {
+        CU_CHECK(drv, cuEventCreate, (&w->ev_start[i], CU_EVENT_DEFAULT));
+        CU_CHECK(drv, cuEventCreate, (&w->ev_end[i], CU_EVENT_DEFAULT));
+    }
+
+    NCCL_CHECK(ncclCommInitRank, (&w->comm, rk->world, rk->ids[w->thread], rk->rank));
+}
+
+static void teardown(struct worker *w)
+{
+    const struct cuda_driver *drv = &w->rk->drv;
+    CU_CHECK(drv, cuStreamSynchronize, (w->stream));
+    NCCL_CHECK(ncclCommDestroy, (w->comm));
+    for (int i = 0; i < w->nev; i++) {
+        CU_CHECK(drv, cuEventDestroy, (w->ev_start[i]));
+        CU_CHECK(drv, cuEventDestroy, (w->ev_end[i]));
+    }
+    free(w->ev_start);
+    free(w->ev_end);
+    CU_CHECK(drv, cuMemFree, (w->send));
+    CU_CHECK(drv, cuMemFree, (w->recv));
+    CU_CHECK(drv, cuStreamDestroy, (w->stream));
+}
+
+void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct rank_ctx *rk = w->rk;
+    const struct bench_opts *o = rk->o;
+    if (o->threads > 1)
+        fail_set_thread(w->thread);
+    setup(w);
+
+    for (int i = 0; i < o->nops; i++) {
+        enum bench_op op = o->ops[i];
+        if (rk->op_skipped[op])
+            continue;
+        for (int s = 0; s < o->nsizes; s++) {
+            struct step_result *res = rank_step(rk, i, s);
+            if (res->count == 0) {
+                if (w->thread == 0)
+                    report_skipped(rk, op, o->sizes[s]);
+                continue;
+            }
+            measure_step(w, op, res->count, res);
+            /* Thread 0 reports once every thread has stored its numbers. */
+            threads_wait(rk);
+            if (w->thread == 0)
+                report_step(rk, op, res);
+        }
+    }
+
+    teardown(w);
+    return NULL;
+}
