@@ -20,6 +20,7 @@ struct slot {
     _Atomic(struct tap_comm *) value;
 };
 
+_Atomic uint32_t tap_comm_generation;
 static struct slot table[TABLE_SLOTS];
 static struct tap_comm *_Atomic all[MAX_COMMS];
 static _Atomic unsigned ncomms;
@@ -85,6 +86,7 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
         if (k == handle || k == NULL) {
             atomic_store_explicit(&table[i].value, c, memory_order_release);
             atomic_store_explicit(&table[i].key, handle, memory_order_release);
+            atomic_fetch_add_explicit(&tap_comm_generation, 1, memory_order_release);
             break;
         }
     }
@@ -124,6 +126,7 @@ void tap_comm_registry_reset(void)
 {
     memset(table, 0, sizeof table);
     atomic_store(&ncomms, 0);
+    atomic_fetch_add(&tap_comm_generation, 1);
     pthread_mutex_init(&register_lock, NULL);
 }
 

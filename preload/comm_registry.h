@@ -47,6 +47,10 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
                                    enum tap_comm_origin origin, const char *name,
                                    int rank, int nranks);
 
+/* Advances whenever a communicator is registered: a cached lookup is valid
+ * while it stays the same. */
+extern _Atomic uint32_t tap_comm_generation;
+
 /* Hot path: lock-free. A handle never registered (created where nccltap did
  * not see it) is registered then, as origin "unregistered". */
 struct tap_comm *tap_comm_lookup(ncclComm_t handle);

@@ -83,7 +83,7 @@ static void create_events(struct event_pool *p, uint32_t n)
             break;
         chunk[made].pool = p;
         struct tap_event *e = &chunk[made];
-        mpmc_push(p->free_events, &e);
+        mpmc_push(p->free_events, &e, sizeof e);
     }
     atomic_fetch_add(&p->created, made);
 }
@@ -181,7 +181,7 @@ void tap_pool_of_current_context(void)
 struct tap_event *tap_event_take(struct event_pool *p)
 {
     struct tap_event *e;
-    if (mpmc_pop(p->free_events, &e))
+    if (mpmc_pop(p->free_events, &e, sizeof e))
         return e;
     atomic_store_explicit(&p->want_more, 1, memory_order_relaxed);
     return NULL;
@@ -189,7 +189,7 @@ struct tap_event *tap_event_take(struct event_pool *p)
 
 void tap_event_give(struct tap_event *e)
 {
-    mpmc_push(e->pool->free_events, &e);
+    mpmc_push(e->pool->free_events, &e, sizeof e);
 }
 
 bool tap_stream_capturing(void *stream)

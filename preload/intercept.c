@@ -11,10 +11,12 @@
 #include "mpmc_queue.h"
 #include "runtime.h"
 
-/* Per thread: the re-entry guard and the group being built. */
+/* Per thread: the last communicator looked up, and the group being built. */
 struct tap_thread {
+    ncclComm_t last_handle;
+    struct tap_comm *last_comm;
+    uint32_t last_generation;
     uint32_t tid;
-    int busy;
     int group_depth;
     uint64_t group_id;
     uint32_t group_nops;
@@ -22,17 +24,16 @@ struct tap_thread {
     bool group_streams_overflow;
     uint32_t nstreams;
     void *streams[TAP_GROUP_MAX_STREAMS];
+    struct tap_event *ev_start[TAP_GROUP_MAX_STREAMS], *ev_end[TAP_GROUP_MAX_STREAMS];
+    bool group_timed;
     struct tap_comm *first_comm; /* the group's first op decides its timing */
     uint8_t first_op, first_class;
-    struct tap_record end;       /* the group record, built at ncclGroupEnd */
 };
 
 static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
 static _Atomic uint64_t next_group_id = 1;
 
-bool tap_reentered(void) { return th.busy; }
-void tap_enter(void) { th.busy = 1; }
-void tap_leave(void) { th.busy = 0; }
+__thread int tap_thread_busy __attribute__((tls_model("initial-exec")));
 
 static uint32_t thread_id(void)
 {
@@ -41,11 +42,26 @@ static uint32_t thread_id(void)
     return th.tid;
 }
 
+static void give_pair(struct tap_event *start, struct tap_event *end)
+{
+    if (start)
+        tap_event_give(start);
+    if (end)
+        tap_event_give(end);
+}
+
 void tap_submit(const struct tap_record *rec)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
-    if (!q || !mpmc_push(q, rec))
+    if (q && mpmc_push(q, rec, sizeof *rec))
+        return;
+    /* Lost: count it, and take back its events (recorded, so reusable). */
+    if (rec->kind == TAP_REC_OP) {
         atomic_fetch_add_explicit(&tap_totals.dropped, 1, memory_order_relaxed);
+        give_pair(rec->u.op.ev_start, rec->u.op.ev_end);
+    } else if (rec->kind == TAP_REC_GROUP_STREAM) {
+        give_pair(rec->u.stream.ev_start, rec->u.stream.ev_end);
+    }
 }
 
 /* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` times at
@@ -103,13 +119,26 @@ static void group_add_stream(void *stream)
     th.streams[th.nstreams++] = stream;
 }
 
+/* The communicator of `comm`; the thread's last one is remembered, valid
+ * while no communicator has been registered since. */
+static struct tap_comm *lookup(ncclComm_t comm)
+{
+    uint32_t generation = atomic_load_explicit(&tap_comm_generation, memory_order_acquire);
+    if (comm == th.last_handle && generation == th.last_generation && comm)
+        return th.last_comm;
+    struct tap_comm *c = comm ? tap_comm_lookup(comm) : NULL;
+    th.last_handle = comm;
+    th.last_comm = c;
+    th.last_generation = generation;
+    return c;
+}
+
 bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStream_t stream,
                   size_t count, int dtype, int peer, int redop)
 {
-    struct tap_comm *tc = comm ? tap_comm_lookup(comm) : NULL;
+    struct tap_comm *tc = lookup(comm);
     if (!tc)
         return false;
-    atomic_fetch_add_explicit(&tap_totals.calls, 1, memory_order_relaxed);
     c->rec.kind = TAP_REC_OP;
     struct tap_op_rec *r = &c->rec.u.op;
     r->comm = tc;
@@ -149,7 +178,7 @@ bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStrea
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
         }
     }
-    th.busy = 1;
+    tap_thread_busy = 1;
     return true;
 }
 
@@ -160,9 +189,8 @@ static bool failed(ncclResult_t result)
 
 void tap_op_end(struct tap_call *c, ncclResult_t result)
 {
-    th.busy = 0;
+    tap_thread_busy = 0;
     struct tap_op_rec *r = &c->rec.u.op;
-    r->result = result;
     if (failed(result))
         r->flags |= TAP_OPF_FAILED;
     if (r->flags & TAP_OPF_TIMED) {
@@ -194,13 +222,8 @@ void tap_group_start_done(ncclResult_t result)
  * it, so start events recorded now on every stream it used bracket them. */
 void tap_group_end_begin(void)
 {
-    struct tap_group_rec *g = &th.end.u.group;
-    th.end.kind = TAP_REC_GROUP;
-    g->group_id = th.group_id;
-    g->nops = th.group_nops;
-    g->nstreams = 0;
-    g->flags = 0;
-    th.busy = 1;
+    tap_thread_busy = 1;
+    th.group_timed = false;
     if (th.group_depth != 1 || th.group_nops == 0 || th.group_captured ||
         !timing_on() || !should_time(th.first_comm, th.first_op, th.first_class))
         return;
@@ -209,55 +232,56 @@ void tap_group_end_begin(void)
         return;
     }
     for (uint32_t i = 0; i < th.nstreams; i++) {
-        g->s[i].stream = th.streams[i];
-        if (!start_timing(th.streams[i], &g->s[i].ev_start, &g->s[i].ev_end)) {
-            for (uint32_t j = 0; j < i; j++) {
-                tap_event_give(g->s[j].ev_start);
-                tap_event_give(g->s[j].ev_end);
-            }
+        if (!start_timing(th.streams[i], &th.ev_start[i], &th.ev_end[i])) {
+            for (uint32_t j = 0; j < i; j++)
+                give_pair(th.ev_start[j], th.ev_end[j]);
             atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
             return;
         }
     }
-    g->nstreams = th.nstreams;
-    g->flags |= TAP_GRPF_TIMED;
+    th.group_timed = true;
 }
 
 bool tap_group_end_done(ncclResult_t result, bool simulated)
 {
-    th.busy = 0;
+    tap_thread_busy = 0;
     if (th.group_depth == 0)
         return false; /* unmatched ncclGroupEnd: NCCL has said so */
     if (--th.group_depth > 0 && !failed(result))
         return false;
     th.group_depth = 0; /* a failed group end leaves no group open in NCCL */
-    struct tap_group_rec *g = &th.end.u.group;
+    struct tap_record end = {.kind = TAP_REC_GROUP_END};
+    struct tap_group_end_rec *g = &end.u.group;
+    g->group_id = th.group_id;
+    g->nops = th.group_nops;
     g->end_ns = tap_monotonic_ns();
-    if (simulated)
-        g->flags |= TAP_GRPF_SIMULATED;
-    if (failed(result))
-        g->flags |= TAP_GRPF_FAILED;
-    if (g->flags & TAP_GRPF_TIMED) {
-        bool ok = !(g->flags & (TAP_GRPF_FAILED | TAP_GRPF_SIMULATED));
-        for (uint32_t i = 0; i < g->nstreams && ok; i++)
-            ok = tap_cu.cuEventRecord(g->s[i].ev_end->ev, (CUstream)g->s[i].stream) == CUDA_SUCCESS;
-        if (!ok) {
-            for (uint32_t i = 0; i < g->nstreams; i++) {
-                tap_event_give(g->s[i].ev_start);
-                tap_event_give(g->s[i].ev_end);
+    g->flags = (uint8_t)((simulated ? TAP_GRPF_SIMULATED : 0) | (failed(result) ? TAP_GRPF_FAILED : 0));
+    if (th.group_timed) {
+        bool ok = !g->flags;
+        for (uint32_t i = 0; i < th.nstreams && ok; i++)
+            ok = tap_cu.cuEventRecord(th.ev_end[i]->ev, (CUstream)th.streams[i]) == CUDA_SUCCESS;
+        for (uint32_t i = 0; i < th.nstreams; i++) {
+            if (!ok) {
+                give_pair(th.ev_start[i], th.ev_end[i]);
+                continue;
             }
-            g->nstreams = 0;
-            g->flags &= (uint8_t)~TAP_GRPF_TIMED;
+            struct tap_record sr = {.kind = TAP_REC_GROUP_STREAM};
+            sr.u.stream = (struct tap_group_stream_rec){th.group_id, th.streams[i], th.ev_start[i], th.ev_end[i]};
+            tap_submit(&sr);
+        }
+        if (ok) {
+            g->flags |= TAP_GRPF_TIMED;
+            g->nstreams = th.nstreams;
         }
     }
     if (g->nops > 0)
-        tap_submit(&th.end);
+        tap_submit(&end);
     return true;
 }
 
 void tap_intercept_after_fork(void)
 {
-    th.busy = 0;
+    tap_thread_busy = 0;
     th.group_depth = 0;
     th.tid = 0;
 }

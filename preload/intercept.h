@@ -17,7 +17,8 @@ struct tap_call {
 
 /* True when this thread is already inside a wrapper (NCCL calling its own
  * API, or nccltap calling NCCL): the call then goes straight through. */
-bool tap_reentered(void);
+extern __thread int tap_thread_busy __attribute__((tls_model("initial-exec")));
+static inline bool tap_reentered(void) { return tap_thread_busy; }
 
 /* Before the real call. False when there is nothing to record (no
  * communicator): then call through and do not call tap_op_end. */
@@ -33,8 +34,8 @@ void tap_group_end_begin(void);
 bool tap_group_end_done(ncclResult_t result, bool simulated);
 
 /* Marks the thread as inside / outside a wrapper around a real call. */
-void tap_enter(void);
-void tap_leave(void);
+static inline void tap_enter(void) { tap_thread_busy = 1; }
+static inline void tap_leave(void) { tap_thread_busy = 0; }
 
 /* Hands a record to the reducer; counts it as dropped when the queue is full. */
 void tap_submit(const struct tap_record *rec);

@@ -16,15 +16,34 @@ enum tap_op {
 /* The name as NCCL spells it ("AllReduce"; ncclBcast is "Broadcast"). */
 const char *tap_op_name(enum tap_op op);
 
-/* Bytes per element, 0 for a datatype this build does not know. */
-unsigned tap_dtype_size(int dtype);
+/* Bytes per element, 0 for a datatype this build does not know. Inline, as
+ * tap_op_bytes: both run on every call. */
+static inline unsigned tap_dtype_size(int dtype)
+{
+    /* Indexed by ncclDataType_t; the fp8 types are 2.24's. */
+    static const unsigned char size[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+    return dtype >= 0 && dtype < (int)sizeof size ? size[dtype] : 0;
+}
 
 /* "float32", ..., or "unknown(N)" written into buf. */
 const char *tap_dtype_name(int dtype, char *buf, size_t len);
 
 /* S for `count` elements (the count argument NCCL was given) on n ranks;
  * 0 when the datatype is unknown. */
-uint64_t tap_op_bytes(enum tap_op op, uint64_t count, int dtype, int nranks);
+static inline uint64_t tap_op_bytes(enum tap_op op, uint64_t count, int dtype, int nranks)
+{
+    uint64_t per_rank = count * tap_dtype_size(dtype);
+    switch (op) {
+    case TAP_OP_ALLGATHER:     /* count is sendcount */
+    case TAP_OP_REDUCESCATTER: /* count is recvcount */
+    case TAP_OP_ALLTOALL:
+    case TAP_OP_GATHER:
+    case TAP_OP_SCATTER:
+        return per_rank * (uint64_t)(nranks > 0 ? nranks : 1);
+    default:
+        return per_rank;
+    }
+}
 
 /* busbw / algbw. */
 double tap_op_busbw_factor(enum tap_op op, int nranks);

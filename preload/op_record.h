@@ -1,5 +1,7 @@
 /* What the hot path hands to the reducer: one record per NCCL operation, and
- * one per outermost ncclGroupEnd that closes a group. */
+ * for each outermost ncclGroupEnd that closes a group one record per stream
+ * it was timed on, then one that closes it. Records are small: each is
+ * copied twice per operation. */
 #ifndef NCCLTAP_OP_RECORD_H
 #define NCCLTAP_OP_RECORD_H
 
@@ -8,7 +10,7 @@
 struct tap_comm;
 struct tap_event;
 
-enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP = 2 };
+enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_END = 3 };
 
 /* Flags of an op record. */
 #define TAP_OPF_TIMED    0x1  /* ev_start/ev_end hold its own event pair */
@@ -28,29 +30,31 @@ struct tap_op_rec {
     int32_t peer;        /* root or peer, -1 if none */
     int32_t redop;       /* -1 if none */
     int32_t dtype;
-    int32_t result;      /* what NCCL returned */
     uint32_t tid;
     uint8_t op;          /* enum tap_op */
     uint8_t flags;
 };
 
 /* Streams a group can be timed on; a group touching more is counted untimed. */
-#define TAP_GROUP_MAX_STREAMS 8
+#define TAP_GROUP_MAX_STREAMS 32
+
+/* One per stream a timed group used, just before its TAP_REC_GROUP_END. */
+struct tap_group_stream_rec {
+    uint64_t group_id;
+    void *stream;
+    struct tap_event *ev_start, *ev_end;
+};
 
 /* Flags of a group record. */
 #define TAP_GRPF_TIMED     0x1
 #define TAP_GRPF_SIMULATED 0x2 /* ncclGroupSimulateEnd: nothing ran */
 #define TAP_GRPF_FAILED    0x4
 
-struct tap_group_rec {
+struct tap_group_end_rec {
     uint64_t group_id;
-    uint32_t nops;      /* op records that carry this group id */
-    uint32_t nstreams;
     uint64_t end_ns;    /* CLOCK_MONOTONIC when ncclGroupEnd returned */
-    struct {
-        void *stream;
-        struct tap_event *ev_start, *ev_end;
-    } s[TAP_GROUP_MAX_STREAMS];
+    uint32_t nops;      /* op records that carry this group id */
+    uint32_t nstreams;  /* stream records sent before this one */
     uint8_t flags;
 };
 
@@ -58,7 +62,8 @@ struct tap_record {
     uint32_t kind; /* enum tap_record_kind */
     union {
         struct tap_op_rec op;
-        struct tap_group_rec group;
+        struct tap_group_stream_rec stream;
+        struct tap_group_end_rec group;
     } u;
 };
 

@@ -2,16 +2,16 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "config.h"
 #include "log.h"
 #include "nccl_ops.h"
 
-static struct real_nccl real;
+struct real_nccl tap_real_nccl;
+_Atomic int tap_real_nccl_ready;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
-static _Atomic int real_ready;
+#define real tap_real_nccl
 
 static void resolve(void)
 {
@@ -34,13 +34,12 @@ static void resolve(void)
     int v = 0;
     if (real.ncclGetVersion && real.ncclGetVersion(&v) == ncclSuccess)
         real.version = v;
-    atomic_store_explicit(&real_ready, 1, memory_order_release);
+    atomic_store_explicit(&tap_real_nccl_ready, 1, memory_order_release);
 }
 
-const struct real_nccl *real_nccl(void)
+const struct real_nccl *real_nccl_resolve(void)
 {
-    if (!atomic_load_explicit(&real_ready, memory_order_acquire))
-        pthread_once(&real_once, resolve);
+    pthread_once(&real_once, resolve);
     return &real;
 }
 

@@ -2,6 +2,8 @@
 #ifndef NCCLTAP_REAL_NCCL_H
 #define NCCLTAP_REAL_NCCL_H
 
+#include <stdatomic.h>
+
 #include "abi/nccl_abi.h"
 
 struct real_nccl {
@@ -16,8 +18,18 @@ struct real_nccl {
 };
 
 /* Resolved on first use, once, thread-safely: dlsym(RTLD_NEXT) or, with
- * NCCLTAP_NCCL_LIBRARY, that library. A function the library lacks is NULL. */
-const struct real_nccl *real_nccl(void);
+ * NCCLTAP_NCCL_LIBRARY, that library. A function the library lacks is NULL.
+ * Inline: every wrapped call starts here. */
+extern struct real_nccl tap_real_nccl;
+extern _Atomic int tap_real_nccl_ready;
+const struct real_nccl *real_nccl_resolve(void);
+
+static inline const struct real_nccl *real_nccl(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&tap_real_nccl_ready, memory_order_acquire), 1))
+        return &tap_real_nccl;
+    return real_nccl_resolve();
+}
 
 /* What a wrapper returns for a function the real library lacks; says so on
  * stderr the first time for each function. */

@@ -17,10 +17,11 @@ struct tap_reducer_totals tap_reducer_totals;
 /* A group's member ops gather here until its ncclGroupEnd record comes. */
 struct group {
     uint64_t id;
-    bool closed;
-    struct tap_group_rec rec;
+    struct tap_group_end_rec rec;
     struct tap_op_rec *members;
     uint32_t n, cap;
+    struct tap_group_stream_rec *streams; /* where it was timed */
+    uint32_t nstreams, streams_cap;
 };
 
 /* A timed unit waiting for its events: one op, or one group. */
@@ -73,8 +74,19 @@ static void close_group(struct group *g)
         }
 }
 
+static void return_events(struct tap_event *a, struct tap_event *b)
+{
+    if (a)
+        tap_event_give(a);
+    if (b)
+        tap_event_give(b);
+}
+
 static void free_group(struct group *g)
 {
+    for (uint32_t i = 0; i < g->nstreams; i++)
+        return_events(g->streams[i].ev_start, g->streams[i].ev_end);
+    free(g->streams);
     free(g->members);
     free(g);
 }
@@ -126,15 +138,24 @@ static void on_op(const struct tap_op_rec *op)
         tap_stats_record(op, 1, NULL);
 }
 
-static void on_group(const struct tap_group_rec *rec)
+static void on_group_stream(const struct tap_group_stream_rec *rec)
+{
+    struct group *g = open_group(rec->group_id);
+    if (g && grow((void **)&g->streams, &g->streams_cap, sizeof *g->streams, g->nstreams + 1))
+        g->streams[g->nstreams++] = *rec;
+    else
+        return_events(rec->ev_start, rec->ev_end);
+}
+
+static void on_group_end(const struct tap_group_end_rec *rec)
 {
     struct group *g = open_group(rec->group_id);
     if (!g)
         return;
     close_group(g);
     g->rec = *rec;
-    g->closed = true;
-    if (rec->flags & TAP_GRPF_TIMED)
+    /* A timed group whose stream records were lost cannot be timed. */
+    if ((rec->flags & TAP_GRPF_TIMED) && g->nstreams == rec->nstreams)
         add_pending(NULL, g);
     else
         settle_untimed(g);
@@ -159,13 +180,6 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
     atomic_store_explicit(&h->every, every, memory_order_relaxed);
 }
 
-static void return_events(struct tap_event *a, struct tap_event *b)
-{
-    if (a)
-        tap_event_give(a);
-    if (b)
-        tap_event_give(b);
-}
 
 /* Where a completed op goes besides the statistics. `start_ns` is its
  * start in CLOCK_MONOTONIC, 0 if unknown. */
@@ -209,16 +223,16 @@ static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
 
 /* A group's time runs from its first start to its last end over all the
  * streams it used; with one stream, elapsed time says it exactly. */
-static bool group_interval(const struct tap_group_rec *g, uint64_t *duration, uint64_t *start_ns)
+static bool group_interval(const struct group *g, uint64_t *duration, uint64_t *start_ns)
 {
     if (g->nstreams == 1) {
-        *start_ns = start_time(g->s[0].ev_start);
-        return tap_event_elapsed_ns(g->s[0].ev_start, g->s[0].ev_end, duration);
+        *start_ns = start_time(g->streams[0].ev_start);
+        return tap_event_elapsed_ns(g->streams[0].ev_start, g->streams[0].ev_end, duration);
     }
     uint64_t first = UINT64_MAX, last = 0;
     for (uint32_t i = 0; i < g->nstreams; i++) {
         uint64_t s, e;
-        if (!tap_event_time_ns(g->s[i].ev_start, &s) || !tap_event_time_ns(g->s[i].ev_end, &e))
+        if (!tap_event_time_ns(g->streams[i].ev_start, &s) || !tap_event_time_ns(g->streams[i].ev_end, &e))
             return false;
         first = s < first ? s : first;
         last = e > last ? e : last;
@@ -231,9 +245,10 @@ static bool group_interval(const struct tap_group_rec *g, uint64_t *duration, ui
 static void complete_group(struct group *g, bool ok)
 {
     uint64_t duration_ns = 0, start_ns = 0;
-    ok = ok && g->n > 0 && group_interval(&g->rec, &duration_ns, &start_ns);
-    for (uint32_t i = 0; i < g->rec.nstreams; i++)
-        return_events(g->rec.s[i].ev_start, g->rec.s[i].ev_end);
+    ok = ok && g->n > 0 && group_interval(g, &duration_ns, &start_ns);
+    for (uint32_t i = 0; i < g->nstreams; i++)
+        return_events(g->streams[i].ev_start, g->streams[i].ev_end);
+    g->nstreams = 0;
     if (!ok) {
         tap_reducer_totals.lost += g->n;
         settle_untimed(g);
@@ -287,13 +302,13 @@ static CUresult query(const struct pending *p, struct blocked *b)
             block(b, p->op.stream);
         return r;
     }
-    const struct tap_group_rec *g = &p->group->rec;
+    const struct group *g = p->group;
     CUresult result = CUDA_SUCCESS;
     for (uint32_t i = 0; i < g->nstreams; i++) {
-        CUresult r = is_blocked(b, g->s[i].stream) ? CUDA_ERROR_NOT_READY
-                                                   : tap_event_query(g->s[i].ev_end);
+        CUresult r = is_blocked(b, g->streams[i].stream) ? CUDA_ERROR_NOT_READY
+                                                         : tap_event_query(g->streams[i].ev_end);
         if (r == CUDA_ERROR_NOT_READY)
-            block(b, g->s[i].stream);
+            block(b, g->streams[i].stream);
         if (result == CUDA_SUCCESS)
             result = r;
     }
@@ -329,13 +344,17 @@ unsigned tap_reducer_pass(void)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     unsigned handled = 0;
-    struct tap_record rec;
-    while (q && mpmc_pop(q, &rec)) {
+    /* The reducer is the queue's only consumer: records are read in place. */
+    const struct tap_record *rec;
+    while (q && (rec = mpmc_front(q)) != NULL) {
         handled++;
-        if (rec.kind == TAP_REC_OP)
-            on_op(&rec.u.op);
+        if (rec->kind == TAP_REC_OP)
+            on_op(&rec->u.op);
+        else if (rec->kind == TAP_REC_GROUP_STREAM)
+            on_group_stream(&rec->u.stream);
         else
-            on_group(&rec.u.group);
+            on_group_end(&rec->u.group);
+        mpmc_release_front(q);
     }
     if (npending)
         handled += poll_pending();

@@ -27,6 +27,14 @@ struct tap_process tap_process;
 struct mpmc_queue *_Atomic tap_ring;
 _Atomic uint32_t tap_interval_no;
 
+uint64_t tap_total_calls(void)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < tap_comm_count(); i++)
+        n += atomic_load_explicit(&tap_comm_at(i)->seq, memory_order_relaxed);
+    return n;
+}
+
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
@@ -36,8 +44,21 @@ static bool stopping;        /* wake_lock */
 static uint64_t stop_deadline_ns;
 static atomic_flag stopped = ATOMIC_FLAG_INIT;
 
-#define POLL_MIN_NS 1000000ull   /* 1 ms while work comes in */
-#define POLL_MAX_NS 20000000ull  /* 20 ms when idle */
+#define POLL_MIN_NS 1000000ull   /* 1 ms */
+#define POLL_MAX_NS 20000000ull  /* 20 ms */
+
+/* How long to sleep after a pass that handled `handled` records in the
+ * `slept_ns` before it: long enough to batch (each wake-up costs more than
+ * a record), short enough that the queue stays under a quarter full at the
+ * rate just seen. */
+static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
+{
+    if (!handled)
+        return slept_ns * 2 > POLL_MAX_NS ? POLL_MAX_NS : slept_ns * 2;
+    double per_ns = (double)handled / (double)(slept_ns ? slept_ns : 1);
+    double nap = (double)tap_config.ring_size / 4 / per_ns;
+    return nap < POLL_MIN_NS ? POLL_MIN_NS : nap > POLL_MAX_NS ? POLL_MAX_NS : (uint64_t)nap;
+}
 
 /* Sleeps up to `ns`, or until asked to stop. Returns whether stopping. */
 static bool nap(uint64_t ns)
@@ -62,10 +83,7 @@ static void *reducer_main(void *arg)
     uint64_t next_interval = tap_monotonic_ns() + interval_ns;
     uint64_t sleep_ns = POLL_MIN_NS;
     while (!nap(sleep_ns)) {
-        unsigned handled = tap_reducer_pass();
-        sleep_ns = handled || tap_reducer_has_pending() ? POLL_MIN_NS
-                 : sleep_ns * 2 > POLL_MAX_NS          ? POLL_MAX_NS
-                                                       : sleep_ns * 2;
+        sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
         uint64_t now = tap_monotonic_ns();
         if (now >= next_interval) {
             atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);

@@ -7,14 +7,15 @@
 
 struct mpmc_queue;
 
-/* Counted on the hot path. */
+/* Counted on the hot path. Calls are counted per communicator (its
+ * sequence number); tap_total_calls() sums them. */
 struct tap_totals {
-    _Atomic uint64_t calls;    /* every operation call seen */
     _Atomic uint64_t dropped;  /* records lost: the queue was full */
     _Atomic uint64_t untimed;  /* wanted timing, no event was free */
     _Atomic uint64_t captured; /* issued during CUDA graph capture */
 };
 extern struct tap_totals tap_totals;
+uint64_t tap_total_calls(void);
 
 /* This process, as the output names it. */
 struct tap_process {

@@ -46,7 +46,8 @@ static int grow_index(void)
     return 0;
 }
 
-static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int cls)
+__attribute__((noinline)) static struct tap_stat *find_or_add_indexed(struct tap_comm *c, int op,
+                                                                       int dtype, int cls)
 {
     if (2 * (nentries + 1) > index_slots && grow_index() != 0)
         return NULL;
@@ -75,6 +76,18 @@ static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int c
     return s;
 }
 
+static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int cls)
+{
+    /* Consecutive records are mostly of one key: try the last one first. */
+    static unsigned last;
+    if (last < nentries && key_equal(&entries[last], c, op, dtype, cls))
+        return &entries[last];
+    struct tap_stat *s = find_or_add_indexed(c, op, dtype, cls);
+    if (s)
+        last = (unsigned)(s - entries);
+    return s;
+}
+
 static unsigned hist_bucket(uint64_t ns)
 {
     if (ns <= 1)
@@ -83,16 +96,8 @@ static unsigned hist_bucket(uint64_t ns)
     return b >= TAP_HIST_BUCKETS - 1 ? TAP_HIST_BUCKETS - 1 : (unsigned)b;
 }
 
-void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t)
+__attribute__((noinline)) static void add_time(struct tap_stat *s, const struct tap_timing *t)
 {
-    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
-    if (!s)
-        return;
-    s->calls++;
-    s->bytes_total += op->bytes;
-    s->group_ops += group_ops;
-    if (!t)
-        return;
     if (!s->hist && !(s->hist = calloc(TAP_HIST_BUCKETS, sizeof *s->hist)))
         return;
     uint64_t d = t->duration_ns;
@@ -109,6 +114,20 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
         s->algbw_sum += t->bytes / (double)d; /* bytes/ns = GB/s */
         s->busbw_sum += t->busbytes / (double)d;
     }
+}
+
+/* Runs for every call: the common case (same key as the last call, no
+ * time) is a compare and three additions. */
+void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (!s)
+        return;
+    s->calls++;
+    s->bytes_total += op->bytes;
+    s->group_ops += group_ops;
+    if (t)
+        add_time(s, t);
 }
 
 unsigned tap_stats_count(void) { return nentries; }

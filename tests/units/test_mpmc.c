@@ -22,7 +22,7 @@ static void *produce(void *arg)
     uint32_t p = (uint32_t)(uintptr_t)arg;
     for (uint32_t n = 0; n < PER_PRODUCER; n++) {
         struct item it = {p, n};
-        while (!mpmc_push(q, &it))
+        while (!mpmc_push(q, &it, sizeof it))
             refused[p]++; /* the test retries; the shim counts a drop */
     }
     return NULL;
@@ -34,14 +34,14 @@ void test_mpmc(void)
     struct mpmc_queue *small = mpmc_create(3, sizeof(struct item));
     struct item it = {0, 0};
     int pushed = 0;
-    while (mpmc_push(small, &it))
+    while (mpmc_push(small, &it, sizeof it))
         pushed++;
     CHECK(pushed == 4);
     struct item out;
-    CHECK(mpmc_pop(small, &out));
-    CHECK(mpmc_push(small, &it));
+    CHECK(mpmc_pop(small, &out, sizeof out));
+    CHECK(mpmc_push(small, &it, sizeof it));
     mpmc_clear(small);
-    CHECK(!mpmc_pop(small, &out));
+    CHECK(!mpmc_pop(small, &out, sizeof out));
 
     q = mpmc_create(1024, sizeof(struct item));
     pthread_t th[PRODUCERS];
@@ -50,7 +50,7 @@ void test_mpmc(void)
     uint32_t next[PRODUCERS] = {0};
     uint64_t got = 0, out_of_order = 0;
     while (got < (uint64_t)PRODUCERS * PER_PRODUCER) {
-        if (!mpmc_pop(q, &out))
+        if (!mpmc_pop(q, &out, sizeof out))
             continue;
         if (out.producer >= PRODUCERS || out.n != next[out.producer])
             out_of_order++;
@@ -61,7 +61,7 @@ void test_mpmc(void)
     for (int p = 0; p < PRODUCERS; p++)
         pthread_join(th[p], NULL);
     CHECK(out_of_order == 0);
-    CHECK(!mpmc_pop(q, &out));
+    CHECK(!mpmc_pop(q, &out, sizeof out));
     for (int p = 0; p < PRODUCERS; p++)
         CHECK(next[p] == PER_PRODUCER);
 }
