@@ -38,7 +38,7 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--busbw", type=float, help="expected busbw (GB/s) of every timed row")
     ap.add_argument("--timed-all", action="store_true")
-    ap.add_argument("--grouped", type=int, default=1, help="expected ops per group")
+    ap.add_argument("--grouped", type=int, help="expected ops per group in every row")
     ap.add_argument("bench_args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     bench_args = a.bench_args[1:] if a.bench_args[:1] == ["--"] else a.bench_args
@@ -70,7 +70,8 @@ def main():
             b = json.load(f)
         nranks = b["nranks"]
         for row in b["ops"]:
-            made[(b["rank"], row["op"], row["bytes"])] = row["calls"]
+            # The bench counts its timed iterations; NCCL also saw the warm-up.
+            made[(b["rank"], row["op"], row["bytes"])] = row["calls"] + b["warmup"] * b["threads"]
     if not made:
         fail("the bench wrote no JSON")
 
@@ -94,18 +95,21 @@ def main():
         for row in rs:
             if a.timed_all and row["timed"] != row["calls"]:
                 fail("%s: timed %d of %d" % (key, row["timed"], row["calls"]))
-            if abs(row["grouped"] - a.grouped) > 1e-9:
+            if a.grouped is not None and abs(row["grouped"] - a.grouped) > 1e-9:
                 fail("%s: grouped %g, expected %d" % (key, row["grouped"], a.grouped))
             if a.busbw is None or row["timed"] == 0:
                 continue
-            busbw, algbw = row["busbw_total_gbs"], row["algbw_total_gbs"]
-            if not within(busbw, a.busbw, 0.01):
-                fail("%s: busbw %.3f GB/s, expected %.1f within 1%%" % (key, busbw, a.busbw))
+            # busbw_gbs, the mean over calls, is what the simulator was set to.
+            # The total (bytes over summed time) is not held to it: it also
+            # carries every stall of a rank the others waited for, and 4
+            # ranks on a 2-CPU machine are descheduled now and then.
             if not within(row["busbw_gbs"], a.busbw, 0.01):
-                fail("%s: mean busbw %.3f GB/s, expected %.1f within 1%%" % (key, row["busbw_gbs"], a.busbw))
+                fail("%s: busbw %.3f GB/s, expected %.1f within 1%%" % (key, row["busbw_gbs"], a.busbw))
             factor = FACTOR[row["op"]](nranks)
-            if not within(algbw * factor, busbw, 1e-6):
-                fail("%s: algbw %.4f x factor %.4f != busbw %.4f" % (key, algbw, factor, busbw))
+            for kind in ("", "_total"):
+                algbw, busbw = row["algbw%s_gbs" % kind], row["busbw%s_gbs" % kind]
+                if not within(algbw * factor, busbw, 1e-6):
+                    fail("%s: algbw%s %.4f x factor %.4f != busbw %.4f" % (key, kind, algbw, factor, busbw))
     shutil.rmtree(work, ignore_errors=True)
     print("ok: %d (rank, op, size) rows, %d calls" % (len(made), sum(made.values())))
 
