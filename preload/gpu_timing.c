@@ -12,7 +12,7 @@
 #include "monotonic.h"
 
 #define MAX_CONTEXTS 64
-#define CHUNK 256 /* events created at a time */
+#define CHUNK 1024 /* events created at a time: 512 ops in flight */
 
 struct event_pool {
     CUcontext ctx;

@@ -28,3 +28,11 @@ void mpmc_clear(struct mpmc_queue *q)
     atomic_store(&q->head, 0);
     atomic_store(&q->tail, 0);
 }
+
+void mpmc_destroy(struct mpmc_queue *q)
+{
+    if (q) {
+        free(q->cells);
+        free(q);
+    }
+}

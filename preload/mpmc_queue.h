@@ -29,6 +29,7 @@ struct mpmc_queue {
 
 /* capacity is rounded up to a power of two. NULL if out of memory. */
 struct mpmc_queue *mpmc_create(size_t capacity, size_t elem_size);
+void mpmc_destroy(struct mpmc_queue *q);
 /* Empties the queue; only when no other thread uses it (after fork). */
 void mpmc_clear(struct mpmc_queue *q);
 

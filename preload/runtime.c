@@ -84,6 +84,9 @@ static void *reducer_main(void *arg)
     uint64_t sleep_ns = POLL_MIN_NS;
     while (!nap(sleep_ns)) {
         sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
+        /* Events in flight come back to their pool only when polled. */
+        if (tap_reducer_has_pending())
+            sleep_ns = POLL_MIN_NS;
         uint64_t now = tap_monotonic_ns();
         if (now >= next_interval) {
             atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);

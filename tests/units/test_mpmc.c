@@ -42,6 +42,7 @@ void test_mpmc(void)
     CHECK(mpmc_push(small, &it, sizeof it));
     mpmc_clear(small);
     CHECK(!mpmc_pop(small, &out, sizeof out));
+    mpmc_destroy(small);
 
     q = mpmc_create(1024, sizeof(struct item));
     pthread_t th[PRODUCERS];
@@ -64,4 +65,5 @@ void test_mpmc(void)
     CHECK(!mpmc_pop(q, &out, sizeof out));
     for (int p = 0; p < PRODUCERS; p++)
         CHECK(next[p] == PER_PRODUCER);
+    mpmc_destroy(q);
 }
