@@ -1,6 +1,7 @@
 #include "real_nccl.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -10,20 +11,47 @@
 
 struct real_nccl tap_real_nccl;
 _Atomic int tap_real_nccl_ready;
-static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
 #define real tap_real_nccl
 
+static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    const char *slash = strrchr(info->dlpi_name, '/');
+    const char *base = slash ? slash + 1 : info->dlpi_name;
+    if (strncmp(base, "libnccl.so", 10) != 0)
+        return 0;
+    *(void **)found = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    return *(void **)found != NULL;
+}
+
+/* The NCCL to call. Usually the next definition after the shim in the
+ * global scope (RTLD_NEXT). An application whose NCCL comes with a library
+ * it dlopen()s privately (Python extension modules, PyTorch among them) has
+ * it outside that scope, although its calls still reach the shim: then the
+ * loaded libnccl.so is found by name among the process's objects. */
+static void *nccl_library(void)
+{
+    if (tap_config.nccl_library) {
+        void *lib = dlopen(tap_config.nccl_library, RTLD_NOW | RTLD_GLOBAL);
+        if (lib)
+            return lib;
+        tap_log("NCCLTAP_NCCL_LIBRARY=%s cannot be loaded (%s); using the NCCL the application links",
+                tap_config.nccl_library, dlerror());
+    }
+    if (dlsym(RTLD_NEXT, "ncclGetVersion"))
+        return RTLD_NEXT;
+    void *lib = NULL;
+    dl_iterate_phdr(find_nccl, &lib);
+    return lib;
+}
+
+/* Caller holds resolve_lock. */
 static void resolve(void)
 {
-    void *lib = RTLD_NEXT;
-    if (tap_config.nccl_library) {
-        lib = dlopen(tap_config.nccl_library, RTLD_NOW | RTLD_GLOBAL);
-        if (!lib) {
-            tap_log("NCCLTAP_NCCL_LIBRARY=%s cannot be loaded (%s); using the NCCL the application links",
-                    tap_config.nccl_library, dlerror());
-            lib = RTLD_NEXT;
-        }
-    }
+    void *lib = nccl_library();
+    if (!lib)
+        return; /* not loaded yet: tried again when a function is missing */
 #define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real.name = dlsym(lib, #name);
     NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
     NCCLTAP_REAL_RESOLVE(ncclGetVersion, , , )
@@ -34,12 +62,25 @@ static void resolve(void)
     int v = 0;
     if (real.ncclGetVersion && real.ncclGetVersion(&v) == ncclSuccess)
         real.version = v;
-    atomic_store_explicit(&tap_real_nccl_ready, 1, memory_order_release);
 }
 
 const struct real_nccl *real_nccl_resolve(void)
 {
-    pthread_once(&real_once, resolve);
+    pthread_mutex_lock(&resolve_lock);
+    if (!atomic_load_explicit(&tap_real_nccl_ready, memory_order_relaxed)) {
+        resolve();
+        atomic_store_explicit(&tap_real_nccl_ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&resolve_lock);
+    return &real;
+}
+
+const struct real_nccl *real_nccl_retry(void)
+{
+    pthread_mutex_lock(&resolve_lock);
+    if (!real.ncclGetVersion)
+        resolve();
+    pthread_mutex_unlock(&resolve_lock);
     return &real;
 }
 

@@ -31,6 +31,10 @@ static inline const struct real_nccl *real_nccl(void)
     return real_nccl_resolve();
 }
 
+/* When a function was not found: looks for NCCL again if none was found
+ * before (it may have been loaded since). */
+const struct real_nccl *real_nccl_retry(void);
+
 /* What a wrapper returns for a function the real library lacks; says so on
  * stderr the first time for each function. */
 ncclResult_t real_nccl_missing(const char *name);

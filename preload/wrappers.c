@@ -31,7 +31,7 @@
     TAP_EXPORT ncclResult_t name params                      \
     {                                                        \
         ncclResult_t (*fn) params = real_nccl()->name;       \
-        if (!fn)                                             \
+        if (!fn && !(fn = real_nccl_retry()->name))          \
             return real_nccl_missing(#name);                 \
         if (tap_reentered())                                 \
             return fn args;                                  \

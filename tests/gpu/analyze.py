@@ -18,7 +18,7 @@ def load(path):
 
 
 def bench_files(d):
-    return [load(p) for p in sorted(glob.glob(os.path.join(d, "bench.json.rank*")))]
+    return [load(p) for p in sorted(glob.glob(os.path.join(d, "bench.rank*.json")))]
 
 
 def quantile(xs, q):
@@ -114,9 +114,11 @@ def overhead():
 
 def torch_check():
     d = os.path.join(out, "torch")
-    if not os.path.exists(os.path.join(d, "report.json")):
+    try:
+        report = load(os.path.join(d, "report.json"))
+    except (OSError, ValueError):
+        print("torch: no report (see suite.log)")
         return
-    report = load(os.path.join(d, "report.json"))
     seen = defaultdict(int)
     for row in report["ops"]:
         seen[(row["rank"], "%s %d" % (row["op"], row["bytes"]))] += row["calls"]
