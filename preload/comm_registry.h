@@ -22,8 +22,7 @@ struct tap_hint {
     _Atomic uint32_t every;         /* time one op in `every`; 0: unknown yet, time none */
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
     _Atomic uint32_t counter;       /* ops seen, for sampling one in N */
-    double mean_ns;                 /* reducer only: running mean duration */
-    uint64_t timed;                 /* reducer only: durations in that mean */
+    uint64_t fastest_ns;            /* reducer only: shortest duration seen */
 };
 
 struct tap_comm {

@@ -154,6 +154,7 @@ bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStrea
     r->tid = thread_id();
     r->op = (uint8_t)op;
     r->flags = 0;
+    r->timing_cost_ns = 0;
     r->group_id = 0;
 
     bool capturing = timing_on() && tap_stream_capturing(stream);
@@ -171,11 +172,16 @@ bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStrea
         th.group_captured |= capturing;
         group_add_stream(stream);
     } else if (timing_on() && !capturing && should_time(tc, op, tap_size_class(r->bytes))) {
+        uint64_t t0 = tap_monotonic_ns();
         if (start_timing(stream, &r->ev_start, &r->ev_end)) {
             r->flags |= TAP_OPF_TIMED;
+            r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
         } else {
             r->flags |= TAP_OPF_UNTIMED;
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
+            /* An interval's one timed op is still owed. */
+            atomic_store_explicit(&tc->hints[op][tap_size_class(r->bytes)].last_interval, 0,
+                                  memory_order_relaxed);
         }
     }
     tap_thread_busy = 1;
@@ -194,8 +200,11 @@ void tap_op_end(struct tap_call *c, ncclResult_t result)
     if (failed(result))
         r->flags |= TAP_OPF_FAILED;
     if (r->flags & TAP_OPF_TIMED) {
-        if (failed(result) ||
-            tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream) != CUDA_SUCCESS) {
+        uint64_t t0 = tap_monotonic_ns();
+        CUresult recorded = failed(result) ? CUDA_ERROR_NOT_READY
+                                           : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
+        r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
+        if (recorded != CUDA_SUCCESS) {
             tap_event_give(r->ev_start);
             tap_event_give(r->ev_end);
             r->ev_start = r->ev_end = NULL;

@@ -134,7 +134,7 @@ static void write_body(FILE *f, bool final)
     fprintf(f, "  \"timing\": \"%s\",\n  \"timing_note\": ", tap_timing_mode_name(tap_config.timing));
     json_string(f, tap_config.timing == TAP_TIMING_OFF ? "" : tap_gpu_note());
     fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",
-            (unsigned long long)tap_event_pair_cost_ns(), (unsigned long long)tap_process.start_unix_ns);
+            (unsigned long long)tap_reducer_pair_cost_ns(), (unsigned long long)tap_process.start_unix_ns);
     json_number(f, (double)(tap_monotonic_ns() - tap_process.start_mono_ns) * 1e-9);
     fputs(",\n", f);
     write_ranks(f);

@@ -14,6 +14,22 @@
 
 struct tap_reducer_totals tap_reducer_totals;
 
+/* What recording an event pair costs the caller, as timed ops report it:
+ * more than a calibration at start says, once the driver's command queue is
+ * in steady use. An exponential mean; 0 until the first timed op. */
+static double observed_pair_cost_ns;
+
+double tap_reducer_pair_cost_ns(void)
+{
+    return observed_pair_cost_ns > 0 ? observed_pair_cost_ns : (double)tap_event_pair_cost_ns();
+}
+
+static void observe_cost(const struct tap_op_rec *op)
+{
+    double c = op->timing_cost_ns;
+    observed_pair_cost_ns = observed_pair_cost_ns > 0 ? observed_pair_cost_ns + (c - observed_pair_cost_ns) / 32 : c;
+}
+
 /* A group's member ops gather here until its ncclGroupEnd record comes. */
 struct group {
     uint64_t id;
@@ -132,8 +148,10 @@ static void on_op(const struct tap_op_rec *op)
     }
     if (op->flags & TAP_OPF_FAILED)
         tap_reducer_totals.failed++;
-    else if (op->flags & TAP_OPF_TIMED)
+    else if (op->flags & TAP_OPF_TIMED) {
+        observe_cost(op);
         add_pending(op, NULL);
+    }
     else
         tap_stats_record(op, 1, NULL);
 }
@@ -166,12 +184,14 @@ static void on_group_end(const struct tap_group_end_rec *rec)
  * the ops' time. */
 static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
 {
+    /* The expected time is the shortest seen, not the mean: the first call
+     * of a size (connection setup) or one that waited for a late rank can be
+     * a thousand times longer, and would have every call timed for a while. */
     struct tap_hint *h = &c->hints[op][tap_size_class(bytes)];
-    h->timed++;
-    double w = h->timed < 16 ? 1.0 / (double)h->timed : 1.0 / 16;
-    h->mean_ns += w * ((double)duration_ns - h->mean_ns);
-    double budget = h->mean_ns * tap_config.overhead_pct / 100.0;
-    double cost = (double)tap_event_pair_cost_ns();
+    if (!h->fastest_ns || duration_ns < h->fastest_ns)
+        h->fastest_ns = duration_ns ? duration_ns : 1;
+    double budget = (double)h->fastest_ns * tap_config.overhead_pct / 100.0;
+    double cost = tap_reducer_pair_cost_ns();
     uint32_t every = 1;
     if (cost > budget) {
         double n = budget > 0 ? cost / budget + 1 : 1e9;
@@ -386,6 +406,7 @@ void tap_reducer_abandon_pending(void)
 
 void tap_reducer_reset(void)
 {
+    observed_pair_cost_ns = 0;
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
     open_groups = NULL;
     nopen = open_cap = 0;

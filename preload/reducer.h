@@ -27,6 +27,10 @@ void tap_reducer_abandon_pending(void);
 /* Whether timed ops are still waiting for their events. */
 int tap_reducer_has_pending(void);
 
+/* The host cost of timing one op (its two event records), as measured on
+ * timed ops; the calibration at start until there are some. */
+double tap_reducer_pair_cost_ns(void);
+
 /* In a forked child. */
 void tap_reducer_reset(void);
 

@@ -38,6 +38,8 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--busbw", type=float, help="expected busbw (GB/s) of every timed row")
     ap.add_argument("--timed-all", action="store_true")
+    ap.add_argument("--sampled", action="store_true",
+                    help="NCCLTAP_TIMING=auto: every row has a timed call, and not every call is timed")
     ap.add_argument("--grouped", type=int, help="expected ops per group in every row")
     ap.add_argument("bench_args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -91,6 +93,13 @@ def main():
     if totals["calls"] != sum(made.values()):
         fail("totals.calls %d != calls made %d" % (totals["calls"], sum(made.values())))
 
+    if a.sampled:
+        timed = sum(r["timed"] for rs in rows.values() for r in rs)
+        if not 0 < timed < totals["calls"]:
+            fail("auto timed %d of %d calls: expected a sample" % (timed, totals["calls"]))
+        for key, rs in rows.items():
+            if sum(r["timed"] for r in rs) == 0:
+                fail("%s: no call timed; auto times at least one per interval" % (key,))
     for key, rs in rows.items():
         for row in rs:
             if a.timed_all and row["timed"] != row["calls"]:
