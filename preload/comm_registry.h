@@ -23,6 +23,7 @@ struct tap_hint {
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
     _Atomic uint32_t counter;       /* ops seen, for sampling one in N */
     uint64_t fastest_ns;            /* reducer only: shortest duration seen */
+    uint32_t samples;               /* reducer only: durations seen */
 };
 
 struct tap_comm {

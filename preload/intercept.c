@@ -179,9 +179,6 @@ bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStrea
         } else {
             r->flags |= TAP_OPF_UNTIMED;
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
-            /* An interval's one timed op is still owed. */
-            atomic_store_explicit(&tc->hints[op][tap_size_class(r->bytes)].last_interval, 0,
-                                  memory_order_relaxed);
         }
     }
     tap_thread_busy = 1;

@@ -190,12 +190,17 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
     struct tap_hint *h = &c->hints[op][tap_size_class(bytes)];
     if (!h->fastest_ns || duration_ns < h->fastest_ns)
         h->fastest_ns = duration_ns ? duration_ns : 1;
+    /* Calls keep coming while a timed one is in flight: until a few
+     * durations are known, time at most one in 16, 8, 4, 2. */
+    if (h->samples < 5)
+        h->samples++;
+    uint32_t every = h->samples < 5 ? 32u >> h->samples : 1;
     double budget = (double)h->fastest_ns * tap_config.overhead_pct / 100.0;
     double cost = tap_reducer_pair_cost_ns();
-    uint32_t every = 1;
     if (cost > budget) {
         double n = budget > 0 ? cost / budget + 1 : 1e9;
-        every = n > 1e9 ? 1000000000u : (uint32_t)n;
+        uint32_t rate = n > 1e9 ? 1000000000u : (uint32_t)n;
+        every = rate > every ? rate : every;
     }
     atomic_store_explicit(&h->every, every, memory_order_relaxed);
 }
