@@ -11,13 +11,8 @@
 #include "mpmc_queue.h"
 #include "runtime.h"
 
-/* Per thread: the last communicator looked up, and the group being built. */
+/* Per thread: the group being built (the rest is in tap_fast). */
 struct tap_thread {
-    ncclComm_t last_handle;
-    struct tap_comm *last_comm;
-    uint32_t last_generation;
-    uint32_t tid;
-    int group_depth;
     uint64_t group_id;
     uint32_t group_nops;
     bool group_captured;
@@ -33,13 +28,12 @@ struct tap_thread {
 static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
 static _Atomic uint64_t next_group_id = 1;
 
-__thread int tap_thread_busy __attribute__((tls_model("initial-exec")));
+__thread struct tap_thread_fast tap_fast __attribute__((tls_model("initial-exec")));
 
-static uint32_t thread_id(void)
+uint32_t tap_thread_id_slow(void)
 {
-    if (!th.tid)
-        th.tid = (uint32_t)syscall(SYS_gettid);
-    return th.tid;
+    tap_fast.tid = (uint32_t)syscall(SYS_gettid);
+    return tap_fast.tid;
 }
 
 static void give_pair(struct tap_event *start, struct tap_event *end)
@@ -48,20 +42,6 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
         tap_event_give(start);
     if (end)
         tap_event_give(end);
-}
-
-void tap_submit(const struct tap_record *rec)
-{
-    struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
-    if (q && mpmc_push(q, rec, sizeof *rec))
-        return;
-    /* Lost: count it, and take back its events (recorded, so reusable). */
-    if (rec->kind == TAP_REC_OP) {
-        atomic_fetch_add_explicit(&tap_totals.dropped, 1, memory_order_relaxed);
-        give_pair(rec->u.op.ev_start, rec->u.op.ev_end);
-    } else if (rec->kind == TAP_REC_GROUP_STREAM) {
-        give_pair(rec->u.stream.ev_start, rec->u.stream.ev_end);
-    }
 }
 
 /* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` times at
@@ -119,50 +99,25 @@ static void group_add_stream(void *stream)
     th.streams[th.nstreams++] = stream;
 }
 
-/* The communicator of `comm`; the thread's last one is remembered, valid
- * while no communicator has been registered since. */
-static struct tap_comm *lookup(ncclComm_t comm)
+struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation)
 {
-    uint32_t generation = atomic_load_explicit(&tap_comm_generation, memory_order_acquire);
-    if (comm == th.last_handle && generation == th.last_generation && comm)
-        return th.last_comm;
     struct tap_comm *c = comm ? tap_comm_lookup(comm) : NULL;
-    th.last_handle = comm;
-    th.last_comm = c;
-    th.last_generation = generation;
+    tap_fast.last_handle = comm;
+    tap_fast.last_comm = c;
+    tap_fast.last_generation = generation;
     return c;
 }
 
-bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStream_t stream,
-                  size_t count, int dtype, int peer, int redop)
+void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream)
 {
-    struct tap_comm *tc = lookup(comm);
-    if (!tc)
-        return false;
-    c->rec.kind = TAP_REC_OP;
     struct tap_op_rec *r = &c->rec.u.op;
-    r->comm = tc;
-    r->seq = atomic_fetch_add_explicit(&tc->seq, 1, memory_order_relaxed);
-    r->count = count;
-    r->bytes = tap_op_bytes(op, count, dtype, tc->nranks);
-    r->enqueue_ns = tap_monotonic_ns();
-    r->stream = stream;
-    r->ev_start = r->ev_end = NULL;
-    r->peer = peer;
-    r->redop = redop;
-    r->dtype = dtype;
-    r->tid = thread_id();
-    r->op = (uint8_t)op;
-    r->flags = 0;
-    r->timing_cost_ns = 0;
-    r->group_id = 0;
-
+    enum tap_op op = (enum tap_op)r->op;
     bool capturing = timing_on() && tap_stream_capturing(stream);
     if (capturing) {
         r->flags |= TAP_OPF_CAPTURED;
         atomic_fetch_add_explicit(&tap_totals.captured, 1, memory_order_relaxed);
     }
-    if (th.group_depth > 0) {
+    if (tap_fast.group_depth > 0) {
         r->group_id = th.group_id;
         if (th.group_nops++ == 0) {
             th.first_comm = tc;
@@ -181,41 +136,38 @@ bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStrea
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
         }
     }
-    tap_thread_busy = 1;
-    return true;
 }
 
-static bool failed(ncclResult_t result)
+void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
 {
-    return result != ncclSuccess && result != ncclInProgress;
-}
-
-void tap_op_end(struct tap_call *c, ncclResult_t result)
-{
-    tap_thread_busy = 0;
     struct tap_op_rec *r = &c->rec.u.op;
-    if (failed(result))
-        r->flags |= TAP_OPF_FAILED;
-    if (r->flags & TAP_OPF_TIMED) {
-        uint64_t t0 = tap_monotonic_ns();
-        CUresult recorded = failed(result) ? CUDA_ERROR_NOT_READY
-                                           : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
-        r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
-        if (recorded != CUDA_SUCCESS) {
-            tap_event_give(r->ev_start);
-            tap_event_give(r->ev_end);
-            r->ev_start = r->ev_end = NULL;
-            r->flags &= (uint8_t)~TAP_OPF_TIMED;
-        }
+    uint64_t t0 = tap_monotonic_ns();
+    CUresult recorded = tap_op_failed(result) ? CUDA_ERROR_NOT_READY
+                                              : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
+    r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
+    if (recorded != CUDA_SUCCESS) {
+        give_pair(r->ev_start, r->ev_end);
+        r->ev_start = r->ev_end = NULL;
+        r->flags &= (uint8_t)~TAP_OPF_TIMED;
     }
-    tap_submit(&c->rec);
+}
+
+void tap_submit_lost(const struct tap_record *rec)
+{
+    /* Lost: count it, and take back its events (recorded, so reusable). */
+    if (rec->kind == TAP_REC_OP) {
+        atomic_fetch_add_explicit(&tap_totals.dropped, 1, memory_order_relaxed);
+        give_pair(rec->u.op.ev_start, rec->u.op.ev_end);
+    } else if (rec->kind == TAP_REC_GROUP_STREAM) {
+        give_pair(rec->u.stream.ev_start, rec->u.stream.ev_end);
+    }
 }
 
 void tap_group_start_done(ncclResult_t result)
 {
-    if (failed(result))
+    if (tap_op_failed(result))
         return;
-    if (th.group_depth++ == 0) {
+    if (tap_fast.group_depth++ == 0) {
         th.group_id = atomic_fetch_add_explicit(&next_group_id, 1, memory_order_relaxed);
         th.group_nops = 0;
         th.nstreams = 0;
@@ -228,9 +180,9 @@ void tap_group_start_done(ncclResult_t result)
  * it, so start events recorded now on every stream it used bracket them. */
 void tap_group_end_begin(void)
 {
-    tap_thread_busy = 1;
+    tap_fast.busy = 1;
     th.group_timed = false;
-    if (th.group_depth != 1 || th.group_nops == 0 || th.group_captured ||
+    if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured ||
         !timing_on() || !should_time(th.first_comm, th.first_op, th.first_class))
         return;
     if (th.group_streams_overflow) {
@@ -250,18 +202,18 @@ void tap_group_end_begin(void)
 
 bool tap_group_end_done(ncclResult_t result, bool simulated)
 {
-    tap_thread_busy = 0;
-    if (th.group_depth == 0)
+    tap_fast.busy = 0;
+    if (tap_fast.group_depth == 0)
         return false; /* unmatched ncclGroupEnd: NCCL has said so */
-    if (--th.group_depth > 0 && !failed(result))
+    if (--tap_fast.group_depth > 0 && !tap_op_failed(result))
         return false;
-    th.group_depth = 0; /* a failed group end leaves no group open in NCCL */
+    tap_fast.group_depth = 0; /* a failed group end leaves no group open in NCCL */
     struct tap_record end = {.kind = TAP_REC_GROUP_END};
     struct tap_group_end_rec *g = &end.u.group;
     g->group_id = th.group_id;
     g->nops = th.group_nops;
     g->end_ns = tap_monotonic_ns();
-    g->flags = (uint8_t)((simulated ? TAP_GRPF_SIMULATED : 0) | (failed(result) ? TAP_GRPF_FAILED : 0));
+    g->flags = (uint8_t)((simulated ? TAP_GRPF_SIMULATED : 0) | (tap_op_failed(result) ? TAP_GRPF_FAILED : 0));
     if (th.group_timed) {
         bool ok = !g->flags;
         for (uint32_t i = 0; i < th.nstreams && ok; i++)
@@ -287,7 +239,7 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
 
 void tap_intercept_after_fork(void)
 {
-    tap_thread_busy = 0;
-    th.group_depth = 0;
-    th.tid = 0;
+    tap_fast.busy = 0;
+    tap_fast.group_depth = 0;
+    tap_fast.tid = 0;
 }
