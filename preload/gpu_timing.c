@@ -214,7 +214,9 @@ void tap_pools_grow(void)
             continue;
         if (tap_cu.cuCtxPushCurrent(p->ctx) != CUDA_SUCCESS)
             continue;
-        create_events(p, CHUNK);
+        /* Double: a pool that ran dry once will again at the same rate. */
+        uint32_t have = atomic_load(&p->created);
+        create_events(p, have > CHUNK ? have : CHUNK);
         CUcontext popped;
         tap_cu.cuCtxPopCurrent(&popped);
     }

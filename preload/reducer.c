@@ -50,6 +50,7 @@ static struct group **open_groups;
 static unsigned nopen, open_cap;
 static struct pending *pending;
 static unsigned npending, pending_cap;
+static unsigned timed_this_pass; /* timed units that arrived in this pass */
 
 static bool grow(void **array, unsigned *cap, size_t elem, unsigned need)
 {
@@ -123,6 +124,7 @@ static void settle_untimed(struct group *g)
 
 static void add_pending(const struct tap_op_rec *op, struct group *g)
 {
+    timed_this_pass++;
     if (!grow((void **)&pending, &pending_cap, sizeof *pending, npending + 1)) {
         /* No memory to wait: count without a time, free the events later
          * never (they stay recorded; losing a few is harmless). */
@@ -369,6 +371,7 @@ unsigned tap_reducer_pass(void)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     unsigned handled = 0;
+    timed_this_pass = 0;
     /* The reducer is the queue's only consumer: records are read in place. */
     const struct tap_record *rec;
     while (q && (rec = mpmc_front(q)) != NULL) {
@@ -388,7 +391,7 @@ unsigned tap_reducer_pass(void)
     return handled;
 }
 
-int tap_reducer_has_pending(void) { return npending > 0; }
+int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; }
 
 void tap_reducer_abandon_pending(void)
 {

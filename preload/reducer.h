@@ -24,7 +24,9 @@ unsigned tap_reducer_pass(void);
  * without a time, and as `pending`. */
 void tap_reducer_abandon_pending(void);
 
-/* Whether timed ops are still waiting for their events. */
+/* Whether timed ops are waiting for their events, or came in the last
+ * pass: their events go back to the pool only when polled, so the reducer
+ * must not sleep long while the application times ops. */
 int tap_reducer_has_pending(void);
 
 /* The host cost of timing one op (its two event records), as measured on

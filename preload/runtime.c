@@ -48,13 +48,16 @@ static atomic_flag stopped = ATOMIC_FLAG_INIT;
 #define POLL_MAX_NS 20000000ull  /* 20 ms */
 
 /* How long to sleep after a pass that handled `handled` records in the
- * `slept_ns` before it: long enough to batch (each wake-up costs more than
- * a record), short enough that the queue stays under a quarter full at the
- * rate just seen. */
+ * `slept_ns` before it. Idle: back off. Timing: 1 ms, since a timed op's
+ * events go back to their pool only when polled. Counting only: long enough
+ * to batch (each wake-up costs more than a record), short enough that the
+ * queue stays under a quarter full at the rate just seen. */
 static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
 {
-    if (!handled)
+    if (!handled && !tap_reducer_has_pending())
         return slept_ns * 2 > POLL_MAX_NS ? POLL_MAX_NS : slept_ns * 2;
+    if (tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready())
+        return POLL_MIN_NS;
     double per_ns = (double)handled / (double)(slept_ns ? slept_ns : 1);
     double nap = (double)tap_config.ring_size / 4 / per_ns;
     return nap < POLL_MIN_NS ? POLL_MIN_NS : nap > POLL_MAX_NS ? POLL_MAX_NS : (uint64_t)nap;
@@ -84,9 +87,6 @@ static void *reducer_main(void *arg)
     uint64_t sleep_ns = POLL_MIN_NS;
     while (!nap(sleep_ns)) {
         sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
-        /* Events in flight come back to their pool only when polled. */
-        if (tap_reducer_has_pending())
-            sleep_ns = POLL_MIN_NS;
         uint64_t now = tap_monotonic_ns();
         if (now >= next_interval) {
             atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);
