@@ -15,6 +15,8 @@
 #include "comm_registry.h"
 #include "gpu_timing.h"
 #include "intercept.h"
+#include "real_nccl.h"
+#include "tracing.h"
 
 static bool created(ncclResult_t r, const ncclComm_t *comm)
 {
@@ -40,9 +42,15 @@ static const char *config_name(const ncclConfig_t *config)
 static void add(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
                 const char *name, int rank, int nranks)
 {
-    tap_comm_register(handle, id, parent, origin, name, rank, nranks);
-    if (tap_gpu_init())
+    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
+    if (tap_gpu_init()) {
         tap_pool_of_current_context();
+        if (c)
+            tap_gpu_uuid(c->device, c->gpu_uuid, sizeof c->gpu_uuid);
+    }
+    tap_tracing_start();
+    if (c)
+        TAP_TRACE(comm_init, c, real_nccl()->version);
 }
 
 /* ncclCommSplit, Shrink and Grow set *newcomm only once the child exists:
@@ -205,8 +213,10 @@ void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, co
 static void set_state(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
 {
     struct tap_comm *c = comm && (r == ncclSuccess || r == ncclInProgress) ? tap_comm_find(comm) : NULL;
-    if (c)
-        atomic_store(&c->state, (int)state);
+    if (!c)
+        return;
+    atomic_store(&c->state, (int)state);
+    TAP_TRACE(comm_destroy, c, (int)state);
 }
 
 void tap_comm_after_ncclCommFinalize(ncclResult_t r, ncclComm_t comm) { set_state(r, comm, TAP_COMM_FINALIZED); }

@@ -129,16 +129,3 @@ void tap_comm_registry_reset(void)
     atomic_fetch_add(&tap_comm_generation, 1);
     pthread_mutex_init(&register_lock, NULL);
 }
-
-const char *tap_comm_origin_name(enum tap_comm_origin o)
-{
-    static const char *const names[] = {"init", "initall", "config", "scalable",
-                                        "split", "shrink", "grow", "unregistered"};
-    return names[o];
-}
-
-const char *tap_comm_state_name(int state)
-{
-    static const char *const names[] = {"alive", "finalized", "destroyed", "aborted"};
-    return names[state];
-}

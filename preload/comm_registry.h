@@ -31,6 +31,7 @@ struct tap_comm {
     uint64_t id;        /* the same on every rank of the communicator */
     uint64_t parent_id; /* 0 for a root communicator */
     char name[64];      /* ncclConfig_t.commName, "" if none */
+    char gpu_uuid[48];  /* of its device, "" if unknown */
     int rank, nranks, device;
     unsigned creation;  /* order of creation in this process */
     enum tap_comm_origin origin;

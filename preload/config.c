@@ -58,6 +58,19 @@ static enum tap_timing_mode env_timing(void)
     return TAP_TIMING_AUTO;
 }
 
+static enum tap_lttng_mode env_lttng(void)
+{
+    const char *s = getenv("NCCLTAP_LTTNG");
+    if (!s || !*s || !strcmp(s, "auto"))
+        return TAP_LTTNG_AUTO;
+    if (!strcmp(s, "0"))
+        return TAP_LTTNG_OFF;
+    if (!strcmp(s, "1"))
+        return TAP_LTTNG_ON;
+    tap_log("NCCLTAP_LTTNG=%s is not valid: expected auto, 0 or 1; using auto", s);
+    return TAP_LTTNG_AUTO;
+}
+
 static bool env_flag(const char *name)
 {
     const char *s = getenv(name);
@@ -111,4 +124,5 @@ void tap_config_load(void)
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE");
     c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL");
+    c->lttng = env_lttng();
 }

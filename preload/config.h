@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL };
+enum tap_lttng_mode { TAP_LTTNG_OFF, TAP_LTTNG_AUTO, TAP_LTTNG_ON };
 
 struct tap_config {
     char dir[4096];              /* NCCLTAP_DIR, default ./nccltap-<job key> */
@@ -21,6 +22,7 @@ struct tap_config {
     uint32_t ring_size;          /* NCCLTAP_RING_SIZE: records queued */
     bool verbose;                /* NCCLTAP_VERBOSE */
     bool ops_jsonl;              /* NCCLTAP_OPS_JSONL: a line per timed op */
+    enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
 };
 
 extern struct tap_config tap_config;

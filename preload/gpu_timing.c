@@ -272,6 +272,19 @@ bool tap_event_time_ns(const struct tap_event *e, uint64_t *ns)
     return true;
 }
 
+void tap_gpu_uuid(int device, char *out, size_t len)
+{
+    CUdevice dev;
+    CUuuid u;
+    out[0] = 0;
+    if (!tap_gpu_ready() || device < 0 || !tap_cu.cuDeviceGet || !tap_cu.cuDeviceGetUuid ||
+        tap_cu.cuDeviceGet(&dev, device) != CUDA_SUCCESS || tap_cu.cuDeviceGetUuid(&u, dev) != CUDA_SUCCESS)
+        return;
+    const unsigned char *b = (const unsigned char *)u.bytes;
+    snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
 void tap_gpu_after_fork(void)
 {
     /* CUDA does not survive fork: a child of a process that initialized the

@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cuda_driver.h"
@@ -59,6 +60,9 @@ CUresult tap_event_query(const struct tap_event *e);
 bool tap_event_time_ns(const struct tap_event *e, uint64_t *ns);
 /* Reducer: end - start in ns, from cuEventElapsedTime (both in one context). */
 bool tap_event_elapsed_ns(const struct tap_event *start, const struct tap_event *end, uint64_t *ns);
+
+/* "GPU-xxxxxxxx-xxxx-..." as nvidia-smi prints it, or "" if unknown. */
+void tap_gpu_uuid(int device, char *out, size_t len);
 
 /* In a forked child: CUDA cannot be used there if the parent initialized it. */
 void tap_gpu_after_fork(void);

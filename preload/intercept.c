@@ -116,6 +116,7 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
     if (capturing) {
         r->flags |= TAP_OPF_CAPTURED;
         atomic_fetch_add_explicit(&tap_totals.captured, 1, memory_order_relaxed);
+        TAP_TRACE(op_captured, r);
     }
     if (tap_fast.group_depth > 0) {
         r->group_id = th.group_id;
@@ -232,8 +233,10 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
             g->nstreams = th.nstreams;
         }
     }
-    if (g->nops > 0)
+    if (g->nops > 0) {
+        TAP_TRACE(group_end, g);
         tap_submit(&end);
+    }
     return true;
 }
 

@@ -15,6 +15,7 @@
 #include "nccl_ops.h"
 #include "op_record.h"
 #include "runtime.h"
+#include "tracing.h"
 
 struct tap_call {
     struct tap_record rec;
@@ -109,6 +110,8 @@ static inline void tap_op_end(struct tap_call *c, ncclResult_t result)
     if (c->rec.u.op.flags & TAP_OPF_TIMED)
         tap_op_end_timed(c, result);
     tap_submit(&c->rec);
+    if (!tap_op_failed(result))
+        TAP_TRACE(op_enqueue, &c->rec.u.op);
 }
 
 /* Around ncclGroupStart / ncclGroupEnd / ncclGroupSimulateEnd. */

@@ -14,7 +14,8 @@ struct tap_completion {
     uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC; 0 if not calibrated */
     uint64_t duration_ns;
     uint32_t group_ops;        /* 1 when not grouped */
-    double busbw_gbs;          /* of the op, or of its group */
+    double algbw_gbs;          /* of the op, or of its group */
+    double busbw_gbs;
 };
 
 void tap_ops_log_write(const struct tap_completion *c);

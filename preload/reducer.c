@@ -11,6 +11,7 @@
 #include "ops_log.h"
 #include "runtime.h"
 #include "stats.h"
+#include "tracing.h"
 
 struct tap_reducer_totals tap_reducer_totals;
 
@@ -210,15 +211,25 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
 
 /* Where a completed op goes besides the statistics. `start_ns` is its
  * start in CLOCK_MONOTONIC, 0 if unknown. */
+/* Whether anything wants each completed op: the JSONL log, or an LTTng
+ * session recording op_complete. */
+static bool completions_wanted(void)
+{
+    return tap_config.ops_jsonl || TAP_TRACING(op_complete);
+}
+
 static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
                  uint64_t start_ns)
 {
-    if (!tap_config.ops_jsonl)
+    if (!completions_wanted())
         return;
+    double d = (double)t->duration_ns;
     struct tap_completion c = {op, start_ns, start_ns ? start_ns + t->duration_ns : 0,
-                               t->duration_ns, group_ops,
-                               t->duration_ns ? t->busbytes / (double)t->duration_ns : 0};
-    tap_ops_log_write(&c);
+                               t->duration_ns, group_ops, d > 0 ? t->bytes / d : 0,
+                               d > 0 ? t->busbytes / d : 0};
+    if (tap_config.ops_jsonl)
+        tap_ops_log_write(&c);
+    TAP_TRACE(op_complete, &c);
 }
 
 /* CLOCK_MONOTONIC of a completed start event, only when someone wants it:
@@ -226,7 +237,7 @@ static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct t
 static uint64_t start_time(const struct tap_event *start)
 {
     uint64_t ns = 0;
-    if (tap_config.ops_jsonl && !tap_event_time_ns(start, &ns))
+    if (completions_wanted() && !tap_event_time_ns(start, &ns))
         ns = 0;
     return ns;
 }
@@ -389,6 +400,16 @@ unsigned tap_reducer_pass(void)
     if (tap_gpu_ready())
         tap_pools_grow();
     return handled;
+}
+
+void tap_reducer_trace_stats(void)
+{
+    if (!TAP_TRACING(stats))
+        return;
+    for (unsigned i = 0; i < tap_stats_count(); i++) {
+        const struct tap_stat *s = tap_stats_at(i);
+        TAP_TRACE(stats, s, tap_stat_quantile_ns(s, 0.5), tap_stat_quantile_ns(s, 0.99));
+    }
 }
 
 int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; }

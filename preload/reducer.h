@@ -24,6 +24,9 @@ unsigned tap_reducer_pass(void);
  * without a time, and as `pending`. */
 void tap_reducer_abandon_pending(void);
 
+/* One nccltap:stats event per statistics row, when a session records them. */
+void tap_reducer_trace_stats(void);
+
 /* Whether timed ops are waiting for their events, or came in the last
  * pass: their events go back to the pool only when polled, so the reducer
  * must not sleep long while the application times ops. */

@@ -94,6 +94,7 @@ static void *reducer_main(void *arg)
                 tap_pools_calibrate();
             tap_rank_file_write(false);
             tap_ops_log_flush();
+            tap_reducer_trace_stats();
             next_interval = now + interval_ns;
         }
     }
@@ -109,6 +110,7 @@ static void *reducer_main(void *arg)
     tap_reducer_abandon_pending();
     tap_rank_file_write(true);
     tap_ops_log_flush();
+    tap_reducer_trace_stats();
     tap_print_summary();
     return NULL;
 }

@@ -1,0 +1,153 @@
+/* The nccltap LTTng-UST provider: every event nccltap emits, in LTTng-UST
+ * 2.13's v1 macros. Included by the provider (provider.c, which creates the
+ * probes in libnccltap-lttng.so) and by the shim (tracing.c defines the
+ * tracepoints with dynamic linkage, so the shim runs where liblttng-ust is
+ * absent and emitting costs one load and a branch while no session records).
+ *
+ * Events take pointers to nccltap's own records: LTTng allows at most 10
+ * arguments, and the fields are read only when a session records them. */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER nccltap
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "nccltap_tp.h"
+
+#if !defined(NCCLTAP_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define NCCLTAP_TP_H
+
+#include <lttng/tracepoint.h>
+#include <stdint.h>
+
+#include "comm_registry.h"
+#include "op_record.h"
+#include "ops_log.h"
+#include "stats.h"
+
+LTTNG_UST_TRACEPOINT_ENUM(nccltap, op_enum,
+    LTTNG_UST_TP_ENUM_VALUES(
+        lttng_ust_field_enum_value("AllReduce", 0)
+        lttng_ust_field_enum_value("AllGather", 1)
+        lttng_ust_field_enum_value("ReduceScatter", 2)
+        lttng_ust_field_enum_value("Broadcast", 3)
+        lttng_ust_field_enum_value("Reduce", 4)
+        lttng_ust_field_enum_value("AlltoAll", 5)
+        lttng_ust_field_enum_value("Gather", 6)
+        lttng_ust_field_enum_value("Scatter", 7)
+        lttng_ust_field_enum_value("Send", 8)
+        lttng_ust_field_enum_value("Recv", 9)))
+
+LTTNG_UST_TRACEPOINT_ENUM(nccltap, dtype_enum,
+    LTTNG_UST_TP_ENUM_VALUES(
+        lttng_ust_field_enum_value("int8", 0)
+        lttng_ust_field_enum_value("uint8", 1)
+        lttng_ust_field_enum_value("int32", 2)
+        lttng_ust_field_enum_value("uint32", 3)
+        lttng_ust_field_enum_value("int64", 4)
+        lttng_ust_field_enum_value("uint64", 5)
+        lttng_ust_field_enum_value("float16", 6)
+        lttng_ust_field_enum_value("float32", 7)
+        lttng_ust_field_enum_value("float64", 8)
+        lttng_ust_field_enum_value("bfloat16", 9)
+        lttng_ust_field_enum_value("fp8e4m3", 10)
+        lttng_ust_field_enum_value("fp8e5m2", 11)))
+
+LTTNG_UST_TRACEPOINT_ENUM(nccltap, how_enum,
+    LTTNG_UST_TP_ENUM_VALUES(
+        lttng_ust_field_enum_value("finalize", 1)
+        lttng_ust_field_enum_value("destroy", 2)
+        lttng_ust_field_enum_value("abort", 3)))
+
+/* A communicator this process joined. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, comm_init,
+    LTTNG_UST_TP_ARGS(const struct tap_comm *, c, int, nccl_version),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, c->id)
+        lttng_ust_field_string(name, c->name)
+        lttng_ust_field_integer(int32_t, rank, c->rank)
+        lttng_ust_field_integer(int32_t, nranks, c->nranks)
+        lttng_ust_field_integer(int32_t, device, c->device)
+        lttng_ust_field_string(gpu_uuid, c->gpu_uuid)
+        lttng_ust_field_integer(int32_t, nccl_version, nccl_version)
+        lttng_ust_field_integer_hex(uint64_t, parent_id, c->parent_id)
+        lttng_ust_field_string(origin, tap_comm_origin_name(c->origin))))
+
+/* ncclCommFinalize, ncclCommDestroy or ncclCommAbort returned. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, comm_destroy,
+    LTTNG_UST_TP_ARGS(const struct tap_comm *, c, int, how),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, c->id)
+        lttng_ust_field_integer(int32_t, rank, c->rank)
+        lttng_ust_field_enum(nccltap, how_enum, int32_t, how, how)))
+
+/* An operation NCCL accepted, when the call returned. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_enqueue,
+    LTTNG_UST_TP_ARGS(const struct tap_op_rec *, r),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, r->comm->id)
+        lttng_ust_field_integer(int32_t, rank, r->comm->rank)
+        lttng_ust_field_integer(uint64_t, seq, r->seq)
+        lttng_ust_field_enum(nccltap, op_enum, int32_t, op, r->op)
+        lttng_ust_field_enum(nccltap, dtype_enum, int32_t, dtype, r->dtype)
+        lttng_ust_field_integer(uint64_t, count, r->count)
+        lttng_ust_field_integer(uint64_t, bytes, r->bytes)
+        lttng_ust_field_integer(int32_t, peer, r->peer)
+        lttng_ust_field_integer_hex(uintptr_t, stream, (uintptr_t)r->stream)
+        lttng_ust_field_integer(uint64_t, group_id, r->group_id)))
+
+/* An operation's GPU interval, CLOCK_MONOTONIC like every LTTng event. A
+ * grouped operation carries its group's interval and bandwidth. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
+    LTTNG_UST_TP_ARGS(const struct tap_completion *, c),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, c->op->comm->id)
+        lttng_ust_field_integer(int32_t, rank, c->op->comm->rank)
+        lttng_ust_field_integer(uint64_t, seq, c->op->seq)
+        lttng_ust_field_integer(uint64_t, start_ns, c->start_ns)
+        lttng_ust_field_integer(uint64_t, end_ns, c->end_ns)
+        lttng_ust_field_integer(uint64_t, duration_ns, c->duration_ns)
+        lttng_ust_field_float(double, algbw_gbs, c->algbw_gbs)
+        lttng_ust_field_float(double, busbw_gbs, c->busbw_gbs)
+        lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)))
+
+/* The outermost ncclGroupEnd (or ncclGroupSimulateEnd) of a group. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, group_end,
+    LTTNG_UST_TP_ARGS(const struct tap_group_end_rec *, g),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, group_id, g->group_id)
+        lttng_ust_field_integer(uint32_t, ops, g->nops)
+        lttng_ust_field_integer(uint32_t, streams, g->nstreams)
+        lttng_ust_field_integer(uint8_t, timed, (g->flags & TAP_GRPF_TIMED) != 0)
+        lttng_ust_field_integer(uint8_t, simulated, (g->flags & TAP_GRPF_SIMULATED) != 0)
+        lttng_ust_field_integer(uint8_t, failed, (g->flags & TAP_GRPF_FAILED) != 0)))
+
+/* An operation issued while its stream was captured into a CUDA graph. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_captured,
+    LTTNG_UST_TP_ARGS(const struct tap_op_rec *, r),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, r->comm->id)
+        lttng_ust_field_integer(int32_t, rank, r->comm->rank)
+        lttng_ust_field_integer(uint64_t, seq, r->seq)
+        lttng_ust_field_enum(nccltap, op_enum, int32_t, op, r->op)
+        lttng_ust_field_integer(uint64_t, bytes, r->bytes)
+        lttng_ust_field_integer_hex(uintptr_t, stream, (uintptr_t)r->stream)))
+
+/* Every interval, one per (communicator, op, datatype, size class). */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, stats,
+    LTTNG_UST_TP_ARGS(const struct tap_stat *, s, double, p50_ns, double, p99_ns),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, s->comm->id)
+        lttng_ust_field_integer(int32_t, rank, s->comm->rank)
+        lttng_ust_field_enum(nccltap, op_enum, int32_t, op, s->op)
+        lttng_ust_field_enum(nccltap, dtype_enum, int32_t, dtype, s->dtype)
+        lttng_ust_field_integer(uint32_t, size_class, s->size_class)
+        lttng_ust_field_integer(uint64_t, calls, s->calls)
+        lttng_ust_field_integer(uint64_t, bytes, s->bytes_total)
+        lttng_ust_field_integer(uint64_t, time_ns, s->time_sum_ns)
+        lttng_ust_field_integer(uint64_t, timed, s->timed)
+        lttng_ust_field_integer(uint64_t, p50_ns, (uint64_t)p50_ns)
+        lttng_ust_field_integer(uint64_t, p99_ns, (uint64_t)p99_ns)
+        lttng_ust_field_float(double, busbw_gbs, s->time_sum_ns ? s->bw_busbytes / (double)s->time_sum_ns : 0)))
+
+#endif /* NCCLTAP_TP_H */
+
+#include <lttng/tracepoint-event.h>
