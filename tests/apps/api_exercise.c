@@ -151,15 +151,29 @@ static int scenario_threads(void)
     return 0;
 }
 
+/* A one-rank communicator on device 0, with a stream and a buffer. */
+struct one_rank {
+    CUstream s;
+    void *b;
+    ncclComm_t comm;
+};
+
+static struct one_rank one_rank_open(void)
+{
+    struct one_rank o = {app_stream_on(0), app_buffer(COUNT * 8), NULL};
+    ncclUniqueId id;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&o.comm, 1, id, 0));
+    return o;
+}
+
 /* A one-rank communicator and `n` AllReduces on it. */
 static void one_rank_run(int n, ncclDataType_t dtype)
 {
-    CUstream s = app_stream_on(0);
-    void *b = app_buffer(COUNT * 8);
-    ncclUniqueId id;
-    ncclComm_t comm;
-    CHECK_NCCL(ncclGetUniqueId(&id));
-    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    struct one_rank o = one_rank_open();
+    CUstream s = o.s;
+    void *b = o.b;
+    ncclComm_t comm = o.comm;
     for (int k = 0; k < n; k++)
         CHECK_NCCL(ncclAllReduce(b, b, COUNT, dtype, ncclSum, comm, s));
     CHECK_CU(cu.cuStreamSynchronize(s));
@@ -189,12 +203,10 @@ static int scenario_fork(void)
 /* Ops issued while the stream is captured into a CUDA graph. */
 static int scenario_capture(void)
 {
-    CUstream s = app_stream_on(0);
-    void *b = app_buffer(COUNT * 4);
-    ncclUniqueId id;
-    ncclComm_t comm;
-    CHECK_NCCL(ncclGetUniqueId(&id));
-    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    struct one_rank o = one_rank_open();
+    CUstream s = o.s;
+    void *b = o.b;
+    ncclComm_t comm = o.comm;
     CHECK_CU(cu.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     for (int k = 0; k < 4; k++)
         CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
@@ -212,12 +224,10 @@ static int scenario_capture(void)
 /* Functions the legacy NCCL lacks: an error code, never a crash. */
 static int scenario_legacy(void)
 {
-    CUstream s = app_stream_on(0);
-    void *b = app_buffer(COUNT * 4);
-    ncclUniqueId id;
-    ncclComm_t comm, shrunk = NULL;
-    CHECK_NCCL(ncclGetUniqueId(&id));
-    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    struct one_rank o = one_rank_open();
+    CUstream s = o.s;
+    void *b = o.b;
+    ncclComm_t comm = o.comm, shrunk = NULL;
     ncclResult_t a2a = ncclAlltoAll(b, b, COUNT, ncclFloat32, comm, s);
     ncclResult_t a2a_again = ncclAlltoAll(b, b, COUNT, ncclFloat32, comm, s);
     ncclResult_t shrink = ncclCommShrink(comm, NULL, 0, &shrunk, NULL, 0);
@@ -241,12 +251,10 @@ static int scenario_burst(int n)
 /* Work that never completes (NCCLSIM_HANG_*), then exit. */
 static int scenario_exit_pending(void)
 {
-    CUstream s = app_stream_on(0);
-    void *b = app_buffer(COUNT * 4);
-    ncclUniqueId id;
-    ncclComm_t comm;
-    CHECK_NCCL(ncclGetUniqueId(&id));
-    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    struct one_rank o = one_rank_open();
+    CUstream s = o.s;
+    void *b = o.b;
+    ncclComm_t comm = o.comm;
     for (int k = 0; k < 5; k++)
         CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
     expect_calls("init", 0, "AllReduce", 5);
