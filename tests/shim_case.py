@@ -77,6 +77,7 @@ def main():
 
     expect_calls = defaultdict(int)
     expect_totals = {}
+    expect_names = {}
     results = {}
     for line in p.stdout.splitlines():
         if not line.startswith("{"):
@@ -84,6 +85,8 @@ def main():
         o = json.loads(line)
         if o.get("expect") == "calls":
             expect_calls[(o["origin"], o["rank"], o["op"])] += o["n"]
+        elif o.get("expect") == "comm_name":
+            expect_names[o["name"]] = o["calls"]
         elif o.get("expect") == "totals":
             expect_totals[o["key"]] = o["n"]
         elif "result" in o:
@@ -91,12 +94,15 @@ def main():
 
     seen = defaultdict(int)
     totals = defaultdict(int)
+    named = defaultdict(int)
     for path in files:
         with open(path) as f:
             doc = json.load(f)
         if not doc["final"]:
             fail("%s is not final" % path)
         origin = {c["id"]: c["origin"] for c in doc["comms"]}
+        for c in doc["comms"]:
+            named[c["name"]] += c["calls"]
         rows = 0
         for row in doc["ops"]:
             seen[(origin[row["comm"]], row["rank"], row["op"])] += row["calls"]
@@ -120,6 +126,9 @@ def main():
     for key in sorted(set(seen) | set(expect_calls)):
         if seen[key] != expect_calls[key]:
             fail("calls for %s: shim saw %d, the application made %d" % (key, seen[key], expect_calls[key]))
+    for name, calls in expect_names.items():
+        if named[name] != calls:
+            fail("communicator named %r: %d calls, expected %d" % (name, named[name], calls))
     for k, v in expect_totals.items():
         if totals[k] != v:
             fail("totals.%s = %d, expected %d" % (k, totals[k], v))

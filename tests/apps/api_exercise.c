@@ -118,6 +118,7 @@ static int scenario_api(void)
 struct thread_arg {
     ncclUniqueId id;
     int calls;
+    int named;
 };
 
 static void *thread_main(void *p)
@@ -126,7 +127,12 @@ static void *thread_main(void *p)
     CUstream s = app_stream_on(0);
     void *b = app_buffer(COUNT * 4);
     ncclComm_t comm;
-    CHECK_NCCL(ncclCommInitRank(&comm, 1, a->id, 0));
+    /* The last thread names its communicator, as NCCL 2.27+ allows. */
+    ncclConfig_t config = {sizeof config, 0xcafebeef, 22700, -1, -1, -1, -1, NULL, -1, -1, "tensor-parallel"};
+    if (a->named)
+        CHECK_NCCL(ncclCommInitRankConfig(&comm, 1, a->id, 0, &config));
+    else
+        CHECK_NCCL(ncclCommInitRank(&comm, 1, a->id, 0));
     for (int k = 0; k < a->calls; k++)
         CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
     CHECK_CU(cu.cuStreamSynchronize(s));
@@ -142,11 +148,14 @@ static int scenario_threads(void)
     for (int t = 0; t < T; t++) {
         CHECK_NCCL(ncclGetUniqueId(&args[t].id));
         args[t].calls = 10 * (t + 1);
+        args[t].named = t == T - 1;
         pthread_create(&th[t], NULL, thread_main, &args[t]);
     }
     for (int t = 0; t < T; t++)
         pthread_join(th[t], NULL);
-    expect_calls("init", 0, "AllReduce", 10 + 20 + 30 + 40);
+    expect_calls("init", 0, "AllReduce", 10 + 20 + 30);
+    expect_calls("config", 0, "AllReduce", 40);
+    printf("{\"expect\": \"comm_name\", \"name\": \"tensor-parallel\", \"calls\": 40}\n");
     expect_total("calls", 100);
     return 0;
 }
