@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ int paths_find(struct nccltap_paths *p, char *why, size_t why_len)
         libdir = xstrdup(real);
     }
     p->shim = xasprintf("%s/libnccltap.so", libdir);
+    p->lttng_provider = xasprintf("%s/libnccltap-lttng.so", libdir);
     p->sim = xasprintf("%s/" NCCLTAP_SIM_SUBDIR, libdir);
     p->sim_legacy = xasprintf("%s/" NCCLTAP_SIM_LEGACY_SUBDIR, libdir);
     p->bench = xasprintf("%s/nccltap-bench", p->bindir);
@@ -71,6 +73,7 @@ void paths_free(struct nccltap_paths *p)
 {
     free(p->bindir);
     free(p->shim);
+    free(p->lttng_provider);
     free(p->sim);
     free(p->sim_legacy);
     free(p->bench);
@@ -131,4 +134,17 @@ int path_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return (type == FTW_DP ? rmdir(path) : unlink(path)) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int remove_tree(const char *path)
+{
+    /* Depth first, so that a directory is empty when it is removed. */
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

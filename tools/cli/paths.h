@@ -9,6 +9,7 @@
 struct nccltap_paths {
     char *bindir;      /* the directory of this executable */
     char *shim;        /* .../lib/libnccltap.so */
+    char *lttng_provider; /* .../lib/libnccltap-lttng.so, the shim's tracepoints */
     char *sim;         /* .../lib/nccltap/sim */
     char *sim_legacy;  /* .../lib/nccltap/sim-legacy */
     char *bench;       /* .../bin/nccltap-bench */
@@ -25,6 +26,10 @@ char *path_absolute(const char *path);
 
 /* mkdir -p. Returns 0, or -1 with errno set. */
 int mkdir_p(const char *path);
+
+/* rm -rf: removes `path` and everything below it, without following
+ * symbolic links. Returns 0, or -1 with errno set. */
+int remove_tree(const char *path);
 
 /* True when `path` exists (any type). */
 int path_exists(const char *path);

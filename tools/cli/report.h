@@ -41,7 +41,8 @@ struct comm_entry {
 
 struct totals {
     uint64_t calls, dropped, timed, untimed, captured, pending, failed;
-    uint64_t lost;   /* timed ops whose events never completed (optional) */
+    uint64_t lost;       /* timed ops whose events never completed (optional) */
+    uint64_t simulated;  /* in groups closed by ncclGroupSimulateEnd (optional) */
 };
 
 /* Adds b into a. */
@@ -65,10 +66,12 @@ struct rank_file {
 };
 
 struct report {
-    const char *dir;
+    const char *dir;   /* the directory or trace given */
     struct rank_file *files;
-    size_t nfiles;
+    size_t nfiles, files_cap;
     size_t nskipped;   /* files that could not be read, named on stderr */
+    bool from_trace;   /* the files were built from an LTTng trace (report_trace.c) */
+    uint64_t discarded;  /* events LTTng discarded (full buffers), trace only */
 };
 
 #define RANK_FILE_PATTERN "nccltap-*.json"
@@ -83,6 +86,21 @@ void report_files_free(char **files);
  * when no file could be loaded (said on stderr). */
 int report_load(const char *dir, struct report *r);
 void report_free(struct report *r);
+
+/* Adds one per-rank document to `r`, taking over the reference `root`;
+ * `path` names it in messages. A document without the expected format is
+ * named on stderr and counted in r->nskipped. Returns 0 or -1. */
+int report_add_document(struct report *r, const char *path, json_t *root);
+
+/* Loads an LTTng trace (a directory with a CTF `metadata` file, or one
+ * holding such directories) into per-rank documents, one per traced
+ * process, the same as the per-rank files the shim writes. Returns 0, or
+ * -1 after saying why on stderr (report_trace.c). */
+int report_load_trace(const char *path, struct report *r);
+
+/* True when `path` holds no per-rank file but has a CTF trace at or below
+ * it (report_trace.c). */
+bool report_path_is_trace(const char *path);
 
 /* ---- Derived across ranks (report_merge.c) ---- */
 

@@ -1,4 +1,6 @@
-/* `nccltap report [--json] DIR`. */
+/* `nccltap report [--json] PATH`: PATH is a directory of per-rank files, or
+ * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
+ * any directory with a CTF trace below it). */
 #include "cli.h"
 #include "report_out.h"
 #include "util.h"
@@ -6,10 +8,11 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-static int report_dir(const char *dir, bool json)
+static int report_path(const char *path, bool json)
 {
     struct report r;
-    if (report_load(dir, &r) != 0)
+    int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, &r);
+    if (loaded != 0)
         return 1;
     int rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
     report_free(&r);
@@ -22,7 +25,7 @@ static int report_dir(const char *dir, bool json)
 
 int report_dir_text(const char *dir)
 {
-    return report_dir(dir, false);
+    return report_path(dir, false);
 }
 
 int cmd_report(int argc, char **argv)
@@ -49,6 +52,6 @@ int cmd_report(int argc, char **argv)
         }
     }
     if (argc - optind != 1)
-        return usage_error(argv[0], "expects one directory");
-    return report_dir(argv[optind], json);
+        return usage_error(argv[0], "expects one directory or trace");
+    return report_path(argv[optind], json);
 }

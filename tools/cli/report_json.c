@@ -83,11 +83,14 @@ static json_t *totals_json(const struct report *r)
     struct totals t = { 0 };
     for (size_t i = 0; i < r->nfiles; i++)
         totals_add(&t, &r->files[i].totals);
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    /* "discarded" is the trace's (LTTng's full buffers), not any rank's;
+     * 0 for per-rank files, which lose nothing that way. */
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
         "calls", (json_int_t)t.calls, "dropped", (json_int_t)t.dropped,
         "timed", (json_int_t)t.timed, "untimed", (json_int_t)t.untimed,
         "captured", (json_int_t)t.captured, "pending", (json_int_t)t.pending,
-        "failed", (json_int_t)t.failed, "lost", (json_int_t)t.lost);
+        "failed", (json_int_t)t.failed, "lost", (json_int_t)t.lost,
+        "simulated", (json_int_t)t.simulated, "discarded", (json_int_t)r->discarded);
 }
 
 int report_print_json(const struct report *r, FILE *out)

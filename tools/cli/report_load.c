@@ -82,6 +82,7 @@ static const struct field file_fields[] = {
     F("totals.pending", K_U64, struct rank_file, totals.pending),
     F("totals.failed", K_U64, struct rank_file, totals.failed),
     OPT("totals.lost", K_U64, struct rank_file, totals.lost),
+    OPT("totals.simulated", K_U64, struct rank_file, totals.simulated),
 };
 
 static const struct field comm_fields[] = {
@@ -205,7 +206,6 @@ static int load_ops(json_t *root, struct rank_file *f, char *why, size_t why_len
     for (size_t i = 0; i < f->nops; i++) {
         struct op_row *row = &f->ops[i];
         json_t *obj = json_array_get(ops, i);
-        row->file = f;
         row->comm_name = "";
         row->grouped = 1.0;
         char inner[160];
@@ -253,27 +253,52 @@ static void rank_file_free(struct rank_file *f)
     memset(f, 0, sizeof *f);
 }
 
-static int load_file(const char *path, struct rank_file *f)
+/* op_row.file points into r->files: set for files[from..], and for all of
+ * them when the array has moved. */
+static void link_rows(struct report *r, size_t from)
+{
+    for (size_t i = from; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].nops; j++)
+            r->files[i].ops[j].file = &r->files[i];
+}
+
+int report_add_document(struct report *r, const char *path, json_t *root)
+{
+    struct rank_file f;
+    memset(&f, 0, sizeof f);
+    f.path = xstrdup(path);
+    f.root = root;
+    char why[256];
+    if (load_document(&f, why, sizeof why) != 0) {
+        msg("skipping %s: %s", path, why);
+        rank_file_free(&f);
+        r->nskipped++;
+        return -1;
+    }
+    size_t from = r->nfiles;
+    if (r->nfiles == r->files_cap) {
+        r->files_cap = r->files_cap ? 2 * r->files_cap : 16;
+        r->files = xrealloc(r->files, r->files_cap * sizeof *r->files);
+        from = 0;
+    }
+    r->files[r->nfiles++] = f;
+    link_rows(r, from);
+    return 0;
+}
+
+static void load_file(struct report *r, const char *path)
 {
     json_error_t err;
-    memset(f, 0, sizeof *f);
-    f->path = xstrdup(path);
-    f->root = json_load_file(path, 0, &err);
-    if (!f->root) {
+    json_t *root = json_load_file(path, 0, &err);
+    if (!root) {
         if (err.line > 0)
             msg("skipping %s: %s (line %d, column %d)", path, err.text, err.line, err.column);
         else
             msg("skipping %s: %s", path, err.text);
-        rank_file_free(f);
-        return -1;
+        r->nskipped++;
+        return;
     }
-    char why[256];
-    if (load_document(f, why, sizeof why) != 0) {
-        msg("skipping %s: %s", path, why);
-        rank_file_free(f);
-        return -1;
-    }
-    return 0;
+    report_add_document(r, path, root);
 }
 
 int report_load(const char *dir, struct report *r)
@@ -291,13 +316,8 @@ int report_load(const char *dir, struct report *r)
         report_files_free(paths);
         return -1;
     }
-    r->files = xcalloc(n, sizeof *r->files);
-    for (size_t i = 0; i < n; i++) {
-        if (load_file(paths[i], &r->files[r->nfiles]) == 0)
-            r->nfiles++;
-        else
-            r->nskipped++;
-    }
+    for (size_t i = 0; i < n; i++)
+        load_file(r, paths[i]);
     report_files_free(paths);
     if (r->nfiles == 0) {
         msg("no readable per-rank file in %s", dir);
@@ -313,5 +333,5 @@ void report_free(struct report *r)
         rank_file_free(&r->files[i]);
     free(r->files);
     r->files = NULL;
-    r->nfiles = 0;
+    r->nfiles = r->files_cap = 0;
 }

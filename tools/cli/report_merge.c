@@ -256,4 +256,5 @@ void totals_add(struct totals *a, const struct totals *b)
     a->pending += b->pending;
     a->failed += b->failed;
     a->lost += b->lost;
+    a->simulated += b->simulated;
 }

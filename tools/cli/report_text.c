@@ -102,6 +102,9 @@ static void print_header(const struct report *r, FILE *out)
     if (not_final)
         fprintf(out, "  unfinished %zu file%s not final: the process was still running, "
                 "or was killed\n", not_final, not_final == 1 ? "" : "s");
+    if (r->from_trace)
+        fputs("  source     LTTng trace: one process per traced vpid; its wall time runs from\n"
+              "             its first nccltap event to its last\n", out);
     fputs("\n" NOTE_LATENCY, out);
     free(jobs);
     free(hosts);
@@ -246,11 +249,19 @@ static void print_totals(const struct report *r, FILE *out)
         totals_add(&t, &r->files[i].totals);
     fprintf(out, "\nTotals over all ranks\n"
             "  calls %llu  dropped %llu  timed %llu  untimed %llu  captured %llu"
-            "  pending %llu  failed %llu  lost %llu\n",
+            "  pending %llu  failed %llu  lost %llu  simulated %llu",
             (unsigned long long)t.calls, (unsigned long long)t.dropped,
             (unsigned long long)t.timed, (unsigned long long)t.untimed,
             (unsigned long long)t.captured, (unsigned long long)t.pending,
-            (unsigned long long)t.failed, (unsigned long long)t.lost);
+            (unsigned long long)t.failed, (unsigned long long)t.lost,
+            (unsigned long long)t.simulated);
+    if (r->from_trace)
+        fprintf(out, "  discarded %llu", (unsigned long long)r->discarded);
+    fputc('\n', out);
+    if (r->discarded)
+        fprintf(out, "WARNING: LTTng discarded %llu events (its buffers were full), so the "
+                "counts and times above miss them; rerun with nccltap run --lttng --blocking\n",
+                (unsigned long long)r->discarded);
     if (t.dropped)
         fprintf(out, "WARNING: %llu records were lost: the shim's ring was full, so the "
                 "counts and times above miss them; raise NCCLTAP_RING_SIZE\n",
@@ -260,6 +271,9 @@ static void print_totals(const struct report *r, FILE *out)
                 "file (a hang, or a process that was killed)\n", (unsigned long long)t.pending);
     if (t.failed)
         fprintf(out, "NOTE: %llu calls returned an NCCL error\n", (unsigned long long)t.failed);
+    if (t.simulated)
+        fprintf(out, "NOTE: %llu calls were in groups closed by ncclGroupSimulateEnd: they "
+                "never ran and are in no row\n", (unsigned long long)t.simulated);
     if (t.lost)
         fprintf(out, "NOTE: %llu timed ops never completed on the GPU (their CUDA context "
                 "was destroyed first): they are counted but not timed\n",

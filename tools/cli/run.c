@@ -14,15 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "NEW" or "NEW:OLD": what was there is kept, after ours. */
-static void prepend_env(const char *name, const char *value)
-{
-    const char *old = getenv(name);
-    char *v = old && *old ? xasprintf("%s:%s", value, old) : xstrdup(value);
-    setenv(name, v, 1);
-    free(v);
-}
-
 static bool require(const char *path, const char *what)
 {
     if (path_exists(path))
@@ -46,9 +37,9 @@ static bool setup_sim(const struct nccltap_paths *p, enum run_sim sim)
         return false;
     /* Prepended in reverse: the legacy NCCL comes first and finds the
      * simulated libcuda next. */
-    prepend_env("LD_LIBRARY_PATH", p->sim);
+    env_prepend("LD_LIBRARY_PATH", p->sim);
     if (sim == RUN_SIM_LEGACY)
-        prepend_env("LD_LIBRARY_PATH", p->sim_legacy);
+        env_prepend("LD_LIBRARY_PATH", p->sim_legacy);
     return true;
 }
 
@@ -99,18 +90,31 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
         *outdir = NULL;
     if (!require(p->shim, "the nccltap shim"))
         return EXIT_NOT_FOUND;
+    if (o->lttng.enabled && !require(p->lttng_provider, "the nccltap LTTng provider"))
+        return EXIT_NOT_FOUND;
     if (!setup_sim(p, o->sim))
         return EXIT_NOT_FOUND;
     char *dir = outdir_prepare(o->dir);
     if (!dir)
         return EXIT_NCCLTAP_FAILED;
     setenv("NCCLTAP_DIR", dir, 1);
+    struct lttng_session *session = NULL;
+    if (o->lttng.enabled) {
+        session = lttng_session_start(&o->lttng, dir);
+        if (!session) {
+            free(dir);
+            return EXIT_NCCLTAP_FAILED;
+        }
+        lttng_session_app_env(session);
+    }
     /* First, so that the shim's NCCL symbols are the ones the program binds
      * to, whatever else is preloaded. */
-    prepend_env("LD_PRELOAD", p->shim);
+    env_prepend("LD_PRELOAD", p->shim);
 
     int err;
     int status = spawn_wait(argv, &err);
+    if (session)
+        lttng_session_finish(session);
     if (status == -1) {
         msg("cannot run %s: %s", argv[0], strerror(err));
         free(dir);
@@ -133,16 +137,25 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
 
 int cmd_run(int argc, char **argv)
 {
-    /* One entry and one case per option: later ones (--lttng) go here. */
-    enum { OPT_DIR = 'd', OPT_HELP = 'h', OPT_SIM = 0x100, OPT_LEGACY_SIM };
+    /* One entry and one case per option. */
+    enum {
+        OPT_DIR = 'd', OPT_HELP = 'h', OPT_SIM = 0x100, OPT_LEGACY_SIM,
+        OPT_LTTNG, OPT_KERNEL, OPT_BLOCKING, OPT_SYSTEM, OPT_URL,
+    };
     static const struct option options[] = {
         { "dir", required_argument, NULL, OPT_DIR },
         { "sim", no_argument, NULL, OPT_SIM },
         { "legacy-sim", no_argument, NULL, OPT_LEGACY_SIM },
+        { "lttng", no_argument, NULL, OPT_LTTNG },
+        { "kernel", no_argument, NULL, OPT_KERNEL },
+        { "blocking", no_argument, NULL, OPT_BLOCKING },
+        { "system", no_argument, NULL, OPT_SYSTEM },
+        { "url", required_argument, NULL, OPT_URL },
         { "help", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
     };
     struct run_opts o = { .dir = NULL, .sim = RUN_SIM_NONE };
+    const char *lttng_only = NULL;  /* an option that means nothing without --lttng */
     int c;
     optind = 1;
     /* "+": options end at the command, so its own options are left alone
@@ -158,6 +171,25 @@ int cmd_run(int argc, char **argv)
         case OPT_LEGACY_SIM:
             o.sim = RUN_SIM_LEGACY;
             break;
+        case OPT_LTTNG:
+            o.lttng.enabled = true;
+            break;
+        case OPT_KERNEL:
+            o.lttng.kernel = true;
+            lttng_only = "--kernel";
+            break;
+        case OPT_BLOCKING:
+            o.lttng.blocking = true;
+            lttng_only = "--blocking";
+            break;
+        case OPT_SYSTEM:
+            o.lttng.system = true;
+            lttng_only = "--system";
+            break;
+        case OPT_URL:
+            o.lttng.url = optarg;
+            lttng_only = "--url";
+            break;
         case OPT_HELP:
             usage(stdout);
             return 0;
@@ -169,6 +201,10 @@ int cmd_run(int argc, char **argv)
         return usage_error(argv[0], "no command to run");
     if (o.dir && !o.dir[0])
         return usage_error(argv[0], "--dir needs a directory");
+    if (lttng_only && !o.lttng.enabled)
+        return usage_error(argv[0], "%s needs --lttng", lttng_only);
+    if (o.lttng.url && !o.lttng.url[0])
+        return usage_error(argv[0], "--url needs a URL (net://HOST)");
 
     struct nccltap_paths p;
     char why[256];

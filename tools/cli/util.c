@@ -42,3 +42,11 @@ char *xasprintf(const char *fmt, ...)
     va_end(ap);
     return check(n < 0 ? NULL : s);
 }
+
+void env_prepend(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    char *v = old && *old ? xasprintf("%s:%s", value, old) : xstrdup(value);
+    setenv(name, v, 1);
+    free(v);
+}

@@ -15,4 +15,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Sets the variable `name` to "value" or, when it already holds something,
+ * "value:old": what the user had is kept, after ours. */
+void env_prepend(const char *name, const char *value);
+
 #endif

@@ -101,8 +101,9 @@ def check_json(nccltap, d):
         {"id": "8c41d0e2a97b5f36", "name": "tp", "nranks": 2,
          "parent": "3f2a9c0d11e4b701", "ranks_seen": 2}], "comms with ranks_seen")
     check(doc["totals"] == {"calls": 4580, "dropped": 7, "timed": 380, "untimed": 4200,
-                            "captured": 0, "pending": 0, "failed": 0, "lost": 0},
-          "totals summed (lost is optional in the files)")
+                            "captured": 0, "pending": 0, "failed": 0, "lost": 0,
+                            "simulated": 0, "discarded": 0},
+          "totals summed (lost and simulated are optional in the files)")
 
     # Every input row, once, in order, with its fields and the aggregate bandwidths.
     want = sorted((r for x in docs for r in x["ops"]),

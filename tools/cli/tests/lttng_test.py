@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Tests of `nccltap run --lttng` and of `nccltap report TRACE`, with a real
+session daemon that `nccltap run --lttng` starts for itself, and the bench
+on the simulator.
+
+usage: lttng_test.py CASE NCCLTAP WORKDIR
+  NCCLTAP   the nccltap under test (the shim, its provider, the bench and the
+            simulator are found next to it)
+  WORKDIR   a scratch directory for this case (emptied first)
+
+Exits 77 (skipped) when lttng-sessiond is not installed.
+"""
+import collections
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+FAILED = []
+SKIP = 77
+
+# The bench of the task: 4 ranks, every op, each call timed.
+BENCH = ["--ranks", "4", "--op", "all", "--bytes", "1K:64K", "--iters", "20", "--warmup", "0"]
+
+# nccl-tests' bus bandwidth factors for n = 4 ranks (tests/sim/README.md).
+FACTOR = {"AllReduce": 2 * 3 / 4, "AllGather": 3 / 4, "ReduceScatter": 3 / 4, "AlltoAll": 3 / 4,
+          "Gather": 3 / 4, "Scatter": 3 / 4, "Broadcast": 1, "Reduce": 1, "Send": 1, "Recv": 1}
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+class Env:
+    def __init__(self, nccltap, work):
+        self.nccltap = nccltap
+        self.work = work
+        bindir = os.path.dirname(os.path.abspath(nccltap))
+        self.bench = os.path.join(bindir, "nccltap-bench")
+
+    def run(self, args, env=None, timeout=60):
+        e = dict(os.environ)
+        e.update(env or {})
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=e)
+        return p.returncode, p.stdout, p.stderr
+
+    def traced(self, name, *run_opts, bench=BENCH, env=None, extra=()):
+        """`nccltap run --lttng --sim` of the bench; returns (dir, stderr)."""
+        d = os.path.join(self.work, name)
+        env = dict(env or {})
+        env.setdefault("NCCLTAP_TIMING", "all")
+        rc, out, err = self.run([self.nccltap, "run", "--lttng", "--sim", *run_opts, "--dir", d,
+                                 "--", self.bench, *bench, *extra], env=env)
+        if not check(rc == 0, f"{name}: nccltap run exits 0 (got {rc})\n{err}"):
+            raise SystemExit(1)
+        check(f"nccltap: trace in {d}/lttng" in err, f"{name}: says where the trace is")
+        check(f"nccltap: output in {d}" in err, f"{name}: says where the per-rank files are")
+        return d, err
+
+    def report(self, path):
+        rc, out, err = self.run([self.nccltap, "report", "--json", path])
+        if not check(rc == 0, f"report --json {path} exits 0 (got {rc}): {err}"):
+            raise SystemExit(1)
+        return json.loads(out), err
+
+
+def events(trace):
+    """The nccltap events as babeltrace2 prints them: (name, context, fields)."""
+    p = subprocess.run(["babeltrace2", trace], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, f"babeltrace2 {trace} exits 0: {p.stderr}")
+    line_re = re.compile(r"nccltap:(\w+): \{ cpu_id = \d+ \}, \{ (.*?) \}, \{ (.*) \}$")
+    field_re = re.compile(r'(\w+) = (\( "(\w+)" : container = -?\d+ \)|"[^"]*"|[^,]+)')
+    out = []
+    for line in p.stdout.splitlines():
+        m = line_re.search(line)
+        if not m:
+            continue
+        def fields(s):
+            return {k: (label or v.strip('"')) for k, v, label in field_re.findall(s)}
+        out.append((m.group(1), fields(m.group(2)), fields(m.group(3))))
+    return out
+
+
+def bench_calls(d):
+    """Calls the bench says it made, summed over its per-rank JSON files."""
+    return sum(op["calls"] for f in glob.glob(os.path.join(d, "bench.rank*.json"))
+               for op in json.load(open(f))["ops"])
+
+
+def case_counts(t):
+    """(a) babeltrace2 reads the trace; one op_enqueue and one op_complete
+    per call the bench made, each with the process and thread contexts."""
+    d, _ = t.traced("counts", extra=("--json", os.path.join(t.work, "counts", "bench.json")))
+    calls = bench_calls(d)
+    check(calls == 4 * 10 * 7 * 20, f"the bench made 5600 calls (got {calls})")
+    evs = events(os.path.join(d, "lttng"))
+    n = collections.Counter(name for name, _, _ in evs)
+    check(n["op_enqueue"] == calls, f"op_enqueue events {n['op_enqueue']} == calls {calls}")
+    check(n["op_complete"] == calls, f"op_complete events {n['op_complete']} == calls {calls}")
+    check(n["comm_init"] == 4, f"4 comm_init events (got {n['comm_init']})")
+    ctx = [c for _, c, _ in evs]
+    check(all("vpid" in c and "vtid" in c and c.get("procname") == "nccltap-bench" for c in ctx),
+          "every event has vpid, vtid and procname")
+    check(len({c["vpid"] for c in ctx}) == 4, "events from 4 processes (the forked ranks)")
+
+
+def case_durations(t):
+    """(b) each op_complete's duration is the simulator's: with no latency
+    and 100 GB/s, bytes x factor / 100 ns for an op on a busy stream (the
+    median of each op and size; a grouped op carries its group's time).
+    Sizes from 4 MiB, so that each op outlasts the host's work per call and
+    the stream stays busy; smaller ops start on an idle stream, and their
+    time also holds the launch and the other ranks' arrival."""
+    env = {"NCCLSIM_LAT_US": "0", "NCCLSIM_BUSBW_GBS": "100"}
+    bench = [("4M:64M" if a == "1K:64K" else a) for a in BENCH]
+    d, _ = t.traced("durations", env=env, bench=bench)
+    evs = events(os.path.join(d, "lttng"))
+    ops, groups = {}, collections.defaultdict(list)
+    for name, c, f in evs:
+        if name == "op_enqueue":
+            ops[(c["vpid"], f["comm_id"], f["rank"], f["seq"])] = f
+            if f["group_id"] != "0":
+                groups[(c["vpid"], f["group_id"])].append(f)
+    ratios = collections.defaultdict(list)
+    for name, c, f in evs:
+        if name != "op_complete":
+            continue
+        op = ops[(c["vpid"], f["comm_id"], f["rank"], f["seq"])]
+        members = groups[(c["vpid"], op["group_id"])] if op["group_id"] != "0" else [op]
+        want = sum(int(m["bytes"]) * FACTOR[m["op"]] for m in members) / 100
+        ratios[(op["op"], int(op["bytes"]))].append(int(f["duration_ns"]) / want)
+    check(len(ratios) == 10 * 5, f"50 (op, size) pairs (got {len(ratios)})")
+    for (op, size), r in sorted(ratios.items()):
+        med = statistics.median(r)
+        check(abs(med - 1) <= 0.01, f"{op} {size}: median duration / formula = {med:.4f}")
+
+
+def key(row):
+    return (row["comm"], row["op"], row["dtype"], row["size_class"], row["rank"])
+
+
+def case_report(t):
+    """(c) the report of the trace equals the report of the per-rank files."""
+    d, _ = t.traced("report")
+    files, _ = t.report(d)
+    trace, err = t.report(os.path.join(d, "lttng"))
+    check("discarded" not in err, f"no discarded events: {err}")
+    check(trace["totals"]["calls"] == files["totals"]["calls"] == 5600,
+          f"totals.calls {trace['totals']['calls']} == {files['totals']['calls']} == 5600")
+    for k in ("timed", "dropped", "failed", "simulated", "discarded"):
+        check(trace["totals"][k] == files["totals"][k], f"totals.{k}")
+    check(trace["ranks"] == files["ranks"], "the same ranks, hosts and pids")
+    check(trace["comms"] == files["comms"], "the same communicators")
+    want = {key(r): r for r in files["ops"]}
+    got = {key(r): r for r in trace["ops"]}
+    check(len(want) == 4 * 10 * 7, f"280 rows from the files (got {len(want)})")
+    check(set(got) == set(want), "the same rows")
+    for k in sorted(set(got) & set(want)):
+        g, w = got[k], want[k]
+        for f in ("calls", "bytes", "bytes_total", "timed", "grouped"):
+            check(g[f] == w[f], f"{k}: {f} {g[f]} == {w[f]}")
+        for f in ("busbw_gbs", "algbw_gbs", "busbw_total_gbs"):
+            check(math.isclose(g[f], w[f], rel_tol=1e-6, abs_tol=1e-12),
+                  f"{k}: {f} {g[f]} ~ {w[f]}")
+        for q in ("mean", "min", "p50", "p99", "max"):
+            check(math.isclose(g["time_us"][q], w["time_us"][q], rel_tol=1e-9),
+                  f"{k}: time_us.{q}")
+    rc, out, err = t.run([t.nccltap, "report", os.path.join(d, "lttng")])
+    check(rc == 0 and "LTTng trace" in out and "Communicator " in out,
+          f"the text report of the trace: {err}")
+
+
+def case_blocking(t):
+    """(d) --blocking: a blocking channel, so LTTng discards nothing."""
+    d, err = t.traced("blocking", "--blocking")
+    trace, rerr = t.report(os.path.join(d, "lttng"))
+    check(trace["totals"]["discarded"] == 0, f"discarded {trace['totals']['discarded']} == 0")
+    check("discarded" not in rerr, f"no warning about discarded events: {rerr}")
+    check(trace["totals"]["calls"] == 5600, "every call in the trace")
+    # What the command is given.
+    rc, out, err = t.run([t.nccltap, "run", "--lttng", "--blocking", "--dir",
+                          os.path.join(t.work, "env"), "--", "sh", "-c",
+                          'echo "$LTTNG_UST_ALLOW_BLOCKING $NCCLTAP_LTTNG"'])
+    check(rc == 0 and out.strip() == "1 1", f"LTTNG_UST_ALLOW_BLOCKING=1 NCCLTAP_LTTNG=1: {out!r}")
+
+
+def case_kernel(t):
+    """--kernel: kernel events when lttng-modules are there; otherwise one
+    message, and the user-space trace all the same."""
+    d, err = t.traced("kernel", "--kernel", bench=["--ranks", "2", "--op", "allreduce",
+                                                   "--bytes", "1K", "--iters", "5"])
+    said = [l for l in err.splitlines() if "kernel tracing is not available here" in l]
+    has_kernel = os.path.isdir(os.path.join(d, "lttng", "kernel"))
+    check(len(said) == 1 or has_kernel, f"one message, or a kernel trace: {err}")
+    if said:
+        check(said[0].endswith("; tracing user space only"), f"the message: {said[0]}")
+    trace, _ = t.report(os.path.join(d, "lttng"))
+    files, _ = t.report(d)
+    check(trace["totals"]["calls"] == files["totals"]["calls"] == 2 * 10,
+          f"20 calls (5 iterations, 5 warm-up, 2 ranks) in the trace and the files: "
+          f"{trace['totals']['calls']}, {files['totals']['calls']}")
+
+
+def case_env(t):
+    """The command's environment: the shim first in LD_PRELOAD, then
+    liblttng-ust-fork.so (processes forked without exec stay traced), then
+    what was there; NCCLTAP_LTTNG=1; LTTNG_HOME of the private daemon."""
+    d = os.path.join(t.work, "env")
+    show = 'printf "%s\\n%s\\n%s\\n" "$LD_PRELOAD" "$NCCLTAP_LTTNG" "$LTTNG_HOME"'
+    rc, out, err = t.run([t.nccltap, "run", "--lttng", "--dir", d, "--", "sh", "-c", show],
+                         env={"LD_PRELOAD": ""})
+    check(rc == 0, f"exit 0 ({rc}): {err}")
+    preload, lttng, home = (out.splitlines() + ["", "", ""])[:3]
+    parts = preload.split(":")
+    check(parts[0].endswith("/libnccltap.so"), f"the shim first: {preload}")
+    check(len(parts) == 2 and "liblttng-ust-fork.so" in parts[1], f"then the fork wrapper: {preload}")
+    check(lttng == "1", f"NCCLTAP_LTTNG=1 ({lttng!r})")
+    check(home == os.path.join(d, "lttng-home"), f"LTTNG_HOME {home!r}")
+    check(not os.path.exists(home), "the daemon's LTTNG_HOME is removed at the end")
+    check(os.path.isdir(os.path.join(d, "lttng")), "the trace directory")
+    # Exit status and signal status are the command's, as without --lttng.
+    rc, _, err = t.run([t.nccltap, "run", "--lttng", "--dir", os.path.join(t.work, "st"), "--",
+                        "sh", "-c", "exit 3"])
+    check(rc == 3, f"exit status 3 passed on ({rc})")
+    rc, _, err = t.run([t.nccltap, "run", "--lttng", "--dir", os.path.join(t.work, "sig"), "--",
+                        "sh", "-c", "kill -TERM $$"])
+    check(rc == 143, f"killed by SIGTERM: 143 ({rc})")
+    check("nccltap: trace in" in err, "the session is closed after a killed command")
+
+
+def case_setup_failure(t):
+    """When the session cannot be set up the command is not run: exit 125."""
+    marker = os.path.join(t.work, "ran")
+    cmd = ["--", "sh", "-c", 'touch "$0"', marker]
+    # A trace already in DIR/lttng.
+    d = os.path.join(t.work, "busy")
+    os.makedirs(os.path.join(d, "lttng", "old"))
+    rc, _, err = t.run([t.nccltap, "run", "--lttng", "--dir", d, *cmd])
+    check(rc == 125, f"DIR/lttng not empty: exit 125 ({rc})")
+    check("already holds a trace" in err, f"says why: {err}")
+    # No lttng-sessiond in PATH.
+    rc, _, err = t.run([os.path.abspath(t.nccltap), "run", "--lttng", "--dir",
+                        os.path.join(t.work, "nopath"), "--", "/bin/sh", "-c", 'touch "$0"', marker],
+                       env={"PATH": "/nonexistent"})
+    check(rc == 125, f"no lttng-sessiond: exit 125 ({rc})")
+    check("lttng-sessiond" in err and "apt-get install lttng-tools" in err, f"says why: {err}")
+    check(not os.path.exists(marker), "the command was not run")
+    # Options that need --lttng.
+    for opt in (["--kernel"], ["--blocking"], ["--system"], ["--url", "net://h"]):
+        rc, _, err = t.run([t.nccltap, "run", *opt, "--", "true"])
+        check(rc == 2 and f"{opt[0]} needs --lttng" in err, f"{opt[0]} without --lttng: {rc} {err}")
+
+
+def case_no_trace(t):
+    """report on a directory without per-rank files or trace; and on a
+    trace without nccltap events."""
+    empty = os.path.join(t.work, "empty")
+    os.makedirs(empty)
+    rc, _, err = t.run([t.nccltap, "report", empty])
+    check(rc == 1 and "no per-rank file" in err, f"empty directory: {rc} {err}")
+    d = os.path.join(t.work, "quiet")
+    rc, _, err = t.run([t.nccltap, "run", "--lttng", "--dir", d, "--", "true"])
+    check(rc == 0, f"a command without NCCL: {rc} {err}")
+    rc, out, err = t.run([t.nccltap, "report", os.path.join(d, "lttng")])
+    # LTTng writes no trace at all when no application registered.
+    check(rc == 1 and out == "" and ("no nccltap event" in err or "no CTF trace" in err),
+          f"a trace without nccltap events: {rc} {err}")
+
+
+CASES = {"counts": case_counts, "durations": case_durations, "report": case_report,
+         "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
+         "setup_failure": case_setup_failure, "no_trace": case_no_trace}
+
+
+def main():
+    case, nccltap, work = sys.argv[1:4]
+    if not shutil.which("lttng-sessiond"):
+        print("lttng-sessiond is not installed: skipped")
+        return SKIP
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    CASES[case](Env(nccltap, work))
+    if FAILED:
+        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

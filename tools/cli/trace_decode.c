@@ -1,0 +1,225 @@
+#include "trace_decode.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    enum tev_kind kind;
+} kinds[] = {
+    { "nccltap:comm_init", TEV_COMM_INIT },
+    { "nccltap:comm_destroy", TEV_COMM_DESTROY },
+    { "nccltap:op_enqueue", TEV_OP_ENQUEUE },
+    { "nccltap:op_complete", TEV_OP_COMPLETE },
+    { "nccltap:group_end", TEV_GROUP_END },
+    { "nccltap:op_captured", TEV_OP_CAPTURED },
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* The payload of one event, and its name for messages. */
+struct payload {
+    const bt_field *fields;
+    const char *event;
+};
+
+/* A missing field is said once per event and field, not once per event. */
+static void missing(const char *event, const char *field)
+{
+    static char said[64][96];
+    static size_t nsaid;
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s", event, field);
+    for (size_t i = 0; i < nsaid; i++)
+        if (strcmp(said[i], key) == 0)
+            return;
+    if (nsaid < sizeof said / sizeof said[0])
+        memcpy(said[nsaid++], key, sizeof key);
+    msg("warning: %s events have no usable field \"%s\" (another nccltap version?): "
+        "taken as 0", event, field);
+}
+
+static const bt_field *member(const bt_field *s, const char *name)
+{
+    if (!s || bt_field_get_class_type(s) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+        return NULL;
+    return bt_field_structure_borrow_member_field_by_name_const(s, name);
+}
+
+/* Any integer or enumeration, signed or not, as 64 bits. */
+static bool int_value(const bt_field *f, uint64_t *u, int64_t *s)
+{
+    if (!f)
+        return false;
+    bt_field_class_type t = bt_field_get_class_type(f);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+        *u = bt_field_integer_unsigned_get_value(f);
+        *s = (int64_t)*u;
+        return true;
+    }
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+        *s = bt_field_integer_signed_get_value(f);
+        *u = (uint64_t)*s;
+        return true;
+    }
+    return false;
+}
+
+static uint64_t get_u64(const struct payload *p, const char *name)
+{
+    uint64_t u = 0;
+    int64_t s;
+    if (!int_value(member(p->fields, name), &u, &s))
+        missing(p->event, name);
+    return u;
+}
+
+static int64_t get_i64(const struct payload *p, const char *name)
+{
+    uint64_t u;
+    int64_t s = 0;
+    if (!int_value(member(p->fields, name), &u, &s))
+        missing(p->event, name);
+    return s;
+}
+
+static double get_real(const struct payload *p, const char *name)
+{
+    const bt_field *f = member(p->fields, name);
+    bt_field_class_type t = f ? bt_field_get_class_type(f) : BT_FIELD_CLASS_TYPE_STRING;
+    if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
+        return bt_field_real_double_precision_get_value(f);
+    if (t == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
+        return bt_field_real_single_precision_get_value(f);
+    missing(p->event, name);
+    return 0.0;
+}
+
+static const char *get_str(const struct payload *p, const char *name)
+{
+    const bt_field *f = member(p->fields, name);
+    if (f && bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRING)
+        return bt_field_string_get_value(f);
+    missing(p->event, name);
+    return "";
+}
+
+/* The label of an enumeration's value, and the value; "" when no label
+ * maps it (a datatype newer than the provider's enumeration). */
+static const char *get_enum(const struct payload *p, const char *name, int64_t *value)
+{
+    const bt_field *f = member(p->fields, name);
+    uint64_t u;
+    *value = 0;
+    if (!int_value(f, &u, value)) {
+        missing(p->event, name);
+        return "";
+    }
+    bt_field_class_enumeration_mapping_label_array labels = NULL;
+    uint64_t n = 0;
+    bt_field_class_type t = bt_field_get_class_type(f);
+    if (t == BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION)
+        bt_field_enumeration_signed_get_mapping_labels(f, &labels, &n);
+    else if (t == BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION)
+        bt_field_enumeration_unsigned_get_mapping_labels(f, &labels, &n);
+    return n >= 1 ? labels[0] : "";
+}
+
+/* The trace's environment names the host the tracer ran on. */
+static const char *hostname(const bt_event *event)
+{
+    const bt_stream *stream = bt_event_borrow_stream_const(event);
+    const bt_trace *trace = stream ? bt_stream_borrow_trace_const(stream) : NULL;
+    const bt_value *v =
+        trace ? bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname") : NULL;
+    return v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING ? bt_value_string_get(v) : "";
+}
+
+static uint64_t timestamp(const bt_message *msg)
+{
+    if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+        return 0;
+    int64_t ns;
+    const bt_clock_snapshot *snap = bt_message_event_borrow_default_clock_snapshot_const(msg);
+    if (bt_clock_snapshot_get_ns_from_origin(snap, &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+        return 0;
+    return ns > 0 ? (uint64_t)ns : 0;
+}
+
+static void decode_payload(const struct payload *p, struct tev *e)
+{
+    e->comm_id = e->kind == TEV_GROUP_END ? 0 : get_u64(p, "comm_id");
+    switch (e->kind) {
+    case TEV_COMM_INIT:
+        e->rank = get_i64(p, "rank");
+        e->name = get_str(p, "name");
+        e->nranks = get_i64(p, "nranks");
+        e->device = get_i64(p, "device");
+        e->gpu_uuid = get_str(p, "gpu_uuid");
+        e->nccl_version = get_i64(p, "nccl_version");
+        e->parent_id = get_u64(p, "parent_id");
+        e->origin = get_str(p, "origin");
+        break;
+    case TEV_COMM_DESTROY: {
+        int64_t how;
+        e->rank = get_i64(p, "rank");
+        e->how = get_enum(p, "how", &how);
+        break;
+    }
+    case TEV_OP_ENQUEUE:
+    case TEV_OP_CAPTURED:
+        e->rank = get_i64(p, "rank");
+        e->seq = get_u64(p, "seq");
+        e->op = get_enum(p, "op", &e->op_value);
+        e->bytes = get_u64(p, "bytes");
+        if (e->kind == TEV_OP_CAPTURED)
+            break;
+        e->dtype = get_enum(p, "dtype", &e->dtype_value);
+        e->count = get_u64(p, "count");
+        e->peer = get_i64(p, "peer");
+        e->group_id = get_u64(p, "group_id");
+        break;
+    case TEV_OP_COMPLETE:
+        e->rank = get_i64(p, "rank");
+        e->seq = get_u64(p, "seq");
+        e->duration_ns = get_u64(p, "duration_ns");
+        e->algbw_gbs = get_real(p, "algbw_gbs");
+        e->busbw_gbs = get_real(p, "busbw_gbs");
+        e->group_ops = get_u64(p, "group_ops");
+        break;
+    case TEV_GROUP_END:
+        e->group_id = get_u64(p, "group_id");
+        e->ops = get_u64(p, "ops");
+        e->timed = get_u64(p, "timed") != 0;
+        e->simulated = get_u64(p, "simulated") != 0;
+        e->failed = get_u64(p, "failed") != 0;
+        break;
+    }
+}
+
+bool tev_decode(const bt_message *msg, struct tev *e)
+{
+    const bt_event *event = bt_message_event_borrow_event_const(msg);
+    const char *name = bt_event_class_get_name(bt_event_borrow_class_const(event));
+    if (!name || strncmp(name, "nccltap:", 8) != 0)
+        return false;
+    size_t k = 0;
+    while (k < NKINDS && strcmp(kinds[k].name, name) != 0)
+        k++;
+    if (k == NKINDS)
+        return false;  /* stats and events this report does not use */
+
+    static const char empty[] = "";
+    memset(e, 0, sizeof *e);
+    e->name = e->gpu_uuid = e->origin = e->how = e->op = e->dtype = empty;
+    e->kind = kinds[k].kind;
+    e->host = hostname(event);
+    e->ts_ns = timestamp(msg);
+    uint64_t u;
+    const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
+    if (!int_value(member(ctx, "vpid"), &u, &e->vpid))
+        e->vpid = -1;
+    struct payload p = { bt_event_borrow_payload_field_const(event), name };
+    decode_payload(&p, e);
+    return true;
+}

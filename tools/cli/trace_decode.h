@@ -1,0 +1,15 @@
+/* One babeltrace2 event message to a struct tev. */
+#ifndef NCCLTAP_CLI_TRACE_DECODE_H
+#define NCCLTAP_CLI_TRACE_DECODE_H
+
+#include <babeltrace2/babeltrace.h>
+#include <stdbool.h>
+
+#include "trace_events.h"
+
+/* Fills *e from an event message; false when the event is not one of
+ * nccltap's (kernel events, other providers). A field the event lacks
+ * (another version of the provider) is said once on stderr and left 0. */
+bool tev_decode(const bt_message *msg, struct tev *e);
+
+#endif

@@ -1,0 +1,94 @@
+#include "trace_doc.h"
+#include "trace_rows.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "2.30.0" from an NCCL_VERSION_CODE; releases up to 2.8 used
+ * X*1000 + Y*100 + Z, later ones X*10000 + Y*100 + Z. */
+static void version_str(int code, char *buf, size_t len)
+{
+    if (code <= 0)
+        snprintf(buf, len, "unknown");
+    else if (code < 10000)
+        snprintf(buf, len, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+    else
+        snprintf(buf, len, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+}
+
+/* Created by an init call rather than split from another communicator:
+ * the ranks a process "holds", as the shim lists them. */
+static bool is_root(const struct tm_comm *c)
+{
+    static const char *const roots[] = { "init", "initall", "config", "scalable" };
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+        if (strcmp(c->origin, roots[i]) == 0)
+            return true;
+    return false;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct, ascending. */
+static json_t *ranks_json(const struct tm_proc *p)
+{
+    int *ranks = xcalloc(p->ncomms, sizeof *ranks);
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncomms; i++)
+        if (is_root(&p->comms[i]))
+            ranks[n++] = p->comms[i].rank;
+    qsort(ranks, n, sizeof *ranks, cmp_int);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || ranks[i] != ranks[i - 1])
+            json_array_append_new(a, json_integer(ranks[i]));
+    free(ranks);
+    return a;
+}
+
+static json_t *comms_json(const struct tm_proc *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->ncomms; i++) {
+        const struct tm_comm *c = &p->comms[i];
+        char id[17], parent[17] = "";
+        snprintf(id, sizeof id, "%016llx", (unsigned long long)c->id);
+        if (c->parent_id)
+            snprintf(parent, sizeof parent, "%016llx", (unsigned long long)c->parent_id);
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:I}",
+            "id", id, "parent", parent, "name", c->name, "rank", c->rank,
+            "nranks", c->nranks, "device", c->device, "origin", c->origin,
+            "state", c->state, "calls", (json_int_t)c->calls));
+    }
+    return a;
+}
+
+json_t *trace_doc(struct tm_proc *p)
+{
+    struct trace_row_totals t;
+    json_t *ops = trace_rows(p, &t);
+    /* Every call took a sequence number, also those the trace has no
+     * op_enqueue for (failed calls): the highest one counts them all. */
+    uint64_t calls = 0;
+    for (size_t i = 0; i < p->ncomms; i++)
+        calls += p->comms[i].calls;
+    char version[32];
+    version_str(p->nccl_version, version, sizeof version);
+    double wall_s = p->last_ns > p->first_ns ? (double)(p->last_ns - p->first_ns) * 1e-9 : 0.0;
+    return json_pack(
+        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:o, s:o, s:o,"
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
+        "job", "", "nccl_version", p->nccl_version, "nccl_version_str", version,
+        "wall_s", wall_s, "ranks", ranks_json(p), "comms", comms_json(p), "ops", ops,
+        "totals", "calls", (json_int_t)calls, "dropped", (json_int_t)0,
+        "timed", (json_int_t)t.timed, "untimed", (json_int_t)0,
+        "captured", (json_int_t)p->captured, "pending", (json_int_t)0,
+        "failed", (json_int_t)t.failed, "simulated", (json_int_t)t.simulated,
+        "lost", (json_int_t)0);
+}

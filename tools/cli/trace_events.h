@@ -1,0 +1,67 @@
+/* The nccltap events of an LTTng trace (tracepoints/nccltap_tp.h), as plain
+ * C values: what the report needs of them, apart from how they are read. */
+#ifndef NCCLTAP_CLI_TRACE_EVENTS_H
+#define NCCLTAP_CLI_TRACE_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tev_kind {
+    TEV_COMM_INIT,
+    TEV_COMM_DESTROY,
+    TEV_OP_ENQUEUE,
+    TEV_OP_COMPLETE,
+    TEV_GROUP_END,
+    TEV_OP_CAPTURED,
+};
+
+/* One event. Strings are valid during the callback only. A field the event
+ * does not have is 0 or "". */
+struct tev {
+    enum tev_kind kind;
+    const char *host;      /* the trace's "hostname", "" when unknown */
+    int64_t vpid;          /* the vpid context; -1 when the event has none */
+    uint64_t ts_ns;        /* since the clock's origin; 0 when unknown */
+
+    uint64_t comm_id;
+    int64_t rank;
+    uint64_t seq;
+
+    /* comm_init */
+    const char *name, *gpu_uuid, *origin;
+    int64_t nranks, device, nccl_version;
+    uint64_t parent_id;
+    /* comm_destroy: "finalize", "destroy" or "abort" */
+    const char *how;
+    /* op_enqueue, op_captured: the enumerations' labels ("AllReduce",
+     * "float32"), "" for a value without one */
+    const char *op, *dtype;
+    int64_t op_value, dtype_value;
+    uint64_t count, bytes, group_id;
+    int64_t peer;
+    /* op_complete */
+    uint64_t duration_ns, group_ops;
+    double algbw_gbs, busbw_gbs;
+    /* group_end */
+    uint64_t ops;
+    bool timed, simulated, failed;
+};
+
+/* What the trace said besides its events. */
+struct trace_stats {
+    uint64_t events;              /* nccltap events read */
+    uint64_t discarded_events;    /* LTTng's discarded-events records */
+    uint64_t discarded_packets;
+};
+
+typedef void (*tev_fn)(const struct tev *e, void *data);
+
+/* Reads the CTF traces in dirs[0..n) (each a directory with a `metadata`
+ * file) and calls `fn` for each nccltap event. Returns 0, or -1 with
+ * *error (malloc'ed). trace_read.c, with libbabeltrace2; trace_read_none.c
+ * when nccltap was built without it. */
+int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
+               char **error);
+
+#endif

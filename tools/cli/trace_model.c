@@ -1,0 +1,190 @@
+#include "trace_model.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* `p` with room for element n, doubled when full. */
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? 2 * *cap : 16;
+    return xrealloc(p, *cap * size);
+}
+
+/* The one copy of an op or datatype name: thousands of ops share a dozen. */
+static const char *intern(struct trace_model *m, const char *s)
+{
+    for (size_t i = 0; i < m->nstrings; i++)
+        if (strcmp(m->strings[i], s) == 0)
+            return m->strings[i];
+    m->strings = grow(m->strings, &m->cap_strings, m->nstrings, sizeof *m->strings);
+    return m->strings[m->nstrings++] = xstrdup(s);
+}
+
+/* The enumeration's label, or "unknown(N)" as the shim names a value it
+ * has no name for. */
+static const char *label(struct trace_model *m, const char *l, int64_t value)
+{
+    if (l[0])
+        return intern(m, l);
+    char buf[32];
+    snprintf(buf, sizeof buf, "unknown(%lld)", (long long)value);
+    return intern(m, buf);
+}
+
+static struct tm_proc *process(struct trace_model *m, const char *host, int64_t vpid)
+{
+    /* Events come in runs from one process: the last one first. */
+    size_t last = m->last_proc;
+    if (last < m->nprocs && m->procs[last].vpid == vpid && strcmp(m->procs[last].host, host) == 0)
+        return &m->procs[last];
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].vpid == vpid && strcmp(m->procs[i].host, host) == 0)
+            return &m->procs[m->last_proc = i];
+    m->procs = grow(m->procs, &m->cap_procs, m->nprocs, sizeof *m->procs);
+    struct tm_proc *p = &m->procs[m->last_proc = m->nprocs++];
+    memset(p, 0, sizeof *p);
+    p->host = xstrdup(host);
+    p->vpid = vpid;
+    return p;
+}
+
+/* The communicator (id, rank) of the process; created on first sight, also
+ * from an op when its comm_init is not in the trace. */
+static struct tm_comm *comm(struct tm_proc *p, uint64_t id, int rank)
+{
+    for (size_t i = 0; i < p->ncomms; i++)
+        if (p->comms[i].id == id && p->comms[i].rank == rank)
+            return &p->comms[i];
+    p->comms = grow(p->comms, &p->cap_comms, p->ncomms, sizeof *p->comms);
+    struct tm_comm *c = &p->comms[p->ncomms++];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->rank = rank;
+    c->name = xstrdup("");
+    c->origin = xstrdup("unregistered");
+    c->state = "alive";
+    return c;
+}
+
+static void saw_seq(struct tm_proc *p, const struct tev *e)
+{
+    struct tm_comm *c = comm(p, e->comm_id, (int)e->rank);
+    if (e->seq + 1 > c->calls)
+        c->calls = e->seq + 1;
+}
+
+static void on_comm_init(struct tm_proc *p, const struct tev *e)
+{
+    struct tm_comm *c = comm(p, e->comm_id, (int)e->rank);
+    c->parent_id = e->parent_id;
+    c->nranks = (int)e->nranks;
+    c->device = (int)e->device;
+    free(c->name);
+    free(c->origin);
+    c->name = xstrdup(e->name);
+    c->origin = xstrdup(e->origin);
+    if (!p->nccl_version)
+        p->nccl_version = (int)e->nccl_version;
+}
+
+static void on_comm_destroy(struct tm_proc *p, const struct tev *e)
+{
+    static const char *const states[][2] = {
+        { "finalize", "finalized" }, { "destroy", "destroyed" }, { "abort", "aborted" },
+    };
+    struct tm_comm *c = comm(p, e->comm_id, (int)e->rank);
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (strcmp(e->how, states[i][0]) == 0)
+            c->state = states[i][1];
+}
+
+static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
+{
+    saw_seq(p, e);
+    p->ops = grow(p->ops, &p->cap_ops, p->nops, sizeof *p->ops);
+    p->ops[p->nops++] = (struct tm_op){
+        .comm_id = e->comm_id, .seq = e->seq, .bytes = e->bytes, .group_id = e->group_id,
+        .rank = (int)e->rank, .op = label(m, e->op, e->op_value),
+        .dtype = label(m, e->dtype, e->dtype_value),
+    };
+}
+
+static void on_done(struct tm_proc *p, const struct tev *e)
+{
+    saw_seq(p, e);
+    p->done = grow(p->done, &p->cap_done, p->ndone, sizeof *p->done);
+    p->done[p->ndone++] = (struct tm_done){
+        .comm_id = e->comm_id, .seq = e->seq, .duration_ns = e->duration_ns,
+        .group_ops = e->group_ops, .rank = (int)e->rank,
+        .algbw_gbs = e->algbw_gbs, .busbw_gbs = e->busbw_gbs,
+    };
+}
+
+static void on_group_end(struct tm_proc *p, const struct tev *e)
+{
+    p->groups = grow(p->groups, &p->cap_groups, p->ngroups, sizeof *p->groups);
+    p->groups[p->ngroups++] = (struct tm_group){ e->group_id, e->simulated, e->failed };
+}
+
+void trace_model_add(const struct tev *e, void *model)
+{
+    struct trace_model *m = model;
+    if (e->vpid < 0 && !m->no_vpid_said) {
+        msg("warning: nccltap events without the vpid context (a session set up without "
+            "`lttng add-context -t vpid`): the processes cannot be told apart");
+        m->no_vpid_said = true;
+    }
+    struct tm_proc *p = process(m, e->host, e->vpid);
+    if (e->ts_ns) {
+        if (!p->first_ns || e->ts_ns < p->first_ns)
+            p->first_ns = e->ts_ns;
+        if (e->ts_ns > p->last_ns)
+            p->last_ns = e->ts_ns;
+    }
+    switch (e->kind) {
+    case TEV_COMM_INIT:
+        on_comm_init(p, e);
+        break;
+    case TEV_COMM_DESTROY:
+        on_comm_destroy(p, e);
+        break;
+    case TEV_OP_ENQUEUE:
+        on_op(m, p, e);
+        break;
+    case TEV_OP_COMPLETE:
+        on_done(p, e);
+        break;
+    case TEV_GROUP_END:
+        on_group_end(p, e);
+        break;
+    case TEV_OP_CAPTURED:
+        saw_seq(p, e);
+        p->captured++;
+        break;
+    }
+}
+
+void trace_model_free(struct trace_model *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        struct tm_proc *p = &m->procs[i];
+        for (size_t j = 0; j < p->ncomms; j++) {
+            free(p->comms[j].name);
+            free(p->comms[j].origin);
+        }
+        free(p->comms);
+        free(p->ops);
+        free(p->done);
+        free(p->groups);
+        free(p->host);
+    }
+    free(m->procs);
+    for (size_t i = 0; i < m->nstrings; i++)
+        free(m->strings[i]);
+    free(m->strings);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,67 @@
+/* The traced processes, gathered from nccltap's events: what each one's
+ * per-rank document is built from (trace_doc.c). */
+#ifndef NCCLTAP_CLI_TRACE_MODEL_H
+#define NCCLTAP_CLI_TRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_events.h"
+
+/* A communicator as one rank of the process holds it. */
+struct tm_comm {
+    uint64_t id, parent_id;
+    int rank, nranks, device;
+    char *name, *origin;
+    const char *state;   /* "alive", "finalized", "destroyed", "aborted" */
+    uint64_t calls;      /* the highest sequence number seen + 1 */
+};
+
+/* An op_enqueue. `op` and `dtype` point into the model's string table. */
+struct tm_op {
+    uint64_t comm_id, seq, bytes, group_id;
+    int rank;
+    const char *op, *dtype;
+};
+
+/* An op_complete. */
+struct tm_done {
+    uint64_t comm_id, seq, duration_ns, group_ops;
+    int rank;
+    double algbw_gbs, busbw_gbs;
+};
+
+/* A group_end. */
+struct tm_group {
+    uint64_t id;
+    bool simulated, failed;
+};
+
+#define TM_ARRAY(type, name) type *name; size_t n##name, cap_##name
+
+struct tm_proc {
+    char *host;
+    int64_t vpid;
+    uint64_t first_ns, last_ns;  /* of its nccltap events; 0 when unknown */
+    int nccl_version;            /* NCCL_VERSION_CODE of its first comm_init */
+    uint64_t captured;           /* op_captured events */
+    TM_ARRAY(struct tm_comm, comms);
+    TM_ARRAY(struct tm_op, ops);
+    TM_ARRAY(struct tm_done, done);
+    TM_ARRAY(struct tm_group, groups);
+};
+
+struct trace_model {
+    TM_ARRAY(struct tm_proc, procs);
+    TM_ARRAY(char *, strings);   /* the distinct op and datatype names */
+    size_t last_proc;            /* where the last event went */
+    bool no_vpid_said;
+};
+
+/* Adds one event (a tev_fn: `model` is a struct trace_model, zeroed at
+ * first). */
+void trace_model_add(const struct tev *e, void *model);
+void trace_model_free(struct trace_model *m);
+
+#endif

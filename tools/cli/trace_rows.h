@@ -1,0 +1,23 @@
+/* The "ops" rows of one traced process: the statistics the shim keeps per
+ * (communicator, rank, op, datatype, size class), counted again from the
+ * process's events, in the per-rank file's format. */
+#ifndef NCCLTAP_CLI_TRACE_ROWS_H
+#define NCCLTAP_CLI_TRACE_ROWS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "trace_model.h"
+
+/* What the rows leave out or time, for the document's totals. */
+struct trace_row_totals {
+    uint64_t timed;       /* ops with an op_complete */
+    uint64_t simulated;   /* ops of groups closed by ncclGroupSimulateEnd */
+    uint64_t failed;      /* ops of groups whose ncclGroupEnd failed */
+};
+
+/* The "ops" array (a new reference). Sorts p's ops, completions and groups
+ * in place. */
+json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t);
+
+#endif
