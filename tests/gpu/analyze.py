@@ -129,6 +129,30 @@ def torch_check():
     print("torch totals: %s" % report["totals"])
 
 
+def traced():
+    d = os.path.join(out, "traced")
+    try:
+        files, trace = load(os.path.join(d, "report.json")), load(os.path.join(d, "report_trace.json"))
+    except (OSError, ValueError):
+        return
+    made = sum(row["calls"] for b in bench_files(d) for row in b["ops"])
+    counts = {}
+    for line in open(os.path.join(d, "event_counts.txt")):
+        n, name = line.split()
+        counts[name.rstrip(":")] = int(n)
+    key = lambda r: (r["rank"], r["comm"], r["op"], r["dtype"], r["size_class"])
+    frows, trows = {key(r): r for r in files["ops"]}, {key(r): r for r in trace["ops"]}
+    differ = [k for k in set(frows) | set(trows)
+              if k not in frows or k not in trows or frows[k]["calls"] != trows[k]["calls"]
+              or frows[k]["bytes_total"] != trows[k]["bytes_total"]
+              or abs(frows[k]["busbw_gbs"] - trows[k]["busbw_gbs"]) > 1e-6 * max(1, frows[k]["busbw_gbs"])]
+    print("traced: calls made %d; op_enqueue events %d, op_complete events %d; trace report calls %d, "
+          "files report calls %d; rows differing in calls, bytes or busbw: %d of %d; discarded %s"
+          % (made, counts.get("nccltap:op_enqueue", 0), counts.get("nccltap:op_complete", 0),
+             trace["totals"]["calls"], files["totals"]["calls"], len(differ), len(frows),
+             trace["totals"].get("discarded")))
+
+
 for label, timed_all in (("all", True), ("auto", False)):
     if os.path.exists(os.path.join(out, label, "report.json")):
         completeness(os.path.join(out, label), label, timed_all)
@@ -136,3 +160,4 @@ if os.path.exists(os.path.join(out, "all")):
     accuracy(os.path.join(out, "all"))
 overhead()
 torch_check()
+traced()

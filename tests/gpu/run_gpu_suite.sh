@@ -57,5 +57,14 @@ if python3 -c 'import torch, torch.distributed' 2>/dev/null; then
     nccltap report --json "$out/torch" >"$out/torch/report.json" 2>>"$log"
 fi
 
+if command -v lttng-sessiond >/dev/null 2>&1; then
+    say "traced run: every op, 8 B to 1 GiB, NCCLTAP_TIMING=all, blocking LTTng channel"
+    NCCLTAP_TIMING=all nccltap run --lttng --blocking --dir "$out/traced" -- \
+        $bench --op all --bytes 8:1G --iters 20 --warmup 0 --json "$out/traced/bench.json" >>"$log" 2>&1
+    babeltrace2 "$out/traced/lttng" 2>>"$log" | awk '{print $4}' | sort | uniq -c >"$out/traced/event_counts.txt"
+    nccltap report --json "$out/traced/lttng" >"$out/traced/report_trace.json" 2>>"$log"
+    nccltap report --json "$out/traced" >"$out/traced/report.json" 2>>"$log"
+fi
+
 say "analysis"
 python3 "$here/analyze.py" "$out" 2>&1 | tee "$out/summary.txt"
