@@ -1,6 +1,5 @@
 #include "intercept.h"
 
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -133,7 +132,6 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
             r->flags |= TAP_OPF_TIMED;
             r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
         } else {
-            r->flags |= TAP_OPF_UNTIMED;
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
         }
     }

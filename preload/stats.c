@@ -159,8 +159,7 @@ double tap_stat_quantile_ns(const struct tap_stat *s, double q)
 
 void tap_stats_reset(void)
 {
-    /* The parent's memory stays allocated in the child: freeing it here
-     * could race nothing, but the records it holds are the parent's. */
+    /* The child starts empty; the parent's tables are left allocated. */
     entries = NULL;
     nentries = entries_cap = 0;
     index_of = NULL;
