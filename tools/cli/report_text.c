@@ -212,7 +212,7 @@ static void print_ops(const struct op_row *const *rows, size_t n, FILE *out)
     }
     if (any_grouped)
         fputs("  * issued in groups: a group's ops share one time interval, so the\n"
-              "    time is the group's and the bandwidth counts only this op's bytes\n", out);
+              "    time and the bandwidth are the group's (all its ops' bytes over its time)\n", out);
 }
 
 static void print_comms(const struct report *r, FILE *out)
