@@ -169,18 +169,23 @@ def case_nccl_calls(tmp):
 
 
 def case_busbw(tmp):
-    """At 256 MiB the reported busbw is the simulated 100 GB/s, within 1%.
-    (The first call's events include the ranks' arrival skew after the
-    barrier, as on GPUs: large ops keep it well under 1% on a loaded host.)"""
+    """At 256 MiB each call's own events give the simulated 100 GB/s within
+    1% (median over calls), and the busbw reported from the mean is within
+    5%: the first call after a barrier also holds the ranks' arrival skew,
+    as on GPUs, and 4 ranks on a 2-CPU machine running other tests can be
+    descheduled for milliseconds."""
     n = 4
     ops = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce",
            "alltoall", "gather", "scatter"]
     p = run_ok(["--ranks", str(n), "--op", ",".join(ops), "--bytes", "256M",
-                "--iters", "20", "--warmup", "2", "--json", f"{tmp}/b.json"])
+                "--iters", "20", "--warmup", "2", "--per-call", "--json", f"{tmp}/b.json"])
     for r in range(n):
         for o in load(f"{tmp}/b.rank{r}.json")["ops"]:
             check(o["bytes"] == 256 << 20, f"{o['op']} bytes {o['bytes']}")
-            check(near(o["busbw_gbs"], BUSBW), f"rank {r}: {o['op']} busbw {o['busbw_gbs']}")
+            calls = sorted(o["per_call_us"])
+            median_busbw = o["busbw_gbs"] * o["mean_us"] / calls[len(calls) // 2]
+            check(near(median_busbw, BUSBW), f"rank {r}: {o['op']} median-call busbw {median_busbw}")
+            check(near(o["busbw_gbs"], BUSBW, 0.05), f"rank {r}: {o['op']} busbw {o['busbw_gbs']}")
             check(near(o["algbw_gbs"], o["bytes"] / (o["mean_us"] * 1e3), 1e-3),
                   f"rank {r}: {o['op']} algbw is not S/mean")
             # Host time of back-to-back calls cannot beat the GPU time.
@@ -190,7 +195,7 @@ def case_busbw(tmp):
     factor = {OPS[o][0][0]: OPS[o][2](n) for o in ops}
     for nbytes, _, _, op, _, _, busbw, events in lines:
         check(busbw <= BUSBW * 1.01, f"table: {op} busbw {busbw} above the simulated bandwidth")
-        check(near(events, nbytes * factor[op] / (BUSBW * 1e3)), f"table: {op} events mean {events}")
+        check(near(events, nbytes * factor[op] / (BUSBW * 1e3), 0.05), f"table: {op} events mean {events}")
 
 
 def case_sendrecv(tmp):
