@@ -127,12 +127,15 @@ static void add_pending(const struct tap_op_rec *op, struct group *g)
 {
     timed_this_pass++;
     if (!grow((void **)&pending, &pending_cap, sizeof *pending, npending + 1)) {
-        /* No memory to wait: count without a time, free the events later
-         * never (they stay recorded; losing a few is harmless). */
-        if (g)
+        /* No memory to wait for it: count it without a time. Its events go
+         * back to the pool at once (re-recording one still in flight is
+         * allowed; the later record wins). */
+        if (g) {
             settle_untimed(g);
-        else
+        } else {
+            return_events(op->ev_start, op->ev_end);
             tap_stats_record(op, 1, NULL);
+        }
         return;
     }
     struct pending *p = &pending[npending++];
