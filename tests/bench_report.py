@@ -36,6 +36,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="the build's bin/ directory")
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--legacy", action="store_true", help="on the NCCL 2.18 simulator")
     ap.add_argument("--busbw", type=float, help="expected busbw (GB/s) of every timed row")
     ap.add_argument("--timed-all", action="store_true")
     ap.add_argument("--sampled", action="store_true",
@@ -53,7 +54,7 @@ def main():
         k, _, v = kv.partition("=")
         env[k] = v
     nccltap = os.path.join(a.bin, "nccltap")
-    cmd = [nccltap, "run", "--sim", "--dir", out_dir, "--", os.path.join(a.bin, "nccltap-bench"),
+    cmd = [nccltap, "run", "--legacy-sim" if a.legacy else "--sim", "--dir", out_dir, "--", os.path.join(a.bin, "nccltap-bench"),
            "--json", bench_json] + bench_args
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     sys.stdout.write(p.stdout[-4000:])

@@ -70,12 +70,21 @@ double op_busbw_factor(enum bench_op op, int n)
     }
 }
 
+/* The symbol alone does not say the library has the function: an
+ * interposer (nccltap itself) may define it over an older NCCL. So the
+ * version must say so too. */
+static bool since_2_28(void)
+{
+    int v = 0;
+    return ncclGetVersion(&v) == ncclSuccess && v >= 22800;
+}
+
 bool op_available(enum bench_op op, const char **fn)
 {
     switch (op) {
-    case OP_ALLTOALL: *fn = "ncclAlltoAll"; return ncclAlltoAll != NULL;
-    case OP_GATHER:   *fn = "ncclGather";   return ncclGather != NULL;
-    case OP_SCATTER:  *fn = "ncclScatter";  return ncclScatter != NULL;
+    case OP_ALLTOALL: *fn = "ncclAlltoAll"; return ncclAlltoAll != NULL && since_2_28();
+    case OP_GATHER:   *fn = "ncclGather";   return ncclGather != NULL && since_2_28();
+    case OP_SCATTER:  *fn = "ncclScatter";  return ncclScatter != NULL && since_2_28();
     default:          *fn = NULL;           return true;
     }
 }
