@@ -260,10 +260,13 @@ def case_threads(tmp):
             check(len(o["per_call_us"]) == iters * t, f"rank {r}: per_call_us length")
         big = [o for o in d["ops"] if o["op"] == "AllReduce" and o["bytes"] == s][0]
         # Every thread's calls after its first run back to back on its own
-        # stream (at 64 MiB the host stays far ahead of the simulated GPU).
+        # stream (at 64 MiB the host stays far ahead of the simulated GPU):
+        # their median is the model's time. (A single call may also hold a
+        # wait for the other rank's thread, descheduled on a loaded host.)
         for th in range(t):
-            for v in big["per_call_us"][th * iters + 1:(th + 1) * iters]:
-                check(near(v, one_op), f"rank {r} thread {th}: AllReduce call {v} us, want {one_op}")
+            calls = sorted(big["per_call_us"][th * iters + 1:(th + 1) * iters])
+            v = calls[len(calls) // 2]
+            check(near(v, one_op), f"rank {r} thread {th}: AllReduce median call {v} us, want {one_op}")
     check(len(table_rows(p.stdout)) == 4, "one table line per op and size")
 
 
