@@ -141,13 +141,17 @@ void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
 {
     struct tap_op_rec *r = &c->rec.u.op;
     uint64_t t0 = tap_monotonic_ns();
-    CUresult recorded = tap_op_failed(result) ? CUDA_ERROR_NOT_READY
+    /* ncclInProgress (a non-blocking communicator): NCCL may put the work on
+     * the stream later, after an end event recorded now. Not timed. */
+    CUresult recorded = result != ncclSuccess ? CUDA_ERROR_NOT_READY
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
     r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
         r->flags &= (uint8_t)~TAP_OPF_TIMED;
+        if (result == ncclInProgress)
+            atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
     }
 }
 
@@ -214,7 +218,9 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
     g->end_ns = tap_monotonic_ns();
     g->flags = (uint8_t)((simulated ? TAP_GRPF_SIMULATED : 0) | (tap_op_failed(result) ? TAP_GRPF_FAILED : 0));
     if (th.group_timed) {
-        bool ok = !g->flags;
+        bool ok = !g->flags && result == ncclSuccess; /* ncclInProgress: see tap_op_end_timed */
+        if (!g->flags && result == ncclInProgress)
+            atomic_fetch_add_explicit(&tap_totals.untimed, g->nops, memory_order_relaxed);
         for (uint32_t i = 0; i < th.nstreams && ok; i++)
             ok = tap_cu.cuEventRecord(th.ev_end[i]->ev, (CUstream)th.streams[i]) == CUDA_SUCCESS;
         for (uint32_t i = 0; i < th.nstreams; i++) {

@@ -249,6 +249,34 @@ static int scenario_legacy(void)
     return 0;
 }
 
+/* A non-blocking communicator (config.blocking = 0): calls may return
+ * ncclInProgress, and NCCL may enqueue the work later, so nccltap counts
+ * them but cannot time them. */
+static int scenario_nonblocking(void)
+{
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    ncclConfig_t config = {sizeof config, 0xcafebeef, 22700, 0, -1, -1, -1, NULL, -1, -1, NULL};
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRankConfig(&comm, 1, id, 0, &config));
+    int in_progress = 0;
+    for (int k = 0; k < 5; k++) {
+        ncclResult_t r = ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s);
+        if (r != ncclSuccess && r != ncclInProgress)
+            return 1;
+        in_progress += r == ncclInProgress;
+    }
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    printf("{\"result\": \"in_progress\", \"code\": %d}\n", in_progress);
+    expect_calls("config", 0, "AllReduce", 5);
+    expect_total("timed", 0);
+    expect_total("untimed", 5);
+    return 0;
+}
+
 /* `n` calls as fast as the caller can make them. */
 static int scenario_burst(int n)
 {
@@ -288,7 +316,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval\n");
+        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|nonblocking\n");
         return 2;
     }
     const char *s = argv[1];
@@ -309,6 +337,8 @@ int main(int argc, char **argv)
         return scenario_exit_pending();
     if (!strcmp(s, "interval"))
         return scenario_interval();
+    if (!strcmp(s, "nonblocking"))
+        return scenario_nonblocking();
     fprintf(stderr, "api_exercise: unknown scenario %s\n", s);
     return 2;
 }

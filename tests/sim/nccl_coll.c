@@ -38,7 +38,8 @@ static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, i
         .func = f, .comm = comm, .stream = stream,
         .duration_ns = sim_duration_ns(f, count, type, comm->nranks),
     };
-    return sim_group_submit_op(&op);
+    r = sim_group_submit_op(&op);
+    return r == ncclSuccess && comm->nonblocking ? ncclInProgress : r;
 }
 
 ncclResult_t sim_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,

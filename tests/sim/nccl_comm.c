@@ -42,9 +42,13 @@ ncclResult_t sim_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId com
 ncclResult_t sim_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId,
                                         int rank, ncclConfig_t *config)
 {
-    /* Every config is accepted and behaves as the default (blocking). */
-    (void)config;
-    return sim_job_join(comm, "ncclCommInitRankConfig", &commId, nranks, rank, 1);
+    /* Every config is accepted. A non-blocking one (blocking = 0) makes the
+     * communicator's operations return ncclInProgress, as NCCL may; they
+     * are enqueued all the same, and ncclCommGetAsyncError says success. */
+    ncclResult_t r = sim_job_join(comm, "ncclCommInitRankConfig", &commId, nranks, rank, 1);
+    if (r == ncclSuccess && comm && *comm && config && config->blocking == 0)
+        (*comm)->nonblocking = 1;
+    return r;
 }
 
 ncclResult_t sim_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,

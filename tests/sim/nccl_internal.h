@@ -38,6 +38,7 @@ struct ncclComm {
     uint64_t next_seq;           /* collectives issued so far */
     uint64_t children;           /* splits and grows of this comm so far */
     uint64_t shrinks;            /* shrinks of this comm so far */
+    int nonblocking;             /* config.blocking = 0: ops return ncclInProgress */
 };
 
 #endif
