@@ -54,11 +54,10 @@ static void resolve(void)
         return; /* not loaded yet: tried again when a function is missing */
 #define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real.name = dlsym(lib, #name);
     NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
-    NCCLTAP_REAL_RESOLVE(ncclGetVersion, , , )
-    NCCLTAP_REAL_RESOLVE(ncclCommCount, , , )
-    NCCLTAP_REAL_RESOLVE(ncclCommCuDevice, , , )
-    NCCLTAP_REAL_RESOLVE(ncclCommUserRank, , , )
 #undef NCCLTAP_REAL_RESOLVE
+#define NCCLTAP_REAL_QUERY_RESOLVE(ret, name, params, args) *(void **)&real.name = dlsym(lib, #name);
+    NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_RESOLVE)
+#undef NCCLTAP_REAL_QUERY_RESOLVE
     int v = 0;
     if (real.ncclGetVersion && real.ncclGetVersion(&v) == ncclSuccess)
         real.version = v;

@@ -10,10 +10,9 @@ struct real_nccl {
 #define NCCLTAP_REAL_FIELD(name, params, args, kind) ncclResult_t (*name) params;
     NCCLTAP_NCCL_API(NCCLTAP_REAL_FIELD)
 #undef NCCLTAP_REAL_FIELD
-    ncclResult_t (*ncclGetVersion)(int *version);
-    ncclResult_t (*ncclCommCount)(const ncclComm_t comm, int *count);
-    ncclResult_t (*ncclCommCuDevice)(const ncclComm_t comm, int *device);
-    ncclResult_t (*ncclCommUserRank)(const ncclComm_t comm, int *rank);
+#define NCCLTAP_REAL_QUERY_FIELD(ret, name, params, args) ret (*name) params;
+    NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_FIELD)
+#undef NCCLTAP_REAL_QUERY_FIELD
     int version; /* NCCL_VERSION_CODE, 0 if unknown */
 };
 

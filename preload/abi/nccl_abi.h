@@ -68,17 +68,12 @@ typedef struct {
 #define NCCLTAP_CONFIG_COMMNAME_VERSION 22700
 
 /* Every NCCL function nccltap calls or exports, with its real prototype. */
-ncclResult_t ncclGetVersion(int *version);
-ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId);
-ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
-ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device);
-ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
-ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
-const char *ncclGetErrorString(ncclResult_t result);
-
-#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params;
 #include "nccl_api.def"
+#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params;
 NCCLTAP_NCCL_API(NCCLTAP_PROTOTYPE)
 #undef NCCLTAP_PROTOTYPE
+#define NCCLTAP_QUERY_PROTOTYPE(ret, name, params, args) ret name params;
+NCCLTAP_NCCL_QUERIES(NCCLTAP_QUERY_PROTOTYPE)
+#undef NCCLTAP_QUERY_PROTOTYPE
 
 #endif

@@ -18,23 +18,12 @@ NCCLTAP_NCCL_API(NCCLSIM_TWIN_PROTOTYPE)
 NCCLTAP_NCCL_API(NCCLSIM_EXPORT)
 #undef NCCLSIM_EXPORT
 
-ncclResult_t pncclGetVersion(int *version);
-ncclResult_t pncclGetUniqueId(ncclUniqueId *uniqueId);
-ncclResult_t pncclCommCount(const ncclComm_t comm, int *count);
-ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int *device);
-ncclResult_t pncclCommUserRank(const ncclComm_t comm, int *rank);
-ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
-const char *pncclGetErrorString(ncclResult_t result);
+#define NCCLSIM_DECLARE_QUERY(ret, name, params, args) ret p##name params;
+NCCLTAP_NCCL_QUERIES(NCCLSIM_DECLARE_QUERY)
+#undef NCCLSIM_DECLARE_QUERY
 
 #define NCCLSIM_EXPORT_QUERY(ret, name, params, args) \
     SIM_API ret name params { return sim_##name args; } \
     SIM_API ret p##name params { return sim_##name args; }
-NCCLSIM_EXPORT_QUERY(ncclResult_t, ncclGetVersion, (int *version), (version))
-NCCLSIM_EXPORT_QUERY(ncclResult_t, ncclGetUniqueId, (ncclUniqueId *uniqueId), (uniqueId))
-NCCLSIM_EXPORT_QUERY(ncclResult_t, ncclCommCount, (const ncclComm_t comm, int *count), (comm, count))
-NCCLSIM_EXPORT_QUERY(ncclResult_t, ncclCommCuDevice, (const ncclComm_t comm, int *device), (comm, device))
-NCCLSIM_EXPORT_QUERY(ncclResult_t, ncclCommUserRank, (const ncclComm_t comm, int *rank), (comm, rank))
-NCCLSIM_EXPORT_QUERY(ncclResult_t, ncclCommGetAsyncError, (ncclComm_t comm, ncclResult_t *asyncError),
-                     (comm, asyncError))
-NCCLSIM_EXPORT_QUERY(const char *, ncclGetErrorString, (ncclResult_t result), (result))
+NCCLTAP_NCCL_QUERIES(NCCLSIM_EXPORT_QUERY)
 #undef NCCLSIM_EXPORT_QUERY

@@ -21,13 +21,9 @@
 #define NCCLSIM_DECLARE_IMPL(name, params, args, ...) ncclResult_t sim_##name params;
 NCCLTAP_NCCL_API(NCCLSIM_DECLARE_IMPL)
 #undef NCCLSIM_DECLARE_IMPL
-ncclResult_t sim_ncclGetVersion(int *version);
-ncclResult_t sim_ncclGetUniqueId(ncclUniqueId *uniqueId);
-ncclResult_t sim_ncclCommCount(const ncclComm_t comm, int *count);
-ncclResult_t sim_ncclCommCuDevice(const ncclComm_t comm, int *device);
-ncclResult_t sim_ncclCommUserRank(const ncclComm_t comm, int *rank);
-ncclResult_t sim_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
-const char *sim_ncclGetErrorString(ncclResult_t result);
+#define NCCLSIM_DECLARE_QUERY_IMPL(ret, name, params, args) ret sim_##name params;
+NCCLTAP_NCCL_QUERIES(NCCLSIM_DECLARE_QUERY_IMPL)
+#undef NCCLSIM_DECLARE_QUERY_IMPL
 
 struct sim_segment;
 
