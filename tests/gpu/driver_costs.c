@@ -1,7 +1,7 @@
 /* Host cost of the CUDA driver calls nccltap makes per timed operation, on
  * this machine: cuEventRecord (the caller pays two), cuStreamIsCapturing,
  * cuStreamGetCtx, and the reducer's cuEventQuery and cuEventElapsedTime.
- * Build: cc -O2 -I../../preload driver_costs.c ../../preload/cuda_driver.c -ldl */
+ * Build: cc -O2 -I../../preload/timing driver_costs.c ../../preload/timing/cuda_driver.c -ldl */
 #include <stdio.h>
 #include <time.h>
 

@@ -18,6 +18,10 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
+/* Loads DIR and prints its text report on stdout: what `nccltap report DIR`
+ * does, for the demo. Returns the exit status. report/report_cmd.c */
+int report_dir_text(const char *dir);
+
 /* The full usage text. */
 void usage(FILE *to);
 /* "<argv0>: <message>" and a pointer to --help on stderr; returns EXIT_USAGE. */

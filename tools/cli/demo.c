@@ -3,7 +3,6 @@
  * the simulator (said aloud: its numbers are made up), then the report. */
 #include "cli.h"
 #include "cuda_driver.h"
-#include "report_out.h"
 #include "run.h"
 #include "util.h"
 

@@ -2,7 +2,7 @@
  * each file has the fields the report needs, and names the file and the
  * field when it does not: a report silently missing a rank is worse than one
  * that says which rank is missing and why. */
-#include "report.h"
+#include "load.h"
 #include "json_fields.h"
 #include "util.h"
 
@@ -246,6 +246,7 @@ static void rank_file_free(struct rank_file *f)
     for (size_t i = 0; i < f->nops; i++)
         free(f->ops[i].hist);
     free(f->ops);
+    free(f->events);
     free(f->comms);
     free(f->ranks);
     json_decref(f->root);
@@ -298,7 +299,12 @@ static void load_file(struct report *r, const char *path)
         r->nskipped++;
         return;
     }
-    report_add_document(r, path, root);
+    if (report_add_document(r, path, root) != 0)
+        return;
+    /* nccltap-<host>-<pid>.json -> nccltap-<host>-<pid>.ops.jsonl */
+    char *ops = xasprintf("%.*s.ops.jsonl", (int)(strlen(path) - strlen(".json")), path);
+    report_load_ops_log(r, &r->files[r->nfiles - 1], ops);
+    free(ops);
 }
 
 int report_load(const char *dir, struct report *r)
@@ -334,4 +340,9 @@ void report_free(struct report *r)
     free(r->files);
     r->files = NULL;
     r->nfiles = r->files_cap = 0;
+    for (size_t i = 0; i < r->nnames; i++)
+        free(r->names[i]);
+    free(r->names);
+    r->names = NULL;
+    r->nnames = 0;
 }

@@ -1,7 +1,7 @@
 /* What the report derives across ranks: communicators, ranks, and op rows
  * merged per (communicator, op, dtype, size class). Shared by the text and
  * the JSON report so that both say the same thing. */
-#include "report.h"
+#include "merge.h"
 #include "util.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
 #include "run.h"
 #include "cli.h"
 #include "outdir.h"
-#include "report.h"
+#include "load.h"
 #include "spawn.h"
 #include "util.h"
 

@@ -43,6 +43,7 @@ static void add(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_o
                 const char *name, int rank, int nranks)
 {
     struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
+    tap_runtime_start();
     if (tap_gpu_init()) {
         tap_pool_of_current_context();
         if (c)

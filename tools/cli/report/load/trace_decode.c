@@ -178,10 +178,13 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->count = get_u64(p, "count");
         e->peer = get_i64(p, "peer");
         e->group_id = get_u64(p, "group_id");
+        e->stream = get_u64(p, "stream");
         break;
     case TEV_OP_COMPLETE:
         e->rank = get_i64(p, "rank");
         e->seq = get_u64(p, "seq");
+        e->start_ns = get_u64(p, "start_ns");
+        e->end_ns = get_u64(p, "end_ns");
         e->duration_ns = get_u64(p, "duration_ns");
         e->algbw_gbs = get_real(p, "algbw_gbs");
         e->busbw_gbs = get_real(p, "busbw_gbs");
@@ -219,6 +222,8 @@ bool tev_decode(const bt_message *msg, struct tev *e)
     const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
     if (!int_value(member(ctx, "vpid"), &u, &e->vpid))
         e->vpid = -1;
+    if (!int_value(member(ctx, "vtid"), &u, &e->vtid))
+        e->vtid = -1;
     struct payload p = { bt_event_borrow_payload_field_const(event), name };
     decode_payload(&p, e);
     return true;

@@ -1,7 +1,8 @@
 /* `nccltap report --json`: the merged run as one JSON document, for scripts
  * and dashboards. Per-rank rows are kept (not merged) so that consumers can
  * compute their own spreads; each gets the aggregate bandwidths. */
-#include "report_out.h"
+#include "render.h"
+#include "merge.h"
 #include "util.h"
 
 #include <math.h>

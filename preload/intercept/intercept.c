@@ -101,6 +101,8 @@ static void group_add_stream(void *stream)
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation)
 {
     struct tap_comm *c = comm ? tap_comm_lookup(comm) : NULL;
+    if (c)
+        tap_runtime_start(); /* a communicator created where nccltap did not see it */
     tap_fast.last_handle = comm;
     tap_fast.last_comm = c;
     tap_fast.last_generation = generation;

@@ -147,7 +147,7 @@ static void write_body(FILE *f, bool final)
     const struct tap_reducer_totals *r = &tap_reducer_totals;
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
                "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu}\n}\n",
-            (unsigned long long)tap_total_calls(), (unsigned long long)atomic_load(&tap_totals.dropped),
+            (unsigned long long)tap_comm_total_calls(), (unsigned long long)atomic_load(&tap_totals.dropped),
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
             (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost);
@@ -191,7 +191,7 @@ void tap_print_summary(void)
     const struct tap_reducer_totals *r = &tap_reducer_totals;
     uint64_t dropped = atomic_load(&tap_totals.dropped);
     tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s; output in %s",
-            (unsigned long long)tap_total_calls(), n, n == 1 ? "" : "s",
+            (unsigned long long)tap_comm_total_calls(), n, n == 1 ? "" : "s",
             (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
             dropped ? "see totals.dropped" : "", tap_rank_file_path());
 }

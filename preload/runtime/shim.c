@@ -1,13 +1,11 @@
-/* Load and unload of libnccltap.so. Loading does no more than read the
- * configuration: a program that never calls NCCL pays nothing and sees
+/* Load and unload of libnccltap.so. Loading does no more than bring the
+ * configuration up: a program that never calls NCCL pays nothing and sees
  * nothing. The runtime starts with the first communicator. */
-#include "config.h"
 #include "runtime.h"
 
 __attribute__((constructor)) static void tap_load(void)
 {
-    tap_config_load();
-    tap_runtime_init();
+    tap_bring_up();
 }
 
 /* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;

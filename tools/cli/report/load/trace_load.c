@@ -1,6 +1,6 @@
 /* `nccltap report TRACE`: an LTTng trace of a run turned into one per-rank
  * document per traced process, then reported like the per-rank files. */
-#include "report.h"
+#include "load.h"
 #include "trace_doc.h"
 #include "trace_events.h"
 #include "trace_find.h"
@@ -28,6 +28,35 @@ static int cmp_proc(const void *a, const void *b)
     const struct tm_proc *x = a, *y = b;
     int c = strcmp(x->host, y->host);
     return c ? c : (x->vpid > y->vpid) - (x->vpid < y->vpid);
+}
+
+/* The timed ops of p (an op_enqueue with its op_complete) as the op events
+ * of the document just added for it. trace_doc() left both sorted by
+ * (communicator, rank, sequence number), so one pass joins them. */
+static void add_events(struct report *r, const struct tm_proc *p)
+{
+    struct rank_file *f = &r->files[r->nfiles - 1];
+    f->events = xcalloc(p->ndone ? p->ndone : 1, sizeof *f->events);
+    size_t i = 0;
+    for (size_t j = 0; j < p->ndone; j++) {
+        const struct tm_done *d = &p->done[j];
+        while (i < p->nops && (p->ops[i].comm_id < d->comm_id ||
+               (p->ops[i].comm_id == d->comm_id && (p->ops[i].rank < d->rank ||
+                (p->ops[i].rank == d->rank && p->ops[i].seq < d->seq)))))
+            i++;
+        if (i == p->nops || p->ops[i].comm_id != d->comm_id || p->ops[i].rank != d->rank ||
+            p->ops[i].seq != d->seq)
+            continue;  /* its op_enqueue was not recorded */
+        const struct tm_op *o = &p->ops[i];
+        f->events[f->nevents++] = (struct op_event){
+            .comm = o->comm_id, .seq = o->seq, .rank = o->rank, .peer = o->peer,
+            .op = report_intern(r, o->op), .dtype = report_intern(r, o->dtype),
+            .count = o->count, .bytes = o->bytes, .group = o->group_id,
+            .group_ops = d->group_ops ? (uint32_t)d->group_ops : 1, .tid = o->tid,
+            .stream = o->stream, .enqueue_ns = o->ts_ns, .start_ns = d->start_ns,
+            .end_ns = d->end_ns, .busbw_gbs = d->busbw_gbs,
+        };
+    }
 }
 
 int report_load_trace(const char *path, struct report *r)
@@ -77,9 +106,9 @@ int report_load_trace(const char *path, struct report *r)
         struct tm_proc *p = &model.procs[i];
         char *name = xasprintf("%s (host %s, pid %lld)", path, p->host, (long long)p->vpid);
         json_t *doc = trace_doc(p);
-        if (doc)
-            report_add_document(r, name, doc);
-        else
+        if (doc && report_add_document(r, name, doc) == 0)
+            add_events(r, p);
+        else if (!doc)
             msg("cannot build the document of %s", name);
         free(name);
     }

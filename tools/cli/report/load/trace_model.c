@@ -107,8 +107,10 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
     saw_seq(p, e);
     p->ops = grow(p->ops, &p->cap_ops, p->nops, sizeof *p->ops);
     p->ops[p->nops++] = (struct tm_op){
-        .comm_id = e->comm_id, .seq = e->seq, .bytes = e->bytes, .group_id = e->group_id,
-        .rank = (int)e->rank, .op = label(m, e->op, e->op_value),
+        .comm_id = e->comm_id, .seq = e->seq, .count = e->count, .bytes = e->bytes,
+        .group_id = e->group_id, .stream = e->stream, .ts_ns = e->ts_ns,
+        .rank = (int)e->rank, .peer = (int)e->peer, .tid = e->vtid > 0 ? (uint32_t)e->vtid : 0,
+        .op = label(m, e->op, e->op_value),
         .dtype = label(m, e->dtype, e->dtype_value),
     };
 }
@@ -118,7 +120,8 @@ static void on_done(struct tm_proc *p, const struct tev *e)
     saw_seq(p, e);
     p->done = grow(p->done, &p->cap_done, p->ndone, sizeof *p->done);
     p->done[p->ndone++] = (struct tm_done){
-        .comm_id = e->comm_id, .seq = e->seq, .duration_ns = e->duration_ns,
+        .comm_id = e->comm_id, .seq = e->seq, .start_ns = e->start_ns, .end_ns = e->end_ns,
+        .duration_ns = e->duration_ns,
         .group_ops = e->group_ops, .rank = (int)e->rank,
         .algbw_gbs = e->algbw_gbs, .busbw_gbs = e->busbw_gbs,
     };

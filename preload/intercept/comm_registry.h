@@ -42,7 +42,8 @@ struct tap_comm {
 };
 
 /* Registers a new communicator. rank and nranks as the caller knows them, or
- * -1 to ask NCCL; the device is asked. Cold path (a mutex and an allocation).
+ * -1 to ask NCCL; the device is asked. Cold path (a mutex and an allocation);
+ * the caller starts the runtime (tap_runtime_start).
  * Returns NULL only when memory is exhausted. */
 struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
                                    enum tap_comm_origin origin, const char *name,
@@ -62,6 +63,10 @@ struct tap_comm *tap_comm_find(ncclComm_t handle);
 /* Stable snapshot for writers: communicator i of n, in creation order. */
 unsigned tap_comm_count(void);
 struct tap_comm *tap_comm_at(unsigned i);
+
+/* Operations issued on all communicators: every call that reached NCCL
+ * took a sequence number. */
+uint64_t tap_comm_total_calls(void);
 
 /* In a forked child: the parent's communicators are not the child's. */
 void tap_comm_registry_reset(void);

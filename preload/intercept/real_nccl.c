@@ -8,6 +8,7 @@
 #include "config.h"
 #include "log.h"
 #include "nccl_ops.h"
+#include "runtime.h"
 
 struct real_nccl tap_real_nccl;
 _Atomic int tap_real_nccl_ready;
@@ -65,6 +66,7 @@ static void resolve(void)
 
 const struct real_nccl *real_nccl_resolve(void)
 {
+    tap_bring_up(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
     pthread_mutex_lock(&resolve_lock);
     if (!atomic_load_explicit(&tap_real_nccl_ready, memory_order_relaxed)) {
         resolve();

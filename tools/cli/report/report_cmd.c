@@ -2,7 +2,8 @@
  * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
  * any directory with a CTF trace below it). */
 #include "cli.h"
-#include "report_out.h"
+#include "load.h"
+#include "render.h"
 #include "util.h"
 
 #include <getopt.h>

@@ -1,7 +1,8 @@
 /* `nccltap report DIR`: a report a person reads top to bottom. What kind of
  * run it was, then each communicator's operations merged over its ranks
  * with the spread between ranks, then what the numbers may be missing. */
-#include "report_out.h"
+#include "render.h"
+#include "merge.h"
 #include "util.h"
 
 #include <stddef.h>

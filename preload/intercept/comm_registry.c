@@ -8,7 +8,6 @@
 #include "comm_hooks.h"
 #include "log.h"
 #include "real_nccl.h"
-#include "runtime.h"
 
 /* Open addressing, linear probing, keys never removed: a destroyed handle's
  * slot is reused if NCCL hands out the same address again. Half full at most. */
@@ -91,7 +90,6 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
         }
     }
     pthread_mutex_unlock(&register_lock);
-    tap_runtime_start();
     return c;
 }
 
@@ -119,6 +117,14 @@ struct tap_comm *tap_comm_lookup(ncclComm_t handle)
 }
 
 unsigned tap_comm_count(void) { return atomic_load(&ncomms); }
+
+uint64_t tap_comm_total_calls(void)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < tap_comm_count(); i++)
+        n += atomic_load_explicit(&tap_comm_at(i)->seq, memory_order_relaxed);
+    return n;
+}
 
 struct tap_comm *tap_comm_at(unsigned i) { return atomic_load(&all[i]); }
 

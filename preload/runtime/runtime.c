@@ -27,19 +27,12 @@ struct tap_process tap_process;
 struct mpmc_queue *_Atomic tap_ring;
 _Atomic uint32_t tap_interval_no;
 
-uint64_t tap_total_calls(void)
-{
-    uint64_t n = 0;
-    for (unsigned i = 0; i < tap_comm_count(); i++)
-        n += atomic_load_explicit(&tap_comm_at(i)->seq, memory_order_relaxed);
-    return n;
-}
-
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
 static pthread_t reducer_thread;
 static bool running;         /* the thread exists (start_lock) */
+static _Atomic bool started; /* tap_runtime_start has run: the lock-free check */
 static bool stopping;        /* wake_lock */
 static uint64_t stop_deadline_ns;
 static atomic_flag stopped = ATOMIC_FLAG_INIT;
@@ -117,6 +110,9 @@ static void *reducer_main(void *arg)
 
 void tap_runtime_start(void)
 {
+    if (atomic_load_explicit(&started, memory_order_acquire))
+        return;
+    tap_bring_up();
     pthread_mutex_lock(&start_lock);
     if (running) {
         pthread_mutex_unlock(&start_lock);
@@ -145,6 +141,7 @@ void tap_runtime_start(void)
         tap_log("cannot start the reducer thread: calls are counted, nothing is timed or written");
     else
         atexit(tap_runtime_stop);
+    atomic_store_explicit(&started, running, memory_order_release);
     pthread_mutex_unlock(&start_lock);
 }
 
@@ -196,6 +193,7 @@ static void after_fork_child(void)
     pthread_mutex_init(&start_lock, NULL);
     pthread_mutex_init(&wake_lock, NULL);
     running = false;
+    atomic_store(&started, false);
     stopping = false;
     atomic_flag_clear(&stopped);
     struct mpmc_queue *q = atomic_load(&tap_ring);
@@ -212,7 +210,7 @@ static void after_fork_child(void)
     tap_ops_log_reset();
 }
 
-void tap_runtime_init(void)
+static void process_init(void)
 {
     gethostname(tap_process.host, sizeof tap_process.host - 1);
     tap_process.pid = getpid();
@@ -221,4 +219,17 @@ void tap_runtime_init(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     tap_process.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+static pthread_once_t brought_up = PTHREAD_ONCE_INIT;
+
+static void bring_up(void)
+{
+    tap_config_load();
+    process_init();
+}
+
+void tap_bring_up(void)
+{
+    pthread_once(&brought_up, bring_up);
 }

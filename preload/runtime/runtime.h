@@ -8,14 +8,13 @@
 struct mpmc_queue;
 
 /* Counted on the hot path. Calls are counted per communicator (its
- * sequence number); tap_total_calls() sums them. */
+ * sequence number); tap_comm_total_calls() sums them. */
 struct tap_totals {
     _Atomic uint64_t dropped;  /* records lost: the queue was full */
     _Atomic uint64_t untimed;  /* wanted timing, no event was free */
     _Atomic uint64_t captured; /* issued during CUDA graph capture */
 };
 extern struct tap_totals tap_totals;
-uint64_t tap_total_calls(void);
 
 /* This process, as the output names it. */
 struct tap_process {
@@ -33,11 +32,14 @@ extern struct mpmc_queue *_Atomic tap_ring;
  * times at least one op per key in each. */
 extern _Atomic uint32_t tap_interval_no;
 
-/* At load: who this process is, and fork handling. */
-void tap_runtime_init(void);
+/* The one way in: reads the configuration and sets up this process (who
+ * it is, fork handling), once and thread-safely, on first use from
+ * whichever path comes first: the shim's constructor, or an NCCL call made
+ * before it ran (from another library's constructor). */
+void tap_bring_up(void);
 
-/* Creates the queue and starts the reducer thread, once (cold path: the
- * first communicator). Safe to call again. */
+/* Brings up (tap_bring_up), then creates the queue and starts the reducer
+ * thread, once (cold path: the first communicator). Safe to call again. */
 void tap_runtime_start(void);
 
 /* At exit: lets the reducer finish within NCCLTAP_EXIT_WAIT_MS and write the

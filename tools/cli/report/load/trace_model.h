@@ -20,14 +20,16 @@ struct tm_comm {
 
 /* An op_enqueue. `op` and `dtype` point into the model's string table. */
 struct tm_op {
-    uint64_t comm_id, seq, bytes, group_id;
-    int rank;
+    uint64_t comm_id, seq, count, bytes, group_id, stream;
+    uint64_t ts_ns;   /* the event's time: when the call was made */
+    int rank, peer;
+    uint32_t tid;     /* the vtid context, 0 when absent */
     const char *op, *dtype;
 };
 
 /* An op_complete. */
 struct tm_done {
-    uint64_t comm_id, seq, duration_ns, group_ops;
+    uint64_t comm_id, seq, start_ns, end_ns, duration_ns, group_ops;
     int rank;
     double algbw_gbs, busbw_gbs;
 };

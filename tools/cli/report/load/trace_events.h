@@ -22,6 +22,7 @@ struct tev {
     enum tev_kind kind;
     const char *host;      /* the trace's "hostname", "" when unknown */
     int64_t vpid;          /* the vpid context; -1 when the event has none */
+    int64_t vtid;          /* the vtid context; -1 when the event has none */
     uint64_t ts_ns;        /* since the clock's origin; 0 when unknown */
 
     uint64_t comm_id;
@@ -38,10 +39,10 @@ struct tev {
      * "float32"), "" for a value without one */
     const char *op, *dtype;
     int64_t op_value, dtype_value;
-    uint64_t count, bytes, group_id;
+    uint64_t count, bytes, group_id, stream;
     int64_t peer;
     /* op_complete */
-    uint64_t duration_ns, group_ops;
+    uint64_t start_ns, end_ns, duration_ns, group_ops;
     double algbw_gbs, busbw_gbs;
     /* group_end */
     uint64_t ops;

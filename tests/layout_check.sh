@@ -1,0 +1,30 @@
+#!/bin/sh
+# The report's layout rule (docs/architecture.md): a loader never prints to
+# stdout, an analysis never reads files or formats output, a renderer never
+# opens an input. Checked on the source, so a change that breaks the rule
+# fails the suite. Usage: layout_check.sh SOURCE-DIR
+set -u
+report=${1:?usage: layout_check.sh SOURCE-DIR}/tools/cli/report
+status=0
+
+# forbid FOLDER WHAT REGEX: no line of FOLDER's sources matches REGEX.
+forbid() {
+    hits=$(grep -nE "$3" "$report/$1"/*.c "$report/$1"/*.h 2>/dev/null | grep -vE '^[^:]+:[0-9]+:\s*(/\*|\*)')
+    if [ -n "$hits" ]; then
+        echo "FAIL: $1/ $2:"
+        echo "$hits"
+        status=1
+    fi
+}
+
+stdout_use='\b(printf|puts|putchar|vprintf)\s*\(|\bstdout\b'
+file_input='\b(fopen|open|openat|opendir|fdopen|json_load_file|json_loadf|getline|report_load\w*|report_files|trace_read)\s*\('
+
+forbid load "writes to stdout" "$stdout_use"
+forbid analyze "writes to stdout" "$stdout_use"
+forbid analyze "reads input" "$file_input"
+forbid analyze "formats output" '\b(fprintf|fputs|json_dump\w*)\s*\('
+forbid render "reads input" "$file_input"
+
+[ $status = 0 ] && echo "layout rules hold: load/ never prints, analyze/ neither reads nor prints, render/ never reads"
+exit $status

@@ -1,0 +1,63 @@
+/* Analyses across ranks: communicators, ranks, and op rows merged per
+ * (communicator, op, dtype, size class). They read the document model and
+ * compute; they never read files or format text, so that the text and the
+ * JSON report say the same thing. merge.c */
+#ifndef NCCLTAP_CLI_REPORT_MERGE_H
+#define NCCLTAP_CLI_REPORT_MERGE_H
+
+#include "model.h"
+
+/* A communicator as all files together saw it. */
+struct comm_summary {
+    const char *id, *name, *parent;
+    int nranks;
+    size_t ranks_seen;   /* how many comm entries (files x ranks) named it */
+};
+
+/* Sorted by id. Returns a malloc'ed array of *n entries. */
+struct comm_summary *report_comms(const struct report *r, size_t *n);
+
+/* One rank as listed in a file's "ranks". */
+struct rank_summary {
+    int rank;
+    const struct rank_file *file;
+};
+
+/* Sorted by rank, then host and pid. */
+struct rank_summary *report_ranks(const struct report *r, size_t *n);
+
+/* Every op row of every file, sorted by comm id, op, dtype, size class and
+ * rank, so that rows to merge are adjacent. Pointers into r. */
+const struct op_row **report_rows(const struct report *r, size_t *n);
+
+/* True when two rows belong to the same merged line (comm, op, dtype, size). */
+bool op_row_same_key(const struct op_row *a, const struct op_row *b);
+
+/* bw_busbytes / time_ns.sum in GB/s (bytes per ns), 0 when untimed. */
+double op_row_busbw_total(const struct op_row *row);
+double op_row_algbw_total(const struct op_row *row);
+
+/* Rows of several ranks merged into one line. */
+struct op_merged {
+    const struct op_row *first;    /* key fields: comm, op, dtype, size_class */
+    size_t nrows;
+    uint64_t calls, timed, bytes_total;
+    double grouped;                /* calls-weighted mean */
+    uint64_t t_sum, t_min, t_max;
+    double bw_bytes, bw_busbytes;
+    double p50_ns, p99_ns;         /* from the merged histograms */
+    /* Spread of per-rank busbw_total over the timed rows. */
+    double busbw_lo, busbw_hi;
+    int busbw_lo_rank, busbw_hi_rank;
+};
+
+/* Merges rows[0..n) (same key). */
+void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m);
+
+/* Share of the file's wall time its ranks spent in NCCL calls: the sum over
+ * its rows of time_us.mean x calls, divided by the group size (ops of one
+ * group share one interval) and by the number of ranks the process holds
+ * (their streams run side by side). 0 when the wall time is unknown. */
+double rank_file_nccl_share(const struct rank_file *f);
+
+#endif

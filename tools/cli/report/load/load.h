@@ -1,0 +1,46 @@
+/* Loaders: each turns one kind of input into the document model
+ * (../model.h). They never print the report; what they cannot read they
+ * name on stderr and count (report.nskipped). */
+#ifndef NCCLTAP_CLI_REPORT_LOAD_H
+#define NCCLTAP_CLI_REPORT_LOAD_H
+
+#include "model.h"
+
+#define RANK_FILE_PATTERN "nccltap-*.json"
+
+/* The paths of the per-rank files in `dir`, sorted: a NULL-terminated
+ * malloc'ed array of *n paths, or NULL (errno set) when `dir` cannot be read. */
+char **report_files(const char *dir, size_t *n);
+void report_files_free(char **files);
+
+/* Loads every per-rank file in `dir`, with its per-op log where there is
+ * one; a file that cannot be read or does not have the expected format is
+ * named on stderr and skipped. Returns 0, or -1 when no file could be
+ * loaded (said on stderr). rank_files.c */
+int report_load(const char *dir, struct report *r);
+void report_free(struct report *r);
+
+/* Adds one per-rank document to `r`, taking over the reference `root`;
+ * `path` names it in messages. A document without the expected format is
+ * named on stderr and counted in r->nskipped. Returns 0 or -1. */
+int report_add_document(struct report *r, const char *path, json_t *root);
+
+/* Reads the per-op log at `path` (JSON lines, as the shim writes with
+ * NCCLTAP_OPS_JSONL) into f->events, sorted. A missing file is not an
+ * error; a damaged line is named on stderr and skipped. ops_log.c */
+void report_load_ops_log(struct report *r, struct rank_file *f, const char *path);
+
+/* Sorts f->events by (comm, rank, seq). ops_log.c */
+void report_sort_events(struct rank_file *f);
+
+/* Loads an LTTng trace (a directory with a CTF `metadata` file, or one
+ * holding such directories) into per-rank documents, one per traced
+ * process, the same as the per-rank files the shim writes, with their op
+ * events. Returns 0, or -1 after saying why on stderr. trace_load.c */
+int report_load_trace(const char *path, struct report *r);
+
+/* True when `path` holds no per-rank file but has a CTF trace at or below
+ * it. trace_load.c */
+bool report_path_is_trace(const char *path);
+
+#endif

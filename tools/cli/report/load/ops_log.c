@@ -1,0 +1,117 @@
+/* The per-op log of one process (NCCLTAP_OPS_JSONL: one JSON object per
+ * line, one line per timed op) into the document's op events. */
+#include "load.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *report_intern(struct report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nnames; i++)
+        if (strcmp(r->names[i], name) == 0)
+            return r->names[i];
+    r->names = xrealloc(r->names, (r->nnames + 1) * sizeof *r->names);
+    return r->names[r->nnames++] = xstrdup(name);
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct op_event *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void report_sort_events(struct rank_file *f)
+{
+    qsort(f->events, f->nevents, sizeof *f->events, cmp_event);
+}
+
+static uint64_t u64(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* A hex string ("00ab..." or "0x7f..."), as ids and handles are written. */
+static bool hex(json_t *o, const char *key, uint64_t *out)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    *out = strtoull(s, &end, 16);
+    return !errno && !*end;
+}
+
+/* One line into *e; false when it lacks what a record needs. */
+static bool parse_line(struct report *r, const char *line, struct op_event *e)
+{
+    json_t *o = json_loads(line, 0, NULL);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return false;
+    }
+    const char *op = json_string_value(json_object_get(o, "op"));
+    const char *dtype = json_string_value(json_object_get(o, "dtype"));
+    json_t *rank = json_object_get(o, "rank"), *seq = json_object_get(o, "seq");
+    bool ok = op && dtype && json_is_integer(rank) && json_is_integer(seq) &&
+              hex(o, "comm", &e->comm);
+    if (ok) {
+        e->seq = (uint64_t)json_integer_value(seq);
+        e->rank = (int)json_integer_value(rank);
+        json_t *peer = json_object_get(o, "peer");
+        e->peer = json_is_integer(peer) ? (int)json_integer_value(peer) : -1;
+        e->op = report_intern(r, op);
+        e->dtype = report_intern(r, dtype);
+        e->count = u64(o, "count");
+        e->bytes = u64(o, "bytes");
+        e->group = u64(o, "group");
+        e->group_ops = (uint32_t)u64(o, "group_ops");
+        if (!e->group_ops)
+            e->group_ops = 1;
+        e->tid = (uint32_t)u64(o, "tid");
+        if (!hex(o, "stream", &e->stream))
+            e->stream = 0;
+        e->enqueue_ns = u64(o, "enqueue_ns");
+        e->start_ns = u64(o, "start_ns");
+        e->end_ns = u64(o, "end_ns");
+        e->busbw_gbs = json_number_value(json_object_get(o, "busbw_gbs"));
+    }
+    json_decref(o);
+    return ok;
+}
+
+void report_load_ops_log(struct report *r, struct rank_file *f, const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return;
+    size_t cap = 0, bad = 0, lineno = 0, first_bad = 0;
+    char *line = NULL;
+    size_t len = 0;
+    while (getline(&line, &len, in) > 0) {
+        lineno++;
+        if (f->nevents == cap)
+            f->events = xrealloc(f->events, (cap = cap ? 2 * cap : 256) * sizeof *f->events);
+        struct op_event *e = &f->events[f->nevents];
+        memset(e, 0, sizeof *e);
+        if (parse_line(r, line, e))
+            f->nevents++;
+        else if (bad++ == 0)
+            first_bad = lineno;
+    }
+    free(line);
+    fclose(in);
+    if (bad)
+        msg("%s: %zu line%s not read (the first is line %zu): not a per-op record",
+            path, bad, bad == 1 ? "" : "s", first_bad);
+    report_sort_events(f);
+}

@@ -1,0 +1,110 @@
+/* The report's document model: what the loaders (load/) fill from per-rank
+ * files, per-op logs and LTTng traces, what the analyses (analyze/) read and
+ * extend, and what the renderers (render/) print. One run is one struct
+ * report; each traced process is one struct rank_file, whatever it was read
+ * from. Strings point into the parsed JSON document each file keeps. */
+#ifndef NCCLTAP_CLI_REPORT_MODEL_H
+#define NCCLTAP_CLI_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+/* One bucket of a duration histogram: `count` timed calls that took between
+ * 1.04^bucket and 1.04^(bucket+1) ns. */
+struct hist_bin {
+    int bucket;
+    uint64_t count;
+};
+
+/* One row of a file's "ops": one (rank, communicator, op, dtype, size class). */
+struct op_row {
+    const struct rank_file *file;  /* the process it came from */
+    int rank;                      /* the rank in `comm` */
+    const char *comm;              /* 16 hex digits, the same on every rank */
+    const char *comm_name;         /* ncclConfig_t.commName, "" if none */
+    const char *op, *dtype;        /* as NCCL spells them: "AllReduce", "float32" */
+    uint64_t size_class;           /* the power of two at or below the size */
+    double bytes;                  /* mean S per call (nccl-tests' size) */
+    uint64_t calls, timed, bytes_total;
+    double grouped;                /* mean number of ops timed as one group (1: none) */
+    uint64_t t_sum, t_min, t_max;  /* time_ns over the timed calls */
+    double us_mean, us_min, us_p50, us_p90, us_p99, us_max;
+    double algbw_gbs, busbw_gbs;   /* means over the timed calls */
+    double bw_bytes, bw_busbytes;  /* S and S x bus factor, over the timed calls */
+    struct hist_bin *hist;         /* non-empty buckets, for merging ranks */
+    size_t nhist;
+};
+
+/* One timed operation: a line of the per-op log (nccltap-<host>-<pid>
+ * .ops.jsonl), or an op_enqueue joined to its op_complete in a trace. The
+ * records every cross-rank analysis works from. Times are the process's
+ * CLOCK_MONOTONIC in ns. */
+struct op_event {
+    uint64_t comm;           /* the communicator id, as a number */
+    uint64_t seq;            /* its number in the communicator, from 0 */
+    int rank;                /* the rank in `comm` */
+    int peer;                /* root or peer rank, -1 if none */
+    const char *op, *dtype;  /* interned: equal names are equal pointers */
+    uint64_t count, bytes;   /* elements, and S */
+    uint64_t group;          /* group id, 0 when not grouped */
+    uint32_t group_ops;      /* ops timed together with it (1: alone) */
+    uint32_t tid;            /* the calling thread, 0 if unknown */
+    uint64_t stream;         /* the CUDA stream handle */
+    uint64_t enqueue_ns;     /* when the call was made */
+    uint64_t start_ns, end_ns;  /* the GPU interval */
+    double busbw_gbs;
+};
+
+/* One entry of a file's "comms": this process's view of a communicator. */
+struct comm_entry {
+    const char *id, *parent, *name, *origin, *state;
+    int rank, nranks;
+};
+
+/* The counters of a file's "totals" (README, Outputs). */
+struct totals {
+    uint64_t calls, dropped, timed, untimed, captured, pending, failed;
+    uint64_t lost;       /* timed ops whose events never completed (optional) */
+    uint64_t simulated;  /* in groups closed by ncclGroupSimulateEnd (optional) */
+};
+
+/* Adds b into a. */
+void totals_add(struct totals *a, const struct totals *b);
+
+/* One per-rank file, or one traced process. */
+struct rank_file {
+    char *path;              /* what messages name it by */
+    json_t *root;            /* the parsed document: strings point into it */
+    bool final;              /* written at exit, not at an interval */
+    const char *host, *job, *nccl_version, *timing, *timing_note;
+    long long pid;
+    double wall_s;           /* from the shim's load to the file's writing */
+    int *ranks;              /* ranks held in root communicators, ascending */
+    size_t nranks;
+    struct comm_entry *comms;
+    size_t ncomms;
+    struct op_row *ops;      /* the statistics rows */
+    size_t nops;
+    struct op_event *events; /* the per-op records, by (comm, rank, seq); may be none */
+    size_t nevents;
+    struct totals totals;
+};
+
+/* One run: every process of it. */
+struct report {
+    const char *dir;     /* the directory or trace given */
+    struct rank_file *files;
+    size_t nfiles, files_cap;
+    size_t nskipped;     /* files that could not be read, named on stderr */
+    bool from_trace;     /* the files were built from an LTTng trace */
+    uint64_t discarded;  /* events LTTng discarded (full buffers), trace only */
+    char **names;        /* interned op and datatype names of the events */
+    size_t nnames;
+};
+
+/* The interned copy of `name` (owned by r): equal names, equal pointers. */
+const char *report_intern(struct report *r, const char *name);
+
+#endif
