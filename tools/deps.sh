@@ -2,7 +2,20 @@
 # Makes sure the Debian/Ubuntu packages nccltap builds and tests with are
 # installed: installs the missing ones when run as root, otherwise prints
 # the command that would. Sourced by tools/demo.sh and tests/run.sh.
-nccltap_deps="cmake make gcc libc6-dev pkg-config python3 libjansson-dev liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev"
+# One package per line, so that each change names its own.
+nccltap_deps="
+cmake
+make
+gcc
+libc6-dev
+pkg-config
+python3
+libjansson-dev
+liblttng-ust-dev
+lttng-tools
+babeltrace2
+libbabeltrace2-dev
+"
 
 nccltap_missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
