@@ -2,29 +2,41 @@
  * files, per-op logs and LTTng traces, what the analyses (analyze/) read and
  * extend, and what the renderers (render/) print. One run is one struct
  * report; each traced process is one struct rank_file, whatever it was read
- * from. Strings point into the parsed JSON document each file keeps. */
+ * from.
+ *
+ * Memory: the model holds no parsed JSON. A loader reads one file, copies
+ * what the report needs into these structs and frees the file's document
+ * before reading the next, so that a run of thousands of ranks costs its
+ * rows, not its files. Every string (host, job, communicator ids and names,
+ * op and datatype names...) is interned in the report (report_intern): it
+ * lives as long as the report, and equal strings are equal pointers, so a
+ * comparison may test the pointers before strcmp(). Histogram bins live in
+ * the report's arena (report_alloc), freed with it. model.c */
 #ifndef NCCLTAP_CLI_REPORT_MODEL_H
 #define NCCLTAP_CLI_REPORT_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 
 /* One bucket of a duration histogram: `count` timed calls that took between
- * 1.04^bucket and 1.04^(bucket+1) ns. */
+ * 1.04^bucket and 1.04^(bucket+1) ns. 32-bit counts, as the shim keeps them:
+ * a row of a thousand ranks holds tens of thousands of bins. */
 struct hist_bin {
-    int bucket;
-    uint64_t count;
+    int32_t bucket;  /* 0 .. REPORT_HIST_BUCKETS - 1 */
+    uint32_t count;
 };
+
+/* The shim's TAP_HIST_BUCKETS: 1.04^720 ns is about 30 minutes. */
+#define REPORT_HIST_BUCKETS 720
 
 /* One row of a file's "ops": one (rank, communicator, op, dtype, size class). */
 struct op_row {
     const struct rank_file *file;  /* the process it came from */
     int rank;                      /* the rank in `comm` */
-    const char *comm;              /* 16 hex digits, the same on every rank */
-    const char *comm_name;         /* ncclConfig_t.commName, "" if none */
-    const char *op, *dtype;        /* as NCCL spells them: "AllReduce", "float32" */
+    const char *comm;              /* 16 hex digits, the same on every rank (interned) */
+    const char *comm_name;         /* ncclConfig_t.commName, "" if none (interned) */
+    const char *op, *dtype;        /* as NCCL spells them: "AllReduce", "float32" (interned) */
     uint64_t size_class;           /* the power of two at or below the size */
     double bytes;                  /* mean S per call (nccl-tests' size) */
     uint64_t calls, timed, bytes_total;
@@ -33,7 +45,7 @@ struct op_row {
     double us_mean, us_min, us_p50, us_p90, us_p99, us_max;
     double algbw_gbs, busbw_gbs;   /* means over the timed calls */
     double bw_bytes, bw_busbytes;  /* S and S x bus factor, over the timed calls */
-    struct hist_bin *hist;         /* non-empty buckets, for merging ranks */
+    struct hist_bin *hist;         /* non-empty buckets, for merging ranks (in the arena) */
     size_t nhist;
 };
 
@@ -57,7 +69,8 @@ struct op_event {
     double busbw_gbs;
 };
 
-/* One entry of a file's "comms": this process's view of a communicator. */
+/* One entry of a file's "comms": this process's view of a communicator.
+ * Strings interned. */
 struct comm_entry {
     const char *id, *parent, *name, *origin, *state;
     int rank, nranks;
@@ -76,9 +89,8 @@ void totals_add(struct totals *a, const struct totals *b);
 /* One per-rank file, or one traced process. */
 struct rank_file {
     char *path;              /* what messages name it by */
-    json_t *root;            /* the parsed document: strings point into it */
     bool final;              /* written at exit, not at an interval */
-    const char *host, *job, *nccl_version, *timing, *timing_note;
+    const char *host, *job, *nccl_version, *timing, *timing_note;  /* interned */
     long long pid;
     double wall_s;           /* from the shim's load to the file's writing */
     int *ranks;              /* ranks held in root communicators, ascending */
@@ -100,11 +112,21 @@ struct report {
     size_t nskipped;     /* files that could not be read, named on stderr */
     bool from_trace;     /* the files were built from an LTTng trace */
     uint64_t discarded;  /* events LTTng discarded (full buffers), trace only */
-    char **names;        /* interned op and datatype names of the events */
-    size_t nnames;
+    struct report_strings *strings;  /* the interned strings (model.c) */
+    struct report_arena *arena;      /* what report_alloc gave out (model.c) */
 };
 
-/* The interned copy of `name` (owned by r): equal names, equal pointers. */
+/* The interned copy of `name` (owned by r): equal strings, equal pointers.
+ * report_intern_n takes `len` bytes that need not end with a NUL. */
 const char *report_intern(struct report *r, const char *name);
+const char *report_intern_n(struct report *r, const char *name, size_t len);
+
+/* `n` bytes, zeroed, aligned for any struct of the model, that live until
+ * report_model_free(): for the many small arrays of a file (histograms),
+ * without a malloc header each. */
+void *report_alloc(struct report *r, size_t n);
+
+/* Frees the interned strings and the arena (report_free does it too). */
+void report_model_free(struct report *r);
 
 #endif

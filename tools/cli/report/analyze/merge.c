@@ -14,7 +14,7 @@ static int cmp_comm_entry(const void *a, const void *b)
 {
     const struct comm_entry *x = *(const struct comm_entry *const *)a;
     const struct comm_entry *y = *(const struct comm_entry *const *)b;
-    return strcmp(x->id, y->id);
+    return x->id == y->id ? 0 : strcmp(x->id, y->id);
 }
 
 struct comm_summary *report_comms(const struct report *r, size_t *n)
@@ -82,13 +82,20 @@ struct rank_summary *report_ranks(const struct report *r, size_t *n)
 
 static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
 
+/* Strings of the model are interned: equal pointers are equal strings,
+ * which spares most strcmp() calls when sorting a million rows. */
+static int cmp_str(const char *a, const char *b)
+{
+    return a == b ? 0 : strcmp(a, b);
+}
+
 static int cmp_key(const struct op_row *x, const struct op_row *y)
 {
-    int c = strcmp(x->comm, y->comm);
+    int c = cmp_str(x->comm, y->comm);
     if (!c)
-        c = strcmp(x->op, y->op);
+        c = cmp_str(x->op, y->op);
     if (!c)
-        c = strcmp(x->dtype, y->dtype);
+        c = cmp_str(x->dtype, y->dtype);
     if (!c)
         c = cmp_u64(x->size_class, y->size_class);
     return c;
@@ -139,12 +146,6 @@ double op_row_algbw_total(const struct op_row *row)
 
 /* ---- merging ---- */
 
-static int cmp_bin(const void *a, const void *b)
-{
-    const struct hist_bin *x = a, *y = b;
-    return (x->bucket > y->bucket) - (x->bucket < y->bucket);
-}
-
 /* The representative duration of a bucket: its geometric middle, within 2%
  * of any duration in it. */
 static double bucket_ns(int bucket)
@@ -154,25 +155,20 @@ static double bucket_ns(int bucket)
 
 /* Nearest-rank percentiles of the histograms of rows[0..n) put together,
  * clamped to the exact extremes so that p99 never exceeds max. Negative when
- * no histogram was given. */
+ * no histogram was given. One count per bucket (the loaders keep buckets
+ * below REPORT_HIST_BUCKETS), so that thousands of ranks cost one pass over
+ * their bins, not a sort. */
 static void merged_percentiles(const struct op_row *const *rows, size_t n,
                                struct op_merged *m)
 {
-    size_t nbins = 0;
-    for (size_t i = 0; i < n; i++)
-        nbins += rows[i]->nhist;
-    m->p50_ns = m->p99_ns = -1.0;
-    if (nbins == 0)
-        return;
-    struct hist_bin *bins = xcalloc(nbins, sizeof *bins);
-    size_t k = 0;
+    uint64_t count[REPORT_HIST_BUCKETS] = { 0 };
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < rows[i]->nhist; j++) {
-            bins[k++] = rows[i]->hist[j];
+            count[rows[i]->hist[j].bucket] += rows[i]->hist[j].count;
             total += rows[i]->hist[j].count;
         }
-    qsort(bins, nbins, sizeof *bins, cmp_bin);
+    m->p50_ns = m->p99_ns = -1.0;
     const double q[2] = { 0.50, 0.99 };
     double *out[2] = { &m->p50_ns, &m->p99_ns };
     for (int p = 0; p < 2 && total > 0; p++) {
@@ -180,10 +176,10 @@ static void merged_percentiles(const struct op_row *const *rows, size_t n,
         if (target == 0)
             target = 1;
         uint64_t seen = 0;
-        for (size_t i = 0; i < nbins; i++) {
-            seen += bins[i].count;
+        for (int b = 0; b < REPORT_HIST_BUCKETS; b++) {
+            seen += count[b];
             if (seen >= target) {
-                *out[p] = bucket_ns(bins[i].bucket);
+                *out[p] = bucket_ns(b);
                 break;
             }
         }
@@ -194,7 +190,6 @@ static void merged_percentiles(const struct op_row *const *rows, size_t n,
                 *out[p] = (double)m->t_min;
         }
     }
-    free(bins);
 }
 
 void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m)

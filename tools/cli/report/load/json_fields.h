@@ -12,7 +12,7 @@ enum kind {
     K_LL,     /* long long */
     K_U64,    /* uint64_t: a count, never negative */
     K_NUM,    /* double, from an integer or a real */
-    K_STR,    /* const char *, pointing into the parsed document */
+    K_STR,    /* const char *, pointing into the parsed document (intern it to keep it) */
     K_BOOL,   /* bool */
 };
 

@@ -6,6 +6,8 @@
 
 #include "model.h"
 
+#include <jansson.h>
+
 #define RANK_FILE_PATTERN "nccltap-*.json"
 
 /* The paths of the per-rank files in `dir`, sorted: a NULL-terminated

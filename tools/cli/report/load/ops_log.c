@@ -9,15 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *report_intern(struct report *r, const char *name)
-{
-    for (size_t i = 0; i < r->nnames; i++)
-        if (strcmp(r->names[i], name) == 0)
-            return r->names[i];
-    r->names = xrealloc(r->names, (r->nnames + 1) * sizeof *r->names);
-    return r->names[r->nnames++] = xstrdup(name);
-}
-
 static int cmp_event(const void *a, const void *b)
 {
     const struct op_event *x = a, *y = b;

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -122,6 +123,17 @@ static const struct field op_fields[] = {
     F("bw_busbytes", K_NUM, struct op_row, bw_busbytes),
 };
 
+/* Replaces each string field of `dst` (pointing into the parsed document,
+ * which is about to be freed) with its interned copy. */
+static void intern_fields(struct report *r, const struct field *table, size_t n, void *dst)
+{
+    for (size_t i = 0; i < n; i++)
+        if (table[i].kind == K_STR) {
+            const char **p = (const char **)((char *)dst + table[i].offset);
+            *p = report_intern(r, *p);
+        }
+}
+
 /* ---- arrays ---- */
 
 static json_t *array_field(json_t *obj, const char *key, bool optional, char *why, size_t why_len)
@@ -136,24 +148,27 @@ static json_t *array_field(json_t *obj, const char *key, bool optional, char *wh
     return a;
 }
 
-static int load_hist(json_t *obj, struct op_row *row, char *why, size_t why_len)
+static int load_hist(struct report *r, json_t *obj, struct op_row *row, char *why,
+                     size_t why_len)
 {
     why[0] = '\0';
     json_t *hist = array_field(obj, "hist", true, why, why_len);
     if (!hist)
         return why[0] ? -1 : 0;
     row->nhist = json_array_size(hist);
-    row->hist = xcalloc(row->nhist, sizeof *row->hist);
+    row->hist = report_alloc(r, row->nhist * sizeof *row->hist);
     for (size_t i = 0; i < row->nhist; i++) {
         json_t *bin = json_array_get(hist, i);
         json_t *b = json_array_get(bin, 0), *c = json_array_get(bin, 1);
         if (json_array_size(bin) != 2 || !json_is_integer(b) || !json_is_integer(c) ||
-            json_integer_value(c) < 0) {
-            snprintf(why, why_len, "\"hist\"[%zu] is not [bucket, count]", i);
+            json_integer_value(b) < 0 || json_integer_value(b) >= REPORT_HIST_BUCKETS ||
+            json_integer_value(c) < 0 || json_integer_value(c) > UINT32_MAX) {
+            snprintf(why, why_len, "\"hist\"[%zu] is not [bucket, count] (bucket 0..%d, a 32-bit count)",
+                     i, REPORT_HIST_BUCKETS - 1);
             return -1;
         }
-        row->hist[i].bucket = (int)json_integer_value(b);
-        row->hist[i].count = (uint64_t)json_integer_value(c);
+        row->hist[i].bucket = (int32_t)json_integer_value(b);
+        row->hist[i].count = (uint32_t)json_integer_value(c);
     }
     return 0;
 }
@@ -176,7 +191,8 @@ static int load_ranks(json_t *root, struct rank_file *f, char *why, size_t why_l
     return 0;
 }
 
-static int load_comms(json_t *root, struct rank_file *f, char *why, size_t why_len)
+static int load_comms(struct report *r, json_t *root, struct rank_file *f, char *why,
+                      size_t why_len)
 {
     json_t *comms = array_field(root, "comms", false, why, why_len);
     if (!comms)
@@ -192,11 +208,13 @@ static int load_comms(json_t *root, struct rank_file *f, char *why, size_t why_l
             snprintf(why, why_len, "\"comms\"[%zu]: %s", i, inner);
             return -1;
         }
+        intern_fields(r, comm_fields, NFIELDS(comm_fields), c);
     }
     return 0;
 }
 
-static int load_ops(json_t *root, struct rank_file *f, char *why, size_t why_len)
+static int load_ops(struct report *r, json_t *root, struct rank_file *f, char *why,
+                    size_t why_len)
 {
     json_t *ops = array_field(root, "ops", false, why, why_len);
     if (!ops)
@@ -210,18 +228,20 @@ static int load_ops(json_t *root, struct rank_file *f, char *why, size_t why_len
         row->grouped = 1.0;
         char inner[160];
         if (json_fields_load(obj, op_fields, NFIELDS(op_fields), row, inner, sizeof inner) != 0 ||
-            load_hist(obj, row, inner, sizeof inner) != 0) {
+            load_hist(r, obj, row, inner, sizeof inner) != 0) {
             snprintf(why, why_len, "\"ops\"[%zu]: %s", i, inner);
             return -1;
         }
+        intern_fields(r, op_fields, NFIELDS(op_fields), row);
     }
     return 0;
 }
 
 /* Fills f from its parsed root; on failure `why` says what is wrong. */
-static int load_document(struct rank_file *f, char *why, size_t why_len)
+static int load_document(struct report *r, json_t *root, struct rank_file *f, char *why,
+                         size_t why_len)
 {
-    json_t *format = json_object_get(f->root, "format");
+    json_t *format = json_object_get(root, "format");
     if (!json_is_string(format)) {
         snprintf(why, why_len, "no \"format\": not a per-rank file of nccltap");
         return -1;
@@ -233,23 +253,22 @@ static int load_document(struct rank_file *f, char *why, size_t why_len)
     }
     f->final = true;
     f->job = f->nccl_version = f->timing = f->timing_note = "";
-    if (json_fields_load(f->root, file_fields, NFIELDS(file_fields), f, why, why_len) != 0)
+    if (json_fields_load(root, file_fields, NFIELDS(file_fields), f, why, why_len) != 0)
         return -1;
-    if (load_ranks(f->root, f, why, why_len) != 0 || load_comms(f->root, f, why, why_len) != 0 ||
-        load_ops(f->root, f, why, why_len) != 0)
+    intern_fields(r, file_fields, NFIELDS(file_fields), f);
+    if (load_ranks(root, f, why, why_len) != 0 || load_comms(r, root, f, why, why_len) != 0 ||
+        load_ops(r, root, f, why, why_len) != 0)
         return -1;
     return 0;
 }
 
+/* The histograms and strings are the report's, freed with it. */
 static void rank_file_free(struct rank_file *f)
 {
-    for (size_t i = 0; i < f->nops; i++)
-        free(f->ops[i].hist);
     free(f->ops);
     free(f->events);
     free(f->comms);
     free(f->ranks);
-    json_decref(f->root);
     free(f->path);
     memset(f, 0, sizeof *f);
 }
@@ -268,9 +287,10 @@ int report_add_document(struct report *r, const char *path, json_t *root)
     struct rank_file f;
     memset(&f, 0, sizeof f);
     f.path = xstrdup(path);
-    f.root = root;
     char why[256];
-    if (load_document(&f, why, sizeof why) != 0) {
+    int loaded = load_document(r, root, &f, why, sizeof why);
+    json_decref(root);
+    if (loaded != 0) {
         msg("skipping %s: %s", path, why);
         rank_file_free(&f);
         r->nskipped++;
@@ -340,9 +360,5 @@ void report_free(struct report *r)
     free(r->files);
     r->files = NULL;
     r->nfiles = r->files_cap = 0;
-    for (size_t i = 0; i < r->nnames; i++)
-        free(r->names[i]);
-    free(r->names);
-    r->names = NULL;
-    r->nnames = 0;
+    report_model_free(r);
 }

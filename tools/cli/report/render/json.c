@@ -5,7 +5,9 @@
 #include "merge.h"
 #include "util.h"
 
+#include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 /* Integers stay integers: "bytes" is a mean but the shim writes whole bytes. */
@@ -68,17 +70,6 @@ static json_t *row_json(const struct op_row *row)
         "busbw_total_gbs", op_row_busbw_total(row));
 }
 
-static json_t *ops_json(const struct report *r)
-{
-    size_t n;
-    const struct op_row **rows = report_rows(r, &n);
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, row_json(rows[i]));
-    free(rows);
-    return a;
-}
-
 static json_t *totals_json(const struct report *r)
 {
     struct totals t = { 0 };
@@ -94,24 +85,69 @@ static json_t *totals_json(const struct report *r)
         "simulated", (json_int_t)t.simulated, "discarded", (json_int_t)r->discarded);
 }
 
+/* Ten significant digits: enough for any bandwidth or time here, and no
+ * 0.17000000000000001 noise. */
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+
+/* Prints `value` as JSON_INDENT(2) would at `depth` levels down: JSON
+ * strings hold no raw newline, so each one starts a line to indent. Takes
+ * over the reference. */
+static int dump_at(json_t *value, int depth, FILE *out)
+{
+    char *text = value ? json_dumps(value, DUMP_FLAGS | JSON_ENCODE_ANY) : NULL;
+    json_decref(value);
+    if (!text)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        fputc(*p, out);
+        if (*p == '\n')
+            fprintf(out, "%*s", 2 * depth, "");
+    }
+    free(text);
+    return 0;
+}
+
+static int member(const char *key, json_t *value, bool last, FILE *out)
+{
+    fprintf(out, "  \"%s\": ", key);
+    int rc = dump_at(value, 1, out);
+    fputs(last ? "\n" : ",\n", out);
+    return rc;
+}
+
+/* The per-rank rows, one at a time: a run of thousands of ranks has a
+ * million of them, too many to hold as one JSON tree. */
+static int ops_member(const struct report *r, FILE *out)
+{
+    size_t n;
+    const struct op_row **rows = report_rows(r, &n);
+    fputs("  \"ops\": [", out);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        rc = dump_at(row_json(rows[i]), 2, out);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", out);
+    free(rows);
+    return rc;
+}
+
 int report_print_json(const struct report *r, FILE *out)
 {
     double wall = 0.0;
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].wall_s > wall)
             wall = r->files[i].wall_s;
-    json_t *doc = json_pack("{s:s, s:f, s:I, s:o, s:o, s:o, s:o}",
-        "job", job_of(r), "wall_s", wall, "files", (json_int_t)r->nfiles,
-        "ranks", ranks_json(r), "comms", comms_json(r), "ops", ops_json(r),
-        "totals", totals_json(r));
-    if (!doc) {
+    fputs("{\n", out);
+    int rc = member("job", json_string(job_of(r)), false, out);
+    rc |= member("wall_s", json_real(wall), false, out);
+    rc |= member("files", json_integer((json_int_t)r->nfiles), false, out);
+    rc |= member("ranks", ranks_json(r), false, out);
+    rc |= member("comms", comms_json(r), false, out);
+    rc |= ops_member(r, out);
+    rc |= member("totals", totals_json(r), true, out);
+    fputs("}\n", out);
+    if (rc != 0)
         msg("cannot build the JSON report");
-        return -1;
-    }
-    /* Ten significant digits: enough for any bandwidth or time here, and no
-     * 0.17000000000000001 noise. */
-    int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    fputc('\n', out);
-    json_decref(doc);
-    return rc == 0 ? 0 : -1;
+    return rc == 0 && !ferror(out) ? 0 : -1;
 }

@@ -1,0 +1,120 @@
+/* What the document model owns beyond its structs: the interned strings
+ * (an open-addressing hash table) and an arena for small arrays. A run of
+ * 4,096 ranks has a few hundred distinct strings and millions of fields
+ * naming them; the table keeps one copy of each. */
+#include "model.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct report_strings {
+    char **slots;   /* NULL or an owned string; a power of two of them */
+    size_t cap, count;
+};
+
+/* FNV-1a: short keys, no adversary to fear (a hostile file only makes
+ * its own report slower). */
+static uint64_t hash(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static char **find_slot(struct report_strings *t, const char *s, size_t len)
+{
+    size_t mask = t->cap - 1;
+    for (size_t i = hash(s, len) & mask;; i = (i + 1) & mask) {
+        char *e = t->slots[i];
+        if (!e || (strncmp(e, s, len) == 0 && e[len] == '\0'))
+            return &t->slots[i];
+    }
+}
+
+static void grow(struct report_strings *t)
+{
+    struct report_strings bigger = { xcalloc(t->cap * 2, sizeof(char *)), t->cap * 2, t->count };
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i])
+            *find_slot(&bigger, t->slots[i], strlen(t->slots[i])) = t->slots[i];
+    free(t->slots);
+    *t = bigger;
+}
+
+const char *report_intern_n(struct report *r, const char *name, size_t len)
+{
+    len = strnlen(name, len);  /* a C string ends at its first NUL ("\u0000") */
+    if (!r->strings) {
+        r->strings = xcalloc(1, sizeof *r->strings);
+        r->strings->cap = 256;
+        r->strings->slots = xcalloc(r->strings->cap, sizeof(char *));
+    }
+    struct report_strings *t = r->strings;
+    char **slot = find_slot(t, name, len);
+    if (*slot)
+        return *slot;
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    *slot = copy;
+    if (++t->count * 2 > t->cap)  /* at most half full: short probes */
+        grow(t);
+    return copy;
+}
+
+const char *report_intern(struct report *r, const char *name)
+{
+    return report_intern_n(r, name, strlen(name));
+}
+
+/* ---- arena ---- */
+
+#define CHUNK_BYTES (1u << 20)
+
+struct arena_chunk {
+    struct arena_chunk *next;
+    size_t used, size;
+    _Alignas(max_align_t) unsigned char data[];
+};
+
+struct report_arena {
+    struct arena_chunk *head;
+};
+
+void *report_alloc(struct report *r, size_t n)
+{
+    if (!r->arena)
+        r->arena = xcalloc(1, sizeof *r->arena);
+    n = (n + _Alignof(max_align_t) - 1) & ~(size_t)(_Alignof(max_align_t) - 1);
+    struct arena_chunk *c = r->arena->head;
+    if (!c || c->size - c->used < n) {
+        size_t size = n > CHUNK_BYTES ? n : CHUNK_BYTES;
+        c = xmalloc(sizeof *c + size);
+        *c = (struct arena_chunk){ r->arena->head, 0, size };
+        r->arena->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return memset(p, 0, n);
+}
+
+void report_model_free(struct report *r)
+{
+    if (r->strings) {
+        for (size_t i = 0; i < r->strings->cap; i++)
+            free(r->strings->slots[i]);
+        free(r->strings->slots);
+        free(r->strings);
+        r->strings = NULL;
+    }
+    if (r->arena) {
+        for (struct arena_chunk *c = r->arena->head, *next; c; c = next) {
+            next = c->next;
+            free(c);
+        }
+        free(r->arena);
+        r->arena = NULL;
+    }
+}
