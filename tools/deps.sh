@@ -15,6 +15,10 @@ liblttng-ust-dev
 lttng-tools
 babeltrace2
 libbabeltrace2-dev
+libunwind-dev
+libdw-dev
+libelf-dev
+g++
 "
 
 nccltap_missing=""

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "comm_registry.h"
+#include "load_map.h"
 #include "op_record.h"
 #include "ops_log.h"
 #include "stats.h"
@@ -92,7 +93,27 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_enqueue,
         lttng_ust_field_integer(uint64_t, bytes, r->bytes)
         lttng_ust_field_integer(int32_t, peer, r->peer)
         lttng_ust_field_integer_hex(uintptr_t, stream, (uintptr_t)r->stream)
-        lttng_ust_field_integer(uint64_t, group_id, r->group_id)))
+        lttng_ust_field_integer(uint64_t, group_id, r->group_id)
+        lttng_ust_field_integer(uint16_t, site, r->site)))
+
+/* A call site, once per process, before or after the first op_enqueue that
+ * names it: its return addresses, innermost first. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, callsite,
+    LTTNG_UST_TP_ARGS(uint16_t, id, const uintptr_t *, frames, unsigned, depth),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint16_t, site, id)
+        lttng_ust_field_sequence_hex(uint64_t, frames, (const uint64_t *)frames, uint32_t, depth)))
+
+/* A loaded object that a call site's frames are in, once per process:
+ * what symbolizes the frames (file address = address - base). */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, module,
+    LTTNG_UST_TP_ARGS(const struct tap_module *, m),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_string(path, m->path)
+        lttng_ust_field_integer_hex(uint64_t, base, m->base)
+        lttng_ust_field_integer_hex(uint64_t, start, m->start)
+        lttng_ust_field_integer_hex(uint64_t, end, m->end)
+        lttng_ust_field_string(build_id, m->build_id)))
 
 /* An operation's GPU interval, CLOCK_MONOTONIC like every LTTng event. A
  * grouped operation carries its group's interval and bandwidth. */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "abi/nccl_abi.h"
+#include "callsite.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "monotonic.h"
@@ -29,6 +30,8 @@ struct tap_thread_fast {
     uint32_t tid;               /* 0 until first asked */
     int group_depth;            /* ncclGroupStart nesting */
     int busy;                   /* inside a wrapper */
+    uintptr_t site_ra;          /* the last one-frame call site: return address */
+    uint16_t site_id;           /* ... and its id */
 };
 extern __thread struct tap_thread_fast tap_fast __attribute__((tls_model("initial-exec")));
 
@@ -69,11 +72,19 @@ static inline void tap_submit(const struct tap_record *rec)
         tap_submit_lost(rec);
 }
 
+/* The call site of a call whose wrapper returns to `ra`: a thread calling
+ * NCCL from one place again and again finds it in one compare. */
+static inline uint16_t tap_site(uintptr_t ra)
+{
+    return ra == tap_fast.site_ra ? tap_fast.site_id : tap_site_slow(ra);
+}
+
 /* Before the real call. False when there is nothing to record (no
  * communicator): then call through and do not call tap_op_end. Inline in
- * the wrappers: this and tap_op_end run on every NCCL call. */
+ * the wrappers: this and tap_op_end run on every NCCL call. `ra` is the
+ * wrapper's return address: where the application called it. */
 static inline bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStream_t stream,
-                                size_t count, int dtype, int peer, int redop)
+                                size_t count, int dtype, int peer, int redop, uintptr_t ra)
 {
     struct tap_comm *tc = tap_comm_cached(comm);
     if (!tc)
@@ -95,6 +106,7 @@ static inline bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t c
     r->timing_cost_ns = 0;
     r->op = (uint8_t)op;
     r->flags = 0;
+    r->site = tap_site(ra);
     if (tap_fast.group_depth > 0 || tap_config.timing != TAP_TIMING_OFF)
         tap_op_begin_slow(c, tc, stream);
     tap_fast.busy = 1;

@@ -18,7 +18,8 @@
 #define TAP_IGNORE(...)
 
 #define TAP_BEGIN_TAP_OP(op, count, dtype, peer, redop) \
-    tap_op_begin(&call, op, comm, stream, count, (int)(dtype), peer, (int)(redop)) TAP_IGNORE
+    tap_op_begin(&call, op, comm, stream, count, (int)(dtype), peer, (int)(redop), \
+                 (uintptr_t)__builtin_return_address(0)) TAP_IGNORE
 #define TAP_END_TAP_OP(op, count, dtype, peer, redop) tap_op_end(&call, result) TAP_IGNORE
 
 #define TAP_BEGIN_TAP_COMM(name, args) (tap_enter(), true)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "callsite_out.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
@@ -139,6 +140,7 @@ static void write_body(FILE *f, bool final)
     fputs(",\n", f);
     write_ranks(f);
     write_comms(f);
+    tap_callsites_write_json(f);
     fputs("  \"ops\": [", f);
     for (unsigned i = 0; i < tap_stats_count(); i++) {
         fputs(i ? ",\n" : "\n", f);

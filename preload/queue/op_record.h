@@ -31,6 +31,7 @@ struct tap_op_rec {
     int32_t dtype;
     uint32_t tid;
     uint32_t timing_cost_ns; /* host time of recording its two events */
+    uint16_t site;       /* call site id (callsite.h), 0 if none; fits the padding */
     uint8_t op;          /* enum tap_op */
     uint8_t flags;
 };

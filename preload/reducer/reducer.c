@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callsite_out.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
@@ -406,6 +407,7 @@ unsigned tap_reducer_pass(void)
         handled += poll_pending();
     if (tap_gpu_ready())
         tap_pools_grow();
+    tap_callsites_trace_new();
     return handled;
 }
 

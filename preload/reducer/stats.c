@@ -6,6 +6,7 @@
 
 #include "comm_registry.h"
 #include "nccl_ops.h"
+#include "site_stats.h"
 
 /* Entries in an array (stable order for the writer) indexed by an
  * open-addressing table of indexes that doubles when half full. */
@@ -76,10 +77,11 @@ __attribute__((noinline)) static struct tap_stat *find_or_add_indexed(struct tap
     return s;
 }
 
+/* The row of the last record: consecutive records are mostly of one key. */
+static unsigned last;
+
 static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int cls)
 {
-    /* Consecutive records are mostly of one key: try the last one first. */
-    static unsigned last;
     if (last < nentries && key_equal(&entries[last], c, op, dtype, cls))
         return &entries[last];
     struct tap_stat *s = find_or_add_indexed(c, op, dtype, cls);
@@ -116,8 +118,25 @@ __attribute__((noinline)) static void add_time(struct tap_stat *s, const struct 
     }
 }
 
-/* Runs for every call: the common case (same key as the last call, no
- * time) is a compare and three additions. */
+/* A call that was timed, or made at another site than its row's last. */
+__attribute__((noinline)) static void record_rest(struct tap_stat *s, const struct tap_op_rec *op,
+                                                  const struct tap_timing *t)
+{
+    struct tap_site_stat *site = tap_site_stats_find(op->site, last);
+    if (site) {
+        s->site_hint = (uint32_t)(site - tap_site_entries) + 1;
+        site->calls++;
+        site->bytes_total += op->bytes;
+    }
+    if (t) {
+        add_time(s, t);
+        if (site)
+            tap_site_stat_add_time(site, t);
+    }
+}
+
+/* Runs for every call: the common case (same key as the last call, same
+ * call site, no time) is two compares and five additions. */
 void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t)
 {
     struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
@@ -126,8 +145,13 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
     s->calls++;
     s->bytes_total += op->bytes;
     s->group_ops += group_ops;
-    if (t)
-        add_time(s, t);
+    uint32_t k = s->site_hint;
+    if (!t && k && tap_site_entries[k - 1].site == op->site) {
+        tap_site_entries[k - 1].calls++;
+        tap_site_entries[k - 1].bytes_total += op->bytes;
+        return;
+    }
+    record_rest(s, op, t);
 }
 
 unsigned tap_stats_count(void) { return nentries; }
@@ -159,6 +183,7 @@ double tap_stat_quantile_ns(const struct tap_stat *s, double q)
 
 void tap_stats_reset(void)
 {
+    last = 0;
     /* The child starts empty; the parent's tables are left allocated. */
     entries = NULL;
     nentries = entries_cap = 0;

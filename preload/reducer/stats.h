@@ -25,6 +25,7 @@ struct tap_stat {
     double algbw_sum, busbw_sum;  /* GB/s, summed over timed calls */
     double bw_bytes, bw_busbytes; /* bytes behind time_sum_ns, and x factor */
     uint32_t *hist;               /* TAP_HIST_BUCKETS counts, once timed */
+    uint32_t site_hint;           /* site_stats.h's entry of its last call's site */
 };
 
 /* How a call was timed. A grouped call carries its whole group's time and

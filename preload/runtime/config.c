@@ -125,4 +125,11 @@ void tap_config_load(void)
     c->verbose = env_flag("NCCLTAP_VERBOSE");
     c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL");
     c->lttng = env_lttng();
+    c->callsite_depth = env_u32("NCCLTAP_CALLSITE_DEPTH", 1, 0, TAP_CALLSITE_MAX_DEPTH);
+    const char *skip = getenv("NCCLTAP_CALLSITE_SKIP");
+    if (skip && strlen(skip) >= sizeof c->callsite_skip)
+        tap_log("NCCLTAP_CALLSITE_SKIP is too long (at most %zu characters): no library is skipped",
+                sizeof c->callsite_skip - 1);
+    else if (skip)
+        snprintf(c->callsite_skip, sizeof c->callsite_skip, "%s", skip);
 }

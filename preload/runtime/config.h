@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The most frames a call site can have (NCCLTAP_CALLSITE_DEPTH). */
+#define TAP_CALLSITE_MAX_DEPTH 32
+
 enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL };
 enum tap_lttng_mode { TAP_LTTNG_OFF, TAP_LTTNG_AUTO, TAP_LTTNG_ON };
 
@@ -23,6 +26,8 @@ struct tap_config {
     bool verbose;                /* NCCLTAP_VERBOSE */
     bool ops_jsonl;              /* NCCLTAP_OPS_JSONL: a line per timed op */
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
+    uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */
+    char callsite_skip[1024];    /* NCCLTAP_CALLSITE_SKIP: libraries whose frames are skipped */
 };
 
 extern struct tap_config tap_config;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "callsite_out.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
@@ -20,6 +21,7 @@
 #include "ops_log.h"
 #include "rank_file.h"
 #include "reducer.h"
+#include "site_stats.h"
 #include "stats.h"
 
 struct tap_totals tap_totals;
@@ -204,6 +206,8 @@ static void after_fork_child(void)
     tap_process.start_mono_ns = tap_monotonic_ns();
     tap_comm_registry_reset();
     tap_stats_reset();
+    tap_site_stats_reset();
+    tap_callsites_after_fork();
     tap_reducer_reset();
     tap_gpu_after_fork();
     tap_intercept_after_fork();

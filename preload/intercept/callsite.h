@@ -1,0 +1,35 @@
+/* Call sites: where in the application each NCCL call was made. A site is
+ * the tuple of NCCLTAP_CALLSITE_DEPTH return addresses, innermost first.
+ * The first is the wrapper's own return address, so depth 1 needs no
+ * unwinding; deeper frames come from libunwind (callsite_unwind.c). Each
+ * distinct tuple is interned once into a lock-free table of fixed size,
+ * allocated at the first call; an op record carries only the site's id. */
+#ifndef NCCLTAP_CALLSITE_H
+#define NCCLTAP_CALLSITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Id 0: no site. Calls have it when NCCLTAP_CALLSITE_DEPTH=0, or when the
+ * table was full (they are still counted, as site 0). */
+#define TAP_SITE_NONE 0
+/* Distinct sites a process can hold (ids fit the record's 16 bits). */
+#define TAP_SITE_CAPACITY 4096
+
+/* The site of a call whose wrapper returns to `ra`. Any thread, lock-free;
+ * allocates only at its first call. Outside the common case of intercept.h's
+ * tap_site(): a new return address, or depth > 1 (unwinds every time). */
+uint16_t tap_site_slow(uintptr_t ra);
+
+/* The frames each site has (NCCLTAP_CALLSITE_DEPTH, or 1 when deeper stacks
+ * cannot be had); 0 when call sites are off. */
+unsigned tap_sites_depth(void);
+
+/* Ids handed out so far are 1..tap_sites_count(). An id lost in a race
+ * between two threads interning the same site has frames but no calls. */
+unsigned tap_sites_count(void);
+
+/* The frames of site `id`, tap_sites_depth() of them, 0 past the stack's end. */
+const uintptr_t *tap_site_frames(uint16_t id);
+
+#endif
