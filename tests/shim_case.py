@@ -37,6 +37,10 @@ def main():
     ap.add_argument("--stderr-empty", action="store_true")
     ap.add_argument("--no-files", action="store_true", help="the shim must write nothing")
     ap.add_argument("--exit-code", type=int, default=0)
+    ap.add_argument("--ops-log", choices=["yes", "no"], help="each rank file has a per-op log, or none has")
+    ap.add_argument("--out-mode", help="octal mode given to the output directory before the run")
+    ap.add_argument("--subdir-mode", help="NCCLTAP_DIR is a new subdirectory: the shim must create "
+                    "it with this octal mode, and its files 0600")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -48,6 +52,10 @@ def main():
     if a.sim:
         env["LD_LIBRARY_PATH"] = a.sim + ":" + env.get("LD_LIBRARY_PATH", "")
     env["NCCLTAP_DIR"] = out_dir
+    if a.out_mode:
+        os.chmod(out_dir, int(a.out_mode, 8))
+    if a.subdir_mode:
+        env["NCCLTAP_DIR"] = os.path.join(out_dir, "made-by-the-shim")
     for kv in a.env:
         k, _, v = kv.partition("=")
         env[k] = v
@@ -67,6 +75,16 @@ def main():
     if a.stderr_empty and p.stderr:
         fail("stderr is not empty")
 
+    if a.subdir_mode:
+        made = env["NCCLTAP_DIR"]
+        mode = os.stat(made).st_mode & 0o7777
+        if mode != int(a.subdir_mode, 8):
+            fail("%s has mode %o, expected %s" % (made, mode, a.subdir_mode))
+        for name in os.listdir(made):
+            fmode = os.stat(os.path.join(made, name)).st_mode & 0o7777
+            if fmode != 0o600:
+                fail("%s has mode %o, expected 600" % (name, fmode))
+        out_dir = made
     files = sorted(glob.glob(os.path.join(out_dir, "nccltap-*.json")))
     if a.no_files:
         if os.path.exists(out_dir) and os.listdir(out_dir):
@@ -117,6 +135,11 @@ def main():
             fail("%s: rows %d + dropped %d + failed %d + simulated %d != calls %d"
                  % (path, rows, t["dropped"], t["failed"], t["simulated"], t["calls"]))
     totals["files"] = len(files)
+    if a.ops_log:
+        logs = glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl"))
+        want = len(files) if a.ops_log == "yes" else 0
+        if len(logs) != want or not files:
+            fail("%d per-op logs for %d rank files, expected %d" % (len(logs), len(files), want))
 
     if a.expect_dropped:
         if totals["dropped"] == 0:

@@ -91,6 +91,11 @@ static void add_or_wait(ncclComm_t *where, uint64_t id, uint64_t parent, enum ta
 /* Registers the children whose handles have appeared. With `forget_empty`
  * (after a group ends) children that did not appear are dropped: NCCL said
  * no child for this rank (NCCL_SPLIT_NOCOLOR) or the group failed. */
+void tap_comm_hooks_fork_lock(bool lock)
+{
+    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&unborn_lock);
+}
+
 void tap_comm_register_born(bool forget_empty)
 {
     struct unborn born[MAX_UNBORN];

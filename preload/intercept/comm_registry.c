@@ -133,5 +133,9 @@ void tap_comm_registry_reset(void)
     memset(table, 0, sizeof table);
     atomic_store(&ncomms, 0);
     atomic_fetch_add(&tap_comm_generation, 1);
-    pthread_mutex_init(&register_lock, NULL);
+}
+
+void tap_comm_registry_fork_lock(bool lock)
+{
+    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&register_lock);
 }

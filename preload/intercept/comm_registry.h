@@ -5,6 +5,7 @@
 #define NCCLTAP_COMM_REGISTRY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "abi/nccl_abi.h"
@@ -70,6 +71,8 @@ uint64_t tap_comm_total_calls(void);
 
 /* In a forked child: the parent's communicators are not the child's. */
 void tap_comm_registry_reset(void);
+/* Around fork(): taken before, released after in parent and child. */
+void tap_comm_registry_fork_lock(bool lock);
 
 const char *tap_comm_origin_name(enum tap_comm_origin o);
 const char *tap_comm_state_name(int state);

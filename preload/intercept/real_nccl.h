@@ -3,6 +3,7 @@
 #define NCCLTAP_REAL_NCCL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include "abi/nccl_abi.h"
 
@@ -33,6 +34,9 @@ static inline const struct real_nccl *real_nccl(void)
 /* When a function was not found: looks for NCCL again if none was found
  * before (it may have been loaded since). */
 const struct real_nccl *real_nccl_retry(void);
+
+/* Around fork(): taken before, released after in parent and child. */
+void real_nccl_fork_lock(bool lock);
 
 /* What a wrapper returns for a function the real library lacks; says so on
  * stderr the first time for each function. */

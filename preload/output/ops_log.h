@@ -1,7 +1,8 @@
 /* Optional per-operation log (NCCLTAP_OPS_JSONL=1): one JSON line per timed
- * operation, in NCCLTAP_DIR/nccltap-<host>-<pid>.ops.jsonl, for analysis
- * that needs every call, not statistics. Reducer thread only; buffered,
- * flushed every interval and at exit. */
+ * operation, in NCCLTAP_DIR/nccltap-<run>@<host>-<pid>.ops.jsonl, for
+ * analysis that needs every call, not statistics. Reducer thread only;
+ * gathered in memory and written in whole lines (write(2)) when full,
+ * every interval and at exit. */
 #ifndef NCCLTAP_OPS_LOG_H
 #define NCCLTAP_OPS_LOG_H
 
@@ -20,7 +21,8 @@ struct tap_completion {
 
 void tap_ops_log_write(const struct tap_completion *c);
 void tap_ops_log_flush(void);
-/* In a forked child: the parent's open file is not the child's. */
+/* In a forked child: the parent's unwritten lines and open file are not
+ * the child's. */
 void tap_ops_log_reset(void);
 
 #endif

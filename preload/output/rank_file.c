@@ -3,8 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "callsite_out.h"
 #include "comm_registry.h"
@@ -13,18 +11,34 @@
 #include "json_writer.h"
 #include "log.h"
 #include "monotonic.h"
+#include "out_file.h"
+#include "output.h"
 #include "real_nccl.h"
 #include "reducer.h"
 #include "runtime.h"
 #include "stats.h"
 
-static char path[4096 + 256 + 64];
+static char path[4096 + TAP_OUT_NAME_MAX + 1];
 static atomic_flag write_error_said = ATOMIC_FLAG_INIT;
+static _Atomic bool written; /* the file exists: the summary may point at it */
 
 const char *tap_rank_file_path(void)
 {
-    snprintf(path, sizeof path, "%s/nccltap-%s-%d.json", tap_config.dir, tap_process.host, tap_process.pid);
+    char name[TAP_OUT_NAME_MAX];
+    tap_output_name(name, sizeof name, ".json");
+    snprintf(path, sizeof path, "%s/%s", tap_config.dir, name);
     return path;
+}
+
+bool tap_rank_file_written(void)
+{
+    return atomic_load(&written);
+}
+
+void tap_rank_file_reset(void)
+{
+    atomic_store(&written, false);
+    atomic_flag_clear(&write_error_said);
 }
 
 static bool is_root(const struct tap_comm *c)
@@ -157,28 +171,24 @@ static void write_body(FILE *f, bool final)
 
 int tap_rank_file_write(bool final)
 {
-    const char *target = tap_rank_file_path();
-    char tmp[sizeof path + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", target);
-    if (mkdir(tap_config.dir, 0777) != 0 && errno != EEXIST) {
-        TAP_LOG_ONCE(write_error_said, "cannot create NCCLTAP_DIR=%s (%s): no output is written",
-                     tap_config.dir, strerror(errno));
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
+    int dir = tap_output_dir();
+    if (dir < 0)
+        return -1; /* said once */
+    char name[TAP_OUT_NAME_MAX];
+    tap_output_name(name, sizeof name, ".json");
+    struct tap_out_file out;
+    FILE *f = tap_out_file_begin(&out, dir, name, TAP_OUT_FILE_MODE);
     if (!f) {
-        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)", tmp, strerror(errno));
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)", tap_rank_file_path(), strerror(errno));
         return -1;
     }
     write_body(f, final);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, target) != 0) {
+    if (tap_out_file_commit(&out) != 0) {
         TAP_LOG_ONCE(write_error_said, "cannot write %s (%s); the previous version is kept",
-                     target, strerror(errno));
-        unlink(tmp);
+                     tap_rank_file_path(), strerror(errno));
         return -1;
     }
+    atomic_store(&written, true);
     return 0;
 }
 
@@ -192,8 +202,9 @@ void tap_print_summary(void)
         return;
     const struct tap_reducer_totals *r = &tap_reducer_totals;
     uint64_t dropped = atomic_load(&tap_totals.dropped);
-    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s; output in %s",
+    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s; %s%s",
             (unsigned long long)tap_comm_total_calls(), n, n == 1 ? "" : "s",
             (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
-            dropped ? "see totals.dropped" : "", tap_rank_file_path());
+            dropped ? "see totals.dropped" : "", tap_rank_file_written() ? "output in " : "no output written",
+            tap_rank_file_written() ? tap_rank_file_path() : "");
 }

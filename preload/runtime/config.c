@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "log.h"
+#include "out_dir.h"
+#include "run_id.h"
 
 struct tap_config tap_config;
 
@@ -71,14 +73,40 @@ static enum tap_lttng_mode env_lttng(void)
     return TAP_LTTNG_AUTO;
 }
 
-static bool env_flag(const char *name)
+int tap_parse_flag(const char *s, bool *value)
+{
+    if (!strcmp(s, "0") || !strcmp(s, "1")) {
+        *value = s[0] == '1';
+        return 0;
+    }
+    return -1;
+}
+
+/* A boolean variable: unset or empty is `def`; a bad value is said and
+ * `def` used, as for every other variable. */
+static bool env_flag(const char *name, bool def)
 {
     const char *s = getenv(name);
-    if (!s || !*s || !strcmp(s, "0"))
-        return false;
-    if (strcmp(s, "1"))
-        tap_log("%s=%s is not valid: expected 0 or 1; using 1", name, s);
-    return true;
+    bool v;
+    if (!s || !*s)
+        return def;
+    if (tap_parse_flag(s, &v) == 0)
+        return v;
+    tap_log("%s=%s is not valid: expected 0 or 1; using %d", name, s, def);
+    return def;
+}
+
+static mode_t env_dir_mode(void)
+{
+    const char *s = getenv("NCCLTAP_DIR_MODE");
+    mode_t m;
+    if (!s || !*s)
+        return TAP_OUT_DIR_MODE_DEFAULT;
+    if (tap_out_parse_mode(s, &m) == 0)
+        return m;
+    tap_log("NCCLTAP_DIR_MODE=%s is not valid: expected an octal mode from 0700 to 0777; using %04o", s,
+            TAP_OUT_DIR_MODE_DEFAULT);
+    return TAP_OUT_DIR_MODE_DEFAULT;
 }
 
 /* The key that names one launch, the same on every rank of it: the
@@ -122,8 +150,11 @@ void tap_config_load(void)
     c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);
     c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
-    c->verbose = env_flag("NCCLTAP_VERBOSE");
-    c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL");
+    c->verbose = env_flag("NCCLTAP_VERBOSE", false);
+    c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL", false);
+    c->dir_mode = env_dir_mode();
+    if (!tap_run_id_of_launcher(c->run_id, sizeof c->run_id, getenv))
+        tap_run_id_of_process_group(c->run_id, sizeof c->run_id);
     c->lttng = env_lttng();
     c->callsite_depth = env_u32("NCCLTAP_CALLSITE_DEPTH", 1, 0, TAP_CALLSITE_MAX_DEPTH);
     const char *skip = getenv("NCCLTAP_CALLSITE_SKIP");

@@ -5,7 +5,9 @@
 #define NCCLTAP_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The most frames a call site can have (NCCLTAP_CALLSITE_DEPTH). */
 #define TAP_CALLSITE_MAX_DEPTH 32
@@ -16,6 +18,8 @@ enum tap_lttng_mode { TAP_LTTNG_OFF, TAP_LTTNG_AUTO, TAP_LTTNG_ON };
 struct tap_config {
     char dir[4096];              /* NCCLTAP_DIR, default ./nccltap-<job key> */
     char job[128];               /* the launcher's job key, "" if none */
+    char run_id[64];             /* names this launch's files (run_id.h) */
+    mode_t dir_mode;             /* NCCLTAP_DIR_MODE: of directories created */
     const char *nccl_library;    /* NCCLTAP_NCCL_LIBRARY, NULL: dlsym(RTLD_NEXT) */
     enum tap_timing_mode timing; /* NCCLTAP_TIMING */
     double overhead_pct;         /* NCCLTAP_OVERHEAD_PCT */
@@ -34,6 +38,10 @@ extern struct tap_config tap_config;
 
 /* Fills tap_config from the environment. Called once, at load. */
 void tap_config_load(void);
+
+/* Parses a boolean variable's value, "0" or "1". Returns 0 and sets
+ * *value, or -1. Pure (the configuration fuzzer calls it). */
+int tap_parse_flag(const char *s, bool *value);
 
 const char *tap_timing_mode_name(enum tap_timing_mode m);
 

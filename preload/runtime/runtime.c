@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "callsite_out.h"
+#include "comm_hooks.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
@@ -20,6 +21,7 @@
 #include "op_record.h"
 #include "ops_log.h"
 #include "rank_file.h"
+#include "real_nccl.h"
 #include "reducer.h"
 #include "site_stats.h"
 #include "stats.h"
@@ -179,21 +181,34 @@ void tap_runtime_stop(void)
 
 /* fork(): only the forking thread goes on in the child; the reducer does
  * not. The child starts afresh, with its own output file, when it makes its
- * own communicators. Locks are taken around fork so none is copied held. */
+ * own communicators. Every lock of the shim is taken before fork and
+ * released after it, in the parent and in the child alike, so the child
+ * gets each one free and the state it guards whole (re-initializing a
+ * mutex another thread held is undefined). The locks never nest, so the
+ * order here cannot deadlock. */
+static void fork_locks(bool lock)
+{
+    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&start_lock);
+    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&wake_lock);
+    real_nccl_fork_lock(lock);
+    tap_comm_registry_fork_lock(lock);
+    tap_comm_hooks_fork_lock(lock);
+    tap_gpu_fork_lock(lock);
+}
+
 static void before_fork(void)
 {
-    pthread_mutex_lock(&start_lock);
+    fork_locks(true);
 }
 
 static void after_fork_parent(void)
 {
-    pthread_mutex_unlock(&start_lock);
+    fork_locks(false);
 }
 
 static void after_fork_child(void)
 {
-    pthread_mutex_init(&start_lock, NULL);
-    pthread_mutex_init(&wake_lock, NULL);
+    fork_locks(false);
     running = false;
     atomic_store(&started, false);
     stopping = false;
@@ -212,6 +227,7 @@ static void after_fork_child(void)
     tap_gpu_after_fork();
     tap_intercept_after_fork();
     tap_ops_log_reset();
+    tap_rank_file_reset();
 }
 
 static void process_init(void)

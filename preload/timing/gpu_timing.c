@@ -296,5 +296,9 @@ void tap_gpu_after_fork(void)
     atomic_store(&npools, 0);
     tl_stream = NULL;
     tl_pool = NULL;
-    pthread_mutex_init(&pools_lock, NULL);
+}
+
+void tap_gpu_fork_lock(bool lock)
+{
+    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&pools_lock);
 }

@@ -1,6 +1,7 @@
-/* `nccltap report [--json] PATH`: PATH is a directory of per-rank files, or
- * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
- * any directory with a CTF trace below it). */
+/* `nccltap report [--json] [--run ID] PATH`: PATH is a directory of
+ * per-rank files (of one run: the newest, or ID), or an LTTng trace of the
+ * run (the directory `nccltap run --lttng` wrote, or any directory with a
+ * CTF trace below it). */
 #include "cli.h"
 #include "load.h"
 #include "render.h"
@@ -9,10 +10,10 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-static int report_path(const char *path, bool json)
+static int report_path(const char *path, const char *run, bool json)
 {
     struct report r;
-    int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, &r);
+    int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, run, &r);
     if (loaded != 0)
         return 1;
     int rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
@@ -26,24 +27,29 @@ static int report_path(const char *path, bool json)
 
 int report_dir_text(const char *dir)
 {
-    return report_path(dir, false);
+    return report_path(dir, NULL, false);
 }
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 0x100 };
+    enum { OPT_JSON = 0x100, OPT_RUN };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
+        { "run", required_argument, NULL, OPT_RUN },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     bool json = false;
+    const char *run = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
         switch (c) {
         case OPT_JSON:
             json = true;
+            break;
+        case OPT_RUN:
+            run = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -54,5 +60,5 @@ int cmd_report(int argc, char **argv)
     }
     if (argc - optind != 1)
         return usage_error(argv[0], "expects one directory or trace");
-    return report_path(argv[optind], json);
+    return report_path(argv[optind], run, json);
 }

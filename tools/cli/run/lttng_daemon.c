@@ -1,4 +1,5 @@
 #include "lttng_daemon.h"
+#include "outdir.h"
 #include "capture.h"
 #include "paths.h"
 #include "util.h"
@@ -36,6 +37,20 @@ static void sleep_ms(long ms)
         ;
 }
 
+/* Creates `path` with the output directory's rules (outdir.h): the daemon
+ * (root's, too) keeps its sockets there. Returns 0, or -1 with *error. */
+static int make_private_dir(const char *path, char **error)
+{
+    const char *why;
+    int fd = outdir_open(path, &why);
+    if (fd < 0) {
+        *error = xasprintf("cannot use %s: %s (%s)", path, why, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
 /* A Unix socket path holds at most 107 bytes: a deep output directory
  * would make the daemon fail to start, with an obscure message. */
 static char *choose_home(const char *outdir, char **error)
@@ -43,9 +58,8 @@ static char *choose_home(const char *outdir, char **error)
     char *home = xasprintf("%s/lttng-home", outdir);
     struct sockaddr_un sa;
     if (getuid() == 0 || strlen(home) + LONGEST_SOCKET_SUFFIX < sizeof sa.sun_path) {
-        if (mkdir_p(home) == 0)
+        if (make_private_dir(home, error) == 0)
             return home;
-        *error = xasprintf("cannot create %s: %s", home, strerror(errno));
         free(home);
         return NULL;
     }
@@ -74,8 +88,12 @@ static int private_system_rundir(struct lttng_daemon *d, char **error)
     what = "making the mounts private";
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         goto out;
-    what = "creating the run directories";
-    if (mkdir_p(dir) != 0 || mkdir_p(NCCLTAP_LTTNG_SYSTEM_RUNDIR) != 0)
+    if (make_private_dir(dir, error) != 0) {
+        free(dir);
+        return -1;
+    }
+    what = "creating the run directory";
+    if (mkdir_p(NCCLTAP_LTTNG_SYSTEM_RUNDIR) != 0)
         goto out;
     what = "mounting " NCCLTAP_LTTNG_SYSTEM_RUNDIR;
     if (mount(dir, NCCLTAP_LTTNG_SYSTEM_RUNDIR, NULL, MS_BIND, NULL) != 0)

@@ -1,10 +1,12 @@
 #include "lttng_session.h"
+#include "outdir.h"
 #include "lttng_cmd.h"
 #include "lttng_daemon.h"
 #include "ust_fork_lib.h"
 #include "util.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -145,6 +147,16 @@ struct lttng_session *lttng_session_start(const struct lttng_opts *o, const char
     s->blocking = o->blocking;
     if (!s->url) {
         s->trace_dir = xasprintf("%s/lttng", outdir);
+        /* Made here, with the output directory's rules, so that the
+         * session daemon writes only into a directory that is ours. */
+        const char *why;
+        int fd = outdir_open(s->trace_dir, &why);
+        if (fd < 0) {
+            msg("cannot use %s for the trace: %s (%s)", s->trace_dir, why, strerror(errno));
+            session_free(s);
+            return NULL;
+        }
+        close(fd);
         /* An earlier trace there would be mixed with this one. */
         if (dir_has_entries(s->trace_dir)) {
             msg("%s already holds a trace: choose another --dir, or remove it", s->trace_dir);

@@ -68,18 +68,29 @@ static char *shell_quoted(const char *s)
     return q;
 }
 
-static void say_where(const char *dir)
+/* What the run left, and how to read it; `killed`: by which signal, or 0. */
+static void say_where(const char *dir, const char *run_id, int killed)
 {
-    msg("output in %s", dir);
     size_t n;
-    report_files_free(report_files(dir, &n));
-    if (n == 0) {
-        msg("no per-rank file (" RANK_FILE_PATTERN ") in %s: the command made no NCCL "
-            "call, or the shim was not loaded into it", dir);
+    char **files = report_files(dir, &n);
+    size_t ours = report_files_of_run(files, n, run_id);
+    report_files_free(files);
+    if (ours == 0 && killed) {
+        msg("no per-rank file of this run in %s: the command was killed before nccltap wrote its "
+            "first interval (NCCLTAP_INTERVAL_MS, default 5000)", dir);
         return;
     }
+    if (ours == 0) {
+        msg("no per-rank file of this run in %s: the command made no NCCL call, or the shim was "
+            "not loaded into it", dir);
+        return;
+    }
+    msg("output in %s (run %s)", dir, run_id);
     char *q = shell_quoted(dir);
-    msg("report with: nccltap report %s", q);
+    if (ours < n)
+        msg("report with: nccltap report --run %s %s", run_id, q);
+    else
+        msg("report with: nccltap report %s", q);
     free(q);
 }
 
@@ -98,6 +109,8 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
     if (!dir)
         return EXIT_NCCLTAP_FAILED;
     setenv("NCCLTAP_DIR", dir, 1);
+    char run_id[64];
+    outdir_set_run_id(run_id, sizeof run_id);
     struct lttng_session *session = NULL;
     if (o->lttng.enabled) {
         session = lttng_session_start(&o->lttng, dir);
@@ -127,7 +140,7 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
     }
     if (status > 128)
         msg("%s was killed by signal %d (%s)", argv[0], status - 128, strsignal(status - 128));
-    say_where(dir);
+    say_where(dir, run_id, status > 128 ? status - 128 : 0);
     if (outdir)
         *outdir = dir;
     else

@@ -26,7 +26,7 @@ case $case_name in
 exit_status)
     "$nccltap" run --dir "$out" -- /bin/sh -c 'exit 3' 2>"$err"
     expect_rc $? 3 "exit 3"
-    expect_err "nccltap: output in $out"
+    expect_err "nccltap: no per-rank file of this run in $out"
     "$nccltap" run --dir "$out" -- true 2>"$err"
     expect_rc $? 0 "true"
     ;;
@@ -87,15 +87,50 @@ output_dir)
     esac
     ;;
 messages)
-    # With a per-rank file: how to get the report (quoted for a shell).
-    "$nccltap" run --dir "$work/a dir" -- sh -c 'echo "{}" > "$NCCLTAP_DIR/nccltap-h-1.json"' \
-        2>"$err"
+    # With a per-rank file of this run (named by the run id the command
+    # sets): how to get the report (quoted for a shell).
+    env -u SLURM_JOB_ID -u NCCLTAP_RUN_ID "$nccltap" run --dir "$work/a dir" -- \
+        sh -c 'echo "{}" > "$NCCLTAP_DIR/nccltap-$NCCLTAP_RUN_ID@h-1.json"' 2>"$err"
     expect_rc $? 0 "writing a file"
-    expect_err "nccltap: output in $work/a dir"
+    expect_err "nccltap: output in $work/a dir (run "
     expect_err "nccltap: report with: nccltap report '$work/a dir'"
-    # Without: say that nothing was recorded.
+    # Another run into the same directory: the report command names it.
+    env -u SLURM_JOB_ID -u NCCLTAP_RUN_ID "$nccltap" run --dir "$work/a dir" -- \
+        sh -c 'echo "{}" > "$NCCLTAP_DIR/nccltap-$NCCLTAP_RUN_ID@h-2.json"; echo "$NCCLTAP_RUN_ID" > "$0"' \
+        "$work/run_id" 2>"$err"
+    expect_err "nccltap: report with: nccltap report --run $(cat "$work/run_id") '$work/a dir'"
+    # Without: say that nothing was recorded, and never "output in".
     "$nccltap" run --dir "$out" -- true 2>"$err"
-    expect_err "no per-rank file"
+    expect_err "no per-rank file of this run in $out: the command made no NCCL call"
+    grep -q "output in" "$err" && fail "says 'output in' with no output"
+    # Killed before the first interval: say that, not "no NCCL call".
+    "$nccltap" run --dir "$out" -- sh -c 'kill -KILL $$' 2>"$err"
+    expect_err "the command was killed before nccltap wrote its first interval"
+    ;;
+report_runs)
+    # Two runs in one directory, and what a killed run leaves: the report
+    # reads the newest run, names the other, ignores temporary files.
+    testdata=$(cd "$(dirname "$0")/../testdata/run4" && pwd)
+    mkdir -p "$out"
+    for f in nodeA-1001 nodeA-1002 nodeB-2001 nodeB-2002; do
+        cp "$testdata/nccltap-$f.json" "$out/nccltap-old@$f.json"
+        touch -d '2 hours ago' "$out/nccltap-old@$f.json"
+    done
+    for f in nodeA-1001 nodeB-2001; do cp "$testdata/nccltap-$f.json" "$out/nccltap-new@$f.json"; done
+    echo '{"format": "nccltap-rank/1", "host": "half' >"$out/.nccltap-new@nodeA-1003.json.77.0123456789abcdef.tmp"
+    echo '{"half' >"$out/nccltap-nodeA-1003.json.tmp"
+    files() { sed -n 's/^ *"files": \([0-9]*\),*$/\1/p' "$work/report"; }
+    "$nccltap" report --json "$out" >"$work/report" 2>"$err"
+    expect_rc $? 0 "report of the newest run"
+    [ "$(files)" = 2 ] || fail "newest run: $(files) files read, expected 2"
+    expect_err "holds 1 other run (old); reading the newest run new (--run ID for another)"
+    grep -q "skipping\|tmp" "$err" && fail "a temporary file was read"
+    "$nccltap" report --json --run old "$out" >"$work/report" 2>"$err"
+    expect_rc $? 0 "report --run old"
+    [ "$(files)" = 4 ] || fail "--run old: $(files) files read, expected 4"
+    "$nccltap" report --run nosuch "$out" >"$work/report" 2>"$err"
+    expect_rc $? 1 "report --run nosuch"
+    expect_err "no per-rank file of run nosuch in $out; runs there: "
     ;;
 not_found)
     "$nccltap" run --dir "$out" -- /nonexistent/command arg 2>"$err"
@@ -154,7 +189,7 @@ usage)
     "$nccltap" frobnicate 2>"$err"; expect_rc $? 2 "unknown command"
     expect_err "unknown command 'frobnicate'"
     "$nccltap" --help >"$work/help" 2>"$err"; expect_rc $? 0 "--help"
-    grep -q "report \[--json\] DIR" "$work/help" || fail "--help lists report"
+    grep -q "report \[--json\] \[--run ID\] DIR" "$work/help" || fail "--help lists report"
     [ "$("$nccltap" --version)" = "nccltap ${EXPECT_VERSION:?}" ] || fail "--version"
     "$nccltap" run 2>"$err"; expect_rc $? 2 "run without a command"
     expect_err "nccltap run: no command to run"

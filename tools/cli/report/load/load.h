@@ -15,11 +15,21 @@
 char **report_files(const char *dir, size_t *n);
 void report_files_free(char **files);
 
-/* Loads every per-rank file in `dir`, with its per-op log where there is
- * one; a file that cannot be read or does not have the expected format is
+/* Runs (runs.c). How many of `files` belong to run `run` ("" for files
+ * named before run ids). */
+size_t report_files_of_run(char *const *files, size_t n, const char *run);
+
+/* Keeps in `files` (as report_files returns them) only one run's: `wanted`,
+ * or when NULL the newest (the run of the most recently written file);
+ * names the other runs on stderr. Returns 0, or -1 when `wanted` has no
+ * file (said on stderr). */
+int report_keep_run(const char *dir, char **files, size_t *n, const char *wanted);
+
+/* Loads every per-rank file of one run in `dir` (`run`, or the newest when
+ * NULL: report_keep_run), with its per-op log where there is one; a file that cannot be read or does not have the expected format is
  * named on stderr and skipped. Returns 0, or -1 when no file could be
  * loaded (said on stderr). rank_files.c */
-int report_load(const char *dir, struct report *r);
+int report_load(const char *dir, const char *run, struct report *r);
 void report_free(struct report *r);
 
 /* Adds one per-rank document to `r`, taking over the reference `root`;

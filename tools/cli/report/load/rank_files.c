@@ -321,13 +321,13 @@ static void load_file(struct report *r, const char *path)
     }
     if (report_add_document(r, path, root) != 0)
         return;
-    /* nccltap-<host>-<pid>.json -> nccltap-<host>-<pid>.ops.jsonl */
+    /* nccltap-<run>@<host>-<pid>.json -> nccltap-<run>@<host>-<pid>.ops.jsonl */
     char *ops = xasprintf("%.*s.ops.jsonl", (int)(strlen(path) - strlen(".json")), path);
     report_load_ops_log(r, &r->files[r->nfiles - 1], ops);
     free(ops);
 }
 
-int report_load(const char *dir, struct report *r)
+int report_load(const char *dir, const char *run, struct report *r)
 {
     memset(r, 0, sizeof *r);
     r->dir = dir;
@@ -339,6 +339,10 @@ int report_load(const char *dir, struct report *r)
     }
     if (n == 0) {
         msg("no per-rank file (" RANK_FILE_PATTERN ") in %s", dir);
+        report_files_free(paths);
+        return -1;
+    }
+    if (report_keep_run(dir, paths, &n, run) != 0) {
         report_files_free(paths);
         return -1;
     }

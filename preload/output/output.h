@@ -1,0 +1,23 @@
+/* Where this process's output goes: NCCLTAP_DIR, opened once with the
+ * rules of out_dir.h, and the names of the files in it. Every writer of the
+ * shim (rank file, per-op log, hang report, Prometheus file) creates its
+ * file with out_file.h relative to tap_output_dir(), named by
+ * tap_output_name(). Not for the hot path: the first call opens the
+ * directory (and creates it). A forked child keeps the directory; its
+ * names change with its pid. */
+#ifndef NCCLTAP_OUTPUT_H
+#define NCCLTAP_OUTPUT_H
+
+#include <stddef.h>
+
+/* The output directory's descriptor, or -1 when there is none: then one
+ * message has said why (cannot be made, or refused as unsafe) and nothing
+ * is written. Thread-safe; opened on the first call from any thread. */
+int tap_output_dir(void);
+
+/* This process's file name with `suffix` (".json", ".ops.jsonl", ...):
+ * nccltap-<run id>@<host>-<pid><suffix>; the run id and host reduced to
+ * file-name characters (out_file.h, tap_out_name_part). */
+void tap_output_name(char *buf, size_t len, const char *suffix);
+
+#endif
