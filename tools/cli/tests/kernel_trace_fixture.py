@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Writes an LTTng-like session trace of a 4-rank run with kernel events,
+for `nccltap report`'s OS-interference analysis, where lttng-modules
+cannot run (containers, CI).
+
+usage: kernel_trace_fixture.py CASE OUTDIR
+  CASE    straggler  rank 2's calling thread is preempted 400 us by another
+                     task ("stress-ng-cpu") inside AllReduce seq 2, so the
+                     other ranks wait for it
+          irq_storm  50 interrupts of 10 us ("mlx5_comp5") on the CPU of rank
+                     1's NCCL proxy thread during AllReduce seq 3
+          clean      the same run with no interference during any op
+  OUTDIR  the session directory (emptied first): OUTDIR/kernel/ and
+          OUTDIR/ust/uid/0/64-bit/, each a CTF trace with its own metadata,
+          as `lttng` lays a session out
+
+The traces are written with libbabeltrace2's Python bindings (Debian's
+python3-bt2): a source component of this script's own feeds sink.ctf.fs.
+They follow what LTTng writes:
+- both traces share LTTng's clock class: "monotonic", 1 GHz, the machine's
+  boot id as UUID (here a fixed one), an offset to the epoch; values are
+  CLOCK_MONOTONIC ns, so the two domains merge on one timeline;
+- the kernel trace's environment says domain "kernel", tracer
+  "lttng-modules" 2.13; each packet's context carries cpu_id, one stream
+  per CPU, as lttng-modules' per-CPU ring buffers;
+- kernel events with lttng-modules' names and fields
+  (include/instrumentation/events/sched.h, irq.h, lttng-statedump.h):
+  sched_switch {prev_comm, prev_tid, prev_prio, prev_state, next_comm,
+  next_tid, next_prio}, prev_state a C long, TASK_REPORT_MAX (0x100) for a
+  preempted task on kernels >= 4.14, a sleeping state bit otherwise;
+  sched_wakeup {comm, tid, prio, target_cpu}; sched_process_fork
+  {parent_comm, parent_tid, parent_pid, parent_ns_inum, child_comm,
+  child_tid, vtids, child_pid, child_ns_inum};
+  irq_handler_entry {irq, name}; irq_handler_exit {irq, ret}.
+  lttng-modules declares comm fields as char[16] text arrays; sink.ctf.fs
+  writes them as CTF strings, which readers see as the same string field;
+- the UST trace holds nccltap's events (tracepoints/nccltap_tp.h: same
+  names, field names, integer widths and enumerations) with the vpid, vtid
+  and procname contexts `nccltap run --lttng` adds.
+"""
+import os
+import shutil
+import sys
+import uuid
+
+import bt2
+
+HOST = "node0"
+BOOT_ID = uuid.UUID("6e1f0c2a-3b5d-4c8e-9a71-0d2f4b6c8e10")
+EPOCH_OFFSET_S = 1_795_400_000   # the clock's offset: realtime - monotonic
+T0 = 50_000_000_000              # the run's first event, CLOCK_MONOTONIC ns
+COMM_ID = 0x5EED0000C0FFEE01
+NRANKS = 4
+OPS = 6                          # AllReduce seq 0..5
+OP_PERIOD = 10_000_000           # one op every 10 ms
+OP_BYTES = 1 << 20
+OP_US = 200                      # a op's GPU time once every rank is there
+
+PID = [4101, 4102, 4103, 4104]   # one process per rank; main thread tid = pid
+PROXY_TID = [4201, 4202, 4203, 4204]
+PROXY_COMM = "NCCL Progress 0"   # NCCL names its proxy thread so (15 chars)
+MAIN_CPU = [0, 2, 4, 6]
+PROXY_CPU = [1, 3, 5, 7]
+NCPUS = 8
+
+TASK_INTERRUPTIBLE = 0x1         # lttng-modules' prev_state of a sleeping task
+TASK_REPORT_MAX = 0x100          # ... of a preempted one (kernels >= 4.14)
+
+STRAGGLER = dict(rank=2, seq=2, preempt_ns=400_000, by="stress-ng-cpu", by_tid=9001)
+STORM = dict(rank=1, seq=3, count=50, each_ns=10_000, irq=77, name="mlx5_comp5")
+
+OP_ENUM = ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll",
+           "Gather", "Scatter", "Send", "Recv"]
+DTYPE_ENUM = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32",
+              "float64", "bfloat16", "fp8e4m3", "fp8e5m2"]
+
+
+# ---- the run, as plain events ------------------------------------------------
+
+class Run:
+    """What happened, in CLOCK_MONOTONIC ns: nccltap's events per process and
+    kernel events per CPU."""
+
+    def __init__(self, case):
+        self.ust = []                              # (ts, pid, tid, name, fields)
+        self.kernel = {c: [] for c in range(NCPUS)}  # cpu -> [(ts, name, fields)]
+        self.case = case
+        self.build()
+
+    def k(self, cpu, ts, event, **fields):
+        self.kernel[cpu].append((ts, event, fields))
+
+    def switch(self, cpu, ts, prev, prev_tid, state, nxt, next_tid):
+        self.k(cpu, ts, "sched_switch", prev_comm=prev, prev_tid=prev_tid, prev_prio=20,
+               prev_state=state, next_comm=nxt, next_tid=next_tid, next_prio=20)
+
+    def build(self):
+        # Each rank's NCCL proxy thread, forked at init, then busy on its CPU.
+        for r in range(NRANKS):
+            fork_ts = T0 - 2_000_000 + r * 1000
+            self.k(MAIN_CPU[r], fork_ts, "sched_process_fork",
+                   parent_comm="python3", parent_tid=PID[r], parent_pid=PID[r],
+                   parent_ns_inum=4026531836, child_comm="python3", child_tid=PROXY_TID[r],
+                   vtids=[PROXY_TID[r]], child_pid=PID[r], child_ns_inum=4026531836)
+            self.switch(PROXY_CPU[r], fork_ts + 50_000, "swapper/%d" % PROXY_CPU[r], 0, 0,
+                        PROXY_COMM, PROXY_TID[r])
+            self.ust.append((T0 - 1_000_000, PID[r], PID[r], "comm_init", dict(
+                comm_id=COMM_ID, name="", rank=r, nranks=NRANKS, device=r,
+                gpu_uuid="GPU-%08d" % r, nccl_version=22803, parent_id=0, origin="init_rank")))
+
+        for seq in range(OPS):
+            base = T0 + seq * OP_PERIOD
+            entry = [base + 10_000 * r for r in range(NRANKS)]   # the calls
+            ret = [e + 8_000 for e in entry]                     # ... return
+            late = self.case == "straggler" and seq == STRAGGLER["seq"]
+            s = STRAGGLER["rank"]
+            if late:
+                # Preempted inside the call, before NCCL launched its kernel:
+                # the call returns 400 us late, and every rank waits for it.
+                p0 = entry[s] + 3_000
+                p1 = p0 + STRAGGLER["preempt_ns"]
+                self.switch(MAIN_CPU[s], p0, "python3", PID[s], TASK_REPORT_MAX,
+                            STRAGGLER["by"], STRAGGLER["by_tid"])
+                self.k(MAIN_CPU[s], p1 - 1_000, "sched_wakeup", comm="python3", tid=PID[s],
+                       prio=20, target_cpu=MAIN_CPU[s])
+                self.switch(MAIN_CPU[s], p1, STRAGGLER["by"], STRAGGLER["by_tid"],
+                            TASK_REPORT_MAX, "python3", PID[s])
+                ret[s] += STRAGGLER["preempt_ns"]
+            end = max(ret) + OP_US * 1000
+            for r in range(NRANKS):
+                self.ust.append((ret[r], PID[r], PID[r], "op_enqueue", dict(
+                    comm_id=COMM_ID, rank=r, seq=seq, op=0, dtype=7, count=OP_BYTES // 4,
+                    bytes=OP_BYTES, peer=-1, stream=0x7F0000001000 + r, group_id=0)))
+                # The start event is recorded at the call's entry, on an idle
+                # stream: the GPU interval runs from the entry to the end.
+                dur = end - entry[r]
+                busbw = OP_BYTES * 2 * (NRANKS - 1) / NRANKS / dur
+                self.ust.append((end + 30_000, PID[r], PID[r] + 50, "op_complete", dict(
+                    comm_id=COMM_ID, rank=r, seq=seq, start_ns=entry[r], end_ns=end,
+                    duration_ns=dur, algbw_gbs=OP_BYTES / dur, busbw_gbs=busbw, group_ops=1)))
+                # Between ops the calling thread sleeps (not interference).
+                cpu = MAIN_CPU[r]
+                self.switch(cpu, end + 100_000, "python3", PID[r], TASK_INTERRUPTIBLE,
+                            "swapper/%d" % cpu, 0)
+                self.k(cpu, base + OP_PERIOD - 100_000, "sched_wakeup", comm="python3",
+                       tid=PID[r], prio=20, target_cpu=cpu)
+                self.switch(cpu, base + OP_PERIOD - 99_000, "swapper/%d" % cpu, 0, 0,
+                            "python3", PID[r])
+                # Interrupts elsewhere, or between ops: not on a rank's time.
+                self.irq(NCPUS - 1 - r if r % 2 == 0 else 0, end + 200_000, 1, 5_000, 30,
+                         "ahci[0000:00:17.0]")
+            if self.case == "irq_storm" and seq == STORM["seq"]:
+                r = STORM["rank"]
+                t = entry[r] + 20_000
+                gap = (end - 20_000 - t) // STORM["count"]
+                self.irq(PROXY_CPU[r], t, STORM["count"], STORM["each_ns"], STORM["irq"],
+                         STORM["name"], gap)
+        for evs in self.kernel.values():
+            evs.sort(key=lambda e: e[0])
+        self.ust.sort(key=lambda e: e[0])
+
+    def irq(self, cpu, t, n, each, irq, name, gap=0):
+        for i in range(n):
+            a = t + i * max(gap, each + 1_000)
+            self.k(cpu, a, "irq_handler_entry", irq=irq, name=name)
+            self.k(cpu, a + each, "irq_handler_exit", irq=irq, ret=1)
+
+
+# ---- writing it with babeltrace2 -------------------------------------------
+
+def clock_class(comp):
+    return comp._create_clock_class(
+        frequency=1_000_000_000, name="monotonic", description="Monotonic Clock",
+        offset=bt2.ClockClassOffset(EPOCH_OFFSET_S, 0), uuid=BOOT_ID)
+
+
+def struct(tc, members):
+    s = tc.create_structure_field_class()
+    for name, fc in members:
+        s.append_member(name, fc)
+    return s
+
+
+def enum(tc, labels, bits=32):
+    e = tc.create_signed_enumeration_field_class(bits)
+    for value, label in enumerate(labels):
+        e.add_mapping(label, bt2.SignedIntegerRangeSet([(value, value)]))
+    return e
+
+
+def kernel_classes(tc, sc):
+    i32 = lambda: tc.create_signed_integer_field_class(32)
+    u32 = lambda: tc.create_unsigned_integer_field_class(32)
+    i64 = lambda: tc.create_signed_integer_field_class(64)
+    text = tc.create_string_field_class
+    vtids = tc.create_dynamic_array_field_class(i32())
+    fields = {
+        "sched_switch": [("prev_comm", text()), ("prev_tid", i32()), ("prev_prio", i32()),
+                         ("prev_state", i64()), ("next_comm", text()), ("next_tid", i32()),
+                         ("next_prio", i32())],
+        "sched_wakeup": [("comm", text()), ("tid", i32()), ("prio", i32()),
+                         ("target_cpu", i32())],
+        "sched_process_fork": [("parent_comm", text()), ("parent_tid", i32()),
+                               ("parent_pid", i32()), ("parent_ns_inum", u32()),
+                               ("child_comm", text()), ("child_tid", i32()), ("vtids", vtids),
+                               ("child_pid", i32()), ("child_ns_inum", u32())],
+        "irq_handler_entry": [("irq", i32()), ("name", text())],
+        "irq_handler_exit": [("irq", i32()), ("ret", i32())],
+    }
+    return {name: sc.create_event_class(name=name, payload_field_class=struct(tc, members))
+            for name, members in fields.items()}
+
+
+def ust_classes(tc, sc):
+    i32 = lambda: tc.create_signed_integer_field_class(32)
+    u32 = lambda: tc.create_unsigned_integer_field_class(32)
+    u64 = lambda: tc.create_unsigned_integer_field_class(64)
+    hex64 = lambda: tc.create_unsigned_integer_field_class(
+        64, bt2.IntegerDisplayBase.HEXADECIMAL)
+    real = tc.create_double_precision_real_field_class
+    text = tc.create_string_field_class
+    fields = {
+        "nccltap:comm_init": [("comm_id", hex64()), ("name", text()), ("rank", i32()),
+                              ("nranks", i32()), ("device", i32()), ("gpu_uuid", text()),
+                              ("nccl_version", i32()), ("parent_id", hex64()),
+                              ("origin", text())],
+        "nccltap:op_enqueue": [("comm_id", hex64()), ("rank", i32()), ("seq", u64()),
+                               ("op", enum(tc, OP_ENUM)), ("dtype", enum(tc, DTYPE_ENUM)),
+                               ("count", u64()), ("bytes", u64()), ("peer", i32()),
+                               ("stream", hex64()), ("group_id", u64())],
+        "nccltap:op_complete": [("comm_id", hex64()), ("rank", i32()), ("seq", u64()),
+                                ("start_ns", u64()), ("end_ns", u64()), ("duration_ns", u64()),
+                                ("algbw_gbs", real()), ("busbw_gbs", real()),
+                                ("group_ops", u32())],
+    }
+    return {name: sc.create_event_class(name=name, payload_field_class=struct(tc, members))
+            for name, members in fields.items()}
+
+
+class Iterator(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        self._messages = port.user_data(self)
+
+    def __next__(self):
+        return next(self._messages)
+
+
+class Source(bt2._UserSourceComponent, message_iterator_class=Iterator):
+    """One trace: `obj` is (domain, run)."""
+
+    def __init__(self, config, params, obj):
+        domain, run = obj
+        tc = self._create_trace_class()
+        cc = clock_class(self)
+        common = {"hostname": HOST, "tracer_major": 2, "tracer_minor": 13,
+                  "trace_name": "nccltap-fixture", "architecture_bit_width": 64}
+        if domain == "kernel":
+            packet_ctx = struct(tc, [("cpu_id", tc.create_unsigned_integer_field_class(32))])
+            sc = tc.create_stream_class(
+                default_clock_class=cc, supports_packets=True,
+                packets_have_beginning_default_clock_snapshot=True,
+                packets_have_end_default_clock_snapshot=True,
+                packet_context_field_class=packet_ctx)
+            classes = kernel_classes(tc, sc)
+            trace = tc(environment=dict(common, domain="kernel", tracer_name="lttng-modules",
+                                        sysname="Linux", kernel_release="6.1.0-fixture"))
+        else:
+            packet_ctx = struct(tc, [("cpu_id", tc.create_unsigned_integer_field_class(32))])
+            ctx = struct(tc, [("vpid", tc.create_signed_integer_field_class(32)),
+                              ("vtid", tc.create_signed_integer_field_class(32)),
+                              ("procname", tc.create_string_field_class())])
+            sc = tc.create_stream_class(
+                default_clock_class=cc, supports_packets=True,
+                packets_have_beginning_default_clock_snapshot=True,
+                packets_have_end_default_clock_snapshot=True,
+                packet_context_field_class=packet_ctx, event_common_context_field_class=ctx)
+            classes = ust_classes(tc, sc)
+            trace = tc(environment=dict(common, domain="ust", tracer_name="lttng-ust",
+                                        tracer_buffering_scheme="uid", tracer_buffering_id=0))
+        self._add_output_port("out", lambda it: self.messages(it, domain, run, trace, sc, classes))
+
+    @staticmethod
+    def messages(it, domain, run, trace, sc, classes):
+        # One stream per CPU, each one packet, as lttng's per-CPU buffers.
+        if domain == "kernel":
+            per_cpu = [(cpu, [(ts, name, f, None) for ts, name, f in evs])
+                       for cpu, evs in sorted(run.kernel.items())]
+        else:
+            per_cpu = [(0, [(ts, name, f, (pid, tid)) for ts, pid, tid, name, f in run.ust])]
+        for cpu, evs in per_cpu:
+            if not evs:
+                continue
+            stream = trace.create_stream(sc)
+            packet = stream.create_packet()
+            packet.context_field["cpu_id"] = cpu
+            yield it._create_stream_beginning_message(stream)
+            yield it._create_packet_beginning_message(packet, evs[0][0])
+            for ts, name, fields, ids in evs:
+                if domain == "ust":
+                    name = "nccltap:" + name
+                m = it._create_event_message(classes[name], packet, ts)
+                for k, v in fields.items():
+                    m.event.payload_field[k] = v
+                if ids:
+                    ctx = m.event.common_context_field
+                    ctx["vpid"], ctx["vtid"], ctx["procname"] = ids[0], ids[1], "python3"
+                yield m
+            yield it._create_packet_end_message(packet, evs[-1][0])
+            yield it._create_stream_end_message(stream)
+
+
+def write(domain, run, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    g = bt2.Graph()
+    src = g.add_component(Source, "src", obj=(domain, run))
+    sink = g.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "sink",
+                           {"path": path, "assume-single-trace": True})
+    g.connect_ports(src.output_ports["out"], sink.input_ports["in"])
+    g.run()
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("straggler", "irq_storm", "clean"):
+        sys.exit(__doc__)
+    case, out = sys.argv[1], sys.argv[2]
+    shutil.rmtree(out, ignore_errors=True)
+    run = Run(case)
+    write("kernel", run, os.path.join(out, "kernel"))
+    write("ust", run, os.path.join(out, "ust", "uid", "0", "64-bit"))
+
+
+if __name__ == "__main__":
+    main()
