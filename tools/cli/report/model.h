@@ -104,6 +104,67 @@ struct rank_file {
     struct totals totals;
 };
 
+/* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----
+ * Times are CLOCK_MONOTONIC ns, the clock of the op events; tids are the
+ * kernel's (global) thread ids. Names are interned (report_intern). */
+
+/* sched_switch: at ts_ns `cpu` went from prev_tid to next_tid. */
+struct sched_switch {
+    uint64_t ts_ns;
+    uint32_t cpu;
+    int32_t prev_tid, next_tid;
+    /* How prev left, as lttng-modules records it: 0 (TASK_RUNNING, older
+     * kernels) or TASK_REPORT_MAX (0x100, kernels >= 4.14) when it was
+     * preempted and stays runnable; a sleeping state's bit (1 interruptible,
+     * 2 uninterruptible, ...) when it waits for something. */
+    int64_t prev_state;
+    const char *prev_comm, *next_comm;
+};
+
+/* True when a switch took the CPU from a thread that still wanted it. */
+static inline bool sched_switch_preempted(const struct sched_switch *s)
+{
+    return (s->prev_state & 0xff) == 0;
+}
+
+/* sched_wakeup: tid became runnable, to run on target_cpu. */
+struct sched_wakeup {
+    uint64_t ts_ns;
+    int32_t tid;
+    uint32_t target_cpu;
+    const char *comm;
+};
+
+/* One run of an interrupt handler: irq_handler_entry to irq_handler_exit. */
+struct irq_run {
+    uint64_t start_ns, end_ns;
+    uint32_t cpu;
+    int irq;
+    const char *name;    /* the handler's name, e.g. "mlx5_comp5" */
+};
+
+/* A thread and its process, from sched_process_fork or LTTng's state dump
+ * at the session's start: how NCCL's threads are tied to a rank. */
+struct kernel_thread {
+    int32_t tid, pid;
+    const char *comm;    /* its name when it was made or dumped */
+};
+
+/* The kernel side of one host's trace; each array sorted by time. */
+struct kernel_trace {
+    const char *host;    /* the trace's "hostname", as in struct rank_file */
+    uint32_t ncpus;      /* the highest CPU seen + 1 */
+    uint64_t first_ns, last_ns;
+    struct sched_switch *switches;
+    size_t nswitches;
+    struct sched_wakeup *wakeups;
+    size_t nwakeups;
+    struct irq_run *irqs;   /* by start */
+    size_t nirqs;
+    struct kernel_thread *threads;
+    size_t nthreads;
+};
+
 /* One run: every process of it. */
 struct report {
     const char *dir;     /* the directory or trace given */
@@ -114,6 +175,8 @@ struct report {
     uint64_t discarded;  /* events LTTng discarded (full buffers), trace only */
     struct report_strings *strings;  /* the interned strings (model.c) */
     struct report_arena *arena;      /* what report_alloc gave out (model.c) */
+    struct kernel_trace *kernels;  /* one per host whose kernel was traced; trace only */
+    size_t nkernels;
 };
 
 /* The interned copy of `name` (owned by r): equal strings, equal pointers.

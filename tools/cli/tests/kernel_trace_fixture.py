@@ -106,7 +106,7 @@ class Run:
                         PROXY_COMM, PROXY_TID[r])
             self.ust.append((T0 - 1_000_000, PID[r], PID[r], "comm_init", dict(
                 comm_id=COMM_ID, name="", rank=r, nranks=NRANKS, device=r,
-                gpu_uuid="GPU-%08d" % r, nccl_version=22803, parent_id=0, origin="init_rank")))
+                gpu_uuid="GPU-%08d" % r, nccl_version=22803, parent_id=0, origin="init")))
 
         for seq in range(OPS):
             base = T0 + seq * OP_PERIOD

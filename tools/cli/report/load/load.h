@@ -48,8 +48,12 @@ void report_sort_events(struct rank_file *f);
 /* Loads an LTTng trace (a directory with a CTF `metadata` file, or one
  * holding such directories) into per-rank documents, one per traced
  * process, the same as the per-rank files the shim writes, with their op
- * events. Returns 0, or -1 after saying why on stderr. trace_load.c */
+ * events, and the kernel events of the hosts whose kernel was traced
+ * (r->kernels). Returns 0, or -1 after saying why on stderr. trace_load.c */
 int report_load_trace(const char *path, struct report *r);
+
+/* Frees what a kernel trace holds. trace_kernel.c */
+void kernel_trace_free(struct kernel_trace *t);
 
 /* True when `path` holds no per-rank file but has a CTF trace at or below
  * it. trace_load.c */

@@ -365,4 +365,9 @@ void report_free(struct report *r)
     r->files = NULL;
     r->nfiles = r->files_cap = 0;
     report_model_free(r);
+    for (size_t i = 0; i < r->nkernels; i++)
+        kernel_trace_free(&r->kernels[i]);
+    free(r->kernels);
+    r->kernels = NULL;
+    r->nkernels = 0;
 }

@@ -14,6 +14,12 @@ static const struct {
     { "nccltap:op_complete", TEV_OP_COMPLETE },
     { "nccltap:group_end", TEV_GROUP_END },
     { "nccltap:op_captured", TEV_OP_CAPTURED },
+    { "sched_switch", TEV_SCHED_SWITCH },
+    { "sched_wakeup", TEV_SCHED_WAKEUP },
+    { "sched_process_fork", TEV_PROCESS_FORK },
+    { "lttng_statedump_process_state", TEV_STATEDUMP_PROCESS },
+    { "irq_handler_entry", TEV_IRQ_ENTRY },
+    { "irq_handler_exit", TEV_IRQ_EXIT },
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
@@ -135,15 +141,32 @@ static const char *hostname(const bt_event *event)
     return v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING ? bt_value_string_get(v) : "";
 }
 
+/* The event's time on the clock itself, in ns: LTTng's "monotonic" clock
+ * counts CLOCK_MONOTONIC, the clock op_complete's GPU times are in. (Not
+ * from the clock's origin: that adds the offset to the epoch.) */
 static uint64_t timestamp(const bt_message *msg)
 {
-    if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+    const bt_clock_class *cc = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
+    if (!cc)
         return 0;
-    int64_t ns;
-    const bt_clock_snapshot *snap = bt_message_event_borrow_default_clock_snapshot_const(msg);
-    if (bt_clock_snapshot_get_ns_from_origin(snap, &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+    uint64_t cycles = bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
+    uint64_t hz = bt_clock_class_get_frequency(cc);
+    if (hz == 1000000000 || hz == 0)
+        return cycles;
+    return (uint64_t)((long double)cycles * 1e9L / (long double)hz);
+}
+
+/* The CPU of a kernel event: lttng-modules writes one stream per CPU and
+ * puts the CPU in each packet's context. */
+static uint32_t cpu_of(const bt_event *event)
+{
+    const bt_packet *packet = bt_event_borrow_packet_const(event);
+    const bt_field *ctx = packet ? bt_packet_borrow_context_field_const(packet) : NULL;
+    uint64_t u = 0;
+    int64_t s;
+    if (!int_value(member(ctx, "cpu_id"), &u, &s))
         return 0;
-    return ns > 0 ? (uint64_t)ns : 0;
+    return (uint32_t)u;
 }
 
 static void decode_payload(const struct payload *p, struct tev *e)
@@ -197,6 +220,47 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->simulated = get_u64(p, "simulated") != 0;
         e->failed = get_u64(p, "failed") != 0;
         break;
+    default:
+        break;
+    }
+}
+
+/* lttng-modules' fields (include/instrumentation/events/sched.h, irq.h,
+ * lttng-statedump.h). */
+static void decode_kernel(const struct payload *p, struct tev *e)
+{
+    switch (e->kind) {
+    case TEV_SCHED_SWITCH:
+        e->prev_comm = get_str(p, "prev_comm");
+        e->prev_tid = get_i64(p, "prev_tid");
+        e->prev_state = get_i64(p, "prev_state");
+        e->next_comm = get_str(p, "next_comm");
+        e->next_tid = get_i64(p, "next_tid");
+        break;
+    case TEV_SCHED_WAKEUP:
+        e->comm = get_str(p, "comm");
+        e->tid = get_i64(p, "tid");
+        e->target_cpu = get_i64(p, "target_cpu");
+        break;
+    case TEV_PROCESS_FORK:
+        e->comm = get_str(p, "child_comm");
+        e->tid = get_i64(p, "child_tid");
+        e->pid = get_i64(p, "child_pid");
+        break;
+    case TEV_STATEDUMP_PROCESS:
+        e->comm = get_str(p, "name");
+        e->tid = get_i64(p, "tid");
+        e->pid = get_i64(p, "pid");
+        break;
+    case TEV_IRQ_ENTRY:
+        e->irq = get_i64(p, "irq");
+        e->irq_name = get_str(p, "name");
+        break;
+    case TEV_IRQ_EXIT:
+        e->irq = get_i64(p, "irq");
+        break;
+    default:
+        break;
     }
 }
 
@@ -204,7 +268,7 @@ bool tev_decode(const bt_message *msg, struct tev *e)
 {
     const bt_event *event = bt_message_event_borrow_event_const(msg);
     const char *name = bt_event_class_get_name(bt_event_borrow_class_const(event));
-    if (!name || strncmp(name, "nccltap:", 8) != 0)
+    if (!name)
         return false;
     size_t k = 0;
     while (k < NKINDS && strcmp(kinds[k].name, name) != 0)
@@ -215,16 +279,23 @@ bool tev_decode(const bt_message *msg, struct tev *e)
     static const char empty[] = "";
     memset(e, 0, sizeof *e);
     e->name = e->gpu_uuid = e->origin = e->how = e->op = e->dtype = empty;
+    e->prev_comm = e->next_comm = e->comm = e->irq_name = empty;
     e->kind = kinds[k].kind;
     e->host = hostname(event);
     e->ts_ns = timestamp(msg);
+    struct payload p = { bt_event_borrow_payload_field_const(event), name };
+    if (tev_is_kernel(e->kind)) {
+        e->vpid = e->vtid = -1;
+        e->cpu = cpu_of(event);
+        decode_kernel(&p, e);
+        return true;
+    }
     uint64_t u;
     const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
     if (!int_value(member(ctx, "vpid"), &u, &e->vpid))
         e->vpid = -1;
     if (!int_value(member(ctx, "vtid"), &u, &e->vtid))
         e->vtid = -1;
-    struct payload p = { bt_event_borrow_payload_field_const(event), name };
     decode_payload(&p, e);
     return true;
 }

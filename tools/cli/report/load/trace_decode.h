@@ -7,8 +7,9 @@
 
 #include "trace_events.h"
 
-/* Fills *e from an event message; false when the event is not one of
- * nccltap's (kernel events, other providers). A field the event lacks
+/* Fills *e from an event message; false when the event is neither one of
+ * nccltap's nor one of the kernel events of trace_events.h (other providers,
+ * other kernel events). A field the event lacks
  * (another version of the provider) is said once on stderr and left 0. */
 bool tev_decode(const bt_message *msg, struct tev *e);
 

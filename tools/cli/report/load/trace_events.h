@@ -1,5 +1,6 @@
-/* The nccltap events of an LTTng trace (tracepoints/nccltap_tp.h), as plain
- * C values: what the report needs of them, apart from how they are read. */
+/* The nccltap events of an LTTng trace (tracepoints/nccltap_tp.h), and the
+ * kernel events of lttng-modules that explain them, as plain C values: what
+ * the report needs of them, apart from how they are read. */
 #ifndef NCCLTAP_CLI_TRACE_EVENTS_H
 #define NCCLTAP_CLI_TRACE_EVENTS_H
 
@@ -14,7 +15,21 @@ enum tev_kind {
     TEV_OP_COMPLETE,
     TEV_GROUP_END,
     TEV_OP_CAPTURED,
+    /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
+     * lttng-statedump.h), in a kernel trace */
+    TEV_SCHED_SWITCH,
+    TEV_SCHED_WAKEUP,
+    TEV_PROCESS_FORK,        /* sched_process_fork: a new thread's process */
+    TEV_STATEDUMP_PROCESS,   /* lttng_statedump_process_state: one at start */
+    TEV_IRQ_ENTRY,
+    TEV_IRQ_EXIT,
 };
+
+/* True for the kernel's events. */
+static inline bool tev_is_kernel(enum tev_kind k)
+{
+    return k >= TEV_SCHED_SWITCH;
+}
 
 /* One event. Strings are valid during the callback only. A field the event
  * does not have is 0 or "". */
@@ -47,11 +62,27 @@ struct tev {
     /* group_end */
     uint64_t ops;
     bool timed, simulated, failed;
+
+    /* kernel events: the CPU (the packet context's cpu_id) */
+    uint32_t cpu;
+    /* sched_switch: prev left the CPU in prev_state (lttng-modules' value:
+     * 0 or TASK_REPORT_MAX when preempted, a sleeping state's bit when it
+     * waits), next got it */
+    const char *prev_comm, *next_comm;
+    int64_t prev_tid, next_tid, prev_state;
+    /* sched_wakeup (tid, comm, target_cpu); sched_process_fork (the child:
+     * tid, comm, pid); lttng_statedump_process_state (tid, comm, pid) */
+    int64_t tid, pid, target_cpu;
+    const char *comm;
+    /* irq_handler_entry (irq, name), irq_handler_exit (irq) */
+    int64_t irq;
+    const char *irq_name;
 };
 
 /* What the trace said besides its events. */
 struct trace_stats {
     uint64_t events;              /* nccltap events read */
+    uint64_t kernel_events;       /* kernel events read (the kinds above) */
     uint64_t discarded_events;    /* LTTng's discarded-events records */
     uint64_t discarded_packets;
 };
@@ -59,7 +90,8 @@ struct trace_stats {
 typedef void (*tev_fn)(const struct tev *e, void *data);
 
 /* Reads the CTF traces in dirs[0..n) (each a directory with a `metadata`
- * file) and calls `fn` for each nccltap event. Returns 0, or -1 with
+ * file) and calls `fn` for each nccltap event and each kernel event above,
+ * in time order. Returns 0, or -1 with
  * *error (malloc'ed). trace_read.c, with libbabeltrace2; trace_read_none.c
  * when nccltap was built without it. */
 int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,

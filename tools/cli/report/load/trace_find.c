@@ -25,8 +25,6 @@ static void add(const char *dir, size_t len)
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     const char *base = path + ftw->base;
-    if (type == FTW_D && ftw->level > 0 && strcmp(base, "kernel") == 0)
-        return FTW_SKIP_SUBTREE;
     if (type == FTW_F && S_ISREG(st->st_mode) && strcmp(base, "metadata") == 0) {
         if (ftw->base > 0)
             add(path, (size_t)ftw->base - 1);  /* without the slash */

@@ -5,9 +5,8 @@
 #include <stddef.h>
 
 /* The directories at or below `path` that hold a CTF `metadata` file
- * (`path` may also be such a file), sorted; kernel traces (directories
- * named "kernel", as LTTng names them) are left out: they hold no nccltap
- * event and can be large. A NULL-terminated malloc'ed array of *n paths,
+ * (`path` may also be such a file), sorted, kernel traces (LTTng's
+ * "kernel" directory) included. A NULL-terminated malloc'ed array of *n paths,
  * or NULL (errno set) when `path` cannot be read. */
 char **trace_dirs_find(const char *path, size_t *n);
 void trace_dirs_free(char **dirs);

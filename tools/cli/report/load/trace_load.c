@@ -4,6 +4,7 @@
 #include "trace_doc.h"
 #include "trace_events.h"
 #include "trace_find.h"
+#include "trace_kernel.h"
 #include "trace_model.h"
 #include "util.h"
 
@@ -59,6 +60,22 @@ static void add_events(struct report *r, const struct tm_proc *p)
     }
 }
 
+/* What the reader fills: nccltap's processes, and the kernels. */
+struct loading {
+    struct trace_model model;
+    struct trace_kernel kernel;
+    struct report *r;
+};
+
+static void add_event(const struct tev *e, void *data)
+{
+    struct loading *l = data;
+    if (tev_is_kernel(e->kind))
+        trace_kernel_add(&l->kernel, l->r, e);
+    else
+        trace_model_add(e, &l->model);
+}
+
 int report_load_trace(const char *path, struct report *r)
 {
     memset(r, 0, sizeof *r);
@@ -75,22 +92,24 @@ int report_load_trace(const char *path, struct report *r)
         trace_dirs_free(dirs);
         return -1;
     }
-    struct trace_model model;
-    memset(&model, 0, sizeof model);
+    struct loading l;
+    memset(&l, 0, sizeof l);
+    l.r = r;
+    struct trace_model *model = &l.model;
     struct trace_stats stats;
     char *error = NULL;
-    int rc = trace_read(dirs, ndirs, trace_model_add, &model, &stats, &error);
+    int rc = trace_read(dirs, ndirs, add_event, &l, &stats, &error);
     trace_dirs_free(dirs);
-    if (rc != 0) {
-        msg("%s", error);
+    if (rc != 0 || stats.events == 0) {
+        if (rc != 0)
+            msg("%s", error);
+        else
+            msg("no nccltap event in the trace in %s (was the shim loaded with "
+                "NCCLTAP_LTTNG=1, and nccltap:* enabled?)", path);
         free(error);
-        trace_model_free(&model);
-        return -1;
-    }
-    if (stats.events == 0) {
-        msg("no nccltap event in the trace in %s (was the shim loaded with "
-            "NCCLTAP_LTTNG=1, and nccltap:* enabled?)", path);
-        trace_model_free(&model);
+        trace_model_free(model);
+        trace_kernel_free(&l.kernel);
+        report_free(r);  /* the names the kernel events interned */
         return -1;
     }
     r->discarded = stats.discarded_events;
@@ -101,9 +120,9 @@ int report_load_trace(const char *path, struct report *r)
             stats.discarded_packets);
 
     /* By host and pid, as files would be listed. */
-    qsort(model.procs, model.nprocs, sizeof *model.procs, cmp_proc);
-    for (size_t i = 0; i < model.nprocs; i++) {
-        struct tm_proc *p = &model.procs[i];
+    qsort(model->procs, model->nprocs, sizeof *model->procs, cmp_proc);
+    for (size_t i = 0; i < model->nprocs; i++) {
+        struct tm_proc *p = &model->procs[i];
         char *name = xasprintf("%s (host %s, pid %lld)", path, p->host, (long long)p->vpid);
         json_t *doc = trace_doc(p);
         if (doc && report_add_document(r, name, doc) == 0)
@@ -112,7 +131,8 @@ int report_load_trace(const char *path, struct report *r)
             msg("cannot build the document of %s", name);
         free(name);
     }
-    trace_model_free(&model);
+    trace_model_free(model);
+    trace_kernel_take(&l.kernel, r);
     if (r->nfiles == 0) {
         msg("no process could be read from the trace in %s", path);
         report_free(r);

@@ -168,6 +168,8 @@ void trace_model_add(const struct tev *e, void *model)
         saw_seq(p, e);
         p->captured++;
         break;
+    default:
+        break;  /* kernel events: trace_kernel.c */
     }
 }
 

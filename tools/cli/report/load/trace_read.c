@@ -24,7 +24,10 @@ static void on_message(struct sink *s, const bt_message *m)
     case BT_MESSAGE_TYPE_EVENT: {
         struct tev e;
         if (tev_decode(m, &e)) {
-            s->stats->events++;
+            if (tev_is_kernel(e.kind))
+                s->stats->kernel_events++;
+            else
+                s->stats->events++;
             s->fn(&e, s->data);
         }
         break;
