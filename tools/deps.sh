@@ -19,6 +19,7 @@ libunwind-dev
 libdw-dev
 libelf-dev
 g++
+python3-bt2
 "
 
 nccltap_missing=""

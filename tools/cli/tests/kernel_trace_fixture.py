@@ -127,6 +127,11 @@ class Run:
                             TASK_REPORT_MAX, "python3", PID[s])
                 ret[s] += STRAGGLER["preempt_ns"]
             end = max(ret) + OP_US * 1000
+            storm = self.case == "irq_storm" and seq == STORM["seq"]
+            if storm:
+                # The proxy thread loses its CPU to the handlers: the op
+                # takes that much longer on every rank.
+                end += STORM["count"] * (STORM["each_ns"] + 1_000)
             for r in range(NRANKS):
                 self.ust.append((ret[r], PID[r], PID[r], "op_enqueue", dict(
                     comm_id=COMM_ID, rank=r, seq=seq, op=0, dtype=7, count=OP_BYTES // 4,
@@ -149,19 +154,16 @@ class Run:
                 # Interrupts elsewhere, or between ops: not on a rank's time.
                 self.irq(NCPUS - 1 - r if r % 2 == 0 else 0, end + 200_000, 1, 5_000, 30,
                          "ahci[0000:00:17.0]")
-            if self.case == "irq_storm" and seq == STORM["seq"]:
-                r = STORM["rank"]
-                t = entry[r] + 20_000
-                gap = (end - 20_000 - t) // STORM["count"]
-                self.irq(PROXY_CPU[r], t, STORM["count"], STORM["each_ns"], STORM["irq"],
-                         STORM["name"], gap)
+            if storm:
+                self.irq(PROXY_CPU[STORM["rank"]], entry[STORM["rank"]] + 20_000, STORM["count"],
+                         STORM["each_ns"], STORM["irq"], STORM["name"])
         for evs in self.kernel.values():
             evs.sort(key=lambda e: e[0])
         self.ust.sort(key=lambda e: e[0])
 
-    def irq(self, cpu, t, n, each, irq, name, gap=0):
+    def irq(self, cpu, t, n, each, irq, name):
         for i in range(n):
-            a = t + i * max(gap, each + 1_000)
+            a = t + i * (each + 1_000)
             self.k(cpu, a, "irq_handler_entry", irq=irq, name=name)
             self.k(cpu, a + each, "irq_handler_exit", irq=irq, ret=1)
 
@@ -290,7 +292,9 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iterator):
         for cpu, evs in per_cpu:
             if not evs:
                 continue
-            stream = trace.create_stream(sc)
+            # Named as lttng names its stream files: channel, underscore, CPU.
+            stream = trace.create_stream(sc, name="%s_%d" % (
+                "channel0" if domain == "kernel" else "nccltap", cpu))
             packet = stream.create_packet()
             packet.context_field["cpu_id"] = cpu
             yield it._create_stream_beginning_message(stream)

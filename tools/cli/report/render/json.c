@@ -3,11 +3,14 @@
  * compute their own spreads; each gets the aggregate bandwidths. */
 #include "render.h"
 #include "merge.h"
+#include "os_interference.h"
 #include "util.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Integers stay integers: "bytes" is a mean but the shim writes whole bytes. */
@@ -132,6 +135,30 @@ static int ops_member(const struct report *r, FILE *out)
     return rc;
 }
 
+/* One row per op that lost time to the OS (analyze/os_interference.c). */
+static json_t *os_json(const struct report *r)
+{
+    struct os_interference os;
+    os_interference_analyze(r, &os);
+    json_t *a = json_array();
+    for (size_t i = 0; i < os.nrows; i++) {
+        const struct os_row *w = &os.rows[i];
+        char comm[17];
+        snprintf(comm, sizeof comm, "%016" PRIx64, w->op->comm);
+        json_array_append_new(a, json_pack(
+            "{s:i, s:s, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:s?, s:f, s:o, s:s?, s:s?, s:i}",
+            "rank", w->op->rank, "comm", comm, "seq", (json_int_t)w->op->seq, "op", w->op->op,
+            "host", w->file->host, "pid", (json_int_t)w->file->pid,
+            "offcpu_us", w->offcpu_ns / 1e3, "preempted_us", w->preempted_ns / 1e3,
+            "waiting_us", w->waiting_ns / 1e3, "preempted_by", w->preempted_by,
+            "irq_us", w->irq_ns / 1e3, "irq", w->irq_name ? json_integer(w->irq) : json_null(),
+            "irq_name", w->irq_name, "thread", w->thread ? w->thread->comm : NULL,
+            "tid", w->thread ? w->thread->tid : 0));
+    }
+    os_interference_free(&os);
+    return a;
+}
+
 int report_print_json(const struct report *r, FILE *out)
 {
     double wall = 0.0;
@@ -145,6 +172,9 @@ int report_print_json(const struct report *r, FILE *out)
     rc |= member("ranks", ranks_json(r), false, out);
     rc |= member("comms", comms_json(r), false, out);
     rc |= ops_member(r, out);
+    /* Present when the trace had kernel events: [] then means none found. */
+    if (r->nkernels)
+        rc |= member("os_interference", os_json(r), false, out);
     rc |= member("totals", totals_json(r), true, out);
     fputs("}\n", out);
     if (rc != 0)

@@ -12,4 +12,7 @@
 int report_print_text(const struct report *r, FILE *out);
 int report_print_json(const struct report *r, FILE *out);
 
+/* Sections of the text report, each its own function. */
+void print_os_interference(const struct report *r, FILE *out);  /* text_os.c */
+
 #endif

@@ -289,6 +289,7 @@ int report_print_text(const struct report *r, FILE *out)
     print_header(r, out);
     print_ranks(r, out);
     print_comms(r, out);
+    print_os_interference(r, out);
     print_totals(r, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

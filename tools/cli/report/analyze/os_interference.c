@@ -1,0 +1,394 @@
+#include "os_interference.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f)
+{
+    for (size_t i = 0; i < r->nkernels; i++)
+        if (strcmp(r->kernels[i].host, f->host) == 0)
+            return &r->kernels[i];
+    return NULL;
+}
+
+/* ---- the threads of each rank ---- */
+
+struct thread_list {
+    struct os_thread *t;
+    size_t n, cap;
+};
+
+static void add_thread(struct thread_list *l, const struct rank_file *f,
+                       const struct kernel_trace *k, int32_t tid, bool nccl)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->t[i].file == f && l->t[i].tid == tid)
+            return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->t = xrealloc(l->t, l->cap * sizeof *l->t);
+    }
+    l->t[l->n++] = (struct os_thread){ .file = f, .kernel = k, .tid = tid, .comm = "", .nccl = nccl };
+}
+
+static bool is_nccl_name(const char *comm)
+{
+    return strncmp(comm, "NCCL", 4) == 0;
+}
+
+/* The process of `tid` as the kernel trace says (its last fork or dump
+ * entry), -1 when it does not. */
+static int32_t pid_of(const struct kernel_trace *k, int32_t tid)
+{
+    for (size_t i = k->nthreads; i-- > 0;)
+        if (k->threads[i].tid == tid)
+            return k->threads[i].pid;
+    return -1;
+}
+
+static size_t files_on_host(const struct report *r, const char *host)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        n += strcmp(r->files[i].host, host) == 0;
+    return n;
+}
+
+/* NCCL's threads on k: the tids sched_switch names "NCCL...". Owner: the
+ * process the trace ties the tid to; a thread the trace does not tie goes
+ * to the only traced process of its host, if there is one. */
+static void add_nccl_threads(struct thread_list *l, const struct report *r,
+                             const struct kernel_trace *k)
+{
+    int32_t *seen = NULL;
+    size_t nseen = 0, cap = 0;
+    for (size_t i = 0; i < k->nswitches; i++) {
+        const struct sched_switch *s = &k->switches[i];
+        int32_t tid = is_nccl_name(s->next_comm) ? s->next_tid
+                    : is_nccl_name(s->prev_comm) ? s->prev_tid : -1;
+        if (tid <= 0)
+            continue;
+        size_t j = 0;
+        while (j < nseen && seen[j] != tid)
+            j++;
+        if (j < nseen)
+            continue;
+        if (nseen == cap) {
+            cap = cap ? 2 * cap : 16;
+            seen = xrealloc(seen, cap * sizeof *seen);
+        }
+        seen[nseen++] = tid;
+    }
+    bool alone = files_on_host(r, k->host) == 1;
+    for (size_t j = 0; j < nseen; j++) {
+        int32_t pid = pid_of(k, seen[j]);
+        for (size_t i = 0; i < r->nfiles; i++) {
+            const struct rank_file *f = &r->files[i];
+            if (strcmp(f->host, k->host) == 0 && (pid == f->pid || (pid < 0 && alone)))
+                add_thread(l, f, k, seen[j], true);
+        }
+    }
+    free(seen);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+    const struct os_thread *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void find_threads(const struct report *r, struct thread_list *l)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        const struct kernel_trace *k = kernel_of(r, f);
+        if (!k)
+            continue;
+        for (size_t j = 0; j < f->nevents; j++)
+            if (f->events[j].tid)
+                add_thread(l, f, k, (int32_t)f->events[j].tid, false);
+    }
+    for (size_t i = 0; i < r->nkernels; i++)
+        add_nccl_threads(l, r, &r->kernels[i]);
+    qsort(l->t, l->n, sizeof *l->t, cmp_thread);
+}
+
+/* ---- their time on and off the CPU ---- */
+
+static void push(struct os_interval **a, size_t *n, struct os_interval v)
+{
+    /* Powers of two: the capacity follows from n. */
+    if ((*n & (*n - 1)) == 0)
+        *a = xrealloc(*a, (*n ? 2 * *n : 1) * sizeof **a);
+    (*a)[(*n)++] = v;
+}
+
+/* One pass over k's switches for the thread t. Before its first switch the
+ * thread's state is unknown: a thread first seen leaving a CPU ran on it
+ * since the trace began; one first seen arriving was off for an unknown
+ * time, not counted. */
+static void timeline(struct os_thread *t)
+{
+    const struct kernel_trace *k = t->kernel;
+    bool on = false, off = false;
+    struct os_interval cur = { 0 };
+    for (size_t i = 0; i < k->nswitches; i++) {
+        const struct sched_switch *s = &k->switches[i];
+        if (s->prev_tid == t->tid) {
+            t->comm = s->prev_comm;
+            push(&t->on, &t->non, (struct os_interval){ on ? cur.start_ns : k->first_ns, s->ts_ns,
+                                                        s->cpu, false, NULL });
+            cur = (struct os_interval){ s->ts_ns, 0, s->cpu, sched_switch_preempted(s), s->next_comm };
+            on = false;
+            off = true;
+        } else if (s->next_tid == t->tid) {
+            t->comm = s->next_comm;
+            if (off) {
+                cur.end_ns = s->ts_ns;
+                push(&t->off, &t->noff, cur);
+            }
+            cur = (struct os_interval){ s->ts_ns, 0, s->cpu, false, NULL };
+            on = true;
+            off = false;
+        }
+    }
+    if (on)
+        push(&t->on, &t->non, (struct os_interval){ cur.start_ns, UINT64_MAX, cur.cpu, false, NULL });
+    if (off) {
+        cur.end_ns = k->last_ns;
+        push(&t->off, &t->noff, cur);
+    }
+}
+
+/* ---- each op's window ---- */
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+    uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* The first interval of a[0..n) (by start, disjoint) that ends after t. */
+static size_t first_ending_after(const struct os_interval *a, size_t n, uint64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].end_ns <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Time per name, to find the one that took most. Names are interned. */
+struct tally {
+    const char *name[16];
+    uint64_t ns[16];
+    int irq[16];
+    size_t n;
+};
+
+static void tally_add(struct tally *t, const char *name, int irq, uint64_t ns)
+{
+    size_t i = 0;
+    while (i < t->n && t->name[i] != name)
+        i++;
+    if (i == t->n) {
+        if (t->n == sizeof t->name / sizeof t->name[0])
+            return;  /* more than 16 culprits in one op: the first ones */
+        t->name[i] = name;
+        t->ns[i] = 0;
+        t->irq[i] = irq;
+        t->n++;
+    }
+    t->ns[i] += ns;
+}
+
+static size_t tally_top(const struct tally *t)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < t->n; i++)
+        if (t->ns[i] > t->ns[best])
+            best = i;
+    return best;
+}
+
+/* Interrupt time on `cpu` in [from, to). */
+static uint64_t irq_time(const struct kernel_trace *k, uint32_t cpu, uint64_t from, uint64_t to,
+                         struct tally *irqs)
+{
+    /* The first run starting at or after `from`, less one that may straddle it. */
+    size_t lo = 0, hi = k->nirqs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->irqs[mid].start_ns < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t ns = 0;
+    for (size_t i = lo ? lo - 1 : 0; i < k->nirqs && k->irqs[i].start_ns < to; i++) {
+        const struct irq_run *q = &k->irqs[i];
+        uint64_t d = q->cpu == cpu ? overlap(q->start_ns, q->end_ns, from, to) : 0;
+        if (d) {
+            ns += d;
+            tally_add(irqs, q->name, q->irq, d);
+        }
+    }
+    return ns;
+}
+
+static void measure(struct os_row *row, const struct os_thread *threads, size_t n)
+{
+    struct tally by = { 0 }, irqs = { 0 };
+    uint64_t worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct os_thread *t = &threads[i];
+        uint64_t lost = 0;
+        for (size_t j = first_ending_after(t->off, t->noff, row->from_ns);
+             j < t->noff && t->off[j].start_ns < row->to_ns; j++) {
+            const struct os_interval *o = &t->off[j];
+            uint64_t d = overlap(o->start_ns, o->end_ns, row->from_ns, row->to_ns);
+            row->offcpu_ns += d;
+            if (o->preempted) {
+                row->preempted_ns += d;
+                lost += d;
+                tally_add(&by, o->by, 0, d);
+            } else {
+                row->waiting_ns += d;
+            }
+        }
+        for (size_t j = first_ending_after(t->on, t->non, row->from_ns);
+             j < t->non && t->on[j].start_ns < row->to_ns; j++) {
+            const struct os_interval *o = &t->on[j];
+            uint64_t from = o->start_ns > row->from_ns ? o->start_ns : row->from_ns;
+            uint64_t to = o->end_ns < row->to_ns ? o->end_ns : row->to_ns;
+            uint64_t d = irq_time(t->kernel, o->cpu, from, to, &irqs);
+            row->irq_ns += d;
+            lost += d;
+        }
+        if (lost > worst) {
+            worst = lost;
+            row->thread = t;
+        }
+    }
+    if (by.n)
+        row->preempted_by = by.name[tally_top(&by)];
+    if (irqs.n) {
+        size_t top = tally_top(&irqs);
+        row->irq_name = irqs.name[top];
+        row->irq = irqs.irq[top];
+    }
+}
+
+/* Ops of one group share one interval: only its first op (by comm, seq)
+ * is looked at. The groups' first ops, sorted by group id. */
+static int cmp_group_first(const void *a, const void *b)
+{
+    const struct op_event *x = *(const struct op_event *const *)a, *y = *(const struct op_event *const *)b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static const struct op_event **group_firsts(const struct rank_file *f, size_t *n)
+{
+    const struct op_event **g = xcalloc(f->nevents + 1, sizeof *g);
+    size_t m = 0;
+    for (size_t i = 0; i < f->nevents; i++)
+        if (f->events[i].group)
+            g[m++] = &f->events[i];
+    qsort(g, m, sizeof *g, cmp_group_first);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (k == 0 || g[k - 1]->group != g[i]->group)
+            g[k++] = g[i];
+    *n = k;
+    return g;
+}
+
+static bool later_in_group(const struct op_event *e, const struct op_event **firsts, size_t n)
+{
+    if (!e->group)
+        return false;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (firsts[mid]->group < e->group)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && firsts[lo] != e;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct os_row *x = a, *y = b;
+    uint64_t lx = x->preempted_ns + x->irq_ns, ly = y->preempted_ns + y->irq_ns;
+    if (lx != ly)
+        return lx > ly ? -1 : 1;
+    if (x->op->rank != y->op->rank)
+        return x->op->rank < y->op->rank ? -1 : 1;
+    return (x->op->seq > y->op->seq) - (x->op->seq < y->op->seq);
+}
+
+void os_interference_analyze(const struct report *r, struct os_interference *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!r->nkernels)
+        return;
+    struct thread_list l = { 0 };
+    find_threads(r, &l);
+    for (size_t i = 0; i < l.n; i++)
+        timeline(&l.t[i]);
+    out->threads = l.t;
+    out->nthreads = l.n;
+
+    size_t cap = 0;
+    for (size_t i = 0; i < l.n;) {
+        const struct rank_file *f = l.t[i].file;
+        size_t n = 0;
+        while (i + n < l.n && l.t[i + n].file == f)
+            n++;
+        size_t nfirsts;
+        const struct op_event **firsts = group_firsts(f, &nfirsts);
+        for (size_t j = 0; j < f->nevents; j++) {
+            const struct op_event *e = &f->events[j];
+            if (later_in_group(e, firsts, nfirsts))
+                continue;
+            struct os_row row = { .file = f, .op = e };
+            row.from_ns = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
+            row.to_ns = e->end_ns > e->enqueue_ns ? e->end_ns : e->enqueue_ns;
+            measure(&row, &l.t[i], n);
+            if (row.preempted_ns + row.irq_ns < OS_ROW_MIN_NS)
+                continue;
+            if (out->nrows == cap) {
+                cap = cap ? 2 * cap : 16;
+                out->rows = xrealloc(out->rows, cap * sizeof *out->rows);
+            }
+            out->rows[out->nrows++] = row;
+        }
+        free(firsts);
+        i += n;
+    }
+    qsort(out->rows, out->nrows, sizeof *out->rows, cmp_row);
+}
+
+void os_interference_free(struct os_interference *o)
+{
+    for (size_t i = 0; i < o->nthreads; i++) {
+        free(o->threads[i].on);
+        free(o->threads[i].off);
+    }
+    free(o->threads);
+    free(o->rows);
+    memset(o, 0, sizeof *o);
+}

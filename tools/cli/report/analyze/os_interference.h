@@ -1,0 +1,63 @@
+/* OS interference: what the kernel did to each rank's threads while its
+ * NCCL ops ran, from the kernel events of a trace (model.h, struct
+ * kernel_trace). A rank's threads are the ones that called NCCL (the op
+ * events' tids) and NCCL's own (named "NCCL..." in sched_switch, tied to the
+ * rank's process by sched_process_fork or LTTng's state dump). os_interference.c */
+#ifndef NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
+#define NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
+
+#include "model.h"
+
+/* An op makes a row when its threads lost at least this much CPU time they
+ * wanted (preempted) or to interrupts: less is the noise of any machine. */
+#define OS_ROW_MIN_NS 20000
+
+/* An interval a thread spent on or off its CPU. */
+struct os_interval {
+    uint64_t start_ns, end_ns;
+    uint32_t cpu;          /* on: the CPU it ran on; off: the one it left */
+    bool preempted;        /* off: runnable, another task had the CPU */
+    const char *by;        /* off: the task that took the CPU */
+};
+
+/* One thread of a rank, and its time on and off the CPU. */
+struct os_thread {
+    const struct rank_file *file;
+    const struct kernel_trace *kernel;
+    int32_t tid;
+    const char *comm;      /* its name in the kernel trace */
+    bool nccl;             /* one of NCCL's threads, not a caller */
+    struct os_interval *on, *off;  /* by start, disjoint */
+    size_t non, noff;
+};
+
+/* What one op (a group: its first op) lost to the OS. */
+struct os_row {
+    const struct rank_file *file;
+    const struct op_event *op;
+    uint64_t from_ns, to_ns;       /* the window looked at: the call to the GPU's end */
+    uint64_t offcpu_ns;            /* its threads' time off the CPU in it, summed */
+    uint64_t preempted_ns;         /* ... of which runnable, another task running */
+    uint64_t waiting_ns;           /* ... of which waiting for something (sleeping) */
+    const char *preempted_by;      /* the task that ran longest instead; NULL if none */
+    uint64_t irq_ns;               /* interrupt handlers on the CPUs the threads ran on */
+    const char *irq_name;          /* the handler that took longest; NULL if none */
+    int irq;
+    const struct os_thread *thread;  /* the thread that lost most */
+};
+
+struct os_interference {
+    struct os_thread *threads;     /* by file, then tid */
+    size_t nthreads;
+    struct os_row *rows;           /* the ops most affected first */
+    size_t nrows;
+};
+
+/* Fills *out; nothing when the report has no kernel trace (r->nkernels). */
+void os_interference_analyze(const struct report *r, struct os_interference *out);
+void os_interference_free(struct os_interference *o);
+
+/* The kernel trace of the host `f` ran on, NULL if none. */
+const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
+
+#endif

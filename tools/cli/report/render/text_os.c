@@ -1,0 +1,62 @@
+/* The text report's section "OS interference": the ops whose ranks lost
+ * most CPU time to the OS, with the evidence (which task ran instead,
+ * which interrupt), from analyze/os_interference.c. */
+#include "render.h"
+#include "os_interference.h"
+
+#include <inttypes.h>
+
+/* How many rows the text shows; --json has them all. */
+#define OS_ROWS_SHOWN 20
+
+static double us(uint64_t ns)
+{
+    return (double)ns / 1e3;
+}
+
+void print_os_interference(const struct report *r, FILE *out)
+{
+    if (!r->from_trace)
+        return;
+    if (!r->nkernels) {
+        fprintf(out, "\nOS interference: the trace has no kernel events (record them with "
+                "nccltap run --lttng --kernel)\n");
+        return;
+    }
+    struct os_interference os;
+    os_interference_analyze(r, &os);
+    size_t nthreads[2] = { 0, 0 };
+    for (size_t i = 0; i < os.nthreads; i++)
+        nthreads[os.threads[i].nccl]++;
+    fprintf(out, "\nOS interference (kernel events of %zu host%s; %zu calling and %zu NCCL "
+            "threads followed)\n", r->nkernels, r->nkernels == 1 ? "" : "s", nthreads[0],
+            nthreads[1]);
+    if (!os.nrows) {
+        fprintf(out, "  none: no op's threads lost %d us or more to preemption or "
+                "interrupts\n", OS_ROW_MIN_NS / 1000);
+        os_interference_free(&os);
+        return;
+    }
+    fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %-16s  %8s  %-16s  %s\n", "rank", "comm",
+            "seq", "op", "offcpu_us", "preempt", "preempted by", "irq_us", "irq", "thread");
+    for (size_t i = 0; i < os.nrows && i < OS_ROWS_SHOWN; i++) {
+        const struct os_row *w = &os.rows[i];
+        char irq[40];
+        if (w->irq_name)
+            snprintf(irq, sizeof irq, "%d %s", w->irq, w->irq_name);
+        else
+            snprintf(irq, sizeof irq, "-");
+        fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9.1f  %9.1f  %-16s  %8.1f  "
+                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq, w->op->op,
+                us(w->offcpu_ns), us(w->preempted_ns), w->preempted_by ? w->preempted_by : "-",
+                us(w->irq_ns), irq, w->thread ? w->thread->comm : "-",
+                w->thread ? w->thread->tid : 0);
+    }
+    if (os.nrows > OS_ROWS_SHOWN)
+        fprintf(out, "  ... %zu more ops (nccltap report --json)\n", os.nrows - OS_ROWS_SHOWN);
+    fprintf(out,
+            "  During each op (from the call to the GPU's end) the rank's calling and NCCL\n"
+            "  threads: offcpu_us not running (preempt: runnable while \"preempted by\" had\n"
+            "  the CPU; the rest waiting), irq_us in interrupt handlers on their CPUs.\n");
+    os_interference_free(&os);
+}

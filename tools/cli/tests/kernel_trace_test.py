@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""`nccltap report TRACE` on traces with kernel events, made by
+kernel_trace_fixture.py (lttng-modules cannot run here): the OS
+interference it finds in each case.
+
+usage: kernel_trace_test.py CASE NCCLTAP WORKDIR
+  CASE  straggler, irq_storm, clean, or no_kernel (the straggler's trace
+        without its kernel/ directory)
+
+Exits 77 (skipped) when no Python here has babeltrace2's bindings
+(Debian: python3-bt2).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def python_with_bt2():
+    """This interpreter, or Debian's, whichever has the bt2 module."""
+    for py in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(py) and subprocess.run([py, "-c", "import bt2"],
+                                                 capture_output=True).returncode == 0:
+            return py
+    return None
+
+
+def within(got, want, pct=1.0):
+    return abs(got - want) <= want * pct / 100
+
+
+def report(nccltap, trace, *opts):
+    p = subprocess.run([nccltap, "report", *opts, trace], capture_output=True, text=True,
+                       timeout=60)
+    if not check(p.returncode == 0, f"report {' '.join(opts)} exits 0: {p.stderr}"):
+        sys.exit(1)
+    return p.stdout
+
+
+def main():
+    case, nccltap, work = sys.argv[1:4]
+    py = python_with_bt2()
+    if not py:
+        print("no Python with babeltrace2's bindings (python3-bt2): skipped")
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    trace = os.path.join(work, "trace")
+    fixture = "straggler" if case == "no_kernel" else case
+    subprocess.run([py, os.path.join(HERE, "kernel_trace_fixture.py"), fixture, trace],
+                   check=True, capture_output=True)
+    if case == "no_kernel":
+        shutil.rmtree(os.path.join(trace, "kernel"))
+
+    doc = json.loads(report(nccltap, trace, "--json"))
+    text = report(nccltap, trace)
+    # The user-space side is read as before, kernel streams beside it or not.
+    check(doc["totals"]["calls"] == 24 and len(doc["ranks"]) == 4,
+          f"4 ranks, 24 calls: {doc['totals']}, {doc['ranks']}")
+
+    if case == "no_kernel":
+        check("os_interference" not in doc, "no os_interference without kernel events")
+        check("the trace has no kernel events" in text, "the text says there are none")
+        return 1 if FAILED else 0
+
+    rows = doc.get("os_interference")
+    if not check(isinstance(rows, list), f"os_interference is a list: {doc.keys()}"):
+        return 1
+    section = text[text.find("OS interference"):]
+    check(text.find("OS interference") >= 0, "the text report has the OS section")
+    if case == "clean":
+        check(rows == [], f"no row for a clean run: {rows}")
+        check("none: no op's threads lost" in section, f"the section says none:\n{section}")
+    elif case == "straggler":
+        if check(len(rows) == 1, f"one row: {rows}"):
+            w = rows[0]
+            check((w["rank"], w["seq"], w["op"]) == (2, 2, "AllReduce"),
+                  f"rank 2's AllReduce seq 2: {w}")
+            check(w["comm"] == "5eed0000c0ffee01", f"the communicator: {w['comm']}")
+            check(w["preempted_by"] == "stress-ng-cpu", f"preempted by stress-ng-cpu: {w}")
+            check(within(w["offcpu_us"], 400) and within(w["preempted_us"], 400),
+                  f"400 us off the CPU, preempted: {w}")
+            check(w["irq_us"] == 0 and w["thread"] == "python3" and w["tid"] == 4103,
+                  f"the calling thread, no IRQ: {w}")
+            check("stress-ng-cpu" in section and "400.0" in section,
+                  f"the text names the task and the time:\n{section}")
+    elif case == "irq_storm":
+        if check(len(rows) == 1, f"one row: {rows}"):
+            w = rows[0]
+            check((w["rank"], w["seq"]) == (1, 3), f"rank 1's seq 3: {w}")
+            check(within(w["irq_us"], 50 * 10), f"500 us of interrupts: {w}")
+            check(w["irq_name"] == "mlx5_comp5" and w["irq"] == 77, f"IRQ 77 mlx5_comp5: {w}")
+            check(w["thread"] == "NCCL Progress 0" and w["tid"] == 4202,
+                  f"on the proxy thread's CPU: {w}")
+            check(w["offcpu_us"] == 0 and w["preempted_by"] is None, f"not preempted: {w}")
+            check("mlx5_comp5" in section, f"the text names the IRQ:\n{section}")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
