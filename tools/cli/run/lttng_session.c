@@ -14,9 +14,12 @@
 #define CHANNEL "nccltap"
 
 /* The kernel events that explain a slow collective: who had the CPU, which
- * interrupts ran, and when packets left and arrived. */
+ * interrupts ran, and when packets left and arrived; and which process each
+ * thread belongs to (forks, and LTTng's dump of the threads at start), so
+ * that NCCL's threads are tied to their rank. */
 #define KERNEL_EVENTS \
-    "sched_switch,sched_wakeup,irq_handler_entry,irq_handler_exit,net_dev_queue,netif_receive_skb"
+    "sched_switch,sched_wakeup,irq_handler_entry,irq_handler_exit,net_dev_queue," \
+    "netif_receive_skb,sched_process_fork,lttng_statedump_process_state"
 
 struct lttng_session {
     char *name;
