@@ -113,7 +113,8 @@ static void find_threads(const struct report *r, struct thread_list *l)
     }
     for (size_t i = 0; i < r->nkernels; i++)
         add_nccl_threads(l, r, &r->kernels[i]);
-    qsort(l->t, l->n, sizeof *l->t, cmp_thread);
+    if (l->n)
+        qsort(l->t, l->n, sizeof *l->t, cmp_thread);
 }
 
 /* ---- their time on and off the CPU ---- */
@@ -305,7 +306,8 @@ static const struct op_event **group_firsts(const struct rank_file *f, size_t *n
     for (size_t i = 0; i < f->nevents; i++)
         if (f->events[i].group)
             g[m++] = &f->events[i];
-    qsort(g, m, sizeof *g, cmp_group_first);
+    if (m)
+        qsort(g, m, sizeof *g, cmp_group_first);
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
         if (k == 0 || g[k - 1]->group != g[i]->group)
@@ -379,7 +381,8 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
         free(firsts);
         i += n;
     }
-    qsort(out->rows, out->nrows, sizeof *out->rows, cmp_row);
+    if (out->nrows)
+        qsort(out->rows, out->nrows, sizeof *out->rows, cmp_row);
 }
 
 void os_interference_free(struct os_interference *o)

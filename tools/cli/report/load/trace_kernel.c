@@ -130,7 +130,8 @@ void trace_kernel_take(struct trace_kernel *k, struct report *r)
     for (size_t i = 0; i < k->nhosts; i++) {
         struct tk_host *h = &k->hosts[i];
         /* Runs end in time order; the analyses want them by start. */
-        qsort(h->t.irqs, h->t.nirqs, sizeof *h->t.irqs, cmp_irq);
+        if (h->t.nirqs)
+            qsort(h->t.irqs, h->t.nirqs, sizeof *h->t.irqs, cmp_irq);
         r->kernels[r->nkernels++] = h->t;
         free(h->open);
     }
