@@ -32,6 +32,29 @@ def within(value, target, rel):
     return abs(value - target) <= rel * target
 
 
+def check_aligned(out_dir, nranks, share):
+    """The calls auto timed are the same calls on every rank (sampling.h)."""
+    timed = defaultdict(lambda: defaultdict(set))  # comm -> rank -> seqs
+    for path in glob.glob(os.path.join(out_dir, "*.ops.jsonl")):
+        with open(path) as f:
+            for line in f:
+                op = json.loads(line)
+                timed[op["comm"]][op["rank"]].add(op["seq"])
+    if not timed:
+        fail("no per-op records in %s" % out_dir)
+    for comm, ranks in sorted(timed.items()):
+        if len(ranks) != nranks:
+            fail("comm %s: timed calls on %d ranks of %d" % (comm, len(ranks), nranks))
+        fewest = min(ranks.values(), key=len)
+        on_all = set.intersection(*ranks.values())
+        got = len(fewest & on_all) / len(fewest)
+        print("comm %s: timed per rank %s; %d of the %d timed on the rank with fewest are timed on all (%.1f%%)"
+              % (comm, [len(ranks[r]) for r in sorted(ranks)], len(fewest & on_all), len(fewest), 100 * got))
+        if got < share:
+            fail("comm %s: %.1f%% of the calls timed on the rank with fewest are timed on all %d ranks; "
+                 "expected at least %.0f%%" % (comm, 100 * got, nranks, 100 * share))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="the build's bin/ directory")
@@ -42,6 +65,9 @@ def main():
     ap.add_argument("--sampled", action="store_true",
                     help="NCCLTAP_TIMING=auto: every row has a timed call, and not every call is timed")
     ap.add_argument("--grouped", type=int, help="expected ops per group in every row")
+    ap.add_argument("--aligned", type=float,
+                    help="per communicator, at least this share of the calls timed on the rank with the fewest "
+                         "timed calls are timed on every rank (from the per-op records)")
     ap.add_argument("bench_args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     bench_args = a.bench_args[1:] if a.bench_args[:1] == ["--"] else a.bench_args
@@ -120,6 +146,8 @@ def main():
                 algbw, busbw = row["algbw%s_gbs" % kind], row["busbw%s_gbs" % kind]
                 if not within(algbw * factor, busbw, 1e-6):
                     fail("%s: algbw%s %.4f x factor %.4f != busbw %.4f" % (key, kind, algbw, factor, busbw))
+    if a.aligned is not None:
+        check_aligned(out_dir, nranks, a.aligned)
     shutil.rmtree(work, ignore_errors=True)
     print("ok: %d (rank, op, size) rows, %d calls" % (len(made), sum(made.values())))
 

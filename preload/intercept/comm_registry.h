@@ -17,14 +17,21 @@ enum tap_comm_origin {
 };
 enum tap_comm_state { TAP_COMM_ALIVE, TAP_COMM_FINALIZED, TAP_COMM_DESTROYED, TAP_COMM_ABORTED };
 
-/* What the timing policy learns per (op, size class) of a communicator; the
- * hot path reads it, the reducer writes expected_ns. */
+struct tap_event;
+
+/* What `auto` knows of one (communicator, op, size class): sampling.h has
+ * the rule. The hot path reads and, while learning, writes it; the reducer
+ * sets the rate from measured durations. */
 struct tap_hint {
-    _Atomic uint32_t every;         /* time one op in `every`; 0: unknown yet, time none */
+    /* 0: learning (no duration measured yet); k > 0: time the calls that
+     * tap_sample_selected picks with shift k - 1. */
+    _Atomic uint8_t rate;
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
-    _Atomic uint32_t counter;       /* ops seen, for sampling one in N */
+    /* Learning: the end event of the first timed call and when it was
+     * made. While it has not completed, every call is timed. */
+    struct tap_event *_Atomic first_end;
+    _Atomic uint64_t first_ns;
     uint64_t fastest_ns;            /* reducer only: shortest duration seen */
-    uint32_t samples;               /* reducer only: durations seen */
 };
 
 struct tap_comm {

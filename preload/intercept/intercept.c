@@ -9,6 +9,7 @@
 #include "monotonic.h"
 #include "mpmc_queue.h"
 #include "runtime.h"
+#include "sampling.h"
 
 /* Per thread: the group being built (the rest is in tap_fast). */
 struct tap_thread {
@@ -21,6 +22,7 @@ struct tap_thread {
     struct tap_event *ev_start[TAP_GROUP_MAX_STREAMS], *ev_end[TAP_GROUP_MAX_STREAMS];
     bool group_timed;
     struct tap_comm *first_comm; /* the group's first op decides its timing */
+    uint64_t first_seq;
     uint8_t first_op, first_class;
 };
 
@@ -43,24 +45,62 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
         tap_event_give(end);
 }
 
-/* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` times at
- * least one op per communicator, op and size class in every interval, and
- * otherwise one in `every`, a rate the reducer sets from the measured cost
- * of an event pair and the ops' running mean duration. */
-static bool should_time(struct tap_comm *c, unsigned op, unsigned cls)
+/* Learning a (comm, op, size class): no duration is known yet. While its
+ * first timed call has not completed, the calls after it queue behind it on
+ * the stream, so they are all timed (the host time that costs is time the
+ * stream is busy anyway). Once it has completed, and until the reducer has
+ * its duration, the time it was in flight stands for the expected time: an
+ * upper bound, so the sample is at least as sparse as the learned one. */
+static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, uint64_t seq)
+{
+    struct tap_event *first = atomic_load_explicit(&h->first_end, memory_order_acquire);
+    /* The event may have gone back to the pool and timed a later call:
+     * then "not ready" only keeps this state until the reducer learns. */
+    if (!first || tap_event_query(first) == CUDA_ERROR_NOT_READY)
+        return true;
+    uint64_t in_flight = tap_monotonic_ns() - atomic_load_explicit(&h->first_ns, memory_order_relaxed);
+    uint64_t cost = atomic_load_explicit(&tap_timing_cost_ns, memory_order_relaxed);
+    if (!cost)
+        cost = 2 * tap_event_pair_cost_ns();
+    unsigned shift = tap_sample_shift((double)cost, (double)in_flight, tap_config.overhead_pct);
+    uint8_t learning = 0;
+    atomic_compare_exchange_strong_explicit(&h->rate, &learning, (uint8_t)(shift + 1), memory_order_relaxed,
+                                            memory_order_relaxed);
+    return tap_sample_selected(c->id, seq, shift);
+}
+
+/* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` follows
+ * sampling.h, and also times the first op of a (comm, op, size class) in
+ * every interval, so that each row has a time. */
+static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
 {
     if (tap_config.timing == TAP_TIMING_ALL)
         return true;
     struct tap_hint *h = &c->hints[op][cls];
+    unsigned rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
+    if (rate == 0)
+        return learning_says_time(c, h, seq);
+    if (tap_sample_selected(c->id, seq, rate - 1))
+        return true;
     uint32_t interval = atomic_load_explicit(&tap_interval_no, memory_order_relaxed) + 1;
     if (atomic_load_explicit(&h->last_interval, memory_order_relaxed) != interval) {
         atomic_store_explicit(&h->last_interval, interval, memory_order_relaxed);
         return true;
     }
-    uint32_t every = atomic_load_explicit(&h->every, memory_order_relaxed);
-    if (every <= 1)
-        return every == 1;
-    return atomic_fetch_add_explicit(&h->counter, 1, memory_order_relaxed) % every == 0;
+    return false;
+}
+
+/* A timed call whose end event is recorded: while its (comm, op, size
+ * class) is learning, the first such call is the one later calls watch. */
+static void note_first_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *end, uint64_t ns)
+{
+    struct tap_hint *h = &c->hints[op][cls];
+    if (atomic_load_explicit(&h->rate, memory_order_relaxed) != 0 ||
+        atomic_load_explicit(&h->first_end, memory_order_relaxed) != NULL)
+        return;
+    atomic_store_explicit(&h->first_ns, ns, memory_order_relaxed);
+    struct tap_event *none = NULL;
+    atomic_compare_exchange_strong_explicit(&h->first_end, &none, end, memory_order_release, memory_order_relaxed);
 }
 
 /* Takes a start/end pair and records the start on `stream`. */
@@ -125,10 +165,11 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
             th.first_comm = tc;
             th.first_op = (uint8_t)op;
             th.first_class = (uint8_t)tap_size_class(r->bytes);
+            th.first_seq = r->seq;
         }
         th.group_captured |= capturing;
         group_add_stream(stream);
-    } else if (timing_on() && !capturing && should_time(tc, op, tap_size_class(r->bytes))) {
+    } else if (timing_on() && !capturing && should_time(tc, op, tap_size_class(r->bytes), r->seq)) {
         uint64_t t0 = tap_monotonic_ns();
         if (start_timing(stream, &r->ev_start, &r->ev_end)) {
             r->flags |= TAP_OPF_TIMED;
@@ -148,6 +189,8 @@ void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
     CUresult recorded = result != ncclSuccess ? CUDA_ERROR_NOT_READY
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
     r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
+    if (recorded == CUDA_SUCCESS && tap_config.timing == TAP_TIMING_AUTO)
+        note_first_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_end, r->enqueue_ns);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
@@ -188,7 +231,7 @@ void tap_group_end_begin(void)
     tap_fast.busy = 1;
     th.group_timed = false;
     if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured ||
-        !timing_on() || !should_time(th.first_comm, th.first_op, th.first_class))
+        !timing_on() || !should_time(th.first_comm, th.first_op, th.first_class, th.first_seq))
         return;
     if (th.group_streams_overflow) {
         atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
@@ -235,6 +278,8 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
             tap_submit(&sr);
         }
         if (ok) {
+            if (tap_config.timing == TAP_TIMING_AUTO)
+                note_first_timed(th.first_comm, th.first_op, th.first_class, th.ev_end[0], g->end_ns);
             g->flags |= TAP_GRPF_TIMED;
             g->nstreams = th.nstreams;
         }

@@ -11,6 +11,7 @@
 #include "mpmc_queue.h"
 #include "ops_log.h"
 #include "runtime.h"
+#include "sampling.h"
 #include "stats.h"
 #include "tracing.h"
 
@@ -18,7 +19,10 @@ struct tap_reducer_totals tap_reducer_totals;
 
 /* What recording an event pair costs the caller, as timed ops report it:
  * more than a calibration at start says, once the driver's command queue is
- * in steady use. An exponential mean; 0 until the first timed op. */
+ * in steady use. A streaming median (each op moves it 1/32 of itself toward
+ * its cost): a thread descheduled between two records reports a cost a
+ * hundred times the usual, and the rate auto chooses must not follow it,
+ * or ranks that share a CPU would choose different sampling periods. */
 static double observed_pair_cost_ns;
 
 double tap_reducer_pair_cost_ns(void)
@@ -28,8 +32,11 @@ double tap_reducer_pair_cost_ns(void)
 
 static void observe_cost(const struct tap_op_rec *op)
 {
-    double c = op->timing_cost_ns;
-    observed_pair_cost_ns = observed_pair_cost_ns > 0 ? observed_pair_cost_ns + (c - observed_pair_cost_ns) / 32 : c;
+    double c = op->timing_cost_ns, m = tap_reducer_pair_cost_ns();
+    if (m <= 0)
+        observed_pair_cost_ns = c;
+    else
+        observed_pair_cost_ns = c > m ? m + m / 32 : c < m ? m - m / 32 : m;
 }
 
 /* A group's member ops gather here until its ncclGroupEnd record comes. */
@@ -186,9 +193,10 @@ static void on_group_end(const struct tap_group_end_rec *rec)
         settle_untimed(g);
 }
 
-/* The auto policy's sampling rate for a (comm, op, size class): time one op
- * in `every` so that the event pairs cost at most NCCLTAP_OVERHEAD_PCT of
- * the ops' time. */
+_Atomic uint64_t tap_timing_cost_ns;
+
+/* The auto policy's rate for a (comm, op, size class), from its shortest
+ * duration (sampling.h). */
 static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
 {
     /* The expected time is the shortest seen, not the mean: the first call
@@ -197,25 +205,11 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
     struct tap_hint *h = &c->hints[op][tap_size_class(bytes)];
     if (!h->fastest_ns || duration_ns < h->fastest_ns)
         h->fastest_ns = duration_ns ? duration_ns : 1;
-    /* Calls keep coming while a timed one is in flight: until a few
-     * durations are known, time at most one in 16, 8, 4, 2. */
-    if (h->samples < 5)
-        h->samples++;
-    uint32_t every = h->samples < 5 ? 32u >> h->samples : 1;
-    double budget = (double)h->fastest_ns * tap_config.overhead_pct / 100.0;
-    /* Twice the host cost measured: the event records also take time on the
-     * GPU's own timeline (on 2 H200s, four records between two back-to-back
-     * operations left an 8.7 us gap: about 2.2 us each), and polling them
-     * takes the driver's locks. */
     double cost = 2 * tap_reducer_pair_cost_ns();
-    if (cost > budget) {
-        double n = budget > 0 ? cost / budget + 1 : 1e9;
-        uint32_t rate = n > 1e9 ? 1000000000u : (uint32_t)n;
-        every = rate > every ? rate : every;
-    }
-    atomic_store_explicit(&h->every, every, memory_order_relaxed);
+    atomic_store_explicit(&tap_timing_cost_ns, (uint64_t)cost, memory_order_relaxed);
+    unsigned shift = tap_sample_shift(cost, (double)h->fastest_ns, tap_config.overhead_pct);
+    atomic_store_explicit(&h->rate, (uint8_t)(shift + 1), memory_order_relaxed);
 }
-
 
 /* Where a completed op goes besides the statistics. `start_ns` is its
  * start in CLOCK_MONOTONIC, 0 if unknown. */
@@ -445,6 +439,7 @@ void tap_reducer_abandon_pending(void)
 void tap_reducer_reset(void)
 {
     observed_pair_cost_ns = 0;
+    atomic_store(&tap_timing_cost_ns, 0);
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
     open_groups = NULL;
     nopen = open_cap = 0;

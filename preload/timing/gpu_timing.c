@@ -13,6 +13,9 @@
 
 #define MAX_CONTEXTS 64
 #define CHUNK 1024 /* events created at a time: 512 ops in flight */
+/* A pool starts larger: calls enqueued back to back, faster than the
+ * reducer wakes to grow it, would otherwise find it empty (2048 ops). */
+#define FIRST_CHUNK 4096
 
 struct event_pool {
     CUcontext ctx;
@@ -123,7 +126,7 @@ static struct event_pool *create_pool(CUcontext ctx)
         free(p);
         return NULL;
     }
-    create_events(p, CHUNK);
+    create_events(p, FIRST_CHUNK);
     if (tap_event_pair_cost_ns() == 0)
         measure_pair_cost(p);
     CUcontext popped;

@@ -52,7 +52,7 @@ bool tap_stream_capturing(void *stream);
 void tap_pools_grow(void);
 void tap_pools_calibrate(void);
 
-/* Reducer: CUDA_SUCCESS when the event has completed, CUDA_ERROR_NOT_READY
+/* Reducer (and the hot path while `auto` learns): CUDA_SUCCESS when the event has completed, CUDA_ERROR_NOT_READY
  * while it has not, another code when it never will (context destroyed). */
 CUresult tap_event_query(const struct tap_event *e);
 /* Reducer: the completed event's time in CLOCK_MONOTONIC ns; false if the
