@@ -27,10 +27,10 @@ struct tap_hint {
      * tap_sample_selected picks with shift k - 1. */
     _Atomic uint8_t rate;
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
-    /* Learning: the end event of the first timed call and when it was
-     * made. While it has not completed, every call is timed. */
+    /* Learning: the end event of the first timed call, when it was made
+     * and its seq. While it has not completed, later calls are timed. */
     struct tap_event *_Atomic first_end;
-    _Atomic uint64_t first_ns;
+    _Atomic uint64_t first_ns, first_seq;
     uint64_t fastest_ns;            /* reducer only: shortest duration seen */
 };
 

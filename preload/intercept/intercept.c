@@ -45,28 +45,36 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
         tap_event_give(end);
 }
 
+/* The calls after the first timed one of a (comm, op, size class) that are
+ * all timed while it runs: a quarter of a new pool's events. */
+#define LEARN_ALL_CALLS 1024
+
+static uint64_t timing_cost_ns(void)
+{
+    uint64_t cost = atomic_load_explicit(&tap_timing_cost_ns, memory_order_relaxed);
+    return cost ? cost : 2 * tap_event_pair_cost_ns();
+}
+
 /* Learning a (comm, op, size class): no duration is known yet. While its
  * first timed call has not completed, the calls after it queue behind it on
- * the stream, so they are all timed (the host time that costs is time the
- * stream is busy anyway). Once it has completed, and until the reducer has
- * its duration, the time it was in flight stands for the expected time: an
- * upper bound, so the sample is at least as sparse as the learned one. */
+ * the stream, so they are timed (the host time that costs is time the
+ * stream is busy anyway): the next LEARN_ALL_CALLS of the communicator,
+ * the same calls on every rank. Beyond those, and once it has completed
+ * until the reducer has its duration, at the budget's rate of the host's
+ * time: the pair cost against the time between the communicator's calls. */
 static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, uint64_t seq)
 {
     struct tap_event *first = atomic_load_explicit(&h->first_end, memory_order_acquire);
+    if (!first)
+        return true;
+    uint64_t calls = seq - atomic_load_explicit(&h->first_seq, memory_order_relaxed);
     /* The event may have gone back to the pool and timed a later call:
      * then "not ready" only keeps this state until the reducer learns. */
-    if (!first || tap_event_query(first) == CUDA_ERROR_NOT_READY)
+    if (calls < LEARN_ALL_CALLS && tap_event_query(first) == CUDA_ERROR_NOT_READY)
         return true;
-    uint64_t in_flight = tap_monotonic_ns() - atomic_load_explicit(&h->first_ns, memory_order_relaxed);
-    uint64_t cost = atomic_load_explicit(&tap_timing_cost_ns, memory_order_relaxed);
-    if (!cost)
-        cost = 2 * tap_event_pair_cost_ns();
-    unsigned shift = tap_sample_shift((double)cost, (double)in_flight, tap_config.overhead_pct);
-    uint8_t learning = 0;
-    atomic_compare_exchange_strong_explicit(&h->rate, &learning, (uint8_t)(shift + 1), memory_order_relaxed,
-                                            memory_order_relaxed);
-    return tap_sample_selected(c->id, seq, shift);
+    double since = (double)(tap_monotonic_ns() - atomic_load_explicit(&h->first_ns, memory_order_relaxed));
+    double gap = since / (double)(calls ? calls : 1);
+    return tap_sample_selected(c->id, seq, tap_sample_shift((double)timing_cost_ns(), gap, tap_config.overhead_pct));
 }
 
 /* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` follows
@@ -92,13 +100,15 @@ static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t 
 
 /* A timed call whose end event is recorded: while its (comm, op, size
  * class) is learning, the first such call is the one later calls watch. */
-static void note_first_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *end, uint64_t ns)
+static void note_first_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *end, uint64_t seq,
+                             uint64_t ns)
 {
     struct tap_hint *h = &c->hints[op][cls];
     if (atomic_load_explicit(&h->rate, memory_order_relaxed) != 0 ||
         atomic_load_explicit(&h->first_end, memory_order_relaxed) != NULL)
         return;
     atomic_store_explicit(&h->first_ns, ns, memory_order_relaxed);
+    atomic_store_explicit(&h->first_seq, seq, memory_order_relaxed);
     struct tap_event *none = NULL;
     atomic_compare_exchange_strong_explicit(&h->first_end, &none, end, memory_order_release, memory_order_relaxed);
 }
@@ -190,7 +200,7 @@ void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
     r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
     if (recorded == CUDA_SUCCESS && tap_config.timing == TAP_TIMING_AUTO)
-        note_first_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_end, r->enqueue_ns);
+        note_first_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_end, r->seq, r->enqueue_ns);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
@@ -279,7 +289,7 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
         }
         if (ok) {
             if (tap_config.timing == TAP_TIMING_AUTO)
-                note_first_timed(th.first_comm, th.first_op, th.first_class, th.ev_end[0], g->end_ns);
+                note_first_timed(th.first_comm, th.first_op, th.first_class, th.ev_end[0], th.first_seq, g->end_ns);
             g->flags |= TAP_GRPF_TIMED;
             g->nstreams = th.nstreams;
         }

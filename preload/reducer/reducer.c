@@ -19,10 +19,12 @@ struct tap_reducer_totals tap_reducer_totals;
 
 /* What recording an event pair costs the caller, as timed ops report it:
  * more than a calibration at start says, once the driver's command queue is
- * in steady use. A streaming median (each op moves it 1/32 of itself toward
- * its cost): a thread descheduled between two records reports a cost a
- * hundred times the usual, and the rate auto chooses must not follow it,
- * or ranks that share a CPU would choose different sampling periods. */
+ * in steady use. A streaming estimate of its 10th percentile (each op moves
+ * it by a small part of itself, 9 times more downward than upward): a
+ * thread descheduled between two records reports a cost a hundred times the
+ * usual, and ranks that share CPUs see such costs at different times; the
+ * rate auto chooses must not follow them, or those ranks would choose
+ * different sampling periods and time different calls. */
 static double observed_pair_cost_ns;
 
 double tap_reducer_pair_cost_ns(void)
@@ -36,7 +38,7 @@ static void observe_cost(const struct tap_op_rec *op)
     if (m <= 0)
         observed_pair_cost_ns = c;
     else
-        observed_pair_cost_ns = c > m ? m + m / 32 : c < m ? m - m / 32 : m;
+        observed_pair_cost_ns = c < m ? m - m * 0.9 / 32 : m + m * 0.1 / 32;
 }
 
 /* A group's member ops gather here until its ncclGroupEnd record comes. */
