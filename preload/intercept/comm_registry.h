@@ -27,11 +27,13 @@ struct tap_hint {
      * tap_sample_selected picks with shift k - 1. */
     _Atomic uint8_t rate;
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
-    /* Learning: the end event of the first timed call, when it was made
-     * and its seq. While it has not completed, later calls are timed. */
-    struct tap_event *_Atomic first_end;
+    /* Learning: the end event of the last timed call (while it has not
+     * completed, the stream is backlogged), and when and at which seq the
+     * first timed call was made. */
+    struct tap_event *_Atomic last_end;
     _Atomic uint64_t first_ns, first_seq;
-    uint64_t fastest_ns;            /* reducer only: shortest duration seen */
+    uint64_t fastest_ns;            /* reducer only: shortest duration seen, but the first */
+    uint32_t completions;           /* reducer only: timed calls completed */
 };
 
 struct tap_comm {

@@ -45,8 +45,8 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
         tap_event_give(end);
 }
 
-/* The calls after the first timed one of a (comm, op, size class) that are
- * all timed while it runs: a quarter of a new pool's events. */
+/* While learning, the calls after the first timed one that are all timed
+ * while the stream is backlogged: a quarter of a new pool's events. */
 #define LEARN_ALL_CALLS 1024
 
 static uint64_t timing_cost_ns(void)
@@ -55,23 +55,30 @@ static uint64_t timing_cost_ns(void)
     return cost ? cost : 2 * tap_event_pair_cost_ns();
 }
 
-/* Learning a (comm, op, size class): no duration is known yet. While its
- * first timed call has not completed, the calls after it queue behind it on
- * the stream, so they are timed (the host time that costs is time the
- * stream is busy anyway): the next LEARN_ALL_CALLS of the communicator,
- * the same calls on every rank. Beyond those, and once it has completed
- * until the reducer has its duration, at the budget's rate of the host's
- * time: the pair cost against the time between the communicator's calls. */
+/* Learning a (comm, op, size class): the reducer has no duration of it yet
+ * but the first (kept apart: it may have set up connections). While the
+ * last timed call has not completed, the stream is backlogged: the calls
+ * queue behind it, and the host's time spent timing them is hidden by the
+ * GPU's. Then the next LEARN_ALL_CALLS calls of the communicator after the
+ * first are timed, and after those one in 2, 4, ... per further
+ * LEARN_ALL_CALLS, doubling: the same calls on every rank, and events for
+ * them stay within the pool. When the stream is not backlogged, the host's
+ * time is what timing costs: the budget's rate of it, the pair cost against
+ * the time between the communicator's calls. */
 static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, uint64_t seq)
 {
-    struct tap_event *first = atomic_load_explicit(&h->first_end, memory_order_acquire);
-    if (!first)
+    struct tap_event *last = atomic_load_explicit(&h->last_end, memory_order_acquire);
+    if (!last)
         return true;
     uint64_t calls = seq - atomic_load_explicit(&h->first_seq, memory_order_relaxed);
     /* The event may have gone back to the pool and timed a later call:
      * then "not ready" only keeps this state until the reducer learns. */
-    if (calls < LEARN_ALL_CALLS && tap_event_query(first) == CUDA_ERROR_NOT_READY)
-        return true;
+    if (tap_event_query(last) == CUDA_ERROR_NOT_READY) {
+        unsigned shift = 0;
+        for (uint64_t n = calls / LEARN_ALL_CALLS; n; n >>= 1)
+            shift++;
+        return tap_sample_selected(c->id, seq, shift);
+    }
     double since = (double)(tap_monotonic_ns() - atomic_load_explicit(&h->first_ns, memory_order_relaxed));
     double gap = since / (double)(calls ? calls : 1);
     return tap_sample_selected(c->id, seq, tap_sample_shift((double)timing_cost_ns(), gap, tap_config.overhead_pct));
@@ -99,18 +106,19 @@ static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t 
 }
 
 /* A timed call whose end event is recorded: while its (comm, op, size
- * class) is learning, the first such call is the one later calls watch. */
-static void note_first_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *end, uint64_t seq,
-                             uint64_t ns)
+ * class) is learning, later calls watch it (the first one also says where
+ * learning began). */
+static void note_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *end, uint64_t seq,
+                       uint64_t ns)
 {
     struct tap_hint *h = &c->hints[op][cls];
-    if (atomic_load_explicit(&h->rate, memory_order_relaxed) != 0 ||
-        atomic_load_explicit(&h->first_end, memory_order_relaxed) != NULL)
+    if (atomic_load_explicit(&h->rate, memory_order_relaxed) != 0)
         return;
-    atomic_store_explicit(&h->first_ns, ns, memory_order_relaxed);
-    atomic_store_explicit(&h->first_seq, seq, memory_order_relaxed);
-    struct tap_event *none = NULL;
-    atomic_compare_exchange_strong_explicit(&h->first_end, &none, end, memory_order_release, memory_order_relaxed);
+    if (!atomic_load_explicit(&h->last_end, memory_order_relaxed)) {
+        atomic_store_explicit(&h->first_ns, ns, memory_order_relaxed);
+        atomic_store_explicit(&h->first_seq, seq, memory_order_relaxed);
+    }
+    atomic_store_explicit(&h->last_end, end, memory_order_release);
 }
 
 /* Takes a start/end pair and records the start on `stream`. */
@@ -200,7 +208,7 @@ void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
     r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
     if (recorded == CUDA_SUCCESS && tap_config.timing == TAP_TIMING_AUTO)
-        note_first_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_end, r->seq, r->enqueue_ns);
+        note_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_end, r->seq, r->enqueue_ns);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
@@ -289,7 +297,7 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
         }
         if (ok) {
             if (tap_config.timing == TAP_TIMING_AUTO)
-                note_first_timed(th.first_comm, th.first_op, th.first_class, th.ev_end[0], th.first_seq, g->end_ns);
+                note_timed(th.first_comm, th.first_op, th.first_class, th.ev_end[0], th.first_seq, g->end_ns);
             g->flags |= TAP_GRPF_TIMED;
             g->nstreams = th.nstreams;
         }

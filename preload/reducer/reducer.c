@@ -201,10 +201,14 @@ _Atomic uint64_t tap_timing_cost_ns;
  * duration (sampling.h). */
 static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
 {
-    /* The expected time is the shortest seen, not the mean: the first call
-     * of a size (connection setup) or one that waited for a late rank can be
-     * a thousand times longer, and would have every call timed for a while. */
+    /* The expected time is the shortest seen, not the mean: a call that
+     * waited for a late rank can be a thousand times longer, and would have
+     * every call timed for a while. */
     struct tap_hint *h = &c->hints[op][tap_size_class(bytes)];
+    /* The first is kept apart, as in the statistics: it may have set up
+     * connections, 10^4 times the steady time. */
+    if (h->completions++ == 0)
+        return;
     if (!h->fastest_ns || duration_ns < h->fastest_ns)
         h->fastest_ns = duration_ns ? duration_ns : 1;
     double cost = 2 * tap_reducer_pair_cost_ns();
