@@ -76,6 +76,45 @@ struct comm_entry {
     int rank, nranks;
 };
 
+/* One frame of a call site: a return address in the process, and what the
+ * symbolizer (load/symbolize.c) found for it. Strings interned; "" unknown. */
+struct site_frame {
+    uint64_t addr;            /* the return address, as the process saw it */
+    const char *library;      /* file name of the object it is in */
+    uint64_t offset;          /* its address in that file (addr - load bias) */
+    const char *function;     /* demangled; "library+0xoffset" without symbols */
+    const char *inlined_into; /* the function `function` was inlined into */
+    const char *file;         /* source file, as the debug information names it */
+    int line;                 /* 0 when unknown */
+};
+
+/* The calls one site made of one statistics row: the row's key, and the
+ * row's counts restricted to those calls. Strings interned. */
+struct site_row {
+    const char *comm, *op, *dtype;
+    uint64_t size_class;
+    uint64_t calls, bytes_total;
+    uint64_t timed, t_sum;          /* time_ns over its timed calls */
+    double bw_bytes, bw_busbytes;   /* S and S x bus factor, over the timed calls */
+};
+
+/* One call site of one process: where its NCCL calls were made, innermost
+ * frame first. Arrays in the arena. */
+struct callsite {
+    unsigned id;                /* the process's number for it; 0: calls made once its table was full */
+    struct site_frame *frames;
+    size_t nframes;
+    struct site_row *rows;
+    size_t nrows;
+};
+
+/* One loaded object of a process ("modules"): what symbolizes its frames. */
+struct module_entry {
+    const char *path, *build_id;   /* interned; build_id "" when it has none */
+    uint64_t base;                 /* load bias: file address = address - base */
+    uint64_t start, end;           /* the addresses it spans */
+};
+
 /* The counters of a file's "totals" (README, Outputs). */
 struct totals {
     uint64_t calls, dropped, timed, untimed, captured, pending, failed;
@@ -102,6 +141,11 @@ struct rank_file {
     struct op_event *events; /* the per-op records, by (comm, rank, seq); may be none */
     size_t nevents;
     struct totals totals;
+    int callsite_depth;      /* frames per call site; 0: call sites off, or not recorded */
+    struct callsite *sites;  /* (arena) */
+    size_t nsites;
+    struct module_entry *modules;  /* objects its sites' frames are in (arena) */
+    size_t nmodules;
 };
 
 /* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----

@@ -1,7 +1,7 @@
-/* `nccltap report [--json] [--run ID] PATH`: PATH is a directory of
- * per-rank files (of one run: the newest, or ID), or an LTTng trace of the
- * run (the directory `nccltap run --lttng` wrote, or any directory with a
- * CTF trace below it). */
+/* `nccltap report [--json] [--run ID] [--debug-dir DIR]... PATH`: PATH is a
+ * directory of per-rank files (of one run: the newest, or ID), or an LTTng
+ * trace of the run (the directory `nccltap run --lttng` wrote, or any
+ * directory with a CTF trace below it). */
 #include "cli.h"
 #include "load.h"
 #include "render.h"
@@ -10,12 +10,19 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+/* Where separate debug information is looked for besides /usr/lib/debug
+ * (--debug-dir, repeatable). */
+#define MAX_DEBUG_DIRS 16
+static char *debug_dirs[MAX_DEBUG_DIRS];
+static size_t ndebug_dirs;
+
 static int report_path(const char *path, const char *run, bool json)
 {
     struct report r;
     int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, run, &r);
     if (loaded != 0)
         return 1;
+    report_symbolize(&r, debug_dirs, ndebug_dirs);
     int rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
     report_free(&r);
     if (rc != 0) {
@@ -32,10 +39,11 @@ int report_dir_text(const char *dir)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 0x100, OPT_RUN };
+    enum { OPT_JSON = 0x100, OPT_RUN, OPT_DEBUG_DIR };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "run", required_argument, NULL, OPT_RUN },
+        { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -50,6 +58,11 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_RUN:
             run = optarg;
+            break;
+        case OPT_DEBUG_DIR:
+            if (ndebug_dirs == MAX_DEBUG_DIRS)
+                return usage_error(argv[0], "takes at most 16 --debug-dir options");
+            debug_dirs[ndebug_dirs++] = optarg;
             break;
         case 'h':
             usage(stdout);

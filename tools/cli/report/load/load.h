@@ -37,6 +37,19 @@ void report_free(struct report *r);
  * named on stderr and counted in r->nskipped. Returns 0 or -1. */
 int report_add_document(struct report *r, const char *path, json_t *root);
 
+/* Fills f's call sites and load map from a per-rank document; a document
+ * without them (an older shim, or call sites off) is fine. Returns 0, or
+ * -1 with `why` naming what is wrong. callsites.c */
+int report_load_callsites(struct report *r, json_t *root, struct rank_file *f, char *why,
+                          size_t why_len);
+
+/* Fills every call-site frame's function, file, line and library from the
+ * objects of the files' load maps, with elfutils. Objects are looked for at
+ * their recorded paths, then by build id under each of debug_dirs[0..n)
+ * and /usr/lib/debug; what cannot be found gives "library+0xoffset".
+ * symbolize.c */
+void report_symbolize(struct report *r, char *const *debug_dirs, size_t n);
+
 /* Reads the per-op log at `path` (JSON lines, as the shim writes with
  * NCCLTAP_OPS_JSONL) into f->events, sorted. A missing file is not an
  * error; a damaged line is named on stderr and skipped. ops_log.c */

@@ -257,7 +257,7 @@ static int load_document(struct report *r, json_t *root, struct rank_file *f, ch
         return -1;
     intern_fields(r, file_fields, NFIELDS(file_fields), f);
     if (load_ranks(root, f, why, why_len) != 0 || load_comms(r, root, f, why, why_len) != 0 ||
-        load_ops(r, root, f, why, why_len) != 0)
+        load_ops(r, root, f, why, why_len) != 0 || report_load_callsites(r, root, f, why, why_len) != 0)
         return -1;
     return 0;
 }

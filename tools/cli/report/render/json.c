@@ -2,6 +2,7 @@
  * and dashboards. Per-rank rows are kept (not merged) so that consumers can
  * compute their own spreads; each gets the aggregate bandwidths. */
 #include "render.h"
+#include "callsites.h"
 #include "merge.h"
 #include "os_interference.h"
 #include "util.h"
@@ -56,7 +57,32 @@ static json_t *comms_json(const struct report *r)
     return a;
 }
 
-static json_t *row_json(const struct op_row *row)
+static json_t *frame_json(const struct site_frame *f)
+{
+    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "function", f->function,
+        "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
+        "offset", (json_int_t)f->offset);
+}
+
+/* "callsites": the sites by NCCL time, numbered from 1 in that order. */
+static json_t *callsites_json(const struct callsite_summary *cs)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < cs->nsites; i++) {
+        const struct site_summary *s = &cs->sites[i];
+        json_t *frames = json_array();
+        for (size_t k = 0; k < s->first->nframes; k++)
+            json_array_append_new(frames, frame_json(&s->first->frames[k]));
+        json_array_append_new(a, json_pack("{s:I, s:o, s:s, s:I, s:I, s:I, s:f, s:f, s:f, s:I}",
+            "id", (json_int_t)i + 1, "frames", frames, "op", s->op, "calls", (json_int_t)s->calls,
+            "timed", (json_int_t)s->timed, "bytes_total", (json_int_t)s->bytes_total,
+            "time_us", s->time_ns / 1e3, "nccl_time_pct", 100.0 * s->share, "busbw_gbs", s->busbw_gbs,
+            "processes", (json_int_t)s->nprocs));
+    }
+    return a;
+}
+
+static json_t *row_fields_json(const struct op_row *row)
 {
     return json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f,"
                      " s:{s:f, s:f, s:f, s:f, s:f, s:f},"
@@ -71,6 +97,25 @@ static json_t *row_json(const struct op_row *row)
         "algbw_gbs", row->algbw_gbs, "busbw_gbs", row->busbw_gbs,
         "algbw_total_gbs", op_row_algbw_total(row),
         "busbw_total_gbs", op_row_busbw_total(row));
+}
+
+/* The numbers (callsites[].id) of the sites that made calls of the row. */
+static json_t *row_sites_json(const struct callsite_summary *cs, const struct op_row *row)
+{
+    size_t idx[64];
+    size_t n = callsite_sites_of(cs, row, idx, 64);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n && i < 64; i++)
+        json_array_append_new(a, json_integer((json_int_t)idx[i] + 1));
+    return a;
+}
+
+static json_t *row_json(const struct op_row *row, const struct callsite_summary *cs)
+{
+    json_t *o = row_fields_json(row);
+    if (o && cs->nsites)
+        json_object_set_new(o, "sites", row_sites_json(cs, row));
+    return o;
 }
 
 static json_t *totals_json(const struct report *r)
@@ -120,7 +165,7 @@ static int member(const char *key, json_t *value, bool last, FILE *out)
 
 /* The per-rank rows, one at a time: a run of thousands of ranks has a
  * million of them, too many to hold as one JSON tree. */
-static int ops_member(const struct report *r, FILE *out)
+static int ops_member(const struct report *r, const struct callsite_summary *cs, FILE *out)
 {
     size_t n;
     const struct op_row **rows = report_rows(r, &n);
@@ -128,7 +173,7 @@ static int ops_member(const struct report *r, FILE *out)
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         fputs(i ? ",\n    " : "\n    ", out);
-        rc = dump_at(row_json(rows[i]), 2, out);
+        rc = dump_at(row_json(rows[i], cs), 2, out);
     }
     fputs(n ? "\n  ],\n" : "],\n", out);
     free(rows);
@@ -171,10 +216,15 @@ int report_print_json(const struct report *r, FILE *out)
     rc |= member("files", json_integer((json_int_t)r->nfiles), false, out);
     rc |= member("ranks", ranks_json(r), false, out);
     rc |= member("comms", comms_json(r), false, out);
-    rc |= ops_member(r, out);
+    struct callsite_summary cs;
+    report_callsites(r, &cs);
+    rc |= ops_member(r, &cs, out);
     /* Present when the trace had kernel events: [] then means none found. */
     if (r->nkernels)
         rc |= member("os_interference", os_json(r), false, out);
+    rc |= member("callsite_depth", json_integer(cs.depth), false, out);
+    rc |= member("callsites", callsites_json(&cs), false, out);
+    callsite_summary_free(&cs);
     rc |= member("totals", totals_json(r), true, out);
     fputs("}\n", out);
     if (rc != 0)

@@ -2,6 +2,7 @@
  * run it was, then each communicator's operations merged over its ranks
  * with the spread between ranks, then what the numbers may be missing. */
 #include "render.h"
+#include "callsites.h"
 #include "merge.h"
 #include "util.h"
 
@@ -156,15 +157,27 @@ static void print_comm_heading(const struct comm_summary *c, const char *id,
     fputc('\n', out);
 }
 
-static void print_table_head(FILE *out)
+static void print_table_head(const struct callsite_summary *cs, FILE *out)
 {
-    fprintf(out, "  %-14s %-11s %6s %10s %10s %9s %9s %9s %9s %8s %8s  %-16s %s\n",
+    int w = cs->nsites ? 16 : 0; /* the last column is padded only when one follows */
+    fprintf(out, "  %-14s %-11s %6s %10s %10s %9s %9s %9s %9s %8s %8s  %-16s %-*s%s\n",
             "op", "dtype", "size", "calls", "timed", "mean_us", "p50_us", "p99_us",
-            "max_us", "algbw", "busbw", "busbw min(rank)", "busbw max(rank)");
+            "max_us", "algbw", "busbw", "busbw min(rank)", w, "busbw max(rank)", cs->nsites ? " call sites" : "");
+}
+
+/* " #1,#4": the Call sites section's numbers of the line's sites. */
+static void print_sites_of(const struct callsite_summary *cs, const struct op_row *key, FILE *out)
+{
+    size_t idx[8];
+    size_t n = callsite_sites_of(cs, key, idx, 8);
+    for (size_t i = 0; i < n && i < 8; i++)
+        fprintf(out, "%s#%zu", i ? "," : " ", idx[i] + 1);
+    if (n > 8)
+        fputs(",...", out);
 }
 
 /* Prints one merged line; returns true when it is a grouped op. */
-static bool print_merged(const struct op_merged *m, FILE *out)
+static bool print_merged(const struct op_merged *m, const struct callsite_summary *cs, FILE *out)
 {
     const struct op_row *k = m->first;
     bool grouped = m->grouped > 1.0;
@@ -174,8 +187,10 @@ static bool print_merged(const struct op_merged *m, FILE *out)
     fprintf(out, "  %-14s %-11s %6s %10llu %10llu", op, k->dtype, human_bytes(bytes, size),
             (unsigned long long)m->calls, (unsigned long long)m->timed);
     if (!m->timed || !m->t_sum) {
-        fprintf(out, " %9s %9s %9s %9s %8s %8s  %-16s %s\n",
-                "-", "-", "-", "-", "-", "-", "-", "-");
+        fprintf(out, " %9s %9s %9s %9s %8s %8s  %-16s %-*s", "-", "-", "-", "-", "-", "-", "-",
+                cs->nsites ? 16 : 0, "-");
+        print_sites_of(cs, k, out);
+        fputc('\n', out);
         return grouped;
     }
     double mean_us = (double)m->t_sum / (double)m->timed / 1e3;
@@ -187,20 +202,23 @@ static bool print_merged(const struct op_merged *m, FILE *out)
     char lo[32], hi[32];
     snprintf(lo, sizeof lo, "%.2f (%d)", m->busbw_lo, m->busbw_lo_rank);
     snprintf(hi, sizeof hi, "%.2f (%d)", m->busbw_hi, m->busbw_hi_rank);
-    fprintf(out, " %9.2f %9s %9s %9.2f %8.2f %8.2f  %-16s %s\n", mean_us, p50, p99,
+    fprintf(out, " %9.2f %9s %9s %9.2f %8.2f %8.2f  %-16s %-*s", mean_us, p50, p99,
             (double)m->t_max / 1e3, m->bw_bytes / (double)m->t_sum,
-            m->bw_busbytes / (double)m->t_sum, lo, hi);
+            m->bw_busbytes / (double)m->t_sum, lo, cs->nsites ? 16 : 0, hi);
+    print_sites_of(cs, k, out);
+    fputc('\n', out);
     return grouped;
 }
 
 /* Prints rows[0..n) of one communicator, merging rows with the same key. */
-static void print_ops(const struct op_row *const *rows, size_t n, FILE *out)
+static void print_ops(const struct op_row *const *rows, size_t n, const struct callsite_summary *cs,
+                      FILE *out)
 {
     if (n == 0) {
         fputs("  no operations\n", out);
         return;
     }
-    print_table_head(out);
+    print_table_head(cs, out);
     bool any_grouped = false;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
@@ -208,7 +226,7 @@ static void print_ops(const struct op_row *const *rows, size_t n, FILE *out)
             j++;
         struct op_merged m;
         op_merge(rows + i, j - i, &m);
-        any_grouped |= print_merged(&m, out);
+        any_grouped |= print_merged(&m, cs, out);
         i = j;
     }
     if (any_grouped)
@@ -216,7 +234,7 @@ static void print_ops(const struct op_row *const *rows, size_t n, FILE *out)
               "    time and the bandwidth are the group's (all its ops' bytes over its time)\n", out);
 }
 
-static void print_comms(const struct report *r, FILE *out)
+static void print_comms(const struct report *r, const struct callsite_summary *cs, FILE *out)
 {
     size_t ncomms, nrows;
     struct comm_summary *comms = report_comms(r, &ncomms);
@@ -232,13 +250,65 @@ static void print_comms(const struct report *r, FILE *out)
         if (c >= 0)
             while (k < nrows && strcmp(rows[k]->comm, id) == 0)
                 k++;
-        print_ops(rows + j, k - j, out);
+        print_ops(rows + j, k - j, cs, out);
         j = k;
         if (c <= 0)
             i++;
     }
     free(rows);
     free(comms);
+}
+
+/* ---- call sites ---- */
+
+#define TOP_SITES 20
+
+/* "worker.c:123", "" when unknown. */
+static const char *file_line(const struct site_frame *f, char *buf, size_t len)
+{
+    const char *slash = strrchr(f->file, '/');
+    if (!f->file[0])
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%s:%d", slash ? slash + 1 : f->file, f->line);
+    return buf;
+}
+
+/* "step (inlined into run)" */
+static const char *function_of(const struct site_frame *f, char *buf, size_t len)
+{
+    if (f->inlined_into[0])
+        snprintf(buf, len, "%s (inlined into %s)", f->function, f->inlined_into);
+    else
+        snprintf(buf, len, "%s", f->function);
+    return buf;
+}
+
+static void print_callsites(const struct callsite_summary *cs, FILE *out)
+{
+    if (cs->depth == 0)
+        return;
+    size_t shown = cs->nsites < TOP_SITES ? cs->nsites : TOP_SITES;
+    fprintf(out, "\nCall sites (NCCLTAP_CALLSITE_DEPTH=%d): top %zu of %zu by NCCL time\n", cs->depth, shown,
+            cs->nsites);
+    fprintf(out, "  %-4s %-36s %-24s %-14s %10s %12s %7s %8s\n", "site", "function", "file:line", "op", "calls",
+            "time_ms", "% NCCL", "busbw");
+    for (size_t i = 0; i < shown; i++) {
+        const struct site_summary *s = &cs->sites[i];
+        char fn[512], where[256], busbw[32] = "-";
+        const struct site_frame *top = s->first->nframes ? &s->first->frames[0] : NULL;
+        if (s->timed)
+            snprintf(busbw, sizeof busbw, "%.2f", s->busbw_gbs);
+        fprintf(out, "  #%-3zu %-36s %-24s %-14s %10llu %12.3f %6.1f%% %8s\n", i + 1,
+                top ? function_of(top, fn, sizeof fn) : "(beyond the shim's table of sites)",
+                top ? file_line(top, where, sizeof where) : "-", s->op, (unsigned long long)s->calls,
+                s->time_ns / 1e6, 100.0 * s->share, busbw);
+        for (size_t k = 1; k < s->first->nframes; k++)
+            fprintf(out, "         from %s  %s  [%s]\n", function_of(&s->first->frames[k], fn, sizeof fn),
+                    file_line(&s->first->frames[k], where, sizeof where), s->first->frames[k].library);
+    }
+    fputs("  time_ms: the site's calls x their mean time (a group's time is shared among its ops);\n"
+          "  % NCCL: of the same sum over every op of the run. The op tables below name their sites.\n", out);
 }
 
 /* ---- totals ---- */
@@ -286,10 +356,14 @@ static void print_totals(const struct report *r, FILE *out)
 
 int report_print_text(const struct report *r, FILE *out)
 {
+    struct callsite_summary cs;
+    report_callsites(r, &cs);
     print_header(r, out);
     print_ranks(r, out);
-    print_comms(r, out);
+    print_callsites(&cs, out);
+    print_comms(r, &cs, out);
     print_os_interference(r, out);
+    callsite_summary_free(&cs);
     print_totals(r, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

@@ -1,0 +1,274 @@
+/* Call-site frames to function, file, line and library, with elfutils
+ * (libdwfl), from the load map each rank file records: no live process is
+ * needed, and another machine with the same binaries will do. An object is
+ * found by its recorded path when the file there has the recorded build id,
+ * else by build id under each debug directory's .build-id/; its debug
+ * information by build id or debuglink in those directories (the debug
+ * directories given, then /usr/lib/debug). Each object is opened once for
+ * the whole report, at load bias 0: frames are looked up by their offset
+ * in the file, so the ranks of one binary share it whatever their ASLR.
+ * Built without elfutils (NCCLTAP_WITH_LIBDW unset), every frame gets
+ * library+0xoffset. */
+#include "load.h"
+#include "demangle.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+#ifdef NCCLTAP_WITH_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+/* One object, as opened (or not) for the report. */
+struct object {
+    const char *path, *build_id;  /* the key, interned */
+    Dwfl *dwfl;                   /* NULL: no file found; frames get library+0xoffset */
+    Dwfl_Module *mod;
+};
+
+struct symbolizer {
+    struct report *r;
+    Dwfl_Callbacks callbacks;
+    char *debuginfo_path;         /* "-:.debug:DIR...:/usr/lib/debug", for libdwfl */
+    char *const *dirs;
+    size_t ndirs;
+    struct object *objects;
+    size_t nobjects, cap;
+};
+
+/* The build id of the ELF file at `path`, in hex; false when it cannot be read. */
+static bool file_build_id(const char *path, char *hex, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    const unsigned char *id = NULL;
+    ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, (const void **)&id) : -1;
+    hex[0] = '\0';
+    for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return elf != NULL;
+}
+
+static bool readable(const char *path) { return access(path, R_OK) == 0; }
+
+/* Where to open the object: its own path when the file there is the one
+ * that ran; else DIR/.build-id/xx/rest(.debug) in a debug directory. */
+static char *locate(const struct symbolizer *s, const char *path, const char *build_id)
+{
+    char hex[2 * 64 + 1];
+    if (readable(path) && (!build_id[0] || (file_build_id(path, hex, sizeof hex) && !strcmp(hex, build_id))))
+        return xstrdup(path);
+    if (strlen(build_id) < 3)
+        return NULL;
+    static const char *const suffixes[] = {"", ".debug"};
+    for (size_t d = 0; d <= s->ndirs; d++) {
+        const char *dir = d < s->ndirs ? s->dirs[d] : "/usr/lib/debug";
+        for (size_t k = 0; k < 2; k++) {
+            char *p = xasprintf("%s/.build-id/%.2s/%s%s", dir, build_id, build_id + 2, suffixes[k]);
+            if (readable(p))
+                return p;
+            free(p);
+        }
+    }
+    return NULL;
+}
+
+static struct object *object_of(struct symbolizer *s, const struct module_entry *m)
+{
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (s->objects[i].path == m->path && s->objects[i].build_id == m->build_id)
+            return &s->objects[i];
+    if (s->nobjects == s->cap)
+        s->objects = xrealloc(s->objects, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof *s->objects);
+    struct object *o = &s->objects[s->nobjects++];
+    memset(o, 0, sizeof *o);
+    o->path = m->path;
+    o->build_id = m->build_id;
+    char *file = locate(s, m->path, m->build_id);
+    if (!file)
+        return o;
+    o->dwfl = dwfl_begin(&s->callbacks);
+    o->mod = o->dwfl ? dwfl_report_elf(o->dwfl, base_name(m->path), file, -1, 0, false) : NULL;
+    if (o->dwfl)
+        dwfl_report_end(o->dwfl, NULL, NULL);
+    if (!o->mod) {
+        if (o->dwfl)
+            dwfl_end(o->dwfl);
+        o->dwfl = NULL;
+    }
+    free(file);
+    return o;
+}
+
+/* A function's name for people: the demangled linkage name of C++, or the
+ * plain name of C. */
+static const char *die_name(struct report *r, Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *linkage = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+        linkage = dwarf_formstring(&attr);
+    char *plain = linkage ? demangle(linkage) : NULL;
+    const char *name = plain ? plain : linkage ? linkage : dwarf_diename(die);
+    const char *interned = name ? report_intern(r, name) : NULL;
+    free(plain);
+    return interned;
+}
+
+static bool is_function(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/* The innermost function at `pc` (an inlined one, if the call is in its
+ * inlined body) and, when inlined, the function it was inlined into. */
+static void scope_names(struct report *r, Dwfl_Module *mod, Dwarf_Addr pc, struct site_frame *f)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+    Dwarf_Die *scopes = NULL;
+    int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+    int inner = 0;
+    while (inner < n && !is_function(&scopes[inner]))
+        inner++;
+    if (inner < n) {
+        f->function = die_name(r, &scopes[inner]);
+        if (dwarf_tag(&scopes[inner]) == DW_TAG_inlined_subroutine)
+            for (int outer = inner + 1; outer < n; outer++)
+                if (is_function(&scopes[outer])) {
+                    const char *into = die_name(r, &scopes[outer]);
+                    f->inlined_into = into ? into : "";
+                    break;
+                }
+    }
+    free(scopes);
+}
+
+static void lookup(struct symbolizer *s, const struct module_entry *m, struct site_frame *f)
+{
+    struct report *r = s->r;
+    struct object *o = object_of(s, m);
+    /* A return address: the call is the instruction before it. */
+    Dwarf_Addr pc = f->offset ? f->offset - 1 : 0;
+    if (o->mod) {
+        scope_names(r, o->mod, pc, f);
+        if (!f->function[0]) {
+            const char *sym = dwfl_module_addrname(o->mod, pc);
+            char *plain = sym ? demangle(sym) : NULL;
+            if (sym)
+                f->function = report_intern(r, plain ? plain : sym);
+            free(plain);
+        }
+        Dwfl_Line *line = dwfl_module_getsrc(o->mod, pc);
+        int lineno = 0;
+        const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+        if (src) {
+            f->file = report_intern(r, src);
+            f->line = lineno;
+        }
+    }
+}
+
+static void symbolizer_init(struct symbolizer *s, char *const *debug_dirs, size_t ndirs)
+{
+    s->dirs = debug_dirs;
+    s->ndirs = ndirs;
+    size_t len = sizeof "-:.debug::/usr/lib/debug";
+    for (size_t i = 0; i < ndirs; i++)
+        len += strlen(debug_dirs[i]) + 1;
+    s->debuginfo_path = xcalloc(len, 1);
+    strcpy(s->debuginfo_path, "-:.debug");
+    for (size_t i = 0; i < ndirs; i++)
+        strcat(strcat(s->debuginfo_path, ":"), debug_dirs[i]);
+    strcat(s->debuginfo_path, ":/usr/lib/debug");
+    s->callbacks.find_elf = dwfl_build_id_find_elf;
+    s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    s->callbacks.debuginfo_path = &s->debuginfo_path;
+    elf_version(EV_CURRENT);
+}
+
+static void symbolizer_end(struct symbolizer *s)
+{
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (s->objects[i].dwfl)
+            dwfl_end(s->objects[i].dwfl);
+    free(s->objects);
+    free(s->debuginfo_path);
+}
+#else
+struct symbolizer {
+    struct report *r;
+};
+static void symbolizer_init(struct symbolizer *s, char *const *debug_dirs, size_t ndirs)
+{
+    (void)s, (void)debug_dirs, (void)ndirs;
+}
+static void lookup(struct symbolizer *s, const struct module_entry *m, struct site_frame *f)
+{
+    (void)s, (void)m, (void)f;
+}
+static void symbolizer_end(struct symbolizer *s) { (void)s; }
+#endif
+
+static void symbolize_frame(struct symbolizer *s, const struct module_entry *m, struct site_frame *f)
+{
+    f->library = report_intern(s->r, base_name(m->path));
+    f->offset = f->addr - m->base;
+    lookup(s, m, f);
+    if (!f->function[0]) {
+        char buf[4096 + 32];
+        snprintf(buf, sizeof buf, "%s+0x%llx", f->library, (unsigned long long)f->offset);
+        f->function = report_intern(s->r, buf);
+    }
+}
+
+static const struct module_entry *module_of(const struct rank_file *file, uint64_t addr)
+{
+    for (size_t i = 0; i < file->nmodules; i++)
+        if (addr >= file->modules[i].start && addr < file->modules[i].end)
+            return &file->modules[i];
+    return NULL;
+}
+
+void report_symbolize(struct report *r, char *const *debug_dirs, size_t ndirs)
+{
+    struct symbolizer s = {.r = r};
+    symbolizer_init(&s, debug_dirs, ndirs);
+
+    for (size_t i = 0; i < r->nfiles; i++) {
+        struct rank_file *file = &r->files[i];
+        for (size_t j = 0; j < file->nsites; j++)
+            for (size_t k = 0; k < file->sites[j].nframes; k++) {
+                struct site_frame *f = &file->sites[j].frames[k];
+                const struct module_entry *m = module_of(file, f->addr);
+                if (m) {
+                    symbolize_frame(&s, m, f);
+                } else {
+                    char buf[32];
+                    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)f->addr);
+                    f->function = report_intern(r, buf);
+                }
+            }
+    }
+    symbolizer_end(&s);
+}
