@@ -118,8 +118,51 @@ static struct object *object_of(struct symbolizer *s, const struct module_entry 
     return o;
 }
 
-/* A function's name for people: the demangled linkage name of C++, or the
- * plain name of C. */
+/* The DIE that declares `die`: through its abstract origin (an inlined or
+ * out-of-line instance) and specification (a definition out of its class
+ * or namespace). */
+static void declaration_of(Dwarf_Die *die, Dwarf_Die *out)
+{
+    *out = *die;
+    for (int hops = 0; hops < 8; hops++) {
+        Dwarf_Attribute attr;
+        Dwarf_Die next;
+        if (!(dwarf_attr(out, DW_AT_abstract_origin, &attr) || dwarf_attr(out, DW_AT_specification, &attr)) ||
+            !dwarf_formref_die(&attr, &next))
+            return;
+        *out = next;
+    }
+}
+
+/* "ns::Class::name", from the namespaces and classes around the
+ * declaration: for functions without a linkage name (static ones). */
+static char *scoped_name(Dwarf_Die *die)
+{
+    Dwarf_Die decl, *scopes = NULL;
+    declaration_of(die, &decl);
+    const char *name = dwarf_diename(&decl);
+    if (!name)
+        return NULL;
+    int n = dwarf_getscopes_die(&decl, &scopes);
+    size_t len = strlen(name) + 1;
+    for (int i = 1; i < n; i++)
+        if (dwarf_diename(&scopes[i]))
+            len += strlen(dwarf_diename(&scopes[i])) + 2;
+    char *out = xcalloc(len, 1);
+    for (int i = n - 1; i >= 1; i--) {
+        int tag = dwarf_tag(&scopes[i]);
+        const char *scope = dwarf_diename(&scopes[i]);
+        if (scope && (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+                      tag == DW_TAG_union_type))
+            strcat(strcat(out, scope), "::");
+    }
+    strcat(out, name);
+    free(scopes);
+    return out;
+}
+
+/* A function's name for people: the demangled linkage name of C++ (with
+ * its parameters), else its name in its namespaces and classes. */
 static const char *die_name(struct report *r, Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
@@ -127,11 +170,24 @@ static const char *die_name(struct report *r, Dwarf_Die *die)
     if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
         dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
         linkage = dwarf_formstring(&attr);
-    char *plain = linkage ? demangle(linkage) : NULL;
-    const char *name = plain ? plain : linkage ? linkage : dwarf_diename(die);
+    char *plain = linkage ? demangle(linkage) : scoped_name(die);
+    const char *name = plain ? plain : linkage;
     const char *interned = name ? report_intern(r, name) : NULL;
     free(plain);
     return interned;
+}
+
+/* The symbol-table name at `pc`, demangled: the out-of-line function the
+ * code is in. */
+static const char *symbol_name(struct report *r, Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    const char *sym = dwfl_module_addrname(mod, pc);
+    if (!sym)
+        return NULL;
+    char *plain = demangle(sym);
+    const char *name = report_intern(r, plain ? plain : sym);
+    free(plain);
+    return name;
 }
 
 static bool is_function(Dwarf_Die *die)
@@ -141,7 +197,9 @@ static bool is_function(Dwarf_Die *die)
 }
 
 /* The innermost function at `pc` (an inlined one, if the call is in its
- * inlined body) and, when inlined, the function it was inlined into. */
+ * inlined body) and, when inlined, the function it was inlined into (the
+ * symbol the code is in: libdw's scopes of an inlined body lead to its
+ * abstract definition, not to its caller). */
 static void scope_names(struct report *r, Dwfl_Module *mod, Dwarf_Addr pc, struct site_frame *f)
 {
     Dwarf_Addr bias;
@@ -152,14 +210,13 @@ static void scope_names(struct report *r, Dwfl_Module *mod, Dwarf_Addr pc, struc
     while (inner < n && !is_function(&scopes[inner]))
         inner++;
     if (inner < n) {
-        f->function = die_name(r, &scopes[inner]);
-        if (dwarf_tag(&scopes[inner]) == DW_TAG_inlined_subroutine)
-            for (int outer = inner + 1; outer < n; outer++)
-                if (is_function(&scopes[outer])) {
-                    const char *into = die_name(r, &scopes[outer]);
-                    f->inlined_into = into ? into : "";
-                    break;
-                }
+        const char *name = die_name(r, &scopes[inner]);
+        if (name)
+            f->function = name;
+        if (name && dwarf_tag(&scopes[inner]) == DW_TAG_inlined_subroutine) {
+            const char *into = symbol_name(r, mod, pc);
+            f->inlined_into = into && into != name ? into : "";
+        }
     }
     free(scopes);
 }
@@ -173,11 +230,9 @@ static void lookup(struct symbolizer *s, const struct module_entry *m, struct si
     if (o->mod) {
         scope_names(r, o->mod, pc, f);
         if (!f->function[0]) {
-            const char *sym = dwfl_module_addrname(o->mod, pc);
-            char *plain = sym ? demangle(sym) : NULL;
+            const char *sym = symbol_name(r, o->mod, pc);
             if (sym)
-                f->function = report_intern(r, plain ? plain : sym);
-            free(plain);
+                f->function = sym;
         }
         Dwfl_Line *line = dwfl_module_getsrc(o->mod, pc);
         int lineno = 0;

@@ -291,21 +291,21 @@ static void print_callsites(const struct callsite_summary *cs, FILE *out)
     size_t shown = cs->nsites < TOP_SITES ? cs->nsites : TOP_SITES;
     fprintf(out, "\nCall sites (NCCLTAP_CALLSITE_DEPTH=%d): top %zu of %zu by NCCL time\n", cs->depth, shown,
             cs->nsites);
-    fprintf(out, "  %-4s %-36s %-24s %-14s %10s %12s %7s %8s\n", "site", "function", "file:line", "op", "calls",
-            "time_ms", "% NCCL", "busbw");
+    fprintf(out, "  %-4s %-14s %10s %12s %7s %8s  %-24s %s\n", "site", "op", "calls", "time_ms", "% NCCL", "busbw",
+            "file:line", "function");
     for (size_t i = 0; i < shown; i++) {
         const struct site_summary *s = &cs->sites[i];
-        char fn[512], where[256], busbw[32] = "-";
+        char fn[1024], where[256], busbw[32] = "-";
         const struct site_frame *top = s->first->nframes ? &s->first->frames[0] : NULL;
         if (s->timed)
             snprintf(busbw, sizeof busbw, "%.2f", s->busbw_gbs);
-        fprintf(out, "  #%-3zu %-36s %-24s %-14s %10llu %12.3f %6.1f%% %8s\n", i + 1,
-                top ? function_of(top, fn, sizeof fn) : "(beyond the shim's table of sites)",
-                top ? file_line(top, where, sizeof where) : "-", s->op, (unsigned long long)s->calls,
-                s->time_ns / 1e6, 100.0 * s->share, busbw);
+        fprintf(out, "  #%-3zu %-14s %10llu %12.3f %6.1f%% %8s  %-24s %s\n", i + 1, s->op,
+                (unsigned long long)s->calls, s->time_ns / 1e6, 100.0 * s->share, busbw,
+                top ? file_line(top, where, sizeof where) : "-",
+                top ? function_of(top, fn, sizeof fn) : "(calls after the shim's table of sites was full)");
         for (size_t k = 1; k < s->first->nframes; k++)
-            fprintf(out, "         from %s  %s  [%s]\n", function_of(&s->first->frames[k], fn, sizeof fn),
-                    file_line(&s->first->frames[k], where, sizeof where), s->first->frames[k].library);
+            fprintf(out, "%64s from %-24s %s [%s]\n", "", file_line(&s->first->frames[k], where, sizeof where),
+                    function_of(&s->first->frames[k], fn, sizeof fn), s->first->frames[k].library);
     }
     fputs("  time_ms: the site's calls x their mean time (a group's time is shared among its ops);\n"
           "  % NCCL: of the same sum over every op of the run. The op tables below name their sites.\n", out);
