@@ -189,7 +189,7 @@ usage)
     "$nccltap" frobnicate 2>"$err"; expect_rc $? 2 "unknown command"
     expect_err "unknown command 'frobnicate'"
     "$nccltap" --help >"$work/help" 2>"$err"; expect_rc $? 0 "--help"
-    grep -q "report \[--json\] \[--run ID\] DIR" "$work/help" || fail "--help lists report"
+    grep -q "report \[--json\] \[--run ID\] \[--debug-dir DIR\]... DIR" "$work/help" || fail "--help lists report"
     [ "$("$nccltap" --version)" = "nccltap ${EXPECT_VERSION:?}" ] || fail "--version"
     "$nccltap" run 2>"$err"; expect_rc $? 2 "run without a command"
     expect_err "nccltap run: no command to run"
