@@ -15,12 +15,52 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 
 
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
+
+
+def run_and_kill(cmd, env, out_dir, sig):
+    """Runs `cmd`, sends `sig` once its rank file has been rewritten."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    first = None
+    while time.monotonic() < deadline:
+        files = glob.glob(os.path.join(out_dir, "nccltap-*.json"))
+        if files:
+            mtime = os.stat(files[0]).st_mtime_ns
+            if first is None:
+                first = mtime
+            elif mtime != first:
+                break
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def check_ops_lines(out_dir, n):
+    """The per-op logs hold exactly `n` lines, each whole and once."""
+    seen = set()
+    lines = 0
+    for path in glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl")):
+        with open(path) as f:
+            for line in f:
+                lines += 1
+                try:
+                    o = json.loads(line)
+                except ValueError:
+                    fail("%s: a torn line: %r" % (path, line[:80]))
+                key = (o["comm"], o["seq"])
+                if key in seen:
+                    fail("%s: op %s written twice" % (path, key))
+                seen.add(key)
+    if lines != n:
+        fail("%d per-op lines, expected %d" % (lines, n))
 
 
 def main():
@@ -37,6 +77,9 @@ def main():
     ap.add_argument("--stderr-empty", action="store_true")
     ap.add_argument("--no-files", action="store_true", help="the shim must write nothing")
     ap.add_argument("--exit-code", type=int, default=0)
+    ap.add_argument("--kill-after-file", metavar="SIGNAL", type=int,
+                    help="send SIGNAL once the rank file has been written twice; "
+                    "the files left must still add up (not final, calls in flight)")
     ap.add_argument("--ops-log", choices=["yes", "no"], help="each rank file has a per-op log, or none has")
     ap.add_argument("--out-mode", help="octal mode given to the output directory before the run")
     ap.add_argument("--subdir-mode", help="NCCLTAP_DIR is a new subdirectory: the shim must create "
@@ -59,7 +102,10 @@ def main():
     for kv in a.env:
         k, _, v = kv.partition("=")
         env[k] = v
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if a.kill_after_file:
+        p = run_and_kill(cmd, env, env["NCCLTAP_DIR"], a.kill_after_file)
+    else:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     if p.returncode != a.exit_code:
@@ -96,6 +142,7 @@ def main():
     expect_calls = defaultdict(int)
     expect_totals = {}
     expect_names = {}
+    ops_lines = None
     results = {}
     for line in p.stdout.splitlines():
         if not line.startswith("{"):
@@ -107,6 +154,8 @@ def main():
             expect_names[o["name"]] = o["calls"]
         elif o.get("expect") == "totals":
             expect_totals[o["key"]] = o["n"]
+        elif o.get("expect") == "ops_lines":
+            ops_lines = o["n"]
         elif "result" in o:
             results[o["result"]] = o["code"]
 
@@ -116,7 +165,7 @@ def main():
     for path in files:
         with open(path) as f:
             doc = json.load(f)
-        if not doc["final"]:
+        if not doc["final"] and not a.kill_after_file:
             fail("%s is not final" % path)
         origin = {c["id"]: c["origin"] for c in doc["comms"]}
         for c in doc["comms"]:
@@ -130,17 +179,27 @@ def main():
         t = doc["totals"]
         for k, v in t.items():
             totals[k] += v
-        # Every call is in a row, or counted as dropped, failed or simulated.
-        if rows + t["dropped"] + t["failed"] + t["simulated"] != t["calls"]:
-            fail("%s: rows %d + dropped %d + failed %d + simulated %d != calls %d"
-                 % (path, rows, t["dropped"], t["failed"], t["simulated"], t["calls"]))
+        # Every call is in a row, or counted as dropped, failed or simulated,
+        # or (in a file written before the end) still in flight.
+        if rows + t["dropped"] + t["failed"] + t["simulated"] + t.get("in_flight", 0) != t["calls"]:
+            fail("%s: rows %d + dropped %d + failed %d + simulated %d + in flight %d != calls %d"
+                 % (path, rows, t["dropped"], t["failed"], t["simulated"], t.get("in_flight", 0), t["calls"]))
+        if doc["final"] and t.get("in_flight", 0):
+            fail("%s: final, with %d calls in flight" % (path, t["in_flight"]))
     totals["files"] = len(files)
+    if ops_lines is not None:
+        check_ops_lines(out_dir, ops_lines)
     if a.ops_log:
         logs = glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl"))
         want = len(files) if a.ops_log == "yes" else 0
         if len(logs) != want or not files:
             fail("%d per-op logs for %d rank files, expected %d" % (len(logs), len(files), want))
 
+    if a.kill_after_file:
+        # Killed: what the application did is not known, the files must agree.
+        if not files or totals["calls"] == 0:
+            fail("killed: no rank file with calls")
+        seen.clear()
     if a.expect_dropped:
         if totals["dropped"] == 0:
             fail("nothing was dropped")

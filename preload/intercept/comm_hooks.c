@@ -17,6 +17,7 @@
 #include "intercept.h"
 #include "real_nccl.h"
 #include "tracing.h"
+#include "utf8.h"
 
 static bool created(ncclResult_t r, const ncclComm_t *comm)
 {
@@ -83,7 +84,7 @@ static void add_or_wait(ncclComm_t *where, uint64_t id, uint64_t parent, enum ta
         struct unborn *u = &unborn[nunborn++];
         *u = (struct unborn){where, id, parent, origin, "", rank, nranks};
         if (name)
-            snprintf(u->name, sizeof u->name, "%s", name);
+            tap_utf8_copy(u->name, sizeof u->name, name);
     }
     pthread_mutex_unlock(&unborn_lock);
 }

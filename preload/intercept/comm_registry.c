@@ -8,6 +8,7 @@
 #include "comm_hooks.h"
 #include "log.h"
 #include "real_nccl.h"
+#include "utf8.h"
 
 /* Open addressing, linear probing, keys never removed: a destroyed handle's
  * slot is reused if NCCL hands out the same address again. Half full at most. */
@@ -61,7 +62,7 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
     c->nranks = nranks;
     c->device = -1;
     if (name)
-        snprintf(c->name, sizeof c->name, "%s", name);
+        tap_utf8_copy(c->name, sizeof c->name, name); /* whole characters: a cut name stays UTF-8 */
     if (rank < 0 && r->ncclCommUserRank && r->ncclCommUserRank(handle, &c->rank) != ncclSuccess)
         c->rank = -1;
     if (nranks < 0 && r->ncclCommCount && r->ncclCommCount(handle, &c->nranks) != ncclSuccess)

@@ -31,14 +31,30 @@ static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
  * it dlopen()s privately (Python extension modules, PyTorch among them) has
  * it outside that scope, although its calls still reach the shim: then the
  * loaded libnccl.so is found by name among the process's objects. */
+/* Why the library NCCLTAP_NCCL_LIBRARY names cannot be the NCCL to call,
+ * or NULL when it can. Calling nccltap itself would recurse forever. */
+static const char *not_nccl(void *lib)
+{
+    void *init = dlsym(lib, "ncclCommInitRank");
+    Dl_info theirs, ours;
+    if (init && dladdr(init, &theirs) && dladdr((void *)not_nccl, &ours) && theirs.dli_fbase == ours.dli_fbase)
+        return "it is nccltap itself";
+    if (!init || !dlsym(lib, "ncclGetVersion"))
+        return "it has no NCCL (no ncclGetVersion or ncclCommInitRank)";
+    return NULL;
+}
+
+static atomic_flag library_said = ATOMIC_FLAG_INIT;
+
 static void *nccl_library(void)
 {
     if (tap_config.nccl_library) {
         void *lib = dlopen(tap_config.nccl_library, RTLD_NOW | RTLD_GLOBAL);
-        if (lib)
+        const char *why = lib ? not_nccl(lib) : dlerror();
+        if (!why)
             return lib;
-        tap_log("NCCLTAP_NCCL_LIBRARY=%s cannot be loaded (%s); using the NCCL the application links",
-                tap_config.nccl_library, dlerror());
+        TAP_LOG_ONCE(library_said, "NCCLTAP_NCCL_LIBRARY=%s cannot be used (%s); using the NCCL the "
+                     "application links", tap_config.nccl_library, why);
     }
     if (dlsym(RTLD_NEXT, "ncclGetVersion"))
         return RTLD_NEXT;

@@ -5,6 +5,9 @@
 
 #include <stdio.h>
 
+/* `s` as a JSON string: '"', '\\' and control characters escaped, bytes
+ * that are not UTF-8 written as \ufffd (U+FFFD), so any bytes an
+ * application names things with give valid JSON. */
 void json_string(FILE *f, const char *s);
 void json_number(FILE *f, double v);
 

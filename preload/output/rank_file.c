@@ -161,12 +161,24 @@ static void write_body(FILE *f, bool final)
         write_op(f, tap_stats_at(i));
     }
     const struct tap_reducer_totals *r = &tap_reducer_totals;
+    /* Calls not in a row yet: queued for the reducer, or waiting for their
+     * group's end or the GPU (the last interval of a killed process holds
+     * them). The calls are read last, so that every call is in a row,
+     * counted as dropped, failed or simulated, or in flight. */
+    uint64_t in_rows = 0;
+    for (unsigned i = 0; i < tap_stats_count(); i++)
+        in_rows += tap_stats_at(i)->calls;
+    uint64_t dropped = atomic_load(&tap_totals.dropped);
+    uint64_t calls = tap_comm_total_calls();
+    uint64_t settled = in_rows + dropped + r->failed + r->simulated;
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
-               "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu}\n}\n",
-            (unsigned long long)tap_comm_total_calls(), (unsigned long long)atomic_load(&tap_totals.dropped),
+               "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
+               "\"in_flight\": %llu}\n}\n",
+            (unsigned long long)calls, (unsigned long long)dropped,
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
-            (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost);
+            (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,
+            (unsigned long long)(calls > settled ? calls - settled : 0));
 }
 
 int tap_rank_file_write(bool final)

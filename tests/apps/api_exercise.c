@@ -209,6 +209,63 @@ static int scenario_fork(void)
     return 0;
 }
 
+/* Names that are not plain ASCII: one whose 63-byte cut falls inside "é",
+ * one with bytes that are not UTF-8, one with a terminal escape. The rank
+ * file must stay valid JSON: cut at a character, U+FFFD, escaped. */
+static int scenario_names(void)
+{
+    static const struct {
+        const char *given, *written; /* given: bytes; written: as JSON text */
+        int calls;
+    } names[] = {
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9",
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 1},
+        {"caf\xc3\xa9-\xff\xfe-\xe2\x82", "caf\\u00e9-\\ufffd\\ufffd-\\ufffd\\ufffd", 2},
+        {"esc\x1b[31mred", "esc\\u001b[31mred", 3},
+    };
+    CUstream s = app_stream_on(0);
+    void *b = app_buffer(COUNT * 4);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        ncclUniqueId id;
+        ncclComm_t comm;
+        ncclConfig_t config = {sizeof config, 0xcafebeef, 22700, -1, -1, -1, -1, NULL, -1, -1, names[i].given};
+        CHECK_NCCL(ncclGetUniqueId(&id));
+        CHECK_NCCL(ncclCommInitRankConfig(&comm, 1, id, 0, &config));
+        for (int k = 0; k < names[i].calls; k++)
+            CHECK_NCCL(ncclAllReduce(b, b, COUNT, ncclFloat32, ncclSum, comm, s));
+        CHECK_CU(cu.cuStreamSynchronize(s));
+        CHECK_NCCL(ncclCommDestroy(comm));
+        printf("{\"expect\": \"comm_name\", \"name\": \"%s\", \"calls\": %d}\n", names[i].written,
+               names[i].calls);
+    }
+    expect_calls("config", 0, "AllReduce", 6);
+    return 0;
+}
+
+/* fork() after NCCL init, with per-op log lines still in memory: the
+ * child exits through exit() (stdio flushed) and must not write them
+ * again; it starts empty. */
+static int scenario_fork_after_init(int n)
+{
+    struct one_rank o = one_rank_open();
+    for (int k = 0; k < n; k++)
+        CHECK_NCCL(ncclAllReduce(o.b, o.b, COUNT, ncclFloat32, ncclSum, o.comm, o.s));
+    CHECK_CU(cu.cuStreamSynchronize(o.s));
+    usleep(100 * 1000); /* the reducer has the lines, the interval is far */
+    pid_t pid = fork();
+    if (pid == 0)
+        exit(0);
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 1;
+    CHECK_NCCL(ncclCommDestroy(o.comm));
+    expect_calls("init", 0, "AllReduce", n);
+    expect_total("files", 1);
+    printf("{\"expect\": \"ops_lines\", \"n\": %d}\n", n);
+    return 0;
+}
+
 /* Ops issued while the stream is captured into a CUDA graph. */
 static int scenario_capture(void)
 {
@@ -316,7 +373,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|nonblocking\n");
+        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|nonblocking|names|fork-after-init\n");
         return 2;
     }
     const char *s = argv[1];
@@ -339,6 +396,10 @@ int main(int argc, char **argv)
         return scenario_interval();
     if (!strcmp(s, "nonblocking"))
         return scenario_nonblocking();
+    if (!strcmp(s, "names"))
+        return scenario_names();
+    if (!strcmp(s, "fork-after-init"))
+        return scenario_fork_after_init(200);
     fprintf(stderr, "api_exercise: unknown scenario %s\n", s);
     return 2;
 }

@@ -17,5 +17,7 @@ extern int test_failures;
 void test_mpmc(void);
 void test_stats(void);
 void test_nccl_ops(void);
+void test_utf8(void);
+void test_out(void);
 
 #endif

@@ -7,6 +7,8 @@ int main(void)
     test_mpmc();
     test_stats();
     test_nccl_ops();
+    test_utf8();
+    test_out();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }

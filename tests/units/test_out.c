@@ -1,0 +1,131 @@
+/* The output rules (preload/output/out_dir.h, out_file.h) and the
+ * configuration's parsers, on a scratch directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "out_dir.h"
+#include "out_file.h"
+#include "run_id.h"
+#include "test.h"
+
+static const char *const *fake_env;
+
+static char *fake_getenv(const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *const *e = fake_env; *e; e++)
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return (char *)*e + n + 1;
+    return NULL;
+}
+
+static void run_id_is(const char *const *env, const char *want)
+{
+    char id[64];
+    fake_env = env;
+    int found = tap_run_id_of_launcher(id, sizeof id, fake_getenv);
+    CHECK(want ? found && !strcmp(id, want) : !found);
+}
+
+static void test_run_ids(void)
+{
+    run_id_is((const char *const[]){"NCCLTAP_RUN_ID=mine", "SLURM_JOB_ID=7", NULL}, "mine");
+    run_id_is((const char *const[]){"SLURM_JOB_ID=7", "SLURM_STEP_ID=2", NULL}, "7.2");
+    run_id_is((const char *const[]){"SLURM_JOB_ID=7", NULL}, "7");
+    run_id_is((const char *const[]){"TORCHELASTIC_RUN_ID=none", "PMIX_NAMESPACE=prterun-h-1@1", NULL},
+              "prterun-h-1_1");
+    run_id_is((const char *const[]){"TORCHELASTIC_RUN_ID=abc", "TORCHELASTIC_RESTART_COUNT=2", NULL}, "abc.r2");
+    run_id_is((const char *const[]){"OMPI_MCA_ess_base_jobid=../../etc", NULL}, ".._.._etc");
+    run_id_is((const char *const[]){"HOME=/root", NULL}, NULL);
+    char pg[64];
+    tap_run_id_of_process_group(pg, sizeof pg);
+    CHECK(!strncmp(pg, "pg", 2) && strchr(pg, '-') && strtoull(strchr(pg, '-') + 1, NULL, 10) > 0);
+}
+
+static void test_parsers(void)
+{
+    mode_t m = 0;
+    CHECK(tap_out_parse_mode("0755", &m) == 0 && m == 0755);
+    CHECK(tap_out_parse_mode("700", &m) == 0 && m == 0700);
+    CHECK(tap_out_parse_mode("0666", &m) != 0); /* no owner x: unusable */
+    CHECK(tap_out_parse_mode("4755", &m) != 0);
+    CHECK(tap_out_parse_mode("0789", &m) != 0);
+    CHECK(tap_out_parse_mode("", &m) != 0);
+    char part[16];
+    tap_out_name_part(part, sizeof part, "a/b\n c");
+    CHECK(!strcmp(part, "a_b__c"));
+    tap_out_name_part(part, sizeof part, "");
+    CHECK(!strcmp(part, "_"));
+}
+
+static void test_dirs_and_files(void)
+{
+    char base[] = "/tmp/nccltap-unit-XXXXXX";
+    if (!mkdtemp(base)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    char path[256], sub[300];
+    const char *why = NULL;
+    int created = 0;
+    mode_t old = umask(077);
+
+    /* Made with its parents, exactly the mode asked, whatever the umask. */
+    snprintf(path, sizeof path, "%s/a/b/", base);
+    int dir = tap_out_dir_open(path, 0750, &why, &created);
+    struct stat st;
+    snprintf(sub, sizeof sub, "%s/a/b", base);
+    CHECK(dir >= 0 && created && stat(sub, &st) == 0 && (st.st_mode & 07777) == 0750);
+
+    /* A file replaced whole: the temporary is hidden, then renamed. */
+    struct tap_out_file o;
+    FILE *f = tap_out_file_begin(&o, dir, "x.json", 0644);
+    CHECK(f && o.tmp[0] == '.');
+    fputs("{}", f);
+    CHECK(tap_out_file_commit(&o) == 0);
+    CHECK(fstatat(dir, "x.json", &st, 0) == 0 && (st.st_mode & 07777) == 0644 && st.st_size == 2);
+    CHECK(faccessat(dir, o.tmp, F_OK, 0) != 0);
+
+    /* A planted symlink is replaced, never written through. */
+    CHECK(symlinkat("/etc/passwd", dir, "y.json") == 0);
+    f = tap_out_file_begin(&o, dir, "y.json", TAP_OUT_FILE_MODE);
+    fputs("{}", f);
+    CHECK(tap_out_file_commit(&o) == 0);
+    CHECK(fstatat(dir, "y.json", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
+
+    /* A log is created, never opened when it exists (a symlink above all). */
+    int fd = tap_out_file_create(dir, "z.log", TAP_OUT_FILE_MODE);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(tap_out_file_create(dir, "z.log", TAP_OUT_FILE_MODE) < 0 && errno == EEXIST);
+    CHECK(symlinkat("/etc/passwd", dir, "w.log") == 0);
+    CHECK(tap_out_file_create(dir, "w.log", TAP_OUT_FILE_MODE) < 0);
+    close(dir);
+
+    /* Refused: a symlink to a directory, a directory others can write in. */
+    snprintf(path, sizeof path, "%s/link", base);
+    CHECK(symlink(sub, path) == 0);
+    CHECK(tap_out_dir_open(path, 0700, &why, NULL) < 0 && !strcmp(why, "a symlink or not a directory"));
+    CHECK(chmod(sub, 0777) == 0);
+    CHECK(tap_out_dir_open(sub, 0700, &why, NULL) < 0 && !strcmp(why, "writable by others and not sticky"));
+    CHECK(chmod(sub, 01777) == 0);
+    dir = tap_out_dir_open(sub, 0700, &why, &created);
+    CHECK(dir >= 0 && !created); /* sticky, like /tmp: usable */
+    if (dir >= 0)
+        close(dir);
+    umask(old);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    CHECK(system(cmd) == 0);
+}
+
+void test_out(void)
+{
+    test_parsers();
+    test_run_ids();
+    test_dirs_and_files();
+}
