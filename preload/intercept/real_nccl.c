@@ -101,11 +101,6 @@ const struct real_nccl *real_nccl_retry(void)
     return &real;
 }
 
-void real_nccl_fork_lock(bool lock)
-{
-    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&resolve_lock);
-}
-
 /* Distinct functions are few; a small table of names said keeps "once". */
 #define MISSING_MAX 32
 static const char *_Atomic missing_said[MISSING_MAX];

@@ -35,9 +35,6 @@ static inline const struct real_nccl *real_nccl(void)
  * before (it may have been loaded since). */
 const struct real_nccl *real_nccl_retry(void);
 
-/* Around fork(): taken before, released after in parent and child. */
-void real_nccl_fork_lock(bool lock);
-
 /* What a wrapper returns for a function the real library lacks; says so on
  * stderr the first time for each function. */
 ncclResult_t real_nccl_missing(const char *name);

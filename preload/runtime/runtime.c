@@ -21,7 +21,6 @@
 #include "op_record.h"
 #include "ops_log.h"
 #include "rank_file.h"
-#include "real_nccl.h"
 #include "reducer.h"
 #include "site_stats.h"
 #include "stats.h"
@@ -181,19 +180,21 @@ void tap_runtime_stop(void)
 
 /* fork(): only the forking thread goes on in the child; the reducer does
  * not. The child starts afresh, with its own output file, when it makes its
- * own communicators. Every lock of the shim is taken before fork and
- * released after it, in the parent and in the child alike, so the child
- * gets each one free and the state it guards whole (re-initializing a
- * mutex another thread held is undefined). The locks never nest, so the
- * order here cannot deadlock. */
+ * own communicators. The locks the child may take are taken before fork
+ * and released after it, in the parent and in the child alike, so the
+ * child gets each one free and the state it guards whole (re-initializing
+ * a mutex another thread held is undefined). They never nest and guard
+ * only nccltap's own data. Not taken: the event pools' lock, held around
+ * CUDA calls whose driver may hold its own locks across fork (a lock-order
+ * inversion; TSan found it with the simulator), and never taken in a child
+ * of a process that used CUDA (timing is off there: tap_gpu_after_fork);
+ * the NCCL resolver's, held around dlopen on the first call only. */
 static void fork_locks(bool lock)
 {
     (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&start_lock);
     (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&wake_lock);
-    real_nccl_fork_lock(lock);
     tap_comm_registry_fork_lock(lock);
     tap_comm_hooks_fork_lock(lock);
-    tap_gpu_fork_lock(lock);
 }
 
 static void before_fork(void)

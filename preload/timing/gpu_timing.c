@@ -301,7 +301,3 @@ void tap_gpu_after_fork(void)
     tl_pool = NULL;
 }
 
-void tap_gpu_fork_lock(bool lock)
-{
-    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&pools_lock);
-}

@@ -66,7 +66,5 @@ void tap_gpu_uuid(int device, char *out, size_t len);
 
 /* In a forked child: CUDA cannot be used there if the parent initialized it. */
 void tap_gpu_after_fork(void);
-/* Around fork(): taken before, released after in parent and child. */
-void tap_gpu_fork_lock(bool lock);
 
 #endif

@@ -41,9 +41,15 @@ static void test_run_ids(void)
     run_id_is((const char *const[]){"TORCHELASTIC_RUN_ID=abc", "TORCHELASTIC_RESTART_COUNT=2", NULL}, "abc.r2");
     run_id_is((const char *const[]){"OMPI_MCA_ess_base_jobid=../../etc", NULL}, ".._.._etc");
     run_id_is((const char *const[]){"HOME=/root", NULL}, NULL);
-    char pg[64];
+    /* pg<pgid>-<leader's start>; the start is 0 when the leader is gone. */
+    char pg[64], again[64], want[32], leader[32];
     tap_run_id_of_process_group(pg, sizeof pg);
-    CHECK(!strncmp(pg, "pg", 2) && strchr(pg, '-') && strtoull(strchr(pg, '-') + 1, NULL, 10) > 0);
+    tap_run_id_of_process_group(again, sizeof again);
+    snprintf(want, sizeof want, "pg%d-", (int)getpgrp());
+    snprintf(leader, sizeof leader, "/proc/%d", (int)getpgrp());
+    unsigned long long start = strtoull(pg + strlen(want), NULL, 10);
+    CHECK(!strncmp(pg, want, strlen(want)) && !strcmp(pg, again));
+    CHECK(access(leader, F_OK) == 0 ? start > 0 : start == 0);
 }
 
 static void test_parsers(void)
