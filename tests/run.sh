@@ -8,15 +8,15 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:-$top/build}
 jobs=$(nproc 2>/dev/null || echo 2)
-tests=
+tests= skip=
 . "$top/tools/deps.sh"
 
-# run_suite DIR [CMAKE_ARGS...]; $tests: a ctest -R filter (default: all).
+# run_suite DIR [CMAKE_ARGS...]; $tests, $skip: ctest -R and -E filters.
 run_suite() {
     dir=$1; shift
     cmake -S "$top" -B "$dir" -DNCCLTAP_WERROR=ON "$@" >/dev/null
     cmake --build "$dir" -j "$jobs"
-    (cd "$dir" && ctest --output-on-failure -j "$jobs" ${tests:+-R "$tests"})
+    (cd "$dir" && ctest --output-on-failure -j "$jobs" ${tests:+-R "$tests"} ${skip:+-E "$skip"})
 }
 
 echo "== release build, warnings as errors"
@@ -24,4 +24,8 @@ run_suite "$prefix"
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 run_suite "$prefix-asan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=address,undefined
 echo "== ThreadSanitizer: unit and shim tests"
-tests='^(units|shim\.|security\.)' run_suite "$prefix-tsan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=thread
+# Deep call sites walk the stack with libunwind, whose per-thread destructor
+# locks a mutex after TSan has let go of the exiting thread: TSan's runtime
+# crashes there (gcc 12), whatever the shim does. That case runs above.
+tests='^(units|shim\.|security\.)' skip='^shim\.threads_deep_callsites$' \
+    run_suite "$prefix-tsan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=thread

@@ -114,7 +114,7 @@ static inline bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t c
 }
 
 /* After it, with what NCCL returned. */
-static inline void tap_op_end(struct tap_call *c, ncclResult_t result)
+__attribute__((always_inline)) static inline void tap_op_end(struct tap_call *c, ncclResult_t result)
 {
     tap_fast.busy = 0;
     if (tap_op_failed(result))

@@ -33,14 +33,19 @@ void mpmc_destroy(struct mpmc_queue *q);
 /* Empties the queue; only when no other thread uses it (after fork). */
 void mpmc_clear(struct mpmc_queue *q);
 
+static inline unsigned char *mpmc_cell(struct mpmc_queue *q, size_t pos)
+{
+    return q->cells + (pos & q->mask) * q->cell_size;
+}
+
 static inline _Atomic size_t *mpmc_seq(struct mpmc_queue *q, size_t pos)
 {
-    return (_Atomic size_t *)(q->cells + (pos & q->mask) * q->cell_size);
+    return (_Atomic size_t *)mpmc_cell(q, pos);
 }
 
 static inline void *mpmc_elem(struct mpmc_queue *q, size_t pos)
 {
-    return q->cells + (pos & q->mask) * q->cell_size + MPMC_SEQ_BYTES;
+    return mpmc_cell(q, pos) + MPMC_SEQ_BYTES;
 }
 
 /* `elem_size` must be the size the queue was created with. */
@@ -48,13 +53,14 @@ static inline bool mpmc_push(struct mpmc_queue *q, const void *elem, size_t elem
 {
     size_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
     for (;;) {
-        size_t seq = atomic_load_explicit(mpmc_seq(q, pos), memory_order_acquire);
+        unsigned char *cell = mpmc_cell(q, pos); /* its address once: this runs on every call */
+        size_t seq = atomic_load_explicit((_Atomic size_t *)cell, memory_order_acquire);
         intptr_t diff = (intptr_t)seq - (intptr_t)pos;
         if (diff == 0) {
             if (atomic_compare_exchange_weak_explicit(&q->head, &pos, pos + 1,
                                                       memory_order_relaxed, memory_order_relaxed)) {
-                memcpy(mpmc_elem(q, pos), elem, elem_size);
-                atomic_store_explicit(mpmc_seq(q, pos), pos + 1, memory_order_release);
+                memcpy(cell + MPMC_SEQ_BYTES, elem, elem_size);
+                atomic_store_explicit((_Atomic size_t *)cell, pos + 1, memory_order_release);
                 return true;
             }
         } else if (diff < 0) {
@@ -91,14 +97,17 @@ static inline bool mpmc_pop(struct mpmc_queue *q, void *out, size_t elem_size)
 static inline const void *mpmc_front(struct mpmc_queue *q)
 {
     size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-    size_t seq = atomic_load_explicit(mpmc_seq(q, pos), memory_order_acquire);
-    return seq == pos + 1 ? mpmc_elem(q, pos) : NULL;
+    unsigned char *cell = mpmc_cell(q, pos);
+    size_t seq = atomic_load_explicit((_Atomic size_t *)cell, memory_order_acquire);
+    return seq == pos + 1 ? cell + MPMC_SEQ_BYTES : NULL;
 }
 
-static inline void mpmc_release_front(struct mpmc_queue *q)
+/* `front`: what mpmc_front returned. */
+static inline void mpmc_release_front(struct mpmc_queue *q, const void *front)
 {
     size_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-    atomic_store_explicit(mpmc_seq(q, pos), pos + q->mask + 1, memory_order_release);
+    _Atomic size_t *seq = (_Atomic size_t *)((const unsigned char *)front - MPMC_SEQ_BYTES);
+    atomic_store_explicit(seq, pos + q->mask + 1, memory_order_release);
     atomic_store_explicit(&q->tail, pos + 1, memory_order_relaxed);
 }
 

@@ -401,7 +401,7 @@ unsigned tap_reducer_pass(void)
             on_group_stream(&rec->u.stream);
         else
             on_group_end(&rec->u.group);
-        mpmc_release_front(q);
+        mpmc_release_front(q, rec);
     }
     if (npending)
         handled += poll_pending();
