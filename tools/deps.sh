@@ -11,6 +11,7 @@ libc6-dev
 pkg-config
 python3
 libjansson-dev
+libyajl-dev
 liblttng-ust-dev
 lttng-tools
 babeltrace2

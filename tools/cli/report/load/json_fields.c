@@ -16,7 +16,7 @@ static json_t *lookup(json_t *obj, const char *path)
     return json_is_object(inner) ? json_object_get(inner, dot + 1) : NULL;
 }
 
-static const char *kind_name(enum kind k)
+const char *json_kind_name(enum kind k)
 {
     switch (k) {
     case K_INT: case K_LL: return "an integer";
@@ -79,7 +79,7 @@ int json_fields_load(json_t *obj, const struct field *table, size_t n, void *dst
             break;
         }
         if (!ok) {
-            snprintf(why, why_len, "\"%s\" is not %s", f->path, kind_name(f->kind));
+            snprintf(why, why_len, "\"%s\" is not %s", f->path, json_kind_name(f->kind));
             return -1;
         }
     }

@@ -1,5 +1,7 @@
 /* Copying the fields of a JSON object into a C struct, described by a
- * table, so that every field is named once and an error names the field. */
+ * table, so that every field is named once and an error names the field.
+ * rank_parse.c streams per-rank files with the same tables; json_fields_load
+ * reads a jansson object with one (the members rank_parse keeps as JSON). */
 #ifndef NCCLTAP_CLI_JSON_FIELDS_H
 #define NCCLTAP_CLI_JSON_FIELDS_H
 
@@ -26,6 +28,9 @@ struct field {
 #define F(path, kind, type, member) { path, kind, offsetof(type, member), false }
 #define OPT(path, kind, type, member) { path, kind, offsetof(type, member), true }
 #define NFIELDS(table) (sizeof table / sizeof table[0])
+
+/* What a value of kind k is, for messages: "a non-negative integer". */
+const char *json_kind_name(enum kind k);
 
 /* Stores each field of `obj` described in `table` into `dst`. Returns 0, or
  * -1 with `why` naming the field and what it should be. */

@@ -1,6 +1,7 @@
 /* The per-op log of one process (NCCLTAP_OPS_JSONL: one JSON object per
  * line, one line per timed op) into the document's op events. */
 #include "load.h"
+#include "input_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmp_event(const void *a, const void *b)
 {
@@ -82,9 +84,18 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
 
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path)
 {
-    FILE *in = fopen(path, "r");
-    if (!in)
+    char why[128];
+    int fd = input_open(path, why, sizeof why);
+    if (fd < 0) {
+        if (errno != ENOENT)
+            msg("skipping %s: %s", path, why);
         return;
+    }
+    FILE *in = fdopen(fd, "r");
+    if (!in) {
+        close(fd);
+        return;
+    }
     size_t cap = 0, bad = 0, lineno = 0, first_bad = 0;
     char *line = NULL;
     size_t len = 0;

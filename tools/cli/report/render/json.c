@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Integers stay integers: "bytes" is a mean but the shim writes whole bytes. */
 static json_t *number(double v)
@@ -146,10 +147,14 @@ static int dump_at(json_t *value, int depth, FILE *out)
     json_decref(value);
     if (!text)
         return -1;
-    for (const char *p = text; *p; p++) {
-        fputc(*p, out);
-        if (*p == '\n')
-            fprintf(out, "%*s", 2 * depth, "");
+    for (const char *p = text, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            fputs(p, out);
+            break;
+        }
+        fwrite(p, 1, (size_t)(nl - p) + 1, out);
+        fprintf(out, "%*s", 2 * depth, "");
     }
     free(text);
     return 0;

@@ -3,6 +3,7 @@
  * with the spread between ranks, then what the numbers may be missing. */
 #include "render.h"
 #include "callsites.h"
+#include "escape.h"
 #include "merge.h"
 #include "util.h"
 
@@ -47,14 +48,15 @@ static char *distinct(const struct report *r, size_t offset, size_t max, size_t 
         if (j == n)
             seen[n++] = v;
     }
+    char buf[SHOWN_MAX];
     size_t len = 1;
     for (size_t i = 0; i < n && i < max; i++)
-        len += strlen(seen[i]) + 2;
+        len += strlen(shown(seen[i], buf)) + 2;
     char *s = xcalloc(len + 5, 1);
     for (size_t i = 0; i < n && i < max; i++) {
         if (i)
             strcat(s, ", ");
-        strcat(s, seen[i]);
+        strcat(s, shown(seen[i], buf));
     }
     if (n > max)
         strcat(s, ", ...");
@@ -84,7 +86,8 @@ static void print_header(const struct report *r, FILE *out)
     }
     share /= (double)r->nfiles;
 
-    fprintf(out, "nccltap report: %s\n", r->dir);
+    char buf[SHOWN_MAX], buf2[SHOWN_MAX];
+    fprintf(out, "nccltap report: %s\n", shown(r->dir, buf));
     fprintf(out, "  job        %s\n", njobs ? jobs : "-");
     fprintf(out, "  ranks      %zu in %zu process%s on %zu host%s (%s)\n", nranks, r->nfiles,
             r->nfiles == 1 ? "" : "es", nhosts, nhosts == 1 ? "" : "s", hosts);
@@ -96,8 +99,8 @@ static void print_header(const struct report *r, FILE *out)
         fprintf(out, "  timing     %s\n", timings);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].timing_note[0])
-            fprintf(out, "  timing     %s pid %lld: %s\n", r->files[i].host,
-                    r->files[i].pid, r->files[i].timing_note);
+            fprintf(out, "  timing     %s pid %lld: %s\n", shown(r->files[i].host, buf),
+                    r->files[i].pid, shown(r->files[i].timing_note, buf2));
     if (r->nskipped)
         fprintf(out, "  skipped    %zu file%s that could not be read (named on stderr)\n",
                 r->nskipped, r->nskipped == 1 ? "" : "s");
@@ -118,16 +121,18 @@ static void print_ranks(const struct report *r, FILE *out)
 {
     size_t n;
     struct rank_summary *ranks = report_ranks(r, &n);
+    char host[SHOWN_MAX], version[SHOWN_MAX];
     int host_w = 4;
     for (size_t i = 0; i < r->nfiles; i++)
-        if ((int)strlen(r->files[i].host) > host_w)
-            host_w = (int)strlen(r->files[i].host);
+        if ((int)strlen(shown(r->files[i].host, host)) > host_w)
+            host_w = (int)strlen(host);
     fprintf(out, "\nRanks\n  %5s  %-*s %8s  %-8s %8s  %7s\n",
             "rank", host_w, "host", "pid", "NCCL", "wall_s", "in NCCL");
     for (size_t i = 0; i < n; i++) {
         const struct rank_file *f = ranks[i].file;
-        fprintf(out, "  %5d  %-*s %8lld  %-8s %8.2f  %6.1f%%\n", ranks[i].rank, host_w, f->host,
-                f->pid, f->nccl_version[0] ? f->nccl_version : "?", f->wall_s,
+        fprintf(out, "  %5d  %-*s %8lld  %-8s %8.2f  %6.1f%%\n", ranks[i].rank, host_w,
+                shown(f->host, host), f->pid, f->nccl_version[0] ? shown(f->nccl_version, version) : "?",
+                f->wall_s,
                 100.0 * rank_file_nccl_share(f));
     }
     free(ranks);
@@ -138,19 +143,20 @@ static void print_ranks(const struct report *r, FILE *out)
 static void print_comm_heading(const struct comm_summary *c, const char *id,
                                const struct comm_summary *all, size_t nall, FILE *out)
 {
-    fprintf(out, "\nCommunicator %s", id);
+    char buf[SHOWN_MAX];
+    fprintf(out, "\nCommunicator %s", shown(id, buf));
     if (!c) {
         fputs(" (not in any file's communicator list)\n", out);
         return;
     }
     if (c->name[0])
-        fprintf(out, " \"%s\"", c->name);
+        fprintf(out, " \"%s\"", shown(c->name, buf));
     fprintf(out, ", %d rank%s", c->nranks, c->nranks == 1 ? "" : "s");
     if (c->parent[0]) {
-        fprintf(out, ", from %s", c->parent);
+        fprintf(out, ", from %s", shown(c->parent, buf));
         for (size_t i = 0; i < nall; i++)
             if (strcmp(all[i].id, c->parent) == 0 && all[i].name[0])
-                fprintf(out, " \"%s\"", all[i].name);
+                fprintf(out, " \"%s\"", shown(all[i].name, buf));
     }
     if (c->ranks_seen != (size_t)c->nranks)
         fprintf(out, "  (%zu of %d ranks reported)", c->ranks_seen, c->nranks);
@@ -181,10 +187,10 @@ static bool print_merged(const struct op_merged *m, const struct callsite_summar
 {
     const struct op_row *k = m->first;
     bool grouped = m->grouped > 1.0;
-    char op[32], size[16];
-    snprintf(op, sizeof op, "%s%s", k->op, grouped ? "*" : "");
+    char op[SHOWN_MAX + 1], dtype[SHOWN_MAX], size[16];
+    snprintf(op, sizeof op, "%s%s", shown(k->op, dtype), grouped ? "*" : "");
     double bytes = m->calls ? (double)m->bytes_total / (double)m->calls : k->bytes;
-    fprintf(out, "  %-14s %-11s %6s %10llu %10llu", op, k->dtype, human_bytes(bytes, size),
+    fprintf(out, "  %-14s %-11s %6s %10llu %10llu", op, shown(k->dtype, dtype), human_bytes(bytes, size),
             (unsigned long long)m->calls, (unsigned long long)m->timed);
     if (!m->timed || !m->t_sum) {
         fprintf(out, " %9s %9s %9s %9s %8s %8s  %-16s %-*s", "-", "-", "-", "-", "-", "-", "-",

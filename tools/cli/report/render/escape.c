@@ -1,0 +1,59 @@
+#include "escape.h"
+
+#include <stdio.h>
+
+/* The length of the UTF-8 sequence at s (1 for ASCII), or 0 when s does
+ * not start a well-formed one. */
+static size_t utf8_len(const unsigned char *s)
+{
+    size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 :
+               s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* How many bytes at s to print as \xNN: a control character, or a byte
+ * that starts no UTF-8 character. 0 for a character to print as it is;
+ * *len gets its length. */
+static size_t control_len(const unsigned char *s, size_t *len)
+{
+    *len = utf8_len(s);
+    if (*len == 0)
+        return 1;
+    if (s[0] < 0x20 || s[0] == 0x7f)
+        return 1;
+    if (s[0] == 0xc2 && s[1] <= 0x9f)
+        return 2;  /* U+0080..U+009F: CSI (U+009B) and the other C1 controls */
+    return 0;
+}
+
+const char *shown(const char *s, char buf[SHOWN_MAX])
+{
+    size_t n = 0;
+    const size_t room = SHOWN_MAX - 4;  /* for "..." and the NUL */
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t len;
+        size_t c = control_len(p, &len);
+        size_t need = c ? 4 * c : *p == '\\' ? 2 : len;
+        if (n + need > room) {
+            n += (size_t)snprintf(buf + n, SHOWN_MAX - n, "...");
+            return buf;
+        }
+        if (c) {
+            for (size_t i = 0; i < c; i++)
+                n += (size_t)snprintf(buf + n, SHOWN_MAX - n, "\\x%02x", p[i]);
+            p += c;
+        } else if (*p == '\\') {
+            buf[n++] = '\\';
+            buf[n++] = '\\';
+            p++;
+        } else {
+            for (size_t i = 0; i < len; i++)
+                buf[n++] = (char)*p++;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""`nccltap report` on a directory anyone could have written to.
+
+fifo:   FIFOs named like a rank file and like a per-op log must not block
+        the report: they are named on stderr and skipped, the rest is read.
+escape: control characters in a host, job, communicator or op name reach
+        the terminal only escaped (\\x1b), while --json keeps them exactly.
+
+Usage: report_hostile.py fifo|escape NCCLTAP TESTDATA WORKDIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def fresh(d):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def report(nccltap, *args):
+    try:
+        p = subprocess.run([nccltap, "report", *args], capture_output=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        check(False, "the report ended within 20 s")
+        return None
+    return p
+
+
+def check_fifo(nccltap, testdata, work):
+    d = fresh(os.path.join(work, "fifo"))
+    for name in ("nccltap-nodeA-1001.json", "nccltap-nodeA-1002.json"):
+        shutil.copy(os.path.join(testdata, "run4", name), d)
+    os.mkfifo(os.path.join(d, "nccltap-pipe-7.json"))
+    os.mkfifo(os.path.join(d, "nccltap-nodeA-1001.ops.jsonl"))
+    os.mkdir(os.path.join(d, "nccltap-dir-8.json"))
+    p = report(nccltap, d)
+    if p is None:
+        return
+    err = p.stderr.decode()
+    check(p.returncode == 0, f"the readable files are reported (exit {p.returncode}): {err}")
+    check(b"2 in 2 processes" in p.stdout, "both readable files are in the report")
+    check("nccltap-pipe-7.json: a FIFO, not a regular file" in err,
+          f"the FIFO named like a rank file is named: {err}")
+    check("nccltap-nodeA-1001.ops.jsonl: a FIFO, not a regular file" in err,
+          f"the FIFO named like a per-op log is named: {err}")
+    check("nccltap-dir-8.json: a directory, not a regular file" in err,
+          f"a directory named like a rank file is named: {err}")
+    check(b"skipped    2 files" in p.stdout, "the two skipped rank files are counted")
+
+
+HOSTILE = {
+    "host": "evil\x1b]0;owned\x07\x1b[2Jhost",
+    "job": "job\r\x1b[1A",
+    "comm_name": "tp\x1b[31m\u009b2J",
+    "op": "AllReduce\x1b[5m",
+}
+
+
+def check_escape(nccltap, testdata, work):
+    d = fresh(os.path.join(work, "escape"))
+    with open(os.path.join(testdata, "run4", "nccltap-nodeA-1001.json")) as f:
+        doc = json.load(f)
+    doc["host"] = HOSTILE["host"]
+    doc["job"] = HOSTILE["job"]
+    for c in doc["comms"]:
+        c["name"] = HOSTILE["comm_name"]
+    for row in doc["ops"]:
+        row["comm_name"] = HOSTILE["comm_name"]
+        row["op"] = HOSTILE["op"]
+    with open(os.path.join(d, "nccltap-evil-1001.json"), "w") as f:
+        json.dump(doc, f)
+
+    p = report(nccltap, d)
+    if p is None:
+        return
+    out = p.stdout.decode("utf-8")
+    check(p.returncode == 0, f"exit 0 (got {p.returncode}): {p.stderr}")
+    bad = sorted({hex(ord(c)) for c in out if (ord(c) < 0x20 and c != "\n") or
+                  0x7f <= ord(c) <= 0x9f})
+    check(not bad, f"no control character reaches the terminal: {bad}")
+    for want in ("evil\\x1b]0;owned\\x07\\x1b[2Jhost", "job\\x0d\\x1b[1A",
+                 "tp\\x1b[31m\\xc2\\x9b2J", "AllReduce\\x1b[5m"):
+        check(want in out, f"{want!r} is shown escaped")
+
+    p = report(nccltap, "--json", d)
+    if p is None:
+        return
+    j = json.loads(p.stdout)
+    check(j["ranks"][0]["host"] == HOSTILE["host"], "--json keeps the host exactly")
+    check(j["job"] == HOSTILE["job"], "--json keeps the job exactly")
+    check({c["name"] for c in j["comms"]} == {HOSTILE["comm_name"]},
+          "--json keeps the communicator name exactly")
+
+
+def main():
+    mode, nccltap, testdata, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    {"fifo": check_fifo, "escape": check_escape}[mode](nccltap, testdata, work)
+    if FAILED:
+        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
