@@ -273,20 +273,23 @@ static void print_comms(const struct report *r, const struct callsite_summary *c
 static const char *file_line(const struct site_frame *f, char *buf, size_t len)
 {
     const char *slash = strrchr(f->file, '/');
+    char name[SHOWN_MAX];
     if (!f->file[0])
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%s:%d", slash ? slash + 1 : f->file, f->line);
+        snprintf(buf, len, "%s:%d", shown(slash ? slash + 1 : f->file, name), f->line);
     return buf;
 }
 
 /* "step (inlined into run)" */
 static const char *function_of(const struct site_frame *f, char *buf, size_t len)
 {
+    char name[SHOWN_MAX], outer[SHOWN_MAX];
     if (f->inlined_into[0])
-        snprintf(buf, len, "%s (inlined into %s)", f->function, f->inlined_into);
+        snprintf(buf, len, "%s (inlined into %s)", shown(f->function, name),
+                 shown(f->inlined_into, outer));
     else
-        snprintf(buf, len, "%s", f->function);
+        snprintf(buf, len, "%s", shown(f->function, name));
     return buf;
 }
 
@@ -294,24 +297,25 @@ static void print_callsites(const struct callsite_summary *cs, FILE *out)
 {
     if (cs->depth == 0)
         return;
-    size_t shown = cs->nsites < TOP_SITES ? cs->nsites : TOP_SITES;
-    fprintf(out, "\nCall sites (NCCLTAP_CALLSITE_DEPTH=%d): top %zu of %zu by NCCL time\n", cs->depth, shown,
+    size_t nshown = cs->nsites < TOP_SITES ? cs->nsites : TOP_SITES;
+    fprintf(out, "\nCall sites (NCCLTAP_CALLSITE_DEPTH=%d): top %zu of %zu by NCCL time\n", cs->depth, nshown,
             cs->nsites);
     fprintf(out, "  %-4s %-14s %10s %12s %7s %8s  %-24s %s\n", "site", "op", "calls", "time_ms", "% NCCL", "busbw",
             "file:line", "function");
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < nshown; i++) {
         const struct site_summary *s = &cs->sites[i];
-        char fn[1024], where[256], busbw[32] = "-";
+        char fn[2 * SHOWN_MAX + 32], where[SHOWN_MAX + 16], busbw[32] = "-", name[SHOWN_MAX];
         const struct site_frame *top = s->first->nframes ? &s->first->frames[0] : NULL;
         if (s->timed)
             snprintf(busbw, sizeof busbw, "%.2f", s->busbw_gbs);
-        fprintf(out, "  #%-3zu %-14s %10llu %12.3f %6.1f%% %8s  %-24s %s\n", i + 1, s->op,
+        fprintf(out, "  #%-3zu %-14s %10llu %12.3f %6.1f%% %8s  %-24s %s\n", i + 1, shown(s->op, name),
                 (unsigned long long)s->calls, s->time_ns / 1e6, 100.0 * s->share, busbw,
                 top ? file_line(top, where, sizeof where) : "-",
                 top ? function_of(top, fn, sizeof fn) : "(calls after the shim's table of sites was full)");
         for (size_t k = 1; k < s->first->nframes; k++)
             fprintf(out, "%64s from %-24s %s [%s]\n", "", file_line(&s->first->frames[k], where, sizeof where),
-                    function_of(&s->first->frames[k], fn, sizeof fn), s->first->frames[k].library);
+                    function_of(&s->first->frames[k], fn, sizeof fn),
+                    shown(s->first->frames[k].library, name));
     }
     fputs("  time_ms: the site's calls x their mean time (a group's time is shared among its ops);\n"
           "  % NCCL: of the same sum over every op of the run. The op tables below name their sites.\n", out);

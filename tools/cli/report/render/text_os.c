@@ -2,6 +2,7 @@
  * most CPU time to the OS, with the evidence (which task ran instead,
  * which interrupt), from analyze/os_interference.c. */
 #include "render.h"
+#include "escape.h"
 #include "os_interference.h"
 
 #include <inttypes.h>
@@ -41,15 +42,16 @@ void print_os_interference(const struct report *r, FILE *out)
             "seq", "op", "offcpu_us", "preempt", "preempted by", "irq_us", "irq", "thread");
     for (size_t i = 0; i < os.nrows && i < OS_ROWS_SHOWN; i++) {
         const struct os_row *w = &os.rows[i];
-        char irq[40];
+        char irq[40], op[SHOWN_MAX], by[SHOWN_MAX], thread[SHOWN_MAX];
         if (w->irq_name)
-            snprintf(irq, sizeof irq, "%d %s", w->irq, w->irq_name);
+            snprintf(irq, sizeof irq, "%d %s", w->irq, shown(w->irq_name, by));
         else
             snprintf(irq, sizeof irq, "-");
         fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9.1f  %9.1f  %-16s  %8.1f  "
-                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq, w->op->op,
-                us(w->offcpu_ns), us(w->preempted_ns), w->preempted_by ? w->preempted_by : "-",
-                us(w->irq_ns), irq, w->thread ? w->thread->comm : "-",
+                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq, shown(w->op->op, op),
+                us(w->offcpu_ns), us(w->preempted_ns),
+                w->preempted_by ? shown(w->preempted_by, by) : "-",
+                us(w->irq_ns), irq, w->thread ? shown(w->thread->comm, thread) : "-",
                 w->thread ? w->thread->tid : 0);
     }
     if (os.nrows > OS_ROWS_SHOWN)
