@@ -9,6 +9,7 @@
 #include "config.h"
 #include "gpu_timing.h"
 #include "mpmc_queue.h"
+#include "ops_file.h"
 #include "ops_log.h"
 #include "runtime.h"
 #include "sampling.h"
@@ -217,15 +218,16 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
     atomic_store_explicit(&h->rate, (uint8_t)(shift + 1), memory_order_relaxed);
 }
 
-/* Where a completed op goes besides the statistics. `start_ns` is its
- * start in CLOCK_MONOTONIC, 0 if unknown. */
-/* Whether anything wants each completed op: the JSONL log, or an LTTng
- * session recording op_complete. */
+
+/* Whether anything wants each completed op: the per-op file, the JSONL
+ * log, or an LTTng session recording op_complete. */
 static bool completions_wanted(void)
 {
-    return tap_config.ops_jsonl || TAP_TRACING(op_complete);
+    return tap_ops_file_enabled() || tap_config.ops_jsonl || TAP_TRACING(op_complete);
 }
 
+/* Where a completed op goes besides the statistics. `start_ns` is its
+ * start in CLOCK_MONOTONIC, 0 if unknown. */
 static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
                  uint64_t start_ns)
 {
@@ -235,6 +237,7 @@ static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct t
     struct tap_completion c = {op, start_ns, start_ns ? start_ns + t->duration_ns : 0,
                                t->duration_ns, group_ops, d > 0 ? t->bytes / d : 0,
                                d > 0 ? t->busbytes / d : 0};
+    tap_ops_file_write(&c);
     if (tap_config.ops_jsonl)
         tap_ops_log_write(&c);
     TAP_TRACE(op_complete, &c);

@@ -152,6 +152,7 @@ void tap_config_load(void)
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE", false);
     c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL", false);
+    c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
     c->dir_mode = env_dir_mode();
     if (!tap_run_id_of_launcher(c->run_id, sizeof c->run_id, getenv))
         tap_run_id_of_process_group(c->run_id, sizeof c->run_id);

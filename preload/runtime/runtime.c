@@ -19,6 +19,7 @@
 #include "monotonic.h"
 #include "mpmc_queue.h"
 #include "op_record.h"
+#include "ops_file.h"
 #include "ops_log.h"
 #include "rank_file.h"
 #include "reducer.h"
@@ -89,6 +90,7 @@ static void *reducer_main(void *arg)
             if (tap_gpu_ready())
                 tap_pools_calibrate();
             tap_rank_file_write(false);
+            tap_ops_file_flush();
             tap_ops_log_flush();
             tap_reducer_trace_stats();
             next_interval = now + interval_ns;
@@ -105,6 +107,7 @@ static void *reducer_main(void *arg)
     tap_reducer_pass();
     tap_reducer_abandon_pending();
     tap_rank_file_write(true);
+    tap_ops_file_flush();
     tap_ops_log_flush();
     tap_reducer_trace_stats();
     tap_print_summary();
@@ -229,6 +232,7 @@ static void after_fork_child(void)
     tap_intercept_after_fork();
     tap_ops_log_reset();
     tap_rank_file_reset();
+    tap_ops_file_reset();
 }
 
 static void process_init(void)

@@ -36,6 +36,8 @@ struct CUstream_st {
     int pending;                 /* on the progress thread's list */
     int capturing;
     int destroyed;               /* freed once its queue drains */
+    struct CUevent_st *last_event;  /* recorded last, nothing queued since (a reference) */
+    unsigned last_event_gen;
 };
 
 struct CUctx_st {
@@ -84,6 +86,7 @@ void sim_progress_help(void);
 int sim_queue_resolve(struct CUstream_st *s);
 void sim_queue_work(struct CUstream_st *s, const struct ncclsim_work *w);
 void sim_queue_event(struct CUstream_st *s, struct CUevent_st *ev);
+void sim_queue_forget_last_event(struct CUstream_st *s);   /* before freeing s */
 
 /* cuda_stream.c */
 /* The stream a handle names; `device` as in sim_cuda_private.h. NULL when

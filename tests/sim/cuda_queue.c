@@ -79,6 +79,56 @@ static void append(struct CUstream_st *s, struct sim_item *it)
     sim_progress_watch(s);
 }
 
+static struct sim_item *new_item(uint64_t host_ns)
+{
+    struct sim_item *it = calloc(1, sizeof *it);
+    if (!it)
+        abort();   /* a test double out of memory: nothing useful to simulate */
+    it->host_ns = host_ns;
+    return it;
+}
+
+void sim_queue_forget_last_event(struct CUstream_st *s)
+{
+    if (s->last_event)
+        sim_event_unref(s->last_event);
+    s->last_event = NULL;
+}
+
+/* Puts `w` in front of the event recorded last on `s`, if nothing was
+ * queued after it: still queued, the work goes before its record; already
+ * complete (recorded on an idle stream), the record is taken back and
+ * queued again behind the work. Returns 0 when there is no such event. */
+static int queue_before_last_event(struct CUstream_st *s, const struct ncclsim_work *w)
+{
+    struct CUevent_st *ev = s->last_event;
+    if (!ev || ev->gen != s->last_event_gen)
+        return 0;
+    struct sim_item **p = &s->head;
+    while (*p && (*p)->next)
+        p = &(*p)->next;
+    if (*p && (*p)->event == ev && (*p)->event_gen == ev->gen) {
+        struct sim_item *it = new_item((*p)->host_ns);
+        it->work = *w;
+        it->next = *p;
+        *p = it;
+        return 1;
+    }
+    if (s->head || ev->state != EVENT_DONE)
+        return 0;
+    struct sim_item *it = new_item(ev->time);
+    it->work = *w;
+    append(s, it);
+    struct sim_item *rec = new_item(ev->time);
+    rec->event = ev;
+    rec->event_gen = ev->gen;
+    ev->refs++;
+    ev->state = EVENT_PENDING;
+    ev->stream = s;
+    append(s, rec);
+    return 1;
+}
+
 void sim_queue_work(struct CUstream_st *s, const struct ncclsim_work *w)
 {
     if (s->capturing) {
@@ -88,12 +138,16 @@ void sim_queue_work(struct CUstream_st *s, const struct ncclsim_work *w)
     }
     uint64_t now = sim_now_ns();
     int gated = w->gate != NULL;
+    int held = w->before_last_event && queue_before_last_event(s, w);
+    sim_queue_forget_last_event(s);
+    if (held) {
+        if (gated)
+            sim_progress_help();
+        return;
+    }
     /* Common case: nothing queued and the gate (if any) agrees at once. */
     if (s->head || !try_begin(s, w, max_u64(s->tail, now))) {
-        struct sim_item *it = calloc(1, sizeof *it);
-        if (!it)
-            abort();   /* a test double out of memory: nothing useful to simulate */
-        it->host_ns = now;
+        struct sim_item *it = new_item(now);
         it->work = *w;
         append(s, it);
     }
@@ -111,16 +165,17 @@ void sim_queue_event(struct CUstream_st *s, struct CUevent_st *ev)
         return;
     uint64_t now = sim_now_ns();
     ev->gen++;
+    sim_queue_forget_last_event(s);
+    s->last_event = ev;
+    s->last_event_gen = ev->gen;
+    ev->refs++;
     if (!s->head) {
         ev->state = EVENT_DONE;
         ev->time = max_u64(s->tail, now);
         ev->stream = NULL;
         return;
     }
-    struct sim_item *it = calloc(1, sizeof *it);
-    if (!it)
-        abort();
-    it->host_ns = now;
+    struct sim_item *it = new_item(now);
     it->event = ev;
     it->event_gen = ev->gen;
     ev->refs++;

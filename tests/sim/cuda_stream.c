@@ -21,6 +21,7 @@ void sim_stream_free(struct CUstream_st *s)
     while (*link != s)
         link = &(*link)->ctx_next;
     *link = s->ctx_next;
+    sim_queue_forget_last_event(s);
     free(s);
 }
 

@@ -4,6 +4,7 @@
 
 #include "nccl_group.h"
 #include "nccl_internal.h"
+#include "nccl_knobs.h"
 #include "nccl_model.h"
 #include "nccl_op.h"
 
@@ -25,6 +26,18 @@ static ncclResult_t check(ncclComm_t comm, ncclDataType_t type, int redop, int r
     return ncclSuccess;
 }
 
+/* Whether the op crosses NCCLSIM_SLOW_LINK_RANK's link: every collective
+ * of a communicator that has that rank, and sends and receives from or to it. */
+static int slow_link(enum sim_func f, ncclComm_t comm, int peer)
+{
+    int r = sim_knobs()->slow_link_rank;
+    if (r < 0)
+        return 0;
+    if (sim_func_is_collective(f))
+        return comm->nranks > r;
+    return comm->rank == r || peer == r;
+}
+
 static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, int redop,
                            int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -36,7 +49,7 @@ static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, i
         return ncclSuccess;
     struct sim_op op = {
         .func = f, .comm = comm, .stream = stream,
-        .duration_ns = sim_duration_ns(f, count, type, comm->nranks),
+        .duration_ns = sim_duration_ns(f, count, type, comm->nranks, slow_link(f, comm, root)),
     };
     r = sim_group_submit_op(&op);
     return r == ncclSuccess && comm->nonblocking ? ncclInProgress : r;

@@ -19,6 +19,10 @@ static void read_knobs(void)
                                   "a collective sequence number >= 0");
     knobs.rdv_timeout_s = sim_env_double("NCCLSIM_RENDEZVOUS_TIMEOUT_S", 60, 1e-3, 1e6,
                                          "a number of seconds > 0");
+    knobs.slow_link_rank = (int)sim_env_long("NCCLSIM_SLOW_LINK_RANK", -1, 0, 1 << 30, "a rank >= 0");
+    knobs.slow_link_factor = sim_env_double("NCCLSIM_SLOW_LINK_FACTOR", 1, 1, 1e6, "a factor >= 1");
+    if (sim_env_is_set("NCCLSIM_SLOW_LINK_FACTOR") && knobs.slow_link_rank < 0)
+        fprintf(stderr, "ncclsim: NCCLSIM_SLOW_LINK_FACTOR has no effect without NCCLSIM_SLOW_LINK_RANK\n");
     if (knobs.slow_rank >= 0 && knobs.slow_us == 0)
         fprintf(stderr, "ncclsim: NCCLSIM_SLOW_RANK=%d has no effect without NCCLSIM_SLOW_US\n",
                 knobs.slow_rank);

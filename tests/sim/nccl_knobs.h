@@ -11,6 +11,8 @@ struct sim_knobs {
     int hang_rank;         /* NCCLSIM_HANG_RANK, -1: none */
     long hang_seq;         /* NCCLSIM_HANG_SEQ */
     double rdv_timeout_s;  /* NCCLSIM_RENDEZVOUS_TIMEOUT_S */
+    int slow_link_rank;    /* NCCLSIM_SLOW_LINK_RANK, -1: none */
+    double slow_link_factor;  /* NCCLSIM_SLOW_LINK_FACTOR */
 };
 
 const struct sim_knobs *sim_knobs(void);

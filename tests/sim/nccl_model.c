@@ -20,7 +20,7 @@ int sim_func_is_collective(enum sim_func f)
     return f != SIM_SEND && f != SIM_RECV;
 }
 
-uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nranks)
+uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nranks, int slow_link)
 {
     double n = nranks;
     double bytes = (double)count * (double)sim_type_size(t);
@@ -36,5 +36,6 @@ uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nr
     }
     const struct sim_knobs *k = sim_knobs();
     /* bytes / (GB/s * 1e9 B/s) seconds = bytes / GB/s nanoseconds */
-    return (uint64_t)llround(k->lat_us * 1e3 + s * factor / k->busbw_gbs);
+    double link = slow_link ? k->slow_link_factor : 1;
+    return (uint64_t)llround(k->lat_us * 1e3 + link * s * factor / k->busbw_gbs);
 }

@@ -20,7 +20,9 @@ size_t sim_type_size(ncclDataType_t t);
 int sim_func_is_collective(enum sim_func f);
 
 /* `count` as the function's own count argument (sendcount for AllGather,
- * recvcount for ReduceScatter). Rounded to whole nanoseconds. */
-uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nranks);
+ * recvcount for ReduceScatter). Rounded to whole nanoseconds. With
+ * `slow_link`, the transfer (not the latency) takes NCCLSIM_SLOW_LINK_FACTOR
+ * times longer. */
+uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nranks, int slow_link);
 
 #endif

@@ -18,9 +18,24 @@ ncclResult_t sim_op_launch(const struct sim_op *op)
     if (sim_func_is_collective(op->func)) {
         const struct sim_knobs *k = sim_knobs();
         uint64_t seq = c->next_seq++;
-        if (c->rank == k->slow_rank)
-            w.delay_ns = (uint64_t)llround(k->slow_us * 1e3);
         int hang = c->rank == k->hang_rank && seq == (uint64_t)k->hang_seq;
+        /* A late rank's stream is busy (computing, say) before the
+         * collective: before the event recorded just before it too. */
+        if (c->rank == k->slow_rank) {
+            struct ncclsim_work late = { .delay_ns = (uint64_t)llround(k->slow_us * 1e3),
+                                         .before_last_event = 1 };
+            if (ncclsim_stream_enqueue(op->stream, c->device, &late) != CUDA_SUCCESS)
+                return ncclUnhandledCudaError;
+        }
+        /* A rank that never arrives never gets there at all. */
+        if (hang) {
+            struct ncclsim_work stuck = { .before_last_event = 1 };
+            ncclResult_t r = sim_segment_gate(c->seg, c->rank, seq, 1, &stuck);
+            if (r != ncclSuccess)
+                return r;
+            if (ncclsim_stream_enqueue(op->stream, c->device, &stuck) != CUDA_SUCCESS)
+                return ncclUnhandledCudaError;
+        }
         /* A lone rank meets nobody: it needs the rendezvous only to hang.
          * (Skipping it also keeps the simulator's own cost per call steady,
          * which instruction-count benchmarks of the shim rely on.) */

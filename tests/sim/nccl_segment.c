@@ -16,7 +16,7 @@ struct seg_header {
 /* One rank's part of one slot. tag and seen hold seq + 1 (mod 2^32): a
  * slot is reused every SIM_RING collectives, far below 2^32. */
 struct seg_slot {
-    _Atomic uint64_t arrival;    /* when this rank could begin the op */
+    _Atomic uint64_t arrival;    /* when this rank could begin the op, CLOCK_REALTIME */
     _Atomic uint32_t tag;        /* which collective `arrival` is for */
     _Atomic uint32_t seen;       /* last collective this rank read here */
 };
@@ -27,7 +27,7 @@ struct seg_slot {
 struct sim_segment {
     _Atomic int refs;
     _Atomic int aborted;
-    _Atomic uint64_t abort_ns;
+    _Atomic uint64_t abort_ns;   /* CLOCK_REALTIME, as arrivals */
     char name[SIM_SHM_NAME_LEN];
     unsigned char *map;
     size_t size;
@@ -120,7 +120,7 @@ void sim_segment_unref(struct sim_segment *s)
 
 void sim_segment_abort(struct sim_segment *s)
 {
-    atomic_store(&s->abort_ns, sim_now_ns());
+    atomic_store(&s->abort_ns, (uint64_t)((int64_t)sim_now_ns() + sim_realtime_offset_ns()));
     atomic_store(&s->aborted, 1);
 }
 
@@ -144,8 +144,9 @@ static int gate(void *arg, uint64_t local_start, uint64_t *start)
 {
     struct seg_gate *g = arg;
     struct sim_segment *s = g->seg;
+    int64_t to_real = sim_realtime_offset_ns();
     if (atomic_load(&s->aborted)) {
-        uint64_t t = atomic_load(&s->abort_ns);
+        uint64_t t = (uint64_t)((int64_t)atomic_load(&s->abort_ns) - to_real);
         *start = t > local_start ? t : local_start;
         return 1;
     }
@@ -154,7 +155,8 @@ static int gate(void *arg, uint64_t local_start, uint64_t *start)
     uint32_t tag = (uint32_t)(g->seq + 1);
     if (!g->published) {
         struct seg_slot *mine = slot(s, g->seq, g->rank);
-        atomic_store_explicit(&mine->arrival, local_start, memory_order_relaxed);
+        atomic_store_explicit(&mine->arrival, (uint64_t)((int64_t)local_start + to_real),
+                              memory_order_relaxed);
         atomic_store_explicit(&mine->tag, tag, memory_order_release);
         g->published = 1;
     }
@@ -169,7 +171,7 @@ static int gate(void *arg, uint64_t local_start, uint64_t *start)
     }
     /* Done with the slot: the others may reuse it SIM_RING ops later. */
     atomic_store_explicit(&slot(s, g->seq, g->rank)->seen, tag, memory_order_release);
-    *start = last;
+    *start = (uint64_t)((int64_t)last - to_real);
     return 1;
 }
 

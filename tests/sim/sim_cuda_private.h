@@ -35,6 +35,10 @@ typedef void (*ncclsim_release_fn)(void *arg);
 struct ncclsim_work {
     uint64_t duration_ns;        /* the item ends at its start + this */
     uint64_t delay_ns;           /* added to the local start (a late rank) */
+    int before_last_event;       /* goes in front of the event recorded last on
+                                    the stream, when nothing was queued after it
+                                    (a profiler's start event for the op that
+                                    follows): see README, Knobs */
     ncclsim_gate_fn gate;        /* NULL: begins at its local start */
     ncclsim_release_fn release;  /* may be NULL */
     void *arg;

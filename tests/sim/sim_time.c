@@ -1,6 +1,26 @@
 #include "sim_time.h"
 
 #include <errno.h>
+#include <pthread.h>
+
+static int64_t realtime_offset;
+static pthread_once_t realtime_once = PTHREAD_ONCE_INIT;
+
+static void measure_realtime_offset(void)
+{
+    struct timespec r;
+    uint64_t before = sim_now_ns();
+    clock_gettime(CLOCK_REALTIME, &r);
+    uint64_t after = sim_now_ns();
+    realtime_offset = (int64_t)((uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec) -
+                      (int64_t)(before + (after - before) / 2);
+}
+
+int64_t sim_realtime_offset_ns(void)
+{
+    pthread_once(&realtime_once, measure_realtime_offset);
+    return realtime_offset;
+}
 
 uint64_t sim_now_ns(void)
 {

@@ -12,6 +12,12 @@
 
 uint64_t sim_now_ns(void);
 
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC in this process, measured once.
+ * Ranks meet on CLOCK_REALTIME: processes in different time namespaces
+ * (simulated hosts) have different monotonic clocks but the same real
+ * time, so times they exchange are converted with it. */
+int64_t sim_realtime_offset_ns(void);
+
 /* Sleeps until CLOCK_MONOTONIC reaches t (returns at once if it has). */
 void sim_sleep_until_ns(uint64_t t);
 

@@ -835,11 +835,13 @@ static void test_slow_rank(void)
     NC(ncclGroupEnd());
     for (int r = 0; r < N; r++)
         CU(cuEventRecord(e1[r], s[r]));
-    /* Everyone waits the 30 ms for rank 2, then the op runs. */
+    /* Everyone waits the 30 ms for rank 2, then the op runs. Rank 2 is
+     * busy before the collective, before the event recorded just before
+     * it too: it arrives late, and does not wait itself. */
     for (int r = 0; r < N; r++) {
         CU(cuEventSynchronize(e1[r]));
         check_ms("AllReduce 4 MiB, rank 2 late", elapsed_ms(e0[r], e1[r]),
-                 30 + model_ms(0, 4 * MIB, 1.5));
+                 (r == 2 ? 0 : 30) + model_ms(0, 4 * MIB, 1.5));
         NC(ncclCommDestroy(c[r]));
         CU(cuStreamDestroy_v2(s[r]));
         CU(cuEventDestroy_v2(e0[r]));
@@ -880,8 +882,11 @@ static void test_hang(void)
         CU(cuEventRecord(e2[r], s[r]));
     sleep_ms(200);
     float ms;
+    /* Rank 0 got to collective 1 and waits in it; rank 1 never got there:
+     * the event recorded just before it (e1) never completes either. */
+    CU(cuEventSynchronize(e1[0]));
+    CHECK(cuEventQuery(e1[1]) == CUDA_ERROR_NOT_READY);
     for (int r = 0; r < 2; r++) {
-        CU(cuEventSynchronize(e1[r]));
         CHECK(cuEventQuery(e2[r]) == CUDA_ERROR_NOT_READY);
         CHECK(cuEventElapsedTime(&ms, e0[r], e2[r]) == CUDA_ERROR_NOT_READY);
     }

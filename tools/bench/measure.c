@@ -1,5 +1,6 @@
 #include "measure.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 #include "fail.h"
@@ -14,8 +15,13 @@ static double now_us(void)
 /* One unit of work: `n` calls of the op, in one ncclGroupStart/End when
  * `grouped`. NCCL launches a group's work at ncclGroupEnd, so a unit is
  * what can be timed with one event pair. */
-static void issue_unit(enum bench_op op, const struct op_call *c, int n, bool grouped)
+static void issue_unit(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us)
 {
+    if (delay_us > 0) {
+        struct timespec ts = { delay_us / 1000000, (long)(delay_us % 1000000) * 1000 };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
     if (grouped)
         NCCL_CHECK(ncclGroupStart, ());
     for (int i = 0; i < n; i++)
@@ -48,9 +54,10 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_
     /* Send and Recv must meet in one group, or each would wait for the
      * other forever. */
     bool grouped = k > 1 || op == OP_SENDRECV;
+    int delay_us = w->rk->rank == o->delay_rank ? o->delay_us : 0;
 
     for (int done = 0; done < o->warmup; done += k)
-        issue_unit(op, &call, min_int(k, o->warmup - done), grouped);
+        issue_unit(op, &call, min_int(k, o->warmup - done), grouped, delay_us);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
     worker_barrier(w);
 
@@ -61,7 +68,7 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_
     int units = 0;
     for (int done = 0; done < o->iters; done += k, units++) {
         CU_CHECK(drv, cuEventRecord, (w->ev_start[units], w->stream));
-        issue_unit(op, &call, min_int(k, o->iters - done), grouped);
+        issue_unit(op, &call, min_int(k, o->iters - done), grouped, delay_us);
         CU_CHECK(drv, cuEventRecord, (w->ev_end[units], w->stream));
     }
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));

@@ -36,6 +36,8 @@ static void usage(FILE *f)
 "  --json FILE        per-rank results in FILE with .rank<R> before the extension\n"
 "  --per-call         put every call's duration in the JSON\n"
 "  --timeout SEC      give up waiting for other ranks after SEC (default 300)\n"
+"  --delay-rank R     rank R sleeps --delay-us before each op (unit of --group):\n"
+"  --delay-us T       a straggler the others wait for (default 0)\n"
 "  -h, --help         this text\n",
             dtype_names());
 }
@@ -94,7 +96,7 @@ out:
 enum {
     OPT_RANKS = 256, OPT_ID_FILE, OPT_OP, OPT_BYTES, OPT_FACTOR, OPT_ITERS,
     OPT_WARMUP, OPT_DTYPE, OPT_ROOT, OPT_GROUP, OPT_THREADS, OPT_JSON,
-    OPT_PER_CALL, OPT_TIMEOUT
+    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US
 };
 
 static const struct option longopts[] = {
@@ -112,6 +114,8 @@ static const struct option longopts[] = {
     { "json",     required_argument, NULL, OPT_JSON },
     { "per-call", no_argument,       NULL, OPT_PER_CALL },
     { "timeout",  required_argument, NULL, OPT_TIMEOUT },
+    { "delay-rank", required_argument, NULL, OPT_DELAY_RANK },
+    { "delay-us", required_argument, NULL, OPT_DELAY_US },
     { "help",     no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -175,6 +179,14 @@ static int take(struct bench_opts *o, int c, const char *arg,
         if (int_arg(arg, 1, 7 * 24 * 3600, &o->timeout_s))
             return bad("--timeout wants seconds, not '%s'", arg);
         return -1;
+    case OPT_DELAY_RANK:
+        if (int_arg(arg, 0, INT_MAX, &o->delay_rank))
+            return bad("--delay-rank wants a rank, not '%s'", arg);
+        return -1;
+    case OPT_DELAY_US:
+        if (int_arg(arg, 0, 60 * 1000 * 1000, &o->delay_us))
+            return bad("--delay-us wants microseconds from 0 to 60000000, not '%s'", arg);
+        return -1;
     default:
         return bad("internal error on option %s", "?");
     }
@@ -189,6 +201,7 @@ int options_parse(int argc, char **argv, struct bench_opts *o)
     o->group = 1;
     o->threads = 1;
     o->timeout_s = 300;
+    o->delay_rank = -1;
     const char *bytes = "8:128M";
     int factor = 2;
 
@@ -233,6 +246,11 @@ int options_check_world(const struct bench_opts *o, int world)
     if (o->root >= world) {
         fprintf(stderr, "nccltap-bench: --root %d is not a rank of %d (see nccltap-bench --help)\n",
                 o->root, world);
+        return -1;
+    }
+    if (o->delay_rank >= world) {
+        fprintf(stderr, "nccltap-bench: --delay-rank %d is not a rank of %d (see nccltap-bench --help)\n",
+                o->delay_rank, world);
         return -1;
     }
     return 0;

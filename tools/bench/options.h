@@ -29,6 +29,8 @@ struct bench_opts {
     const char *json;           /* --json FILE; NULL: none */
     bool per_call;
     int timeout_s;              /* id file and barrier waits */
+    int delay_rank;             /* --delay-rank: sleeps delay_us before each op; -1: none */
+    int delay_us;
 };
 
 /* Parses argv. Returns -1 when the bench should run, otherwise the exit

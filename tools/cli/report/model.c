@@ -69,6 +69,18 @@ const char *report_intern(struct report *r, const char *name)
     return report_intern_n(r, name, strlen(name));
 }
 
+uint8_t report_name_index(struct report *r, const char *name)
+{
+    const char *s = report_intern(r, name);
+    for (unsigned i = 0; i < r->nevent_names; i++)
+        if (r->event_names[i] == s)
+            return (uint8_t)i;
+    if (r->nevent_names == 256)
+        return 255;
+    r->event_names[r->nevent_names] = r->nevent_names == 255 ? report_intern(r, "(other)") : s;
+    return (uint8_t)r->nevent_names++;
+}
+
 /* ---- arena ---- */
 
 #define CHUNK_BYTES (1u << 20)

@@ -49,24 +49,28 @@ struct op_row {
     size_t nhist;
 };
 
-/* One timed operation: a line of the per-op log (nccltap-<host>-<pid>
- * .ops.jsonl), or an op_enqueue joined to its op_complete in a trace. The
- * records every cross-rank analysis works from. Times are the process's
- * CLOCK_MONOTONIC in ns. */
+/* One timed operation: a record of the per-op file (nccltap-<host>-<pid>
+ * .ops, binary, written by default), a line of the JSON-lines log
+ * (NCCLTAP_OPS_JSONL), or an op_enqueue joined to its op_complete in a
+ * trace. The records every cross-rank analysis works from. Times are the
+ * process's CLOCK_MONOTONIC in ns (rank_file.clock_offset_ns aligns them
+ * across processes and hosts, once analyze/crossrank.c has estimated it).
+ * 80 bytes: a report holds millions of them (1,024 ranks x 10,000 ops
+ * fit in 1 GiB), so names are indices and the element count and per-op
+ * bandwidth, which follow from the rest, are not kept. */
 struct op_event {
     uint64_t comm;           /* the communicator id, as a number */
     uint64_t seq;            /* its number in the communicator, from 0 */
-    int rank;                /* the rank in `comm` */
-    int peer;                /* root or peer rank, -1 if none */
-    const char *op, *dtype;  /* interned: equal names are equal pointers */
-    uint64_t count, bytes;   /* elements, and S */
+    uint64_t bytes;          /* S, nccl-tests' size */
     uint64_t group;          /* group id, 0 when not grouped */
-    uint32_t group_ops;      /* ops timed together with it (1: alone) */
-    uint32_t tid;            /* the calling thread, 0 if unknown */
     uint64_t stream;         /* the CUDA stream handle */
     uint64_t enqueue_ns;     /* when the call was made */
     uint64_t start_ns, end_ns;  /* the GPU interval */
-    double busbw_gbs;
+    int32_t rank;            /* the rank in `comm` */
+    int32_t peer;            /* root or peer rank, -1 if none */
+    uint32_t tid;            /* the calling thread, 0 if unknown */
+    uint16_t group_ops;      /* ops timed together with it (1: alone) */
+    uint8_t op, dtype;       /* report_name(r, e->op): "AllReduce", "float32" */
 };
 
 /* One entry of a file's "comms": this process's view of a communicator.
@@ -132,6 +136,8 @@ struct rank_file {
     const char *host, *job, *nccl_version, *timing, *timing_note;  /* interned */
     long long pid;
     double wall_s;           /* from the shim's load to the file's writing */
+    int64_t clock_offset_ns; /* its clock minus the reference process's, as
+                                estimated by analyze/crossrank.c (0 before) */
     int *ranks;              /* ranks held in root communicators, ascending */
     size_t nranks;
     struct comm_entry *comms;
@@ -140,6 +146,7 @@ struct rank_file {
     size_t nops;
     struct op_event *events; /* the per-op records, by (comm, rank, seq); may be none */
     size_t nevents;
+    uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
     struct totals totals;
     int callsite_depth;      /* frames per call site; 0: call sites off, or not recorded */
     struct callsite *sites;  /* (arena) */
@@ -221,6 +228,9 @@ struct report {
     struct report_arena *arena;      /* what report_alloc gave out (model.c) */
     struct kernel_trace *kernels;  /* one per host whose kernel was traced; trace only */
     size_t nkernels;
+    const char *event_names[256];  /* the events' op and datatype names, by index (interned) */
+    unsigned nevent_names;
+    struct crossrank *cross;  /* analyze/crossrank.h, once analysed; NULL before */
 };
 
 /* The interned copy of `name` (owned by r): equal strings, equal pointers.
@@ -235,5 +245,16 @@ void *report_alloc(struct report *r, size_t n);
 
 /* Frees the interned strings and the arena (report_free does it too). */
 void report_model_free(struct report *r);
+
+/* The index of `name` among r->event_names, added if new: equal names,
+ * equal indices. Past 255 names (damaged input) all further ones share the
+ * last, "(other)". */
+uint8_t report_name_index(struct report *r, const char *name);
+
+/* The name at index i of r->event_names. */
+static inline const char *report_name(const struct report *r, uint8_t i)
+{
+    return i < r->nevent_names ? r->event_names[i] : "?";
+}
 
 #endif

@@ -3,6 +3,7 @@
  * trace of the run (the directory `nccltap run --lttng` wrote, or any
  * directory with a CTF trace below it). */
 #include "cli.h"
+#include "crossrank.h"
 #include "load.h"
 #include "render.h"
 #include "util.h"
@@ -23,7 +24,11 @@ static int report_path(const char *path, const char *run, bool json)
     if (loaded != 0)
         return 1;
     report_symbolize(&r, debug_dirs, ndebug_dirs);
+    struct crossrank cross;
+    crossrank_analyze(&r, &cross);
+    r.cross = &cross;
     int rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
+    crossrank_free(&cross);
     report_free(&r);
     if (rc != 0) {
         msg("cannot write the report");

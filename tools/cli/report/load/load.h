@@ -55,6 +55,12 @@ void report_symbolize(struct report *r, char *const *debug_dirs, size_t n);
  * error; a damaged line is named on stderr and skipped. ops_log.c */
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path);
 
+/* Reads the per-op file at `path` (binary, as the shim writes by default)
+ * into f->events, sorted, and counts what the shim dropped in
+ * f->events_dropped. Returns false when there is no such file; a damaged
+ * one is named on stderr. ops_file.c */
+bool report_load_ops_file(struct report *r, struct rank_file *f, const char *path);
+
 /* Sorts f->events by (comm, rank, seq). ops_log.c */
 void report_sort_events(struct rank_file *f);
 

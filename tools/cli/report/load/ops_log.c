@@ -59,15 +59,15 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
               hex(o, "comm", &e->comm);
     if (ok) {
         e->seq = (uint64_t)json_integer_value(seq);
-        e->rank = (int)json_integer_value(rank);
+        e->rank = (int32_t)json_integer_value(rank);
         json_t *peer = json_object_get(o, "peer");
-        e->peer = json_is_integer(peer) ? (int)json_integer_value(peer) : -1;
-        e->op = report_intern(r, op);
-        e->dtype = report_intern(r, dtype);
-        e->count = u64(o, "count");
+        e->peer = json_is_integer(peer) ? (int32_t)json_integer_value(peer) : -1;
+        e->op = report_name_index(r, op);
+        e->dtype = report_name_index(r, dtype);
         e->bytes = u64(o, "bytes");
         e->group = u64(o, "group");
-        e->group_ops = (uint32_t)u64(o, "group_ops");
+        uint64_t gops = u64(o, "group_ops");
+        e->group_ops = gops > UINT16_MAX ? UINT16_MAX : (uint16_t)gops;
         if (!e->group_ops)
             e->group_ops = 1;
         e->tid = (uint32_t)u64(o, "tid");
@@ -76,7 +76,6 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
         e->enqueue_ns = u64(o, "enqueue_ns");
         e->start_ns = u64(o, "start_ns");
         e->end_ns = u64(o, "end_ns");
-        e->busbw_gbs = json_number_value(json_object_get(o, "busbw_gbs"));
     }
     json_decref(o);
     return ok;

@@ -147,9 +147,14 @@ static void load_file(struct report *r, const char *path)
     char why[256];
     if (add_parsed(r, &f, parse_file(r, &f, why, sizeof why), why) != 0)
         return;
-    /* nccltap-<run>@<host>-<pid>.json -> nccltap-<run>@<host>-<pid>.ops.jsonl */
-    char *ops = xasprintf("%.*s.ops.jsonl", (int)(strlen(path) - strlen(".json")), path);
-    report_load_ops_log(r, &r->files[r->nfiles - 1], ops);
+    /* nccltap-<run>@<host>-<pid>.json -> nccltap-<run>@<host>-<pid>.ops, or the
+     * .ops.jsonl of NCCLTAP_OPS_JSONL when there is no .ops (both hold the
+     * same records). */
+    char *ops = xasprintf("%.*s.ops", (int)(strlen(path) - strlen(".json")), path);
+    char *jsonl = xasprintf("%s.jsonl", ops);
+    if (!report_load_ops_file(r, &r->files[r->nfiles - 1], ops))
+        report_load_ops_log(r, &r->files[r->nfiles - 1], jsonl);
+    free(jsonl);
     free(ops);
 }
 

@@ -51,11 +51,11 @@ static void add_events(struct report *r, const struct tm_proc *p)
         const struct tm_op *o = &p->ops[i];
         f->events[f->nevents++] = (struct op_event){
             .comm = o->comm_id, .seq = o->seq, .rank = o->rank, .peer = o->peer,
-            .op = report_intern(r, o->op), .dtype = report_intern(r, o->dtype),
-            .count = o->count, .bytes = o->bytes, .group = o->group_id,
-            .group_ops = d->group_ops ? (uint32_t)d->group_ops : 1, .tid = o->tid,
-            .stream = o->stream, .enqueue_ns = o->ts_ns, .start_ns = d->start_ns,
-            .end_ns = d->end_ns, .busbw_gbs = d->busbw_gbs,
+            .op = report_name_index(r, o->op), .dtype = report_name_index(r, o->dtype),
+            .bytes = o->bytes, .group = o->group_id,
+            .group_ops = d->group_ops ? (uint16_t)(d->group_ops > UINT16_MAX ? UINT16_MAX : d->group_ops) : 1,
+            .tid = o->tid, .stream = o->stream, .enqueue_ns = o->ts_ns, .start_ns = d->start_ns,
+            .end_ns = d->end_ns,
         };
     }
 }

@@ -197,7 +197,7 @@ static json_t *os_json(const struct report *r)
         snprintf(comm, sizeof comm, "%016" PRIx64, w->op->comm);
         json_array_append_new(a, json_pack(
             "{s:i, s:s, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:s?, s:f, s:o, s:s?, s:s?, s:i}",
-            "rank", w->op->rank, "comm", comm, "seq", (json_int_t)w->op->seq, "op", w->op->op,
+            "rank", w->op->rank, "comm", comm, "seq", (json_int_t)w->op->seq, "op", report_name(r, w->op->op),
             "host", w->file->host, "pid", (json_int_t)w->file->pid,
             "offcpu_us", w->offcpu_ns / 1e3, "preempted_us", w->preempted_ns / 1e3,
             "waiting_us", w->waiting_ns / 1e3, "preempted_by", w->preempted_by,
@@ -227,6 +227,9 @@ int report_print_json(const struct report *r, FILE *out)
     /* Present when the trace had kernel events: [] then means none found. */
     if (r->nkernels)
         rc |= member("os_interference", os_json(r), false, out);
+    rc |= member("crossrank", crossrank_json(r), false, out);
+    rc |= member("stragglers", stragglers_json(r), false, out);
+    rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("callsite_depth", json_integer(cs.depth), false, out);
     rc |= member("callsites", callsites_json(&cs), false, out);
     callsite_summary_free(&cs);

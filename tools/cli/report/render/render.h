@@ -4,6 +4,7 @@
 #ifndef NCCLTAP_CLI_REPORT_RENDER_H
 #define NCCLTAP_CLI_REPORT_RENDER_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "model.h"
@@ -14,5 +15,18 @@ int report_print_json(const struct report *r, FILE *out);
 
 /* Sections of the text report, each its own function. */
 void print_os_interference(const struct report *r, FILE *out);  /* text_os.c */
+/* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. text.c */
+const char *human_bytes(double b, char buf[16]);
+
+/* The cross-rank sections of the text report (r->cross). crossrank_text.c */
+void print_clocks(const struct report *r, FILE *out);
+void print_stragglers(const struct report *r, FILE *out);
+void print_slow_transfers(const struct report *r, FILE *out);
+
+/* The same as JSON values: "crossrank", "stragglers", "slow_transfers".
+ * crossrank_json.c */
+json_t *crossrank_json(const struct report *r);
+json_t *stragglers_json(const struct report *r);
+json_t *slow_transfers_json(const struct report *r);
 
 #endif

@@ -16,8 +16,7 @@
     "  on the user's stream to the end event; on an idle stream that includes\n" \
     "  NCCL's host-side launch work. They are not kernel run times.\n"
 
-/* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. */
-static const char *human_bytes(double b, char buf[16])
+const char *human_bytes(double b, char buf[16])
 {
     static const char *const unit[] = { "", "K", "M", "G", "T", "P", "E" };
     size_t u = 0;
@@ -373,6 +372,9 @@ int report_print_text(const struct report *r, FILE *out)
     print_callsites(&cs, out);
     print_comms(r, &cs, out);
     print_os_interference(r, out);
+    print_clocks(r, out);
+    print_stragglers(r, out);
+    print_slow_transfers(r, out);
     callsite_summary_free(&cs);
     print_totals(r, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;

@@ -48,7 +48,7 @@ void print_os_interference(const struct report *r, FILE *out)
         else
             snprintf(irq, sizeof irq, "-");
         fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9.1f  %9.1f  %-16s  %8.1f  "
-                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq, shown(w->op->op, op),
+                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq, shown(report_name(r, w->op->op), op),
                 us(w->offcpu_ns), us(w->preempted_ns),
                 w->preempted_by ? shown(w->preempted_by, by) : "-",
                 us(w->irq_ns), irq, w->thread ? shown(w->thread->comm, thread) : "-",

@@ -1,0 +1,51 @@
+/* The per-op file, NCCLTAP_DIR/nccltap-<host>-<pid>.ops: one fixed-size
+ * binary record per timed op, written by the shim by default (README,
+ * Outputs) and read by `nccltap report` (tools/cli/report/load/ops_file.c),
+ * which includes this header too. Native byte order: read on a machine of
+ * the same kind (byte_order says which).
+ *
+ * The file is a ring bounded by NCCLTAP_OPS_MAX_MB: a header of
+ * TAP_OPS_HEADER_BYTES, then `capacity` record slots. Record number i (from
+ * 0, in completion order) is in slot i % capacity; `written` records were
+ * written in all, so when written > capacity the oldest written - capacity
+ * were overwritten (dropped, and counted so). Records go to the file before
+ * the header that counts them. */
+#ifndef NCCLTAP_OPS_FILE_FORMAT_H
+#define NCCLTAP_OPS_FILE_FORMAT_H
+
+#include <stdint.h>
+
+#define TAP_OPS_MAGIC "NCCLTAP-OPS"  /* 12 bytes with its NUL */
+#define TAP_OPS_VERSION 1
+#define TAP_OPS_BYTE_ORDER 0x01020304u
+#define TAP_OPS_HEADER_BYTES 4096
+
+struct tap_ops_header {
+    char magic[12];
+    uint32_t byte_order;    /* TAP_OPS_BYTE_ORDER as the writer stores it */
+    uint32_t version;
+    uint32_t record_bytes;  /* sizeof(struct tap_ops_record) */
+    uint64_t capacity;      /* record slots */
+    uint64_t written;       /* records written in all */
+    uint64_t lost;          /* records that could not be written (I/O errors) */
+    uint32_t nops;          /* names follow: nops op names, then ndtypes */
+    uint32_t ndtypes;       /* datatype names, each NUL-terminated */
+    char names[];           /* up to TAP_OPS_HEADER_BYTES */
+};
+
+struct tap_ops_record {
+    uint64_t comm;          /* communicator id */
+    uint64_t seq;           /* its number in the communicator, from 0 */
+    uint64_t count, bytes;  /* elements, and S */
+    uint64_t group;         /* group id, 0 when not grouped */
+    uint64_t stream;        /* the CUDA stream handle */
+    uint64_t enqueue_ns;    /* CLOCK_MONOTONIC at the call */
+    uint64_t start_ns, end_ns;  /* the GPU interval, CLOCK_MONOTONIC */
+    int32_t rank, peer;     /* peer: root or peer rank, -1 if none */
+    uint32_t tid;
+    uint16_t group_ops;     /* ops timed together with it (1: alone) */
+    uint8_t op;             /* index into the op names */
+    uint8_t dtype;          /* ncclDataType_t: index into the datatype names */
+};
+
+#endif

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Across ranks, end to end on the simulator: nccltap-bench under `nccltap
+run`, then `nccltap report --json`, and what a user relies on in its
+"stragglers", "slow_transfers", "hang" and "crossrank" keys.
+
+Usage: crossrank_test.py --bin BUILD/bin CASE
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+class Run:
+    def __init__(self, bindir):
+        self.bin = bindir
+        self.nccltap = os.path.join(bindir, "nccltap")
+        self.bench = os.path.join(bindir, "nccltap-bench")
+        self.work = tempfile.mkdtemp(prefix="nccltap-crossrank-")
+        self.dir = os.path.join(self.work, "out")
+
+    def env(self, **kv):
+        env = dict(os.environ)
+        for k in [k for k in env if k.startswith(("NCCLTAP_", "NCCLSIM_"))]:
+            del env[k]
+        env.update({k: str(v) for k, v in kv.items()})
+        return env
+
+    def bench_run(self, bench_args, timeout=120, **env):
+        cmd = [self.nccltap, "run", "--sim", "--dir", self.dir, "--", self.bench] + bench_args
+        p = subprocess.run(cmd, env=self.env(**env), capture_output=True, text=True, timeout=timeout)
+        if p.returncode != 0:
+            sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
+            fail("%s exited %d" % (" ".join(cmd), p.returncode))
+        return p
+
+    def report(self, path=None):
+        path = path or self.dir
+        p = subprocess.run([self.nccltap, "report", "--json", path], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0, "nccltap report exited %d: %s" % (p.returncode, p.stderr))
+        t = subprocess.run([self.nccltap, "report", path], capture_output=True, text=True, timeout=120)
+        check(t.returncode == 0, "nccltap report (text) exited %d: %s" % (t.returncode, t.stderr))
+        sys.stdout.write(t.stdout[t.stdout.find("\nClocks"):])
+        return json.loads(p.stdout), t.stdout, p.stderr
+
+    def clean(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def straggler(run, timing):
+    """4 ranks, rank 2 late by 500 us at every AllReduce: rank 2 is the
+    only straggler, last in >= 95% of them, holding the others up 500 us."""
+    run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100",
+                   "--warmup", "0"], NCCLTAP_TIMING=timing, NCCLSIM_SLOW_RANK=2, NCCLSIM_SLOW_US=500)
+    rep, text, _ = run.report()
+    st = rep["stragglers"]
+    check(len(st) == 1, "want one straggler, got %s" % st)
+    s = st[0]
+    check(s["rank"] == 2, "the straggler is rank %d, not 2" % s["rank"])
+    check(s["last_fraction"] >= 0.95, "last_fraction %.3f < 0.95" % s["last_fraction"])
+    check(abs(s["wait_us_mean"] - 500) <= 25, "wait_us_mean %.1f, want 500 +-5%%" % s["wait_us_mean"])
+    check(abs(s["wait_us_total"] - s["wait_us_mean"] * s["last"]) < 1e-3 * s["wait_us_total"],
+          "wait_us_total is not mean x count")
+    check(rep["slow_transfers"] == [], "a late rank is not a slow transfer: %s" % rep["slow_transfers"])
+    check("rank 2" in text[text.find("Stragglers"):], "the text report does not name rank 2")
+
+
+def slow_link(run):
+    """Rank 1's link 4 times slower, arrivals unchanged: the send/receive
+    pairs through rank 1 are slow transfers; nobody is a straggler."""
+    run.bench_run(["--ranks", "8", "--op", "allreduce,sendrecv", "--bytes", "16M", "--iters", "20",
+                   "--warmup", "0"], NCCLTAP_TIMING="all", NCCLSIM_SLOW_LINK_RANK=1,
+                  NCCLSIM_SLOW_LINK_FACTOR=4)
+    rep, _, _ = run.report()
+    check(rep["stragglers"] == [], "a slow link is not a straggler: %s" % rep["stragglers"])
+    pairs = sorted(tuple(s["ranks"]) for s in rep["slow_transfers"])
+    check(pairs == [(0, 1), (1, 2)], "slow transfers %s, want the pairs 0->1 and 1->2" % pairs)
+    for s in rep["slow_transfers"]:
+        check(s["op"] == "Send" and s["bytes"] == 16 << 20, "slow transfer %s" % s)
+        check(s["busbw_gbs"] < 0.5 * s["median_busbw_gbs"], "not well below the median: %s" % s)
+
+
+def ring(run):
+    """NCCLTAP_OPS_MAX_MB bounds the per-op file: the oldest records are
+    dropped, counted, and the report says so."""
+    iters = 30000
+    capacity = (1 << 20) // 88  # 11,915 records of 88 bytes
+    run.bench_run(["--ranks", "1", "--op", "allreduce", "--bytes", "8", "--iters", str(iters),
+                   "--warmup", "0"], NCCLTAP_TIMING="all", NCCLTAP_OPS_MAX_MB=1, NCCLSIM_LAT_US=0)
+    ops = glob.glob(os.path.join(run.dir, "*.ops"))
+    check(len(ops) == 1, "per-op files: %s" % ops)
+    check(os.path.getsize(ops[0]) <= 4096 + (1 << 20), "%s is larger than 1 MiB" % ops[0])
+    rep, text, _ = run.report()
+    kept = rep["crossrank"]["instances"]
+    dropped = rep["crossrank"]["records_dropped"]
+    timed = rep["totals"]["timed"]
+    check(timed > capacity, "only %d ops timed: the ring was not filled" % timed)
+    check(kept + dropped == timed, "kept %d + dropped %d != %d timed" % (kept, dropped, timed))
+    check(kept == capacity, "kept %d records, want all a MiB holds (%d)" % (kept, capacity))
+    check("%d per-op records were dropped" % dropped in text, "the text report does not say what was dropped")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("case")
+    a = ap.parse_args()
+    run = Run(a.bin)
+    cases = {
+        "straggler_all": lambda: straggler(run, "all"),
+        "straggler_auto": lambda: straggler(run, "auto"),
+        "slow_link": lambda: slow_link(run),
+        "ring": lambda: ring(run),
+    }
+    try:
+        cases[a.case]()
+    finally:
+        run.clean()
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

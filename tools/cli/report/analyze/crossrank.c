@@ -1,0 +1,545 @@
+/* Cross-rank matching: collectives by (comm, seq), sends with receives by
+ * (comm, src, dst, order), and each process's clock aligned with the
+ * reference process's from the ends of collectives. */
+#include "crossrank.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_p2p(const char *op)
+{
+    return strcmp(op, "Send") == 0 || strcmp(op, "Recv") == 0;
+}
+
+/* Collectives whose ranks all finish at nearly the same instant: the last
+ * step of each is an exchange among all of them. Rooted ones (Broadcast,
+ * Reduce, Gather, Scatter) may end on the root well before the others. */
+static bool ends_together(const char *op)
+{
+    return strcmp(op, "AllReduce") == 0 || strcmp(op, "AllGather") == 0 ||
+           strcmp(op, "ReduceScatter") == 0 || strcmp(op, "AlltoAll") == 0;
+}
+
+double xr_bus_factor(const char *op, int n)
+{
+    if (n < 1)
+        return 1;
+    if (strcmp(op, "AllReduce") == 0)
+        return 2.0 * (n - 1) / n;
+    if (strcmp(op, "ReduceScatter") == 0 || strcmp(op, "AllGather") == 0 ||
+        strcmp(op, "AlltoAll") == 0 || strcmp(op, "Gather") == 0 || strcmp(op, "Scatter") == 0)
+        return (double)(n - 1) / n;
+    return 1;  /* Broadcast, Reduce, Send, Recv */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double xr_median(double *v, size_t n)
+{
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void xr_keep_worst(uint64_t seq[3], double val[3], size_t *n, uint64_t s, double v, bool highest)
+{
+    size_t i = *n;
+    if (i == 3) {
+        if (highest ? v <= val[2] : v >= val[2])
+            return;
+        i = 2;
+    } else {
+        (*n)++;
+    }
+    for (; i > 0 && (highest ? val[i - 1] < v : val[i - 1] > v); i--) {
+        val[i] = val[i - 1];
+        seq[i] = seq[i - 1];
+    }
+    val[i] = v;
+    seq[i] = s;
+}
+
+/* ---- communicator sizes, from the files' "comms" ---- */
+
+struct comm_size {
+    uint64_t id;
+    int nranks;
+};
+
+static int cmp_comm_size(const void *a, const void *b)
+{
+    const struct comm_size *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static struct comm_size *comm_sizes(const struct report *r, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        total += r->files[i].ncomms;
+    struct comm_size *s = xcalloc(total ? total : 1, sizeof *s);
+    *n = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].ncomms; j++) {
+            const struct comm_entry *c = &r->files[i].comms[j];
+            s[(*n)++] = (struct comm_size){ strtoull(c->id, NULL, 16), c->nranks };
+        }
+    qsort(s, *n, sizeof *s, cmp_comm_size);
+    return s;
+}
+
+static int nranks_of(const struct comm_size *s, size_t n, uint64_t id)
+{
+    struct comm_size key = { id, 0 };
+    const struct comm_size *c = bsearch(&key, s, n, sizeof *s, cmp_comm_size);
+    return c ? c->nranks : 0;
+}
+
+/* ---- collectives: a k-way merge of the (file, comm, rank) runs by seq ---- */
+
+/* The events of one file for one (comm, rank): sorted by seq. */
+struct run {
+    uint64_t comm;
+    uint32_t file;
+    size_t at, end;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+    const struct run *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    return (x->file > y->file) - (x->file < y->file);
+}
+
+/* Moves a run past its send and receive records. */
+static void skip_p2p(const struct report *r, struct run *u)
+{
+    const struct rank_file *f = &r->files[u->file];
+    while (u->at < u->end && is_p2p(report_name(r, f->events[u->at].op)))
+        u->at++;
+}
+
+static uint64_t run_seq(const struct report *r, const struct run *u)
+{
+    return r->files[u->file].events[u->at].seq;
+}
+
+/* A binary min-heap of runs, keyed by their current seq. */
+static void sift_down(const struct report *r, struct run **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t m = i, a = 2 * i + 1, b = a + 1;
+        if (a < n && run_seq(r, h[a]) < run_seq(r, h[m]))
+            m = a;
+        if (b < n && run_seq(r, h[b]) < run_seq(r, h[m]))
+            m = b;
+        if (m == i)
+            return;
+        struct run *t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static struct run *find_runs(const struct report *r, size_t *n)
+{
+    size_t cap = 64;
+    struct run *runs = xmalloc(cap * sizeof *runs);
+    *n = 0;
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        for (size_t j = 0; j < f->nevents;) {
+            size_t k = j + 1;
+            while (k < f->nevents && f->events[k].comm == f->events[j].comm &&
+                   f->events[k].rank == f->events[j].rank)
+                k++;
+            if (*n == cap)
+                runs = xrealloc(runs, (cap *= 2) * sizeof *runs);
+            runs[(*n)++] = (struct run){ f->events[j].comm, i, j, k };
+            j = k;
+        }
+    }
+    qsort(runs, *n, sizeof *runs, cmp_run);
+    return runs;
+}
+
+static const struct report *sort_report;  /* for the member comparator */
+
+static int cmp_member_rank(const void *a, const void *b)
+{
+    int x = xr_event(sort_report, *(const struct xr_member *)a)->rank;
+    int y = xr_event(sort_report, *(const struct xr_member *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+static void add_member(struct crossrank *x, size_t *cap, struct xr_member m)
+{
+    if (x->nmembers == *cap)
+        x->members = xrealloc(x->members, (*cap = *cap ? 2 * *cap : 1024) * sizeof *x->members);
+    x->members[x->nmembers++] = m;
+}
+
+static void add_instance(struct crossrank *x, size_t *cap, const struct xr_instance *in)
+{
+    if (x->ninstances == *cap)
+        x->instances = xrealloc(x->instances, (*cap = *cap ? 2 * *cap : 256) * sizeof *x->instances);
+    x->instances[x->ninstances++] = *in;
+}
+
+static void match_collectives(const struct report *r, struct crossrank *x)
+{
+    size_t nsizes, nruns;
+    struct comm_size *sizes = comm_sizes(r, &nsizes);
+    struct run *runs = find_runs(r, &nruns);
+    size_t total = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        total += r->files[i].nevents;
+    size_t mcap = total, icap = 0;
+    x->members = xmalloc((mcap ? mcap : 1) * sizeof *x->members);
+    struct run **heap = xmalloc((nruns ? nruns : 1) * sizeof *heap);
+    sort_report = r;
+    for (size_t c = 0; c < nruns;) {
+        size_t d = c;
+        size_t n = 0;
+        for (; d < nruns && runs[d].comm == runs[c].comm; d++) {
+            skip_p2p(r, &runs[d]);
+            if (runs[d].at < runs[d].end)
+                heap[n++] = &runs[d];
+        }
+        for (size_t i = n; i-- > 0;)
+            sift_down(r, heap, n, i);
+        int nranks = nranks_of(sizes, nsizes, runs[c].comm);
+        while (n) {
+            uint64_t seq = run_seq(r, heap[0]);
+            struct xr_instance in = { .comm = runs[c].comm, .seq = seq, .nranks = nranks,
+                                      .first = x->nmembers };
+            while (n && run_seq(r, heap[0]) == seq) {
+                struct run *u = heap[0];
+                add_member(x, &mcap, (struct xr_member){ u->file, (uint32_t)u->at });
+                u->at++;
+                skip_p2p(r, u);
+                if (u->at == u->end)
+                    heap[0] = heap[--n];
+                sift_down(r, heap, n, 0);
+            }
+            in.n = x->nmembers - in.first;
+            qsort(x->members + in.first, in.n, sizeof *x->members, cmp_member_rank);
+            const struct op_event *e = xr_event(r, x->members[in.first]);
+            in.op = e->op;
+            in.bytes = e->bytes;
+            for (size_t k = 0; k < in.n; k++)
+                if (xr_event(r, x->members[in.first + k])->group_ops > 1)
+                    in.grouped = true;
+            if (in.nranks && in.n < (size_t)in.nranks)
+                x->incomplete++;
+            add_instance(x, &icap, &in);
+        }
+        c = d;
+    }
+    free(heap);
+    free(runs);
+    free(sizes);
+}
+
+/* ---- point to point: the k-th send from src to dst meets the k-th receive ---- */
+
+struct p2p_ref {
+    uint64_t comm, seq;
+    int src, dst;
+    struct xr_member m;
+};
+
+static int cmp_p2p(const void *a, const void *b)
+{
+    const struct p2p_ref *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static bool same_pair(const struct p2p_ref *a, const struct p2p_ref *b)
+{
+    return a->comm == b->comm && a->src == b->src && a->dst == b->dst;
+}
+
+static void match_p2p(const struct report *r, struct crossrank *x)
+{
+    size_t ns = 0, nr = 0, cap_s = 0, cap_r = 0;
+    struct p2p_ref *sends = NULL, *recvs = NULL;
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        for (uint32_t j = 0; j < f->nevents; j++) {
+            const struct op_event *e = &f->events[j];
+            const char *op = report_name(r, e->op);
+            bool send = strcmp(op, "Send") == 0;
+            if (!send && strcmp(op, "Recv") != 0)
+                continue;
+            struct p2p_ref ref = { e->comm, e->seq, send ? e->rank : e->peer,
+                                   send ? e->peer : e->rank, { i, j } };
+            struct p2p_ref **v = send ? &sends : &recvs;
+            size_t *n = send ? &ns : &nr, *cap = send ? &cap_s : &cap_r;
+            if (*n == *cap)
+                *v = xrealloc(*v, (*cap = *cap ? 2 * *cap : 256) * sizeof **v);
+            (*v)[(*n)++] = ref;
+        }
+    }
+    qsort(sends, ns, sizeof *sends, cmp_p2p);
+    qsort(recvs, nr, sizeof *recvs, cmp_p2p);
+    x->pairs = xmalloc((ns < nr ? ns : nr) * sizeof *x->pairs + 1);
+    size_t i = 0, j = 0;
+    while (i < ns && j < nr) {
+        int c = cmp_p2p(&sends[i], &recvs[j]);
+        bool pair = same_pair(&sends[i], &recvs[j]);
+        if (!pair) {
+            /* The pair one side has and the other lacks: all unmatched. */
+            if (c < 0)
+                i++;
+            else
+                j++;
+            x->unmatched++;
+            continue;
+        }
+        /* The same pair on both sides: match in order, by position. */
+        size_t i2 = i, j2 = j;
+        while (i2 < ns && same_pair(&sends[i2], &sends[i]))
+            i2++;
+        while (j2 < nr && same_pair(&recvs[j2], &recvs[j]))
+            j2++;
+        size_t k = 0;
+        for (; i + k < i2 && j + k < j2; k++) {
+            struct xr_pair p = { .comm = sends[i].comm, .order = k, .src = sends[i].src,
+                                 .dst = sends[i].dst, .send = sends[i + k].m, .recv = recvs[j + k].m };
+            p.bytes = xr_event(r, p.send)->bytes;
+            x->pairs[x->npairs++] = p;
+        }
+        x->unmatched += (i2 - i - k) + (j2 - j - k);
+        i = i2;
+        j = j2;
+    }
+    x->unmatched += (ns - i) + (nr - j);
+    free(sends);
+    free(recvs);
+}
+
+/* ---- clocks ---- */
+
+#define MAX_SAMPLES 4096  /* per process: plenty for a robust median */
+
+struct samples {
+    double *v;
+    size_t n;
+};
+
+/* Each process's offset from the reference process: the median, over the
+ * collectives they share (those that end together), of the difference of
+ * their ends; then processes that share collectives only with those just
+ * estimated, and so on. Processes reached by none keep their host's
+ * offset (0 on the reference host). */
+static void estimate_clocks(struct report *r, struct crossrank *x)
+{
+    x->clocks = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *x->clocks);
+    if (!x->ninstances)
+        return;
+    uint32_t ref = x->members[x->instances[0].first].file;
+    x->clocks[ref].estimated = true;
+    struct samples *s = xcalloc(r->nfiles, sizeof *s);
+    size_t stride = x->ninstances / MAX_SAMPLES + 1;
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (size_t i = 0; i < x->ninstances; i += stride) {
+            const struct xr_instance *in = &x->instances[i];
+            if (!ends_together(report_name(r, in->op)) || in->n < 2)
+                continue;
+            const struct xr_member *m = x->members + in->first;
+            size_t a = 0;
+            while (a < in->n && !x->clocks[m[a].file].estimated)
+                a++;
+            if (a == in->n)
+                continue;
+            double anchor = (double)xr_event(r, m[a])->end_ns - (double)x->clocks[m[a].file].offset_ns;
+            for (size_t k = 0; k < in->n; k++) {
+                struct samples *fs = &s[m[k].file];
+                if (x->clocks[m[k].file].estimated || fs->n == MAX_SAMPLES)
+                    continue;
+                if (!fs->v)
+                    fs->v = xmalloc(MAX_SAMPLES * sizeof *fs->v);
+                fs->v[fs->n++] = (double)xr_event(r, m[k])->end_ns - anchor;
+            }
+        }
+        for (size_t f = 0; f < r->nfiles; f++) {
+            if (!s[f].n)
+                continue;
+            double med = xr_median(s[f].v, s[f].n);
+            for (size_t k = 0; k < s[f].n; k++)
+                s[f].v[k] = fabs(s[f].v[k] - med);
+            x->clocks[f] = (struct xr_clock){ (int64_t)llround(med), 1.4826 * xr_median(s[f].v, s[f].n),
+                                              s[f].n, true };
+            free(s[f].v);
+            s[f] = (struct samples){ NULL, 0 };
+            progress = true;
+        }
+    }
+    free(s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Per host: the median offset of its estimated processes; processes never
+ * estimated take their host's. */
+static void summarize_hosts(struct report *r, struct crossrank *x)
+{
+    if (!r->nfiles)
+        return;
+    const char **names = xmalloc(r->nfiles * sizeof *names);
+    for (size_t i = 0; i < r->nfiles; i++)
+        names[i] = r->files[i].host;
+    qsort(names, r->nfiles, sizeof *names, cmp_str);
+    x->hosts = xcalloc(r->nfiles, sizeof *x->hosts);
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (!x->nhosts || strcmp(x->hosts[x->nhosts - 1].host, names[i]) != 0)
+            x->hosts[x->nhosts++].host = names[i];
+    free(names);
+    double *v = xmalloc(r->nfiles * sizeof *v);
+    for (size_t h = 0; h < x->nhosts; h++) {
+        struct xr_host *host = &x->hosts[h];
+        size_t n = 0;
+        for (size_t i = 0; i < r->nfiles; i++) {
+            if (strcmp(r->files[i].host, host->host) != 0)
+                continue;
+            host->files++;
+            if (!x->clocks[i].estimated)
+                continue;
+            v[n++] = (double)x->clocks[i].offset_ns;
+            if (x->clocks[i].error_ns > host->error_ns)
+                host->error_ns = x->clocks[i].error_ns;
+        }
+        host->estimated = n > 0;
+        host->offset_ns = (int64_t)llround(xr_median(v, n));
+        for (size_t k = 0; k < n; k++) {
+            double d = fabs(v[k] - (double)host->offset_ns);
+            host->spread_ns = d > host->spread_ns ? d : host->spread_ns;
+        }
+        for (size_t i = 0; i < r->nfiles; i++)
+            if (!x->clocks[i].estimated && strcmp(r->files[i].host, host->host) == 0)
+                x->clocks[i].offset_ns = host->offset_ns;
+    }
+    free(v);
+    /* The reference host (the reference process's) first, at offset 0. */
+    for (size_t h = 0; h < x->nhosts; h++)
+        if (x->ninstances &&
+            strcmp(x->hosts[h].host, r->files[x->members[x->instances[0].first].file].host) == 0) {
+            struct xr_host t = x->hosts[0];
+            x->hosts[0] = x->hosts[h];
+            x->hosts[h] = t;
+        }
+    int64_t base = x->hosts[0].offset_ns;
+    for (size_t h = 0; h < x->nhosts; h++)
+        x->hosts[h].offset_ns -= base;
+    for (size_t i = 0; i < r->nfiles; i++) {
+        r->files[i].clock_offset_ns = x->clocks[i].offset_ns;
+        if (x->clocks[i].estimated && x->clocks[i].error_ns > x->clock_error_ns)
+            x->clock_error_ns = x->clocks[i].error_ns;
+    }
+}
+
+/* ---- per instance and per pair, in the aligned clock ---- */
+
+static void measure(const struct report *r, struct crossrank *x)
+{
+    for (size_t i = 0; i < x->ninstances; i++) {
+        struct xr_instance *in = &x->instances[i];
+        const struct xr_member *m = x->members + in->first;
+        in->earliest_start_ns = INT64_MAX;
+        in->latest_start_ns = in->end_ns = INT64_MIN;
+        size_t last = 0;
+        for (size_t k = 0; k < in->n; k++) {
+            int64_t s = xr_start(r, m[k]), e = xr_end(r, m[k]);
+            if (s < in->earliest_start_ns)
+                in->earliest_start_ns = s;
+            if (s > in->latest_start_ns) {
+                in->latest_start_ns = s;
+                last = k;
+            }
+            if (e > in->end_ns)
+                in->end_ns = e;
+        }
+        in->last_rank = xr_event(r, m[last])->rank;
+        in->last_file = m[last].file;
+        in->skew_ns = (double)(in->latest_start_ns - in->earliest_start_ns);
+        /* From the last arrival to the end: the last rank's own interval,
+         * on its own clock, so the clocks' error does not enter it. */
+        const struct op_event *e = xr_event(r, m[last]);
+        in->transfer_ns = (double)(e->end_ns - e->start_ns);
+        int n = in->nranks ? in->nranks : (int)in->n;
+        in->busbw_gbs = in->transfer_ns > 0
+            ? (double)in->bytes * xr_bus_factor(report_name(r, in->op), n) / in->transfer_ns : 0;
+    }
+    for (size_t i = 0; i < x->npairs; i++) {
+        struct xr_pair *p = &x->pairs[i];
+        int64_t s1 = xr_start(r, p->send), s2 = xr_start(r, p->recv);
+        const struct op_event *a = xr_event(r, p->send), *b = xr_event(r, p->recv);
+        p->skew_ns = (double)(s1 > s2 ? s1 - s2 : s2 - s1);
+        /* The shorter side: the one that arrived second waited for nobody,
+         * so its interval is the transfer (each on its own clock). */
+        uint64_t da = a->end_ns - a->start_ns, db = b->end_ns - b->start_ns;
+        p->transfer_ns = (double)(da < db ? da : db);
+        p->busbw_gbs = p->transfer_ns > 0 ? (double)p->bytes / p->transfer_ns : 0;
+    }
+}
+
+const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq)
+{
+    size_t lo = 0, hi = x->ninstances;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct xr_instance *in = &x->instances[mid];
+        if (in->comm < comm || (in->comm == comm && in->seq < seq))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->ninstances && x->instances[lo].comm == comm && x->instances[lo].seq == seq
+        ? &x->instances[lo] : NULL;
+}
+
+void crossrank_analyze(struct report *r, struct crossrank *x)
+{
+    memset(x, 0, sizeof *x);
+    match_collectives(r, x);
+    match_p2p(r, x);
+    estimate_clocks(r, x);
+    summarize_hosts(r, x);
+    measure(r, x);
+    /* Three times the clocks' error: a skew within it may be theirs. */
+    x->threshold_ns = 3 * x->clock_error_ns > XR_MIN_WAIT_NS ? 3 * x->clock_error_ns : XR_MIN_WAIT_NS;
+    xr_find_stragglers(r, x);
+    xr_find_slow(r, x);
+}
+
+void crossrank_free(struct crossrank *x)
+{
+    free(x->members);
+    free(x->instances);
+    free(x->pairs);
+    free(x->clocks);
+    free(x->hosts);
+    free(x->stragglers);
+    free(x->slow);
+    memset(x, 0, sizeof *x);
+}

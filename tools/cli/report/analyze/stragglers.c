@@ -1,0 +1,96 @@
+/* Stragglers: per (communicator, rank), how often the rank started last at
+ * the communicator's collectives by more than the clocks' error, and how
+ * long it held the others up then (the instance's skew). */
+#include "crossrank.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Listed when last in at least this share of its instances, and at least
+ * MIN_LAST times: a rank that is last by chance is last rarely. */
+#define MIN_LAST_FRACTION 0.1
+#define MIN_LAST 3
+
+static void note_op(struct xr_straggler *s, uint8_t op)
+{
+    for (size_t i = 0; i < s->nops; i++)
+        if (s->ops[i] == op)
+            return;
+    if (s->nops < sizeof s->ops)
+        s->ops[s->nops++] = op;
+}
+
+static int cmp_straggler(const void *a, const void *b)
+{
+    const struct xr_straggler *x = a, *y = b;
+    return (x->wait_us_total < y->wait_us_total) - (x->wait_us_total > y->wait_us_total);
+}
+
+/* An instance counts when every rank of its communicator recorded it: with
+ * one missing, the last to arrive may be the one not seen. */
+static bool complete(const struct xr_instance *in)
+{
+    return in->n >= 2 && (!in->nranks || in->n == (size_t)in->nranks);
+}
+
+void xr_find_stragglers(const struct report *r, struct crossrank *x)
+{
+    size_t cap = 0;
+    for (size_t c = 0; c < x->ninstances;) {
+        size_t d = c;
+        int maxrank = 0;
+        for (; d < x->ninstances && x->instances[d].comm == x->instances[c].comm; d++)
+            for (size_t k = 0; k < x->instances[d].n; k++) {
+                int rank = xr_event(r, x->members[x->instances[d].first + k])->rank;
+                maxrank = rank > maxrank ? rank : maxrank;
+            }
+        struct xr_straggler *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
+        for (size_t i = c; i < d; i++) {
+            const struct xr_instance *in = &x->instances[i];
+            if (!complete(in))
+                continue;
+            for (size_t k = 0; k < in->n; k++) {
+                struct xr_member m = x->members[in->first + k];
+                struct xr_straggler *s = &acc[xr_event(r, m)->rank];
+                s->instances++;
+                s->file = m.file;
+            }
+            if (in->skew_ns <= x->threshold_ns)
+                continue;
+            struct xr_straggler *s = &acc[in->last_rank];
+            s->last++;
+            s->wait_us_total += in->skew_ns / 1e3;
+            xr_keep_worst(s->worst_seq, s->worst_us, &s->nworst, in->seq, in->skew_ns / 1e3, true);
+            note_op(s, in->op);
+        }
+        for (int rank = 0; rank <= maxrank; rank++) {
+            struct xr_straggler *s = &acc[rank];
+            if (!s->instances)
+                continue;
+            s->last_fraction = (double)s->last / (double)s->instances;
+            if (s->last < MIN_LAST || s->last_fraction < MIN_LAST_FRACTION)
+                continue;
+            s->comm = x->instances[c].comm;
+            s->rank = rank;
+            s->wait_us_mean = s->wait_us_total / (double)s->last;
+            /* The median wait, over the instances it was last in. */
+            double *w = xmalloc(s->last * sizeof *w);
+            size_t n = 0;
+            for (size_t i = c; i < d; i++) {
+                const struct xr_instance *in = &x->instances[i];
+                if (complete(in) && in->skew_ns > x->threshold_ns && in->last_rank == rank)
+                    w[n++] = in->skew_ns / 1e3;
+            }
+            s->wait_us_median = xr_median(w, n);
+            free(w);
+            if (x->nstragglers == cap)
+                x->stragglers = xrealloc(x->stragglers, (cap = cap ? 2 * cap : 8) * sizeof *x->stragglers);
+            x->stragglers[x->nstragglers++] = *s;
+        }
+        free(acc);
+        c = d;
+    }
+    if (x->nstragglers)
+        qsort(x->stragglers, x->nstragglers, sizeof *x->stragglers, cmp_straggler);
+}

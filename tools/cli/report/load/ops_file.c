@@ -1,0 +1,122 @@
+/* The per-op file of one process (preload/output/ops_file_format.h: a ring
+ * of fixed-size binary records) into the document's op events, oldest
+ * first; what the ring overwrote or could not write is counted in
+ * f->events_dropped. */
+#include "load.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ops_file_format.h"
+
+#define CHUNK 4096  /* records read at a time */
+
+/* The header's names as interned indices: ops first, then datatypes. */
+static bool read_names(struct report *r, const char *h, const struct tap_ops_header *hd,
+                       uint8_t *ops, uint8_t *dtypes)
+{
+    const char *p = hd->names, *end = h + TAP_OPS_HEADER_BYTES;
+    if (hd->nops > 256 || hd->ndtypes > 256)
+        return false;
+    for (uint32_t i = 0; i < hd->nops + hd->ndtypes; i++) {
+        const char *nul = memchr(p, 0, (size_t)(end - p));
+        if (!nul)
+            return false;
+        uint8_t k = report_name_index(r, p);
+        if (i < hd->nops)
+            ops[i] = k;
+        else
+            dtypes[i - hd->nops] = k;
+        p = nul + 1;
+    }
+    return true;
+}
+
+static const char *check_header(const struct tap_ops_header *hd)
+{
+    if (memcmp(hd->magic, TAP_OPS_MAGIC, sizeof hd->magic) != 0)
+        return "not a per-op file of nccltap";
+    if (hd->byte_order != TAP_OPS_BYTE_ORDER)
+        return "written on a machine of another byte order";
+    if (hd->version != TAP_OPS_VERSION || hd->record_bytes != sizeof(struct tap_ops_record))
+        return "another version of the format";
+    if (!hd->capacity)
+        return "a ring of no records";
+    return NULL;
+}
+
+bool report_load_ops_file(struct report *r, struct rank_file *f, const char *path)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return false;
+    char h[TAP_OPS_HEADER_BYTES];
+    const struct tap_ops_header *hd = (const struct tap_ops_header *)(const void *)h;
+    uint8_t ops[256], dtypes[256];
+    const char *why = fread(h, sizeof h, 1, in) == 1 ? check_header(hd) : "shorter than its header";
+    if (!why && !read_names(r, h, hd, ops, dtypes))
+        why = "its name table is damaged";
+    if (why) {
+        msg("%s: %s; its per-op records are not read", path, why);
+        fclose(in);
+        return true;
+    }
+    struct stat st;
+    uint64_t slots = hd->capacity;
+    if (fstat(fileno(in), &st) == 0 && st.st_size >= TAP_OPS_HEADER_BYTES) {
+        uint64_t present = ((uint64_t)st.st_size - TAP_OPS_HEADER_BYTES) / sizeof(struct tap_ops_record);
+        slots = present < slots ? present : slots;
+    }
+    /* The records present, oldest first: from slot written % capacity when
+     * the ring has wrapped. */
+    uint64_t n = hd->written < slots ? hd->written : slots;
+    uint64_t first = hd->written > hd->capacity ? hd->written % hd->capacity : 0;
+    f->events_dropped += hd->written - n + hd->lost;
+    f->events = xrealloc(f->events, (f->nevents + n + 1) * sizeof *f->events);
+    struct tap_ops_record *buf = xmalloc(CHUNK * sizeof *buf);
+    uint64_t unknown_start = 0;
+    for (uint64_t done = 0; done < n;) {
+        uint64_t slot = (first + done) % hd->capacity;
+        uint64_t want = n - done < CHUNK ? n - done : CHUNK;
+        if (want > hd->capacity - slot)
+            want = hd->capacity - slot;
+        if (fseeko(in, (off_t)(TAP_OPS_HEADER_BYTES + slot * sizeof *buf), SEEK_SET) != 0 ||
+            fread(buf, sizeof *buf, want, in) != want) {
+            msg("%s: cannot read its records (%s); %llu of them are missing", path,
+                ferror(in) ? strerror(errno) : "the file is shorter than its header says",
+                (unsigned long long)(n - done));
+            f->events_dropped += n - done;
+            break;
+        }
+        for (uint64_t i = 0; i < want; i++) {
+            const struct tap_ops_record *rec = &buf[i];
+            /* A start the shim could not place on the host clock (its GPU
+             * clock was never calibrated): nothing to compare across ranks. */
+            if (!rec->start_ns || rec->end_ns < rec->start_ns) {
+                unknown_start++;
+                continue;
+            }
+            f->events[f->nevents++] = (struct op_event){
+                .comm = rec->comm, .seq = rec->seq, .bytes = rec->bytes, .group = rec->group,
+                .stream = rec->stream, .enqueue_ns = rec->enqueue_ns, .start_ns = rec->start_ns,
+                .end_ns = rec->end_ns, .rank = rec->rank, .peer = rec->peer, .tid = rec->tid,
+                .group_ops = rec->group_ops ? rec->group_ops : 1,
+                .op = rec->op < hd->nops ? ops[rec->op] : report_name_index(r, "unknown"),
+                .dtype = rec->dtype < hd->ndtypes ? dtypes[rec->dtype] : report_name_index(r, "unknown"),
+            };
+        }
+        done += want;
+    }
+    if (unknown_start)
+        msg("%s: %llu records without a GPU start time are left out of the cross-rank analysis",
+            path, (unsigned long long)unknown_start);
+    free(buf);
+    fclose(in);
+    report_sort_events(f);
+    return true;
+}

@@ -1,0 +1,121 @@
+/* The text report's cross-rank sections: how the clocks were aligned, the
+ * stragglers, the slow transfers; each with its evidence. */
+#include "render.h"
+#include "crossrank.h"
+#include "escape.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool have_records(const struct crossrank *x)
+{
+    return x && (x->ninstances || x->npairs);
+}
+
+void print_clocks(const struct report *r, FILE *out)
+{
+    const struct crossrank *x = r->cross;
+    if (!have_records(x))
+        return;
+    double corr = 0;
+    size_t estimated = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        estimated += x->clocks[i].estimated;
+    for (size_t h = 0; h < x->nhosts; h++)
+        corr = x->hosts[h].spread_ns > corr ? x->hosts[h].spread_ns : corr;
+    fprintf(out, "\nClocks, aligned on the ends of AllReduce, AllGather, ReduceScatter and AlltoAll\n");
+    for (size_t h = 0; h < x->nhosts && x->nhosts > 1; h++) {
+        const struct xr_host *host = &x->hosts[h];
+        char name[SHOWN_MAX];
+        shown(host->host, name);
+        if (h == 0)
+            fprintf(out, "  %-20s reference (%zu process%s)\n", name, host->files,
+                    host->files == 1 ? "" : "es");
+        else if (host->estimated)
+            fprintf(out, "  %-20s %+.6f s +-%.1f us (%zu process%s)\n", name,
+                    (double)host->offset_ns / 1e9, host->error_ns / 1e3, host->files,
+                    host->files == 1 ? "" : "es");
+        else
+            fprintf(out, "  %-20s not estimated: it shares no such collective with the others; "
+                    "its times are not comparable\n", name);
+    }
+    fprintf(out, "  %zu of %zu processes aligned; the ends agree within %.1f us; "
+            "each process's own correction up to %.1f us\n"
+            "  A skew under %.1f us is not called a straggler.\n",
+            estimated, r->nfiles, x->clock_error_ns / 1e3, corr / 1e3, x->threshold_ns / 1e3);
+}
+
+static void print_straggler(const struct report *r, const struct xr_straggler *s, FILE *out)
+{
+    const struct rank_file *f = &r->files[s->file];
+    char host[SHOWN_MAX], op[SHOWN_MAX];
+    fprintf(out, "  comm %016" PRIx64 " rank %d (%s pid %lld): last in %zu of %zu collectives (%.0f%%)\n"
+            "    held the others up %.1f us mean, %.1f us median, %.3f ms in total\n    in",
+            s->comm, s->rank, shown(f->host, host), f->pid, s->last, s->instances, 100 * s->last_fraction,
+            s->wait_us_mean, s->wait_us_median, s->wait_us_total / 1e3);
+    for (size_t i = 0; i < s->nops; i++)
+        fprintf(out, "%s %s", i ? "," : "", shown(report_name(r, s->ops[i]), op));
+    fprintf(out, "; worst seqs");
+    for (size_t i = 0; i < s->nworst; i++)
+        fprintf(out, "%s %" PRIu64 " (%.1f us)", i ? "," : "", s->worst_seq[i], s->worst_us[i]);
+    fputc('\n', out);
+}
+
+void print_stragglers(const struct report *r, FILE *out)
+{
+    const struct crossrank *x = r->cross;
+    fprintf(out, "\nStragglers: ranks that start collectives last, while the others wait\n");
+    if (!have_records(x)) {
+        fprintf(out, "  No per-op records (NCCLTAP_OPS_MAX_MB=0, or none timed): nothing to match.\n");
+        return;
+    }
+    if (!x->nstragglers)
+        fprintf(out, "  None: no rank started last by more than %.1f us in 10%% of its %zu "
+                "collectives.\n", x->threshold_ns / 1e3, x->ninstances);
+    for (size_t i = 0; i < x->nstragglers; i++)
+        print_straggler(r, &x->stragglers[i], out);
+    uint64_t dropped = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        dropped += r->files[i].events_dropped;
+    if (dropped)
+        fprintf(out, "  NOTE: %llu per-op records were dropped (the oldest, past NCCLTAP_OPS_MAX_MB, "
+                "or not written): the instances they were in are incomplete.\n",
+                (unsigned long long)dropped);
+    if (x->incomplete)
+        fprintf(out, "  NOTE: %zu collectives were not recorded by every rank of their "
+                "communicator (sampled, dropped or unfinished) and are not counted.\n", x->incomplete);
+}
+
+static void print_slow(const struct report *r, const struct xr_slow *s, FILE *out)
+{
+    char b[16], op[SHOWN_MAX];
+    fprintf(out, "  comm %016" PRIx64 " %s %s ", s->comm, shown(report_name(r, s->op), op),
+            human_bytes((double)s->bytes, b));
+    if (s->p2p)
+        fprintf(out, "rank %d -> %d", s->src, s->dst);
+    else
+        fprintf(out, "ranks 0-%d", s->nranks - 1);
+    fprintf(out, ": %.2f GB/s median vs %.2f GB/s for the job; %zu of %zu %s slow\n    worst %s",
+            s->busbw_gbs, s->median_busbw_gbs, s->slow, s->instances,
+            s->p2p ? "transfers" : "instances", s->p2p ? "transfers (order)" : "seqs");
+    for (size_t i = 0; i < s->nworst; i++)
+        fprintf(out, "%s %" PRIu64 " (%.2f GB/s)", i ? "," : "", s->worst_seq[i], s->worst_gbs[i]);
+    fputc('\n', out);
+}
+
+void print_slow_transfers(const struct report *r, FILE *out)
+{
+    const struct crossrank *x = r->cross;
+    if (!have_records(x))
+        return;
+    fprintf(out, "\nSlow transfers: busbw from the last arrival to the end, under %.0f%% of the "
+            "job's median for the op and size\n", 100 * XR_SLOW_FRACTION);
+    if (!x->nslow)
+        fprintf(out, "  None among %zu collectives and %zu send/receive pairs.\n",
+                x->ninstances, x->npairs);
+    for (size_t i = 0; i < x->nslow; i++)
+        print_slow(r, &x->slow[i], out);
+    if (x->unmatched)
+        fprintf(out, "  NOTE: %zu sends or receives had no recorded other side.\n", x->unmatched);
+}
