@@ -296,8 +296,10 @@ static void match_p2p(const struct report *r, struct crossrank *x)
             (*v)[(*n)++] = ref;
         }
     }
-    qsort(sends, ns, sizeof *sends, cmp_p2p);
-    qsort(recvs, nr, sizeof *recvs, cmp_p2p);
+    if (ns)
+        qsort(sends, ns, sizeof *sends, cmp_p2p);
+    if (nr)
+        qsort(recvs, nr, sizeof *recvs, cmp_p2p);
     x->pairs = xmalloc((ns < nr ? ns : nr) * sizeof *x->pairs + 1);
     size_t i = 0, j = 0;
     while (i < ns && j < nr) {

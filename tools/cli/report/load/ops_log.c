@@ -23,7 +23,8 @@ static int cmp_event(const void *a, const void *b)
 
 void report_sort_events(struct rank_file *f)
 {
-    qsort(f->events, f->nevents, sizeof *f->events, cmp_event);
+    if (f->nevents)
+        qsort(f->events, f->nevents, sizeof *f->events, cmp_event);
 }
 
 static uint64_t u64(json_t *o, const char *key)
