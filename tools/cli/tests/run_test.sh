@@ -86,6 +86,26 @@ output_dir)
     *) fail "default directory: got '$(cat "$work/env")'" ;;
     esac
     ;;
+output_dir_unsafe)
+    # The shim's rules for --dir: a symlink, or a directory others can write
+    # in (not sticky), is refused before the command runs; made ones get
+    # NCCLTAP_DIR_MODE (0700 by default), exactly.
+    mkdir -p "$work/real" && ln -s "$work/real" "$work/link"
+    "$nccltap" run --dir "$work/link" -- true 2>"$err"
+    expect_rc $? 125 "--dir a symlink"
+    expect_err "cannot use the output directory $work/link: a symlink or not a directory"
+    mkdir -m 777 "$work/open" && chmod 777 "$work/open"
+    "$nccltap" run --dir "$work/open" -- true 2>"$err"
+    expect_rc $? 125 "--dir writable by others"
+    expect_err "cannot use the output directory $work/open: writable by others and not sticky"
+    mkdir -m 1777 "$work/sticky" && chmod 1777 "$work/sticky"
+    "$nccltap" run --dir "$work/sticky" -- true 2>"$err"
+    expect_rc $? 0 "--dir sticky, as /tmp"
+    (umask 077 && "$nccltap" run --dir "$work/made/sub" -- true 2>"$err")
+    [ "$(stat -c %a "$work/made/sub")" = 700 ] || fail "made with mode $(stat -c %a "$work/made/sub")"
+    (umask 077 && NCCLTAP_DIR_MODE=0750 "$nccltap" run --dir "$work/made750" -- true 2>"$err")
+    [ "$(stat -c %a "$work/made750")" = 750 ] || fail "NCCLTAP_DIR_MODE=0750: mode $(stat -c %a "$work/made750")"
+    ;;
 messages)
     # With a per-rank file of this run (named by the run id the command
     # sets): how to get the report (quoted for a shell).
