@@ -65,6 +65,9 @@ def main():
     ap.add_argument("--sampled", action="store_true",
                     help="NCCLTAP_TIMING=auto: every row has a timed call, and not every call is timed")
     ap.add_argument("--grouped", type=int, help="expected ops per group in every row")
+    ap.add_argument("--first-us", type=float,
+                    help="the simulator's NCCLSIM_FIRST_CALL_US: every row's first_us holds it, and (with "
+                         "--busbw) p50 and mean are the model's time without it")
     ap.add_argument("--aligned", type=float,
                     help="per communicator, at least this share of the calls timed on the rank with the fewest "
                          "timed calls are timed on every rank (from the per-op records)")
@@ -133,8 +136,17 @@ def main():
                 fail("%s: timed %d of %d" % (key, row["timed"], row["calls"]))
             if a.grouped is not None and abs(row["grouped"] - a.grouped) > 1e-9:
                 fail("%s: grouped %g, expected %d" % (key, row["grouped"], a.grouped))
+            if a.first_us is not None and row["timed"] and not a.first_us <= row["first_us"] <= 1.5 * a.first_us:
+                fail("%s: first_us %s, expected the slow first call (%.0f us)" % (key, row["first_us"], a.first_us))
             if a.busbw is None or row["timed"] == 0:
                 continue
+            if a.first_us is not None:
+                # The model's time of one call (NCCLSIM_LAT_US=0), the first apart.
+                model_us = row["bytes"] * FACTOR[row["op"]](nranks) / (a.busbw * 1e3)
+                for stat in ("p50", "mean"):
+                    if not within(row["time_us"][stat], model_us, 0.01):
+                        fail("%s: %s %.3f us, the model's %.3f us within 1%%"
+                             % (key, stat, row["time_us"][stat], model_us))
             # busbw_gbs, the mean over calls, is what the simulator was set to.
             # The total (bytes over summed time) is not held to it: it also
             # carries every stall of a rank the others waited for, and 4

@@ -34,3 +34,11 @@ void json_number(FILE *f, double v)
         v = 0;
     fprintf(f, "%.10g", v);
 }
+
+void json_number_or_null(FILE *f, double v, bool known)
+{
+    if (known)
+        json_number(f, v);
+    else
+        fputs("null", f);
+}

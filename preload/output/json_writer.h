@@ -3,6 +3,7 @@
 #ifndef NCCLTAP_JSON_WRITER_H
 #define NCCLTAP_JSON_WRITER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* `s` as a JSON string: '"', '\\' and control characters escaped, bytes
@@ -10,5 +11,7 @@
  * application names things with give valid JSON. */
 void json_string(FILE *f, const char *s);
 void json_number(FILE *f, double v);
+/* v when `known`, else null. */
+void json_number_or_null(FILE *f, double v, bool known);
 
 #endif

@@ -88,7 +88,6 @@ static void write_comms(FILE *f)
 static void write_op(FILE *f, const struct tap_stat *s)
 {
     char dtype_buf[32];
-    double timed = (double)s->timed;
     double us = 1e-3;
     fprintf(f, "    {\"rank\": %d, \"comm\": \"%016llx\", \"comm_name\": ", s->comm->rank,
             (unsigned long long)s->comm->id);
@@ -101,25 +100,33 @@ static void write_op(FILE *f, const struct tap_stat *s)
     fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"grouped\": ", (unsigned long long)s->calls,
             (unsigned long long)s->timed);
     json_number(f, s->calls ? (double)s->group_ops / (double)s->calls : 1);
-    fprintf(f, ",\n     \"time_ns\": {\"sum\": %llu, \"min\": %llu, \"max\": %llu},\n",
-            (unsigned long long)s->time_sum_ns, (unsigned long long)(s->timed ? s->time_min_ns : 0),
-            (unsigned long long)s->time_max_ns);
-    const double q[] = {0.5, 0.9, 0.99};
-    fputs("     \"time_us\": {\"mean\": ", f);
-    json_number(f, s->timed ? (double)s->time_sum_ns / timed * us : 0);
+    /* The first timed call apart; the times over the others ("steady"),
+     * null when there are none: no time is not a time of 0. */
+    fputs(", \"first_us\": ", f);
+    json_number_or_null(f, (double)s->first_ns * us, s->has_first);
+    bool timed = s->steady > 0;
+    double n = (double)s->steady;
+    fprintf(f, ",\n     \"time_ns\": {\"count\": %llu, \"sum\": %llu, \"min\": ", (unsigned long long)s->steady,
+            (unsigned long long)s->time_sum_ns);
+    json_number_or_null(f, (double)s->time_min_ns, timed);
+    fputs(", \"max\": ", f);
+    json_number_or_null(f, (double)s->time_max_ns, timed);
+    fputs("},\n     \"time_us\": {\"mean\": ", f);
+    json_number_or_null(f, (double)s->time_sum_ns / n * us, timed);
     fputs(", \"min\": ", f);
-    json_number(f, s->timed ? (double)s->time_min_ns * us : 0);
+    json_number_or_null(f, (double)s->time_min_ns * us, timed);
+    const double q[] = {0.5, 0.9, 0.99};
     const char *qname[] = {"p50", "p90", "p99"};
     for (int i = 0; i < 3; i++) {
         fprintf(f, ", \"%s\": ", qname[i]);
-        json_number(f, tap_stat_quantile_ns(s, q[i]) * us);
+        json_number_or_null(f, tap_stat_quantile_ns(s, q[i]) * us, timed);
     }
     fputs(", \"max\": ", f);
-    json_number(f, (double)s->time_max_ns * us);
+    json_number_or_null(f, (double)s->time_max_ns * us, timed);
     fputs("},\n     \"algbw_gbs\": ", f);
-    json_number(f, s->timed ? s->algbw_sum / timed : 0);
+    json_number_or_null(f, s->algbw_sum / n, timed);
     fputs(", \"busbw_gbs\": ", f);
-    json_number(f, s->timed ? s->busbw_sum / timed : 0);
+    json_number_or_null(f, s->busbw_sum / n, timed);
     fputs(", \"bw_bytes\": ", f);
     json_number(f, s->bw_bytes);
     fputs(", \"bw_busbytes\": ", f);

@@ -104,6 +104,12 @@ __attribute__((noinline)) static void add_time(struct tap_stat *s, const struct 
         return;
     uint64_t d = t->duration_ns;
     s->timed++;
+    if (!s->has_first) {
+        s->has_first = true;
+        s->first_ns = d;
+        return;
+    }
+    s->steady++;
     s->time_sum_ns += d;
     if (d < s->time_min_ns)
         s->time_min_ns = d;
@@ -160,9 +166,9 @@ const struct tap_stat *tap_stats_at(unsigned i) { return &entries[i]; }
 
 double tap_stat_quantile_ns(const struct tap_stat *s, double q)
 {
-    if (!s->timed || !s->hist)
+    if (!s->steady || !s->hist)
         return 0;
-    uint64_t want = (uint64_t)ceil(q * (double)s->timed);
+    uint64_t want = (uint64_t)ceil(q * (double)s->steady);
     if (want < 1)
         want = 1;
     uint64_t seen = 0;

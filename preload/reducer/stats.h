@@ -3,6 +3,7 @@
 #ifndef NCCLTAP_STATS_H
 #define NCCLTAP_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "op_record.h"
@@ -21,8 +22,14 @@ struct tap_stat {
     uint64_t bytes_total;
     uint64_t group_ops;    /* sum over calls of the ops in the call's group (1 alone) */
     uint64_t timed;
+    /* The first timed call is kept apart: NCCL connects lazily, and the
+     * first call that needs a connection can take 10^4 times the steady
+     * time. Everything below it is over the other timed calls, `steady`. */
+    bool has_first;
+    uint64_t first_ns;
+    uint64_t steady;
     uint64_t time_sum_ns, time_min_ns, time_max_ns;
-    double algbw_sum, busbw_sum;  /* GB/s, summed over timed calls */
+    double algbw_sum, busbw_sum;  /* GB/s, summed over steady calls */
     double bw_bytes, bw_busbytes; /* bytes behind time_sum_ns, and x factor */
     uint32_t *hist;               /* TAP_HIST_BUCKETS counts, once timed */
     uint32_t site_hint;           /* site_stats.h's entry of its last call's site */
@@ -43,7 +50,8 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
 unsigned tap_stats_count(void);
 const struct tap_stat *tap_stats_at(unsigned i);
 
-/* Duration at quantile q (0..1) of the timed calls, in ns. */
+/* Duration at quantile q (0..1) of the steady timed calls, in ns; 0 when
+ * there are none. */
 double tap_stat_quantile_ns(const struct tap_stat *s, double q);
 
 /* In a forked child: the parent's statistics are not the child's. */

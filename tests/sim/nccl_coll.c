@@ -1,6 +1,7 @@
 /* Collectives and point-to-point calls: NCCL's argument checks, then the
  * operation is timed by the model and launched (or queued in a group). */
 #include <limits.h>
+#include <math.h>
 
 #include "nccl_group.h"
 #include "nccl_internal.h"
@@ -38,6 +39,23 @@ static int slow_link(enum sim_func f, ncclComm_t comm, int peer)
     return comm->rank == r || peer == r;
 }
 
+/* NCCLSIM_FIRST_CALL_US more for the communicator's first call of a
+ * function and size class, as NCCL takes to set up a connection it makes
+ * lazily. Every rank makes the same calls, so all take it at the same op. */
+static uint64_t first_call_ns(ncclComm_t comm, enum sim_func f, size_t count, ncclDataType_t type)
+{
+    double us = sim_knobs()->first_call_us;
+    if (us <= 0)
+        return 0;
+    uint64_t bytes = (uint64_t)count * sim_type_size(type);
+    unsigned cls = bytes > 1 ? 63u - (unsigned)__builtin_clzll(bytes) : 0u;
+    uint64_t bit = 1ull << cls;
+    if (comm->called[f] & bit)
+        return 0;
+    comm->called[f] |= bit;
+    return (uint64_t)llround(us * 1e3);
+}
+
 static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, int redop,
                            int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -49,7 +67,8 @@ static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, i
         return ncclSuccess;
     struct sim_op op = {
         .func = f, .comm = comm, .stream = stream,
-        .duration_ns = sim_duration_ns(f, count, type, comm->nranks, slow_link(f, comm, root)),
+        .duration_ns = sim_duration_ns(f, count, type, comm->nranks, slow_link(f, comm, root)) +
+                       first_call_ns(comm, f, count, type),
     };
     r = sim_group_submit_op(&op);
     return r == ncclSuccess && comm->nonblocking ? ncclInProgress : r;

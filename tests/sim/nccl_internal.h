@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "abi/nccl_abi.h"
+#include "nccl_model.h"
 
 #define SIM_API __attribute__((visibility("default")))
 
@@ -35,6 +36,9 @@ struct ncclComm {
     uint64_t children;           /* splits and grows of this comm so far */
     uint64_t shrinks;            /* shrinks of this comm so far */
     int nonblocking;             /* config.blocking = 0: ops return ncclInProgress */
+    /* Per function, a bit per size class (the power of two at or below
+     * the bytes) already called: NCCLSIM_FIRST_CALL_US. */
+    uint64_t called[SIM_FUNC_COUNT];
 };
 
 #endif

@@ -23,6 +23,7 @@ static void read_knobs(void)
     knobs.slow_link_factor = sim_env_double("NCCLSIM_SLOW_LINK_FACTOR", 1, 1, 1e6, "a factor >= 1");
     if (sim_env_is_set("NCCLSIM_SLOW_LINK_FACTOR") && knobs.slow_link_rank < 0)
         fprintf(stderr, "ncclsim: NCCLSIM_SLOW_LINK_FACTOR has no effect without NCCLSIM_SLOW_LINK_RANK\n");
+    knobs.first_call_us = sim_env_double("NCCLSIM_FIRST_CALL_US", 0, 0, 1e9, "a number of microseconds >= 0");
     if (knobs.slow_rank >= 0 && knobs.slow_us == 0)
         fprintf(stderr, "ncclsim: NCCLSIM_SLOW_RANK=%d has no effect without NCCLSIM_SLOW_US\n",
                 knobs.slow_rank);

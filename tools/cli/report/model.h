@@ -39,12 +39,21 @@ struct op_row {
     const char *op, *dtype;        /* as NCCL spells them: "AllReduce", "float32" (interned) */
     uint64_t size_class;           /* the power of two at or below the size */
     double bytes;                  /* mean S per call (nccl-tests' size) */
-    uint64_t calls, timed, bytes_total;
+    uint64_t calls, timed, bytes_total;  /* timed: every timed call, the first included */
     double grouped;                /* mean number of ops timed as one group (1: none) */
-    uint64_t t_sum, t_min, t_max;  /* time_ns over the timed calls */
+    /* The row's first timed call, kept apart from everything below: NCCL
+     * connects lazily, and the first call that needs a connection can take
+     * 10^4 times the steady time. NaN (null in JSON) when none was timed.
+     * The text shows it where it exceeds 10 x p50, with a footnote. */
+    double first_us;
+    /* The times and bandwidths below are over the t_count timed calls
+     * other than the first (timed - 1, or 0). With t_count 0 the doubles
+     * are NaN (null in JSON: no time is not a time of 0), t_min and t_max 0. */
+    uint64_t t_count;
+    uint64_t t_sum, t_min, t_max;  /* time_ns */
     double us_mean, us_min, us_p50, us_p90, us_p99, us_max;
-    double algbw_gbs, busbw_gbs;   /* means over the timed calls */
-    double bw_bytes, bw_busbytes;  /* S and S x bus factor, over the timed calls */
+    double algbw_gbs, busbw_gbs;   /* means */
+    double bw_bytes, bw_busbytes;  /* S and S x bus factor (a group's, for a grouped call) */
     struct hist_bin *hist;         /* non-empty buckets, for merging ranks (in the arena) */
     size_t nhist;
 };

@@ -136,12 +136,12 @@ const struct op_row **report_rows(const struct report *r, size_t *n)
 /* Bytes per nanosecond is 1e9 bytes per second: GB/s as nccl-tests counts. */
 double op_row_busbw_total(const struct op_row *row)
 {
-    return row->timed && row->t_sum ? row->bw_busbytes / (double)row->t_sum : 0.0;
+    return row->t_count && row->t_sum ? row->bw_busbytes / (double)row->t_sum : 0.0;
 }
 
 double op_row_algbw_total(const struct op_row *row)
 {
-    return row->timed && row->t_sum ? row->bw_bytes / (double)row->t_sum : 0.0;
+    return row->t_count && row->t_sum ? row->bw_bytes / (double)row->t_sum : 0.0;
 }
 
 /* ---- merging ---- */
@@ -197,6 +197,7 @@ void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m)
     memset(m, 0, sizeof *m);
     m->first = rows[0];
     m->nrows = n;
+    m->first_us = NAN;
     double grouped_weight = 0.0;
     bool spread_set = false;
     for (size_t i = 0; i < n; i++) {
@@ -207,8 +208,13 @@ void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m)
         grouped_weight += row->grouped * (double)row->calls;
         m->bw_bytes += row->bw_bytes;
         m->bw_busbytes += row->bw_busbytes;
-        if (!row->timed)
+        if (!isnan(row->first_us) && !(row->first_us <= m->first_us)) {
+            m->first_us = row->first_us;
+            m->first_rank = row->rank;
+        }
+        if (!row->t_count)
             continue;
+        m->t_count += row->t_count;
         m->t_sum += row->t_sum;
         if (m->t_min == 0 || row->t_min < m->t_min)
             m->t_min = row->t_min;

@@ -43,6 +43,12 @@ struct op_merged {
     size_t nrows;
     uint64_t calls, timed, bytes_total;
     double grouped;                /* calls-weighted mean */
+    /* The slowest of the ranks' first timed calls (kept apart), and its
+     * rank; NaN when none was timed. */
+    double first_us;
+    int first_rank;
+    /* Over the t_count timed calls other than each rank's first. */
+    uint64_t t_count;
     uint64_t t_sum, t_min, t_max;
     double bw_bytes, bw_busbytes;
     double p50_ns, p99_ns;         /* from the merged histograms */

@@ -44,6 +44,8 @@ int json_fields_load(json_t *obj, const struct field *table, size_t n, void *dst
             snprintf(why, why_len, "\"%s\" is missing", f->path);
             return -1;
         }
+        if (f->nullable && json_is_null(v))
+            continue;
         void *p = (char *)dst + f->offset;
         bool ok = true;
         switch (f->kind) {

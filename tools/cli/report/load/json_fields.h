@@ -23,10 +23,13 @@ struct field {
     enum kind kind;
     size_t offset;
     bool optional;     /* when absent, the destination keeps its default */
+    bool nullable;     /* when null, likewise (a time of a row with no timed call) */
 };
 
-#define F(path, kind, type, member) { path, kind, offsetof(type, member), false }
-#define OPT(path, kind, type, member) { path, kind, offsetof(type, member), true }
+#define F(path, kind, type, member) { path, kind, offsetof(type, member), false, false }
+#define OPT(path, kind, type, member) { path, kind, offsetof(type, member), true, false }
+/* Optional, and null allowed: the destination keeps its default. */
+#define NUL(path, kind, type, member) { path, kind, offsetof(type, member), true, true }
 #define NFIELDS(table) (sizeof table / sizeof table[0])
 
 /* What a value of kind k is, for messages: "a non-negative integer". */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,17 +66,22 @@ static const struct field op_fields[] = {
     F("calls", K_U64, struct op_row, calls),
     F("timed", K_U64, struct op_row, timed),
     OPT("grouped", K_NUM, struct op_row, grouped),
+    /* Times and bandwidths are null in a row with no timed call but the
+     * first (kept apart as first_us); files before first_us had neither
+     * nulls nor "count" (then every timed call is in the times). */
+    NUL("first_us", K_NUM, struct op_row, first_us),
+    OPT("time_ns.count", K_U64, struct op_row, t_count),
     F("time_ns.sum", K_U64, struct op_row, t_sum),
-    F("time_ns.min", K_U64, struct op_row, t_min),
-    F("time_ns.max", K_U64, struct op_row, t_max),
-    F("time_us.mean", K_NUM, struct op_row, us_mean),
-    F("time_us.min", K_NUM, struct op_row, us_min),
-    F("time_us.p50", K_NUM, struct op_row, us_p50),
-    F("time_us.p90", K_NUM, struct op_row, us_p90),
-    F("time_us.p99", K_NUM, struct op_row, us_p99),
-    F("time_us.max", K_NUM, struct op_row, us_max),
-    F("algbw_gbs", K_NUM, struct op_row, algbw_gbs),
-    F("busbw_gbs", K_NUM, struct op_row, busbw_gbs),
+    NUL("time_ns.min", K_U64, struct op_row, t_min),
+    NUL("time_ns.max", K_U64, struct op_row, t_max),
+    NUL("time_us.mean", K_NUM, struct op_row, us_mean),
+    NUL("time_us.min", K_NUM, struct op_row, us_min),
+    NUL("time_us.p50", K_NUM, struct op_row, us_p50),
+    NUL("time_us.p90", K_NUM, struct op_row, us_p90),
+    NUL("time_us.p99", K_NUM, struct op_row, us_p99),
+    NUL("time_us.max", K_NUM, struct op_row, us_max),
+    NUL("algbw_gbs", K_NUM, struct op_row, algbw_gbs),
+    NUL("busbw_gbs", K_NUM, struct op_row, busbw_gbs),
     F("bw_bytes", K_NUM, struct op_row, bw_bytes),
     F("bw_busbytes", K_NUM, struct op_row, bw_busbytes),
 };
@@ -91,6 +97,9 @@ static void op_defaults(void *elem)
     struct op_row *row = elem;
     row->comm_name = "";
     row->grouped = 1.0;
+    row->first_us = row->us_mean = row->us_min = row->us_p50 = NAN;
+    row->us_p90 = row->us_p99 = row->us_max = row->algbw_gbs = row->busbw_gbs = NAN;
+    row->t_count = UINT64_MAX;  /* absent: see rank_parser_finish */
 }
 
 /* The arrays of objects at the top of a file; a new one is a line here
@@ -330,6 +339,10 @@ static int store(struct rank_parser *p, struct frame *t, const struct field *fd,
     void *dst = (char *)t->dst + fd->offset;
     long long ll = 0;
     bool ok;
+    if (tok == T_NULL && fd->nullable) {  /* the default stays */
+        t->seen |= 1ull << (fd - t->fields);
+        return 1;
+    }
     switch (fd->kind) {
     case K_INT:
         ok = tok == T_NUM && parse_ll(s, len, &ll) && ll >= INT_MIN && ll <= INT_MAX;
@@ -905,6 +918,9 @@ int rank_parser_finish(struct rank_parser *p, char *why, size_t why_len)
         snprintf(why, why_len, "%s", p->why);
         return -1;
     }
+    for (size_t i = 0; i < p->f->nops; i++)
+        if (p->f->ops[i].t_count == UINT64_MAX)
+            p->f->ops[i].t_count = p->f->ops[i].timed;
     /* The arrays grew by doubling: a thousand files keep what they use. */
     for (size_t i = 0; i < NSECTIONS; i++)
         shrink((void **)((char *)p->f + sections[i].array_at),

@@ -23,7 +23,9 @@ struct call {
 struct row {
     const struct tm_op *key;
     uint64_t calls, bytes_total, group_ops;
-    uint64_t timed, t_sum, t_min, t_max;
+    uint64_t timed;
+    uint64_t first_ns;                /* the first timed call, kept apart (timed > 0) */
+    uint64_t steady, t_sum, t_min, t_max;  /* over the other timed calls */
     double algbw_sum, busbw_sum, bw_bytes, bw_busbytes;
     uint64_t hist[HIST_BUCKETS];
 };
@@ -108,9 +110,14 @@ static void add_call(struct row *r, const struct call *c)
     }
     r->group_ops += d->group_ops ? d->group_ops : 1;
     uint64_t ns = d->duration_ns;
-    r->timed++;
+    /* The first timed call (in seq order) is kept apart, as the shim does. */
+    if (r->timed++ == 0) {
+        r->first_ns = ns;
+        return;
+    }
+    r->steady++;
     r->t_sum += ns;
-    if (r->timed == 1 || ns < r->t_min)
+    if (r->steady == 1 || ns < r->t_min)
         r->t_min = ns;
     if (ns > r->t_max)
         r->t_max = ns;
@@ -127,9 +134,7 @@ static void add_call(struct row *r, const struct call *c)
  * kept within the exact extremes, as the shim reports percentiles. */
 static double quantile_ns(const struct row *r, double q)
 {
-    if (!r->timed)
-        return 0.0;
-    uint64_t want = (uint64_t)ceil(q * (double)r->timed), seen = 0;
+    uint64_t want = (uint64_t)ceil(q * (double)r->steady), seen = 0;
     if (want < 1)
         want = 1;
     for (unsigned b = 0; b < HIST_BUCKETS; b++) {
@@ -150,21 +155,27 @@ static const char *comm_name(const struct tm_proc *p, uint64_t id, int rank)
     return "";
 }
 
+/* v, or null when there is no steady timed call. */
+static json_t *known(const struct row *r, double v)
+{
+    return r->steady ? json_real(v) : json_null();
+}
+
 static json_t *row_json(const struct tm_proc *p, const struct row *r)
 {
     const struct tm_op *k = r->key;
     unsigned cls = size_class(k->bytes);
     char comm[17];
     snprintf(comm, sizeof comm, "%016llx", (unsigned long long)k->comm_id);
-    double timed = (double)r->timed, us = 1e-3;
+    double steady = (double)r->steady, us = 1e-3;
     json_t *hist = json_array();
     for (unsigned b = 0; b < HIST_BUCKETS; b++)
         if (r->hist[b])
             json_array_append_new(hist, json_pack("[I, I]", (json_int_t)b, (json_int_t)r->hist[b]));
     return json_pack(
-        "{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f,"
-        " s:{s:I, s:I, s:I}, s:{s:f, s:f, s:f, s:f, s:f, s:f},"
-        " s:f, s:f, s:f, s:f, s:o}",
+        "{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:o,"
+        " s:{s:I, s:I, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o},"
+        " s:o, s:o, s:f, s:f, s:o}",
         "rank", k->rank, "comm", comm, "comm_name", comm_name(p, k->comm_id, k->rank),
         "op", k->op, "dtype", k->dtype,
         "size_class", (json_int_t)(cls || r->bytes_total ? 1ull << cls : 0),
@@ -172,14 +183,16 @@ static json_t *row_json(const struct tm_proc *p, const struct row *r)
         "bytes_total", (json_int_t)r->bytes_total,
         "calls", (json_int_t)r->calls, "timed", (json_int_t)r->timed,
         "grouped", (double)r->group_ops / (double)r->calls,
-        "time_ns", "sum", (json_int_t)r->t_sum, "min", (json_int_t)r->t_min,
-        "max", (json_int_t)r->t_max,
-        "time_us", "mean", r->timed ? (double)r->t_sum / timed * us : 0.0,
-        "min", (double)r->t_min * us, "p50", quantile_ns(r, 0.50) * us,
-        "p90", quantile_ns(r, 0.90) * us, "p99", quantile_ns(r, 0.99) * us,
-        "max", (double)r->t_max * us,
-        "algbw_gbs", r->timed ? r->algbw_sum / timed : 0.0,
-        "busbw_gbs", r->timed ? r->busbw_sum / timed : 0.0,
+        "first_us", r->timed ? json_real((double)r->first_ns * us) : json_null(),
+        "time_ns", "count", (json_int_t)r->steady, "sum", (json_int_t)r->t_sum,
+        "min", r->steady ? json_integer((json_int_t)r->t_min) : json_null(),
+        "max", r->steady ? json_integer((json_int_t)r->t_max) : json_null(),
+        "time_us", "mean", known(r, (double)r->t_sum / steady * us),
+        "min", known(r, (double)r->t_min * us), "p50", known(r, quantile_ns(r, 0.50) * us),
+        "p90", known(r, quantile_ns(r, 0.90) * us), "p99", known(r, quantile_ns(r, 0.99) * us),
+        "max", known(r, (double)r->t_max * us),
+        "algbw_gbs", known(r, r->algbw_sum / steady),
+        "busbw_gbs", known(r, r->busbw_sum / steady),
         "bw_bytes", r->bw_bytes, "bw_busbytes", r->bw_busbytes, "hist", hist);
 }
 

@@ -83,21 +83,29 @@ static json_t *callsites_json(const struct callsite_summary *cs)
     return a;
 }
 
+/* A time or bandwidth, null where there is none (a row with no timed call
+ * but its first): no time is not a time of 0. */
+static json_t *known(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
 static json_t *row_fields_json(const struct op_row *row)
 {
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f,"
-                     " s:{s:f, s:f, s:f, s:f, s:f, s:f},"
-                     " s:f, s:f, s:f, s:f}",
+    bool timed = row->t_count > 0;
+    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:o,"
+                     " s:{s:o, s:o, s:o, s:o, s:o, s:o},"
+                     " s:o, s:o, s:o, s:o}",
         "rank", row->rank, "comm", row->comm, "comm_name", row->comm_name,
         "op", row->op, "dtype", row->dtype,
         "size_class", (json_int_t)row->size_class, "bytes", number(row->bytes),
         "calls", (json_int_t)row->calls, "bytes_total", (json_int_t)row->bytes_total,
-        "timed", (json_int_t)row->timed, "grouped", row->grouped,
-        "time_us", "mean", row->us_mean, "min", row->us_min, "p50", row->us_p50,
-        "p90", row->us_p90, "p99", row->us_p99, "max", row->us_max,
-        "algbw_gbs", row->algbw_gbs, "busbw_gbs", row->busbw_gbs,
-        "algbw_total_gbs", op_row_algbw_total(row),
-        "busbw_total_gbs", op_row_busbw_total(row));
+        "timed", (json_int_t)row->timed, "grouped", row->grouped, "first_us", known(row->first_us),
+        "time_us", "mean", known(row->us_mean), "min", known(row->us_min), "p50", known(row->us_p50),
+        "p90", known(row->us_p90), "p99", known(row->us_p99), "max", known(row->us_max),
+        "algbw_gbs", known(row->algbw_gbs), "busbw_gbs", known(row->busbw_gbs),
+        "algbw_total_gbs", known(timed ? op_row_algbw_total(row) : NAN),
+        "busbw_total_gbs", known(timed ? op_row_busbw_total(row) : NAN));
 }
 
 /* The numbers (callsites[].id) of the sites that made calls of the row. */

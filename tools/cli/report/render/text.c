@@ -191,14 +191,14 @@ static bool print_merged(const struct op_merged *m, const struct callsite_summar
     double bytes = m->calls ? (double)m->bytes_total / (double)m->calls : k->bytes;
     fprintf(out, "  %-14s %-11s %6s %10llu %10llu", op, shown(k->dtype, dtype), human_bytes(bytes, size),
             (unsigned long long)m->calls, (unsigned long long)m->timed);
-    if (!m->timed || !m->t_sum) {
+    if (!m->t_count || !m->t_sum) {
         fprintf(out, " %9s %9s %9s %9s %8s %8s  %-16s %-*s", "-", "-", "-", "-", "-", "-", "-",
                 cs->nsites ? 16 : 0, "-");
         print_sites_of(cs, k, out);
         fputc('\n', out);
         return grouped;
     }
-    double mean_us = (double)m->t_sum / (double)m->timed / 1e3;
+    double mean_us = (double)m->t_sum / (double)m->t_count / 1e3;
     char p50[16] = "-", p99[16] = "-";
     if (m->p50_ns >= 0)
         snprintf(p50, sizeof p50, "%.2f", m->p50_ns / 1e3);
