@@ -83,8 +83,8 @@ static json_t *callsites_json(const struct callsite_summary *cs)
     return a;
 }
 
-/* A time or bandwidth, null where there is none (a row with no timed call
- * but its first): no time is not a time of 0. */
+/* A time or bandwidth, null where there is none: no time is not a time of
+ * 0. */
 static json_t *known(double v)
 {
     return isnan(v) ? json_null() : json_real(v);
@@ -92,7 +92,10 @@ static json_t *known(double v)
 
 static json_t *row_fields_json(const struct op_row *row)
 {
+    /* No timed call but the first (kept apart): nothing to say, whatever a
+     * file of an older nccltap wrote there. */
     bool timed = row->t_count > 0;
+#define TIME(v) known(timed ? (v) : NAN)
     return json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:o,"
                      " s:{s:o, s:o, s:o, s:o, s:o, s:o},"
                      " s:o, s:o, s:o, s:o}",
@@ -101,11 +104,12 @@ static json_t *row_fields_json(const struct op_row *row)
         "size_class", (json_int_t)row->size_class, "bytes", number(row->bytes),
         "calls", (json_int_t)row->calls, "bytes_total", (json_int_t)row->bytes_total,
         "timed", (json_int_t)row->timed, "grouped", row->grouped, "first_us", known(row->first_us),
-        "time_us", "mean", known(row->us_mean), "min", known(row->us_min), "p50", known(row->us_p50),
-        "p90", known(row->us_p90), "p99", known(row->us_p99), "max", known(row->us_max),
-        "algbw_gbs", known(row->algbw_gbs), "busbw_gbs", known(row->busbw_gbs),
-        "algbw_total_gbs", known(timed ? op_row_algbw_total(row) : NAN),
-        "busbw_total_gbs", known(timed ? op_row_busbw_total(row) : NAN));
+        "time_us", "mean", TIME(row->us_mean), "min", TIME(row->us_min), "p50", TIME(row->us_p50),
+        "p90", TIME(row->us_p90), "p99", TIME(row->us_p99), "max", TIME(row->us_max),
+        "algbw_gbs", TIME(row->algbw_gbs), "busbw_gbs", TIME(row->busbw_gbs),
+        "algbw_total_gbs", TIME(op_row_algbw_total(row)),
+        "busbw_total_gbs", TIME(op_row_busbw_total(row)));
+#undef TIME
 }
 
 /* The numbers (callsites[].id) of the sites that made calls of the row. */
