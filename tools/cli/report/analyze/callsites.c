@@ -1,6 +1,7 @@
 #include "callsites.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,9 @@ static const struct op_row *row_of(const struct rank_file *f, const struct site_
 static double entry_time_ns(const struct entry *e)
 {
     const struct op_row *o = row_of(e->file, e->row);
-    double mean = e->row->timed ? (double)e->row->t_sum / (double)e->row->timed : o ? o->us_mean * 1e3 : 0;
+    /* A row with no steady timed call has no mean (NaN). */
+    double mean = e->row->timed ? (double)e->row->t_sum / (double)e->row->timed
+                  : o && !isnan(o->us_mean) ? o->us_mean * 1e3 : 0;
     double grouped = o && o->grouped > 1.0 ? o->grouped : 1.0;
     return mean * (double)e->row->calls / grouped;
 }
