@@ -242,7 +242,8 @@ double rank_file_nccl_share(const struct rank_file *f)
     double us = 0.0;
     for (size_t i = 0; i < f->nops; i++) {
         const struct op_row *row = &f->ops[i];
-        us += row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
+        if (!isnan(row->us_mean))
+            us += row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
     }
     return us / (f->wall_s * 1e6) / (double)(f->nranks ? f->nranks : 1);
 }
