@@ -1,15 +1,18 @@
 /* `nccltap report [--json] [--run ID] [--debug-dir DIR]... PATH`: PATH is a
  * directory of per-rank files (of one run: the newest, or ID), or an LTTng
  * trace of the run (the directory `nccltap run --lttng` wrote, or any
- * directory with a CTF trace below it). */
+ * directory with a CTF trace below it). With --perfetto OUT the run's
+ * timeline goes to OUT instead (perfetto_cmd.c). */
 #include "cli.h"
 #include "crossrank.h"
 #include "load.h"
+#include "perfetto_cmd.h"
 #include "render.h"
 #include "util.h"
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 /* Where separate debug information is looked for besides /usr/lib/debug
  * (--debug-dir, repeatable). */
@@ -17,12 +20,24 @@
 static char *debug_dirs[MAX_DEBUG_DIRS];
 static size_t ndebug_dirs;
 
-static int report_path(const char *path, const char *run, bool json)
+/* Where the timeline goes, when it is wanted. */
+struct perfetto_opts {
+    const char *out;          /* NULL: print the report */
+    struct tl_options tl;
+};
+
+static int report_path(const char *path, const char *run, bool json,
+                       const struct perfetto_opts *p)
 {
     struct report r;
     int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, run, &r);
     if (loaded != 0)
         return 1;
+    if (p && p->out) {
+        int rc = report_perfetto(&r, p->out, &p->tl);
+        report_free(&r);
+        return rc == 0 ? 0 : 1;
+    }
     report_symbolize(&r, debug_dirs, ndebug_dirs);
     struct crossrank cross;
     crossrank_analyze(&r, &cross);
@@ -39,21 +54,28 @@ static int report_path(const char *path, const char *run, bool json)
 
 int report_dir_text(const char *dir)
 {
-    return report_path(dir, NULL, false);
+    return report_path(dir, NULL, false, NULL);
 }
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 0x100, OPT_RUN, OPT_DEBUG_DIR };
+    enum { OPT_JSON = 0x100, OPT_RUN, OPT_PERFETTO, OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "run", required_argument, NULL, OPT_RUN },
+        { "perfetto", required_argument, NULL, OPT_PERFETTO },
+        { "from", required_argument, NULL, OPT_FROM },
+        { "to", required_argument, NULL, OPT_TO },
+        { "ranks", required_argument, NULL, OPT_RANKS },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     bool json = false;
     const char *run = NULL;
+    struct perfetto_opts p = { .tl = { .from_s = 0, .to_s = -1 } };
+    int *ranks = NULL;
+    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -64,19 +86,52 @@ int cmd_report(int argc, char **argv)
         case OPT_RUN:
             run = optarg;
             break;
+        case OPT_PERFETTO:
+            p.out = optarg;
+            break;
+        case OPT_FROM:
+        case OPT_TO: {
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v >= 0)) {
+                free(ranks);
+                return usage_error(argv[0], "--%s takes seconds from the run's first op "
+                                   "(a number >= 0), not \"%s\"", c == OPT_FROM ? "from" : "to", optarg);
+            }
+            *(c == OPT_FROM ? &p.tl.from_s : &p.tl.to_s) = v;
+            break;
+        }
+        case OPT_RANKS:
+            free(ranks);
+            if (parse_rank_list(optarg, &ranks, &p.tl.nranks) != 0)
+                return usage_error(argv[0], "--ranks takes ranks such as 0,2,5-7, not \"%s\"",
+                                   optarg);
+            p.tl.ranks = ranks;
+            break;
         case OPT_DEBUG_DIR:
-            if (ndebug_dirs == MAX_DEBUG_DIRS)
+            if (ndebug_dirs == MAX_DEBUG_DIRS) {
+                free(ranks);
                 return usage_error(argv[0], "takes at most 16 --debug-dir options");
+            }
             debug_dirs[ndebug_dirs++] = optarg;
             break;
         case 'h':
+            free(ranks);
             usage(stdout);
             return 0;
         default:
+            free(ranks);
             return usage_hint();
         }
     }
+    int rc;
     if (argc - optind != 1)
-        return usage_error(argv[0], "expects one directory or trace");
-    return report_path(argv[optind], run, json);
+        rc = usage_error(argv[0], "expects one directory or trace");
+    else if (!p.out && (ranks || p.tl.from_s > 0 || p.tl.to_s >= 0))
+        rc = usage_error(argv[0], "--from, --to and --ranks choose what --perfetto writes");
+    else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)
+        rc = usage_error(argv[0], "--to must be after --from");
+    else
+        rc = report_path(argv[optind], run, json, &p);
+    free(ranks);
+    return rc;
 }

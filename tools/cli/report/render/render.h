@@ -13,6 +13,11 @@
 int report_print_text(const struct report *r, FILE *out);
 int report_print_json(const struct report *r, FILE *out);
 
+/* The timeline (analyze/timeline.c) as Chrome trace-event JSON. Returns
+ * 0, or -1 when it could not be written. perfetto.c */
+struct timeline;
+int report_write_perfetto(const struct timeline *t, FILE *out);
+
 /* Sections of the text report, each its own function. */
 void print_os_interference(const struct report *r, FILE *out);  /* text_os.c */
 /* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. text.c */

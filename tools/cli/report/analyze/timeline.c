@@ -1,0 +1,305 @@
+#include "timeline.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Track ids within a process: real thread ids are below 2^22 (pid_max);
+ * streams and CPUs are numbered above them, so no two tracks meet. */
+#define STREAM_TID0 0x40000000u
+#define CPU_TID0 0x40000000u
+#define HOST_TID 0x3fffffffu  /* enqueues of a call whose thread is unknown */
+
+/* The tracks made so far in one rank's process. */
+struct file_tracks {
+    uint64_t *streams;        /* stream k is track STREAM_TID0 + k */
+    size_t nstreams;
+    uint32_t *threads;
+    size_t nthreads;
+};
+
+struct builder {
+    const struct report *r;
+    const struct os_interference *os;
+    struct timeline *t;
+    size_t cap_events, cap_tracks;
+    int64_t from_ns, to_ns;   /* the window, from the origin */
+    bool *kept;               /* per file: selected by --ranks */
+    struct file_tracks *ft;   /* per file */
+};
+
+static void add_track(struct builder *b, uint32_t pid, uint32_t tid, char *name, int sort)
+{
+    struct timeline *t = b->t;
+    if (t->ntracks == b->cap_tracks) {
+        b->cap_tracks = b->cap_tracks ? 2 * b->cap_tracks : 64;
+        t->tracks = xrealloc(t->tracks, b->cap_tracks * sizeof *t->tracks);
+    }
+    t->tracks[t->ntracks++] = (struct tl_track){ pid, tid, name, sort };
+}
+
+/* Adds e when it falls in the window, with its time made relative to the
+ * origin; a slice that overlaps the window is cut to it. */
+static void add(struct builder *b, struct tl_event e, int64_t abs_ns)
+{
+    e.ts_ns = abs_ns - b->t->origin_ns;
+    if (e.ts_ns + e.dur_ns < b->from_ns || e.ts_ns > b->to_ns)
+        return;
+    if (e.ts_ns < b->from_ns) {
+        e.dur_ns -= b->from_ns - e.ts_ns;
+        e.ts_ns = b->from_ns;
+    }
+    if (e.ts_ns + e.dur_ns > b->to_ns)
+        e.dur_ns = b->to_ns - e.ts_ns;
+    struct timeline *t = b->t;
+    if (t->nevents == b->cap_events) {
+        b->cap_events = b->cap_events ? 2 * b->cap_events : 1024;
+        t->events = xrealloc(t->events, b->cap_events * sizeof *t->events);
+    }
+    t->events[t->nevents++] = e;
+}
+
+/* ---- which processes ---- */
+
+static bool file_kept(const struct rank_file *f, const struct tl_options *o)
+{
+    if (!o->ranks)
+        return true;
+    for (size_t i = 0; i < f->nranks; i++)
+        for (size_t j = 0; j < o->nranks; j++)
+            if (f->ranks[i] == o->ranks[j])
+                return true;
+    return false;
+}
+
+static uint32_t file_pid(const struct report *r, const struct rank_file *f)
+{
+    return (uint32_t)(f - r->files) + 1;
+}
+
+static uint32_t host_pid(const struct report *r, const struct kernel_trace *k)
+{
+    return (uint32_t)(r->nfiles + (size_t)(k - r->kernels)) + 1;
+}
+
+/* A process's time on the reference clock. */
+static int64_t aligned(const struct rank_file *f, uint64_t ns)
+{
+    (void)f;
+    return (int64_t)ns;
+}
+
+static int64_t first_op_ns(const struct report *r)
+{
+    int64_t first = INT64_MAX;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].nevents; j++) {
+            const struct op_event *e = &r->files[i].events[j];
+            uint64_t t = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
+            if (aligned(&r->files[i], t) < first)
+                first = aligned(&r->files[i], t);
+        }
+    return first == INT64_MAX ? 0 : first;
+}
+
+static void name_process(struct builder *b, const struct rank_file *f)
+{
+    char ranks[64] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < f->nranks && len + 12 < sizeof ranks; i++)
+        len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d", i ? "," : "", f->ranks[i]);
+    uint32_t pid = file_pid(b->r, f);
+    add_track(b, pid, 0, xasprintf("%s:%lld rank %s", f->host, f->pid, f->nranks ? ranks : "?"),
+              f->nranks ? f->ranks[0] : (int)pid);
+}
+
+/* ---- ops ---- */
+
+/* The track of e's stream in its process: streams numbered by first use. */
+static uint32_t stream_tid(struct builder *b, const struct rank_file *f, const struct op_event *e)
+{
+    struct file_tracks *ft = &b->ft[f - b->r->files];
+    size_t k = 0;
+    while (k < ft->nstreams && ft->streams[k] != e->stream)
+        k++;
+    if (k == ft->nstreams) {
+        ft->streams = xrealloc(ft->streams, (k + 1) * sizeof *ft->streams);
+        ft->streams[ft->nstreams++] = e->stream;
+        add_track(b, file_pid(b->r, f), STREAM_TID0 + (uint32_t)k,
+                  xasprintf("stream 0x%" PRIx64, e->stream), 1000 + (int)k);
+    }
+    return STREAM_TID0 + (uint32_t)k;
+}
+
+/* The track of a thread of f: named as the kernel trace names it, when
+ * there is one. */
+static uint32_t thread_tid(struct builder *b, const struct rank_file *f, uint32_t tid)
+{
+    struct file_tracks *ft = &b->ft[f - b->r->files];
+    for (size_t k = 0; k < ft->nthreads; k++)
+        if (ft->threads[k] == tid)
+            return tid;
+    ft->threads = xrealloc(ft->threads, (ft->nthreads + 1) * sizeof *ft->threads);
+    ft->threads[ft->nthreads++] = tid;
+    const struct os_thread *t = NULL;
+    for (size_t i = 0; b->os && i < b->os->nthreads && !t; i++)
+        if (b->os->threads[i].file == f && (uint32_t)b->os->threads[i].tid == tid)
+            t = &b->os->threads[i];
+    char *name = tid == HOST_TID ? xstrdup("calls (thread unknown)")
+               : t ? xasprintf("%s %u", t->comm, tid) : xasprintf("thread %u", tid);
+    add_track(b, file_pid(b->r, f), tid, name, t && t->nccl ? 2 : 1);
+    return tid;
+}
+
+static void add_ops(struct builder *b, const struct rank_file *f)
+{
+    uint32_t pid = file_pid(b->r, f);
+    for (size_t j = 0; j < f->nevents; j++) {
+        const struct op_event *e = &f->events[j];
+        const char *name = e->op;
+        uint32_t tid = stream_tid(b, f, e);
+        if (e->group) {
+            /* One group slice per stream: the first of the group's ops on it. */
+            bool first = true;
+            for (size_t k = 0; k < j && first; k++)
+                first = !(f->events[k].group == e->group && f->events[k].stream == e->stream);
+            if (first)
+                add(b, (struct tl_event){ .dur_ns = (int64_t)(e->end_ns - e->start_ns), .pid = pid,
+                                          .tid = tid, .what = TL_GROUP, .ph = 'X', .name = "group",
+                                          .file = f, .op = e },
+                    aligned(f, e->start_ns));
+        }
+        int64_t dur = (int64_t)(e->end_ns - e->start_ns);
+        double busbw = e->group ? 0 : e->busbw_gbs;  /* a group's is the group's */
+        add(b, (struct tl_event){ .dur_ns = dur, .pid = pid, .tid = tid, .what = TL_OP, .ph = 'X',
+                                  .name = name, .file = f, .op = e, .busbw_gbs = busbw },
+            aligned(f, e->start_ns));
+        uint32_t caller = thread_tid(b, f, e->tid ? e->tid : HOST_TID);
+        add(b, (struct tl_event){ .pid = pid, .tid = caller, .what = TL_ENQUEUE, .ph = 'i',
+                                  .name = name, .file = f, .op = e },
+            aligned(f, e->enqueue_ns));
+    }
+}
+
+/* ---- the kernel: CPUs, interrupts, the rank threads off the CPU ---- */
+
+static void add_kernel(struct builder *b, const struct kernel_trace *k, int64_t offset)
+{
+    uint32_t pid = host_pid(b->r, k);
+    add_track(b, pid, 0, xasprintf("%s CPUs (kernel)", k->host), 1 << 20);
+    for (uint32_t c = 0; c < k->ncpus; c++) {
+        add_track(b, pid, CPU_TID0 + 2 * c, xasprintf("CPU %u", c), (int)(2 * c));
+        add_track(b, pid, CPU_TID0 + 2 * c + 1, xasprintf("CPU %u IRQ", c), (int)(2 * c + 1));
+    }
+    /* Who ran: from each switch to the next on the same CPU; idle left out. */
+    size_t *last = xcalloc(k->ncpus ? k->ncpus : 1, sizeof *last);
+    for (size_t i = 0; i < k->nswitches; i++) {
+        const struct sched_switch *s = &k->switches[i];
+        size_t prev = last[s->cpu];
+        last[s->cpu] = i + 1;
+        if (!prev || k->switches[prev - 1].next_tid == 0)
+            continue;
+        const struct sched_switch *p = &k->switches[prev - 1];
+        add(b, (struct tl_event){ .dur_ns = (int64_t)(s->ts_ns - p->ts_ns), .pid = pid,
+                                  .tid = CPU_TID0 + 2 * s->cpu, .what = TL_CPU_RUN, .ph = 'X',
+                                  .name = p->next_comm, .number = p->next_tid },
+            (int64_t)p->ts_ns - offset);
+    }
+    free(last);
+    for (size_t i = 0; i < k->nirqs; i++) {
+        const struct irq_run *q = &k->irqs[i];
+        add(b, (struct tl_event){ .dur_ns = (int64_t)(q->end_ns - q->start_ns), .pid = pid,
+                                  .tid = CPU_TID0 + 2 * q->cpu + 1, .what = TL_IRQ, .ph = 'X',
+                                  .name = q->name, .detail = q->name, .number = q->irq },
+            (int64_t)q->start_ns - offset);
+    }
+}
+
+static void add_offcpu(struct builder *b, const struct os_interference *os)
+{
+    for (size_t i = 0; i < os->nthreads; i++) {
+        const struct os_thread *t = &os->threads[i];
+        if (!b->kept[t->file - b->r->files])
+            continue;
+        uint32_t pid = file_pid(b->r, t->file), tid = thread_tid(b, t->file, (uint32_t)t->tid);
+        for (size_t j = 0; j < t->noff; j++) {
+            const struct os_interval *o = &t->off[j];
+            add(b, (struct tl_event){ .dur_ns = (int64_t)(o->end_ns - o->start_ns), .pid = pid,
+                                      .tid = tid, .what = TL_OFFCPU, .ph = 'X',
+                                      .name = o->preempted ? "off-CPU (preempted)" : "off-CPU (waiting)",
+                                      .detail = o->preempted ? o->by : NULL },
+                aligned(t->file, o->start_ns));
+        }
+    }
+}
+
+/* ---- order ---- */
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct tl_event *x = a, *y = b;
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    if (x->dur_ns != y->dur_ns)  /* an enclosing slice before what it holds */
+        return x->dur_ns > y->dur_ns ? -1 : 1;
+    if (x->what != y->what)      /* a group before its ops; slices before flows */
+        return x->what < y->what ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+    const struct tl_track *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+void timeline_build(const struct report *r, const struct os_interference *os,
+                    const struct tl_options *o, struct timeline *t)
+{
+    memset(t, 0, sizeof *t);
+    struct builder b = { .r = r, .os = os, .t = t };
+    t->origin_ns = first_op_ns(r);
+    b.from_ns = (int64_t)(o->from_s * 1e9);
+    b.to_ns = o->to_s < 0 ? INT64_MAX / 2 : (int64_t)(o->to_s * 1e9);
+    b.kept = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *b.kept);
+    b.ft = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *b.ft);
+    for (size_t i = 0; i < r->nfiles; i++)
+        if ((b.kept[i] = file_kept(&r->files[i], o))) {
+            name_process(&b, &r->files[i]);
+            add_ops(&b, &r->files[i]);
+        }
+    for (size_t i = 0; i < r->nkernels; i++) {
+        bool any = false;
+        for (size_t j = 0; j < r->nfiles; j++)
+            any |= b.kept[j] && strcmp(r->files[j].host, r->kernels[i].host) == 0;
+        if (any)
+            add_kernel(&b, &r->kernels[i], 0);
+    }
+    if (os)
+        add_offcpu(&b, os);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        free(b.ft[i].streams);
+        free(b.ft[i].threads);
+    }
+    free(b.ft);
+    free(b.kept);
+    if (t->nevents)
+        qsort(t->events, t->nevents, sizeof *t->events, cmp_event);
+    if (t->ntracks)
+        qsort(t->tracks, t->ntracks, sizeof *t->tracks, cmp_track);
+}
+
+void timeline_free(struct timeline *t)
+{
+    for (size_t i = 0; i < t->ntracks; i++)
+        free(t->tracks[i].name);
+    free(t->tracks);
+    free(t->events);
+    memset(t, 0, sizeof *t);
+}

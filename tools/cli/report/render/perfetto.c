@@ -1,0 +1,126 @@
+/* `nccltap report --perfetto OUT.json`: the timeline (analyze/timeline.c)
+ * as Chrome trace-event JSON ("Trace Event Format", the JSON Object
+ * Format), which ui.perfetto.dev and chrome://tracing open. Written as a
+ * stream, one event per line: a large run has millions of events, too many
+ * to hold as one JSON tree. Times ("ts", "dur") are microseconds with
+ * three decimals, printed from integer nanoseconds, so nothing is lost to
+ * floating point. */
+#include "render.h"
+#include "timeline.h"
+
+#include <inttypes.h>
+
+/* A JSON string. Task and handler names come from the kernel and may hold
+ * any byte: bytes outside printable ASCII become "?", so that the file is
+ * always valid JSON (and UTF-8). */
+static void str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c >= 0x7f)
+            fputc('?', out);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void us(FILE *out, const char *key, int64_t ns)
+{
+    fprintf(out, ",\"%s\":%" PRId64 ".%03d", key, ns / 1000, (int)(ns % 1000));
+}
+
+static void track_metadata(const struct tl_track *k, bool first, FILE *out)
+{
+    const char *what = k->tid ? "thread" : "process";
+    fprintf(out, "%s{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+            ",\"args\":{\"name\":", first ? "" : ",\n", what, k->pid, k->tid);
+    str(out, k->name);
+    fprintf(out, "}},\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRIu32 ",\"tid\":%"
+            PRIu32 ",\"args\":{\"sort_index\":%d}}", what, k->pid, k->tid, k->sort);
+}
+
+static const char *category(const struct tl_event *e)
+{
+    switch (e->what) {
+    case TL_GROUP: return "group";
+    case TL_OP: return "op";
+    case TL_OFFCPU: return "offcpu";
+    case TL_CPU_RUN: return "sched";
+    case TL_IRQ: return "irq";
+    case TL_ENQUEUE: return "enqueue";
+    case TL_FLOW: return e->p2p ? "p2p" : "collective";
+    }
+    return "";
+}
+
+static void op_args(const struct tl_event *e, FILE *out)
+{
+    const struct op_event *o = e->op;
+    fprintf(out, "\"comm\":\"%016" PRIx64 "\",\"seq\":%" PRIu64 ",\"rank\":%d,\"bytes\":%" PRIu64
+            ",\"dtype\":", o->comm, o->seq, o->rank, o->bytes);
+    str(out, o->dtype);
+    fprintf(out, ",\"stream\":\"0x%" PRIx64 "\"", o->stream);
+    if (o->peer >= 0)
+        fprintf(out, ",\"peer\":%d", o->peer);
+    if (o->group)
+        fprintf(out, ",\"group\":%" PRIu64 ",\"group_ops\":%u", o->group, (unsigned)o->group_ops);
+    else if (e->what == TL_OP && e->busbw_gbs > 0)
+        fprintf(out, ",\"busbw_gbs\":%.3f", e->busbw_gbs);
+}
+
+static void event(const struct tl_event *e, FILE *out)
+{
+    fprintf(out, ",\n{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":", e->ph, category(e));
+    str(out, e->name);
+    fprintf(out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, e->pid, e->tid);
+    us(out, "ts", e->ts_ns);
+    if (e->ph == 'X')
+        us(out, "dur", e->dur_ns);
+    if (e->ph == 'i')
+        fputs(",\"s\":\"t\"", out);  /* on its thread's track */
+    if (e->what == TL_FLOW) {
+        /* Each end binds to the op's slice that encloses it. */
+        fprintf(out, ",\"id\":%" PRIu64 ",\"bp\":\"e\"}", e->flow_id);
+        return;
+    }
+    fputs(",\"args\":{", out);
+    switch (e->what) {
+    case TL_GROUP:
+        fprintf(out, "\"group\":%" PRIu64 ",\"ops\":%u", e->op->group, (unsigned)e->op->group_ops);
+        break;
+    case TL_OP:
+    case TL_ENQUEUE:
+        op_args(e, out);
+        break;
+    case TL_OFFCPU:
+        if (e->detail) {
+            fputs("\"preempted_by\":", out);
+            str(out, e->detail);
+        }
+        break;
+    case TL_CPU_RUN:
+        fprintf(out, "\"tid\":%" PRId64, e->number);
+        break;
+    case TL_IRQ:
+        fprintf(out, "\"irq\":%" PRId64, e->number);
+        break;
+    case TL_FLOW:
+        break;
+    }
+    fputs("}}", out);
+}
+
+int report_write_perfetto(const struct timeline *t, FILE *out)
+{
+    fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"nccltap\","
+            "\"origin_monotonic_ns\":%" PRId64 "},\n\"traceEvents\":[\n", t->origin_ns);
+    for (size_t i = 0; i < t->ntracks; i++)
+        track_metadata(&t->tracks[i], i == 0, out);
+    for (size_t i = 0; i < t->nevents; i++)
+        event(&t->events[i], out);
+    fputs("\n]}\n", out);
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""`nccltap report --perfetto`: the structure of the Chrome trace-event JSON
+it writes for the bench on the simulator (4 ranks, every op, 1K to 1M),
+checked against the Trace Event Format's documentation ("Trace Event
+Format", Google; the JSON Object Format), since neither Perfetto's UI nor
+its trace processor can be fetched here.
+
+usage: perfetto_test.py CASE NCCLTAP WORKDIR
+  CASE  bench    the structure, against the run's per-op records
+        filters  --ranks and --from/--to keep what they say
+        kernel   a trace with kernel events (kernel_trace_fixture.py): CPU
+                 and IRQ tracks, the rank threads' off-CPU slices (skipped
+                 without python3-bt2)
+"""
+import collections
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def run(args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=e)
+    if not check(p.returncode == 0, f"{' '.join(args)} exits 0 ({p.returncode}): {p.stderr}"):
+        sys.exit(1)
+    return p
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_format(doc):
+    """Every event typed as the Trace Event Format says; metadata first,
+    then events in time order. Returns the events."""
+    if not check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list),
+                 "a JSON object with a traceEvents array"):
+        sys.exit(1)
+    check(doc.get("displayTimeUnit") in (None, "ms", "ns"), "displayTimeUnit is ms or ns")
+    events = doc["traceEvents"]
+    seen_timed, last_ts, bad = False, None, []
+    for ev in events:
+        ph = ev.get("ph")
+        ok = (isinstance(ev, dict) and isinstance(ph, str) and isinstance(ev.get("name"), str)
+              and isinstance(ev.get("pid"), int) and isinstance(ev.get("tid"), int)
+              and isinstance(ev.get("cat", ""), str) and isinstance(ev.get("args", {}), dict))
+        if ph == "M":
+            args = ev.get("args", {})
+            ok = ok and ev["name"] in ("process_name", "thread_name", "process_sort_index",
+                                       "thread_sort_index") and (
+                isinstance(args.get("name"), str) if ev["name"].endswith("_name")
+                else isinstance(args.get("sort_index"), int))
+            check(not seen_timed, "metadata events come before the others")
+        else:
+            seen_timed = True
+            ok = ok and ph in ("X", "i", "s", "t", "f") and is_num(ev.get("ts")) and ev["ts"] >= 0
+            if ph == "X":
+                ok = ok and is_num(ev.get("dur")) and ev["dur"] >= 0
+            if ph == "i":
+                ok = ok and ev.get("s", "t") in ("g", "p", "t")
+            if ph in "stf":
+                ok = ok and isinstance(ev.get("id"), (int, str)) and ev.get("bp", "e") == "e"
+            if ok and last_ts is not None and ev["ts"] < last_ts:
+                check(False, f"events sorted by ts: {ev['ts']} after {last_ts}")
+            last_ts = ev["ts"] if ok else last_ts
+        if not ok:
+            bad.append(ev)
+    check(not bad, f"{len(bad)} events typed against the format, e.g. {bad[:2]}")
+    return events
+
+
+def records(d):
+    """The per-op records of the run (NCCLTAP_OPS_JSONL), per process."""
+    out = {}
+    for path in glob.glob(os.path.join(d, "nccltap-*.ops.jsonl")):
+        pid = int(re.search(r"-(\d+)\.ops\.jsonl$", path).group(1))
+        out[pid] = [json.loads(line) for line in open(path) if line.strip()]
+    return out
+
+
+def processes(events):
+    """pid in the file -> (host, pid, ranks) from process_name."""
+    out = {}
+    for ev in events:
+        if ev["ph"] == "M" and ev["name"] == "process_name":
+            m = re.fullmatch(r"(\S+):(\d+) rank ([\d,]+)", ev["args"]["name"])
+            if m:
+                out[ev["pid"]] = (m.group(1), int(m.group(2)), m.group(3))
+    return out
+
+
+def bench_run(nccltap, work, name="run"):
+    bench = os.path.join(os.path.dirname(os.path.abspath(nccltap)), "nccltap-bench")
+    d = os.path.join(work, name)
+    run([nccltap, "run", "--sim", "--dir", d, "--", bench, "--ranks", "4", "--op", "all",
+         "--bytes", "1K:1M", "--iters", "5", "--warmup", "1"],
+        env={"NCCLTAP_TIMING": "all", "NCCLTAP_OPS_JSONL": "1"})
+    return d
+
+
+def perfetto(nccltap, path, out, *opts):
+    p = run([nccltap, "report", "--perfetto", out, *opts, path])
+    check(f"Perfetto trace in {out}" in p.stderr, f"says where the file is: {p.stderr}")
+    return json.load(open(out))
+
+
+def case_bench(nccltap, work):
+    d = bench_run(nccltap, work)
+    doc = perfetto(nccltap, d, os.path.join(work, "run.json"))
+    events = check_format(doc)
+    recs = records(d)
+    procs = processes(events)
+    check(len(recs) == 4, f"4 processes wrote per-op records ({len(recs)})")
+    check(len(procs) == 4 and sorted(p[2] for p in procs.values()) == ["0", "1", "2", "3"],
+          f"one process per rank, named host:pid rank r: {procs}")
+    by_pid = {p[1]: fpid for fpid, p in procs.items()}
+
+    # One complete slice per timed op, in its process, on its stream's track.
+    slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "op"]
+    timed = sum(len(v) for v in recs.values())
+    check(len(slices) == timed, f"one op slice per timed op: {len(slices)} slices, {timed} ops")
+    per_proc = collections.Counter(e["pid"] for e in slices)
+    for pid, rs in recs.items():
+        check(per_proc[by_pid.get(pid)] == len(rs), f"process {pid}: {per_proc[by_pid.get(pid)]} "
+              f"slices for {len(rs)} ops")
+    want = collections.Counter((r["comm"], r["seq"], r["rank"], r["op"], r["bytes"])
+                               for rs in recs.values() for r in rs)
+    got = collections.Counter((e["args"]["comm"], e["args"]["seq"], e["args"]["rank"], e["name"],
+                               e["args"]["bytes"]) for e in slices)
+    check(want == got, f"the slices are the ops: {list((want - got).items())[:3]}, "
+          f"{list((got - want).items())[:3]}")
+    check(all(isinstance(e["args"].get("busbw_gbs"), float) for e in slices
+              if "group" not in e["args"] and e["dur"] > 0), "ungrouped ops carry busbw_gbs")
+    groups = [e for e in events if e["ph"] == "X" and e.get("cat") == "group"]
+    grouped = [e for e in slices if "group" in e["args"]]
+    check(bool(grouped) and all(
+        any(g["pid"] == e["pid"] and g["tid"] == e["tid"] and g["ts"] <= e["ts"] and
+            e["ts"] + e["dur"] <= g["ts"] + g["dur"] for g in groups) for e in grouped),
+        f"each grouped op inside a group slice ({len(grouped)} grouped ops)")
+    enq = [e for e in events if e["ph"] == "i" and e.get("cat") == "enqueue"]
+    check(len(enq) == timed, f"one enqueue instant per op ({len(enq)})")
+    threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    check(all((e["pid"], e["tid"]) in threads for e in enq + slices), "every track is named")
+
+
+def case_filters(nccltap, work):
+    d = bench_run(nccltap, work)
+    whole = check_format(perfetto(nccltap, d, os.path.join(work, "all.json")))
+    some = check_format(perfetto(nccltap, d, os.path.join(work, "ranks.json"), "--ranks", "1,3"))
+    procs = processes(some)
+    check(sorted(p[2] for p in procs.values()) == ["1", "3"], f"--ranks 1,3: {procs}")
+    check(all(e["pid"] in procs for e in some if e.get("cat") in ("op", "enqueue", "group")),
+          "only their ops")
+
+    ts = [e["ts"] for e in whole if e["ph"] == "X" and e.get("cat") == "op"]
+    lo, hi = max(ts) * 0.25, max(ts) * 0.5
+    win = check_format(perfetto(nccltap, d, os.path.join(work, "window.json"),
+                                "--from", "%.6f" % (lo / 1e6), "--to", "%.6f" % (hi / 1e6)))
+    inside = [e for e in whole if e["ph"] == "X" and e.get("cat") == "op"
+              and e["ts"] + e["dur"] >= lo and e["ts"] <= hi]
+    kept = [e for e in win if e["ph"] == "X" and e.get("cat") == "op"]
+    check(0 < len(kept) == len(inside), f"--from/--to: {len(kept)} op slices, {len(inside)} in it")
+    check(all(lo - 0.002 <= e["ts"] and e["ts"] + e["dur"] <= hi + 0.002 for e in win
+              if e["ph"] == "X"), "slices clipped to the window")
+
+
+def case_kernel(nccltap, work):
+    py = next((p for p in (sys.executable, "/usr/bin/python3") if os.path.exists(p) and
+               subprocess.run([p, "-c", "import bt2"], capture_output=True).returncode == 0), None)
+    if not py:
+        print("no Python with babeltrace2's bindings (python3-bt2): skipped")
+        sys.exit(77)
+    trace = os.path.join(work, "trace")
+    run([py, os.path.join(HERE, "kernel_trace_fixture.py"), "straggler", trace])
+    events = check_format(perfetto(nccltap, trace, os.path.join(work, "k.json")))
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    cpu = [e for e in events if e.get("cat") == "sched"]
+    check(any(e["name"] == "stress-ng-cpu" and abs(e["dur"] - 400) < 0.01 and
+              names.get((e["pid"], e["tid"])) == "CPU 4" for e in cpu),
+          "CPU 4's track shows stress-ng-cpu for 400 us")
+    off = [e for e in events if e.get("cat") == "offcpu"
+           and e["args"].get("preempted_by") == "stress-ng-cpu"]
+    check(len(off) == 1 and abs(off[0]["dur"] - 400) < 0.01 and
+          names.get((off[0]["pid"], off[0]["tid"])) == "python3 4103",
+          f"rank 2's thread off the CPU 400 us, preempted by stress-ng-cpu: {off}")
+    irq = [e for e in events if e.get("cat") == "irq"]
+    check(irq and all(names.get((e["pid"], e["tid"]), "").endswith(" IRQ") for e in irq),
+          "IRQ slices on the CPUs' IRQ tracks")
+
+
+def main():
+    case, nccltap, work = sys.argv[1:4]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    {"bench": case_bench, "filters": case_filters, "kernel": case_kernel}[case](nccltap, work)
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
