@@ -170,7 +170,7 @@ def case_filters(nccltap, work):
     ts = [e["ts"] for e in whole if e["ph"] == "X" and e.get("cat") == "op"]
     lo, hi = max(ts) * 0.25, max(ts) * 0.5
     win = check_format(perfetto(nccltap, d, os.path.join(work, "window.json"),
-                                "--from", "%.6f" % (lo / 1e6), "--to", "%.6f" % (hi / 1e6)))
+                                "--from", "%.9f" % (lo / 1e6), "--to", "%.9f" % (hi / 1e6)))
     inside = [e for e in whole if e["ph"] == "X" and e.get("cat") == "op"
               and e["ts"] + e["dur"] >= lo and e["ts"] <= hi]
     kept = [e for e in win if e["ph"] == "X" and e.get("cat") == "op"]

@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,8 +266,8 @@ void timeline_build(const struct report *r, const struct os_interference *os,
     memset(t, 0, sizeof *t);
     struct builder b = { .r = r, .os = os, .t = t };
     t->origin_ns = first_op_ns(r);
-    b.from_ns = (int64_t)(o->from_s * 1e9);
-    b.to_ns = o->to_s < 0 ? INT64_MAX / 2 : (int64_t)(o->to_s * 1e9);
+    b.from_ns = llround(o->from_s * 1e9);
+    b.to_ns = o->to_s < 0 ? INT64_MAX / 2 : llround(o->to_s * 1e9);
     b.kept = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *b.kept);
     b.ft = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *b.ft);
     for (size_t i = 0; i < r->nfiles; i++)
