@@ -58,7 +58,7 @@ int report_perfetto(const struct report *r, const char *path, const struct tl_op
     if (!out) {
         msg("cannot write %s: %s", tmp, strerror(errno));
     } else {
-        rc = report_write_perfetto(&t, out);
+        rc = report_write_perfetto(r, &t, out);
         if (fclose(out) != 0)
             rc = -1;
         if (rc == 0 && rename(tmp, path) != 0) {

@@ -33,23 +33,21 @@ static int report_path(const char *path, const char *run, bool json,
     int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, run, &r);
     if (loaded != 0)
         return 1;
-    if (p && p->out) {
-        int rc = report_perfetto(&r, p->out, &p->tl);
-        report_free(&r);
-        return rc == 0 ? 0 : 1;
-    }
-    report_symbolize(&r, debug_dirs, ndebug_dirs);
     struct crossrank cross;
     crossrank_analyze(&r, &cross);
     r.cross = &cross;
-    int rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
+    int rc;
+    if (p && p->out) {
+        rc = report_perfetto(&r, p->out, &p->tl);
+    } else {
+        report_symbolize(&r, debug_dirs, ndebug_dirs);
+        rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
+        if (rc != 0)
+            msg("cannot write the report");
+    }
     crossrank_free(&cross);
     report_free(&r);
-    if (rc != 0) {
-        msg("cannot write the report");
-        return 1;
-    }
-    return 0;
+    return rc == 0 ? 0 : 1;
 }
 
 int report_dir_text(const char *dir)

@@ -5,8 +5,9 @@ cannot run (containers, CI).
 
 usage: kernel_trace_fixture.py CASE OUTDIR
   CASE    straggler  rank 2's calling thread is preempted 400 us by another
-                     task ("stress-ng-cpu") inside AllReduce seq 2, so the
-                     other ranks wait for it
+                     task ("stress-ng-cpu") just before AllReduce seq 2, so
+                     it starts the collective last and the other ranks wait
+                     for it
           irq_storm  50 interrupts of 10 us ("mlx5_comp5") on the CPU of rank
                      1's NCCL proxy thread during AllReduce seq 3
           clean      the same run with no interference during any op
@@ -110,14 +111,14 @@ class Run:
 
         for seq in range(OPS):
             base = T0 + seq * OP_PERIOD
-            entry = [base + 10_000 * r for r in range(NRANKS)]   # the calls
+            entry = [base + 1_000 * r for r in range(NRANKS)]    # the calls, within 5 us
             ret = [e + 8_000 for e in entry]                     # ... return
             late = self.case == "straggler" and seq == STRAGGLER["seq"]
             s = STRAGGLER["rank"]
             if late:
-                # Preempted inside the call, before NCCL launched its kernel:
-                # the call returns 400 us late, and every rank waits for it.
-                p0 = entry[s] + 3_000
+                # Preempted just before its call: it calls 400 us late, and
+                # every other rank's collective waits for it.
+                p0 = entry[s] - 2_000
                 p1 = p0 + STRAGGLER["preempt_ns"]
                 self.switch(MAIN_CPU[s], p0, "python3", PID[s], TASK_REPORT_MAX,
                             STRAGGLER["by"], STRAGGLER["by_tid"])
@@ -125,6 +126,7 @@ class Run:
                        prio=20, target_cpu=MAIN_CPU[s])
                 self.switch(MAIN_CPU[s], p1, STRAGGLER["by"], STRAGGLER["by_tid"],
                             TASK_REPORT_MAX, "python3", PID[s])
+                entry[s] += STRAGGLER["preempt_ns"]
                 ret[s] += STRAGGLER["preempt_ns"]
             end = max(ret) + OP_US * 1000
             storm = self.case == "irq_storm" and seq == STORM["seq"]

@@ -93,6 +93,10 @@ def main():
                   f"400 us off the CPU, preempted: {w}")
             check(w["irq_us"] == 0 and w["thread"] == "python3" and w["tid"] == 4103,
                   f"the calling thread, no IRQ: {w}")
+            # The preemption is before its own call: it is found in the wait
+            # it caused (crossrank's straggler), 402 us after rank 0's start.
+            check(w["straggler"] is True and within(w["wait_us"], 402),
+                  f"the straggler of seq 2, 402 us late: {w}")
             check("stress-ng-cpu" in section and "400.0" in section,
                   f"the text names the task and the time:\n{section}")
     elif case == "irq_storm":
@@ -104,6 +108,7 @@ def main():
             check(w["thread"] == "NCCL Progress 0" and w["tid"] == 4202,
                   f"on the proxy thread's CPU: {w}")
             check(w["offcpu_us"] == 0 and w["preempted_by"] is None, f"not preempted: {w}")
+            check(w["straggler"] is False, f"not a straggler: {w}")
             check("mlx5_comp5" in section, f"the text names the IRQ:\n{section}")
     return 1 if FAILED else 0
 

@@ -9,8 +9,8 @@ usage: perfetto_test.py CASE NCCLTAP WORKDIR
   CASE  bench    the structure, against the run's per-op records
         filters  --ranks and --from/--to keep what they say
         kernel   a trace with kernel events (kernel_trace_fixture.py): CPU
-                 and IRQ tracks, the rank threads' off-CPU slices (skipped
-                 without python3-bt2)
+                 and IRQ tracks, the rank threads' off-CPU slices, the
+                 straggler's late arrow (skipped without python3-bt2)
 """
 import collections
 import glob
@@ -23,6 +23,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAILED = []
+COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll",
+               "Gather", "Scatter"}
 
 
 def check(cond, what):
@@ -81,6 +83,19 @@ def check_format(doc):
         if not ok:
             bad.append(ev)
     check(not bad, f"{len(bad)} events typed against the format, e.g. {bad[:2]}")
+    # Complete events on one thread nest: each ends before the one that
+    # holds it ends (ts and dur are in us with 3 decimals: ns exact).
+    stacks, crossed = collections.defaultdict(list), []
+    for ev in events:
+        if ev.get("ph") != "X" or not is_num(ev.get("ts")) or not is_num(ev.get("dur")):
+            continue
+        st, end = stacks[(ev["pid"], ev["tid"])], round((ev["ts"] + ev["dur"]) * 1000)
+        while st and st[-1] <= round(ev["ts"] * 1000):
+            st.pop()
+        if st and end > st[-1]:
+            crossed.append(ev)
+        st.append(end)
+    check(not crossed, f"{len(crossed)} slices cross another on their track, e.g. {crossed[:2]}")
     return events
 
 
@@ -102,6 +117,13 @@ def processes(events):
             if m:
                 out[ev["pid"]] = (m.group(1), int(m.group(2)), m.group(3))
     return out
+
+
+def enclosing(slices, ev):
+    """The op slice on ev's track that holds its ts (a slice is [ts, ts + dur))."""
+    held = [s for s in slices.get((ev["pid"], ev["tid"]), [])
+            if s["ts"] <= ev["ts"] < s["ts"] + s["dur"] or s["ts"] == ev["ts"]]
+    return held[0] if len(held) == 1 and held[0]["name"] == ev["name"] else None
 
 
 def bench_run(nccltap, work, name="run"):
@@ -156,6 +178,26 @@ def case_bench(nccltap, work):
     check(len(enq) == timed, f"one enqueue instant per op ({len(enq)})")
     threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     check(all((e["pid"], e["tid"]) in threads for e in enq + slices), "every track is named")
+    # One flow per collective instance, through its 4 ranks in time order.
+    op_slices = collections.defaultdict(list)
+    for e in slices:
+        op_slices[(e["pid"], e["tid"])].append(e)
+    flows = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] in "stf" and e.get("cat") == "collective":
+            flows[e["id"]].append(e)
+    instances = {(r["comm"], r["seq"]) for rs in recs.values() for r in rs if r["op"] in COLLECTIVES}
+    check(len(flows) == len(instances), f"{len(flows)} flows for {len(instances)} collective instances")
+    linked = set()
+    for fid, pts in flows.items():
+        ok = len(pts) == 4 and len({p["pid"] for p in pts}) == 4
+        ok = ok and [p["ph"] for p in pts] == ["s", "t", "t", "f"]
+        held = [enclosing(op_slices, p) for p in pts]
+        ok = ok and all(held) and len({(h["args"]["comm"], h["args"]["seq"]) for h in held}) == 1
+        if not check(ok, f"flow {fid} links one instance's 4 ranks, s..t..f: {pts}"):
+            break
+        linked.add((held[0]["args"]["comm"], held[0]["args"]["seq"]))
+    check(linked == instances, "every collective instance has its flow")
 
 
 def case_filters(nccltap, work):
@@ -166,6 +208,12 @@ def case_filters(nccltap, work):
     check(sorted(p[2] for p in procs.values()) == ["1", "3"], f"--ranks 1,3: {procs}")
     check(all(e["pid"] in procs for e in some if e.get("cat") in ("op", "enqueue", "group")),
           "only their ops")
+
+    flows = collections.defaultdict(set)
+    for e in some:
+        if e["ph"] in "stf" and e.get("cat") == "collective":
+            flows[e["id"]].add(e["pid"])
+    check(flows and all(len(v) == 2 for v in flows.values()), "flows link the two kept ranks")
 
     ts = [e["ts"] for e in whole if e["ph"] == "X" and e.get("cat") == "op"]
     lo, hi = max(ts) * 0.25, max(ts) * 0.5
@@ -199,6 +247,17 @@ def case_kernel(nccltap, work):
     check(len(off) == 1 and abs(off[0]["dur"] - 400) < 0.01 and
           names.get((off[0]["pid"], off[0]["tid"])) == "python3 4103",
           f"rank 2's thread off the CPU 400 us, preempted by stress-ng-cpu: {off}")
+    # The straggler is the late arrow: seq 2's flow ends on rank 2.
+    procs = processes(events)
+    slices = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] == "X" and e.get("cat") == "op":
+            slices[(e["pid"], e["tid"])].append(e)
+    ends = [e for e in events if e["ph"] == "f" and e.get("cat") == "collective"]
+    held = [(enclosing(slices, e), e) for e in ends]
+    last = [procs[e["pid"]][2] for h, e in held if h and h["args"]["seq"] == 2]
+    check(len(ends) == 6 and all(h for h, _ in held) and last == ["2"],
+          f"6 flows; seq 2's ends at rank 2, the straggler: {last}")
     irq = [e for e in events if e.get("cat") == "irq"]
     check(irq and all(names.get((e["pid"], e["tid"]), "").endswith(" IRQ") for e in irq),
           "IRQ slices on the CPUs' IRQ tracks")

@@ -1,4 +1,5 @@
 #include "os_interference.h"
+#include "crossrank.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -342,6 +343,23 @@ static int cmp_row(const void *a, const void *b)
     return (x->op->seq > y->op->seq) - (x->op->seq < y->op->seq);
 }
 
+/* A straggler's row also covers the wait it caused: from the first rank's
+ * start of the collective to its own (crossrank's instance, in the
+ * reference clock, brought back to f's). */
+static void wait_caused(const struct report *r, const struct rank_file *f, const struct op_event *e,
+                        struct os_row *row)
+{
+    const struct crossrank *x = r->cross;
+    const struct xr_instance *in = x ? xr_find(x, e->comm, e->seq) : NULL;
+    if (!in || in->last_file != (uint32_t)(f - r->files) || in->skew_ns < x->threshold_ns)
+        return;
+    row->straggler = true;
+    row->wait_ns = (uint64_t)in->skew_ns;
+    int64_t first = in->earliest_start_ns + f->clock_offset_ns;
+    if (first > 0 && (uint64_t)first < row->from_ns)
+        row->from_ns = (uint64_t)first;
+}
+
 void os_interference_analyze(const struct report *r, struct os_interference *out)
 {
     memset(out, 0, sizeof *out);
@@ -369,6 +387,7 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             struct os_row row = { .file = f, .op = e };
             row.from_ns = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
             row.to_ns = e->end_ns > e->enqueue_ns ? e->end_ns : e->enqueue_ns;
+            wait_caused(r, f, e, &row);
             measure(&row, &l.t[i], n);
             if (row.preempted_ns + row.irq_ns < OS_ROW_MIN_NS)
                 continue;

@@ -1,6 +1,7 @@
 /* OS interference: what the kernel did to each rank's threads while its
- * NCCL ops ran, from the kernel events of a trace (model.h, struct
- * kernel_trace). A rank's threads are the ones that called NCCL (the op
+ * NCCL ops ran and, when it was the last to arrive at a collective
+ * (analyze/crossrank.c, r->cross), while the others waited for it; from
+ * the kernel events of a trace (model.h, struct kernel_trace). A rank's threads are the ones that called NCCL (the op
  * events' tids) and NCCL's own (named "NCCL..." in sched_switch, tied to the
  * rank's process by sched_process_fork or LTTng's state dump). os_interference.c */
 #ifndef NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
@@ -35,7 +36,10 @@ struct os_thread {
 struct os_row {
     const struct rank_file *file;
     const struct op_event *op;
-    uint64_t from_ns, to_ns;       /* the window looked at: the call to the GPU's end */
+    uint64_t from_ns, to_ns;       /* the window looked at: the call to the GPU's end,
+                                      from the first rank's start for a straggler */
+    bool straggler;                /* the last to start the collective (crossrank) */
+    uint64_t wait_ns;              /* ... and how long the first one waited for it */
     uint64_t offcpu_ns;            /* its threads' time off the CPU in it, summed */
     uint64_t preempted_ns;         /* ... of which runnable, another task running */
     uint64_t waiting_ns;           /* ... of which waiting for something (sleeping) */
@@ -53,7 +57,8 @@ struct os_interference {
     size_t nrows;
 };
 
-/* Fills *out; nothing when the report has no kernel trace (r->nkernels). */
+/* Fills *out; nothing when the report has no kernel trace (r->nkernels).
+ * With r->cross (crossrank_analyze), stragglers' rows cover their wait. */
 void os_interference_analyze(const struct report *r, struct os_interference *out);
 void os_interference_free(struct os_interference *o);
 

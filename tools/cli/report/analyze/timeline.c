@@ -23,6 +23,7 @@ struct file_tracks {
 
 struct builder {
     const struct report *r;
+    const struct crossrank *x;
     const struct os_interference *os;
     struct timeline *t;
     size_t cap_events, cap_tracks;
@@ -85,11 +86,11 @@ static uint32_t host_pid(const struct report *r, const struct kernel_trace *k)
     return (uint32_t)(r->nfiles + (size_t)(k - r->kernels)) + 1;
 }
 
-/* A process's time on the reference clock. */
+/* A process's time on the reference clock (crossrank's estimate of its
+ * offset). */
 static int64_t aligned(const struct rank_file *f, uint64_t ns)
 {
-    (void)f;
-    return (int64_t)ns;
+    return (int64_t)ns - f->clock_offset_ns;
 }
 
 static int64_t first_op_ns(const struct report *r)
@@ -159,7 +160,7 @@ static void add_ops(struct builder *b, const struct rank_file *f)
     uint32_t pid = file_pid(b->r, f);
     for (size_t j = 0; j < f->nevents; j++) {
         const struct op_event *e = &f->events[j];
-        const char *name = e->op;
+        const char *name = report_name(b->r, e->op);
         uint32_t tid = stream_tid(b, f, e);
         if (e->group) {
             /* One group slice per stream: the first of the group's ops on it. */
@@ -173,7 +174,11 @@ static void add_ops(struct builder *b, const struct rank_file *f)
                     aligned(f, e->start_ns));
         }
         int64_t dur = (int64_t)(e->end_ns - e->start_ns);
-        double busbw = e->group ? 0 : e->busbw_gbs;  /* a group's is the group's */
+        const struct xr_instance *in = b->x ? xr_find(b->x, e->comm, e->seq) : NULL;
+        int n = in && in->nranks ? in->nranks : (int)(in ? in->n : 1);
+        /* nccl-tests' busbw of this rank's interval; a grouped op's interval
+         * is its group's, so it has none of its own. */
+        double busbw = !e->group && dur > 0 ? (double)e->bytes * xr_bus_factor(name, n) / (double)dur : 0;
         add(b, (struct tl_event){ .dur_ns = dur, .pid = pid, .tid = tid, .what = TL_OP, .ph = 'X',
                                   .name = name, .file = f, .op = e, .busbw_gbs = busbw },
             aligned(f, e->start_ns));
@@ -182,6 +187,71 @@ static void add_ops(struct builder *b, const struct rank_file *f)
                                   .name = name, .file = f, .op = e },
             aligned(f, e->enqueue_ns));
     }
+}
+
+/* ---- flows: one per collective instance, one per send and its receive ---- */
+
+/* Where a flow meets an op's slice: a little inside it (half the slice, at
+ * most 1 us), so that it binds to that slice also where the previous op on
+ * the stream ends in the nanosecond this one starts. */
+static int64_t flow_ts(const struct report *r, struct xr_member m)
+{
+    int64_t start = xr_start(r, m), half = (xr_end(r, m) - start) / 2;
+    return start + (half < 1000 ? half : 1000);
+}
+
+static void flow_point(struct builder *b, struct xr_member m, char ph, uint64_t id, bool p2p)
+{
+    const struct rank_file *f = &b->r->files[m.file];
+    const struct op_event *e = xr_event(b->r, m);
+    add(b, (struct tl_event){ .pid = file_pid(b->r, f), .tid = stream_tid(b, f, e), .what = TL_FLOW,
+                              .ph = ph, .name = report_name(b->r, e->op), .file = f, .op = e,
+                              .flow_id = id, .p2p = p2p },
+        flow_ts(b->r, m));
+}
+
+static const struct report *by_start_report;  /* qsort has no user argument */
+
+/* By the flow's time, then file: the order the events are sorted in at the
+ * end, so that the start comes first and the end last. */
+static int cmp_start(const void *a, const void *b)
+{
+    const struct xr_member *p = a, *q = b;
+    int64_t x = flow_ts(by_start_report, *p), y = flow_ts(by_start_report, *q);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return (p->file > q->file) - (p->file < q->file);
+}
+
+static void add_flows(struct builder *b)
+{
+    const struct crossrank *x = b->x;
+    uint64_t id = 0;
+    struct xr_member *m = xcalloc(x->nmembers ? x->nmembers : 1, sizeof *m);
+    for (size_t i = 0; i < x->ninstances; i++) {
+        const struct xr_instance *in = &x->instances[i];
+        id++;
+        size_t n = 0;
+        for (size_t k = 0; k < in->n; k++)
+            if (b->kept[x->members[in->first + k].file])
+                m[n++] = x->members[in->first + k];
+        if (n < 2)
+            continue;
+        /* In order of arrival: the last arrow ends at the straggler. */
+        by_start_report = b->r;
+        qsort(m, n, sizeof *m, cmp_start);
+        for (size_t k = 0; k < n; k++)
+            flow_point(b, m[k], k == 0 ? 's' : k + 1 == n ? 'f' : 't', id, false);
+    }
+    for (size_t i = 0; i < x->npairs; i++) {
+        const struct xr_pair *p = &x->pairs[i];
+        id++;
+        if (b->kept[p->send.file] && b->kept[p->recv.file]) {
+            flow_point(b, p->send, 's', id, true);
+            flow_point(b, p->recv, 'f', id, true);
+        }
+    }
+    free(m);
 }
 
 /* ---- the kernel: CPUs, interrupts, the rank threads off the CPU ---- */
@@ -238,6 +308,69 @@ static void add_offcpu(struct builder *b, const struct os_interference *os)
 
 /* ---- order ---- */
 
+static size_t track_index(const struct timeline *t, uint32_t pid, uint32_t tid)
+{
+    size_t lo = 0, hi = t->ntracks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct tl_track *k = &t->tracks[mid];
+        if (k->pid < pid || (k->pid == pid && k->tid < tid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The slices open on one track while nest() walks it. Stream tracks hold
+ * groups and their ops: two levels; deeper ones are not looked at. */
+struct open_slices {
+    int64_t start[4], end[4];
+    size_t n;
+};
+
+/* Complete events on one track must nest. Converted to the host's clock,
+ * an op can start a few ns before the previous op on its stream ends: such
+ * a slice, and what its slice holds, is cut to start where the one before
+ * it ends. Returns whether any was cut (the order is then to be made
+ * again). */
+static bool nest(struct timeline *t)
+{
+    struct open_slices *open = xcalloc(t->ntracks + 1, sizeof *open);
+    bool cut = false;
+    for (size_t i = 0; i < t->nevents; i++) {
+        struct tl_event *e = &t->events[i];
+        if (e->ph != 'X')
+            continue;
+        struct open_slices *o = &open[track_index(t, e->pid, e->tid)];
+        int64_t end = e->ts_ns + e->dur_ns;
+        for (;;) {
+            while (o->n && o->end[o->n - 1] <= e->ts_ns)
+                o->n--;
+            if (!o->n)
+                break;
+            size_t top = o->n - 1;
+            if (e->ts_ns < o->start[top]) {  /* its enclosing slice was cut */
+                e->ts_ns = o->start[top];
+                cut = true;
+            }
+            if (end <= o->end[top])
+                break;                        /* inside it */
+            e->ts_ns = o->end[top];           /* crosses its end: after it */
+            cut = true;
+        }
+        if (e->ts_ns > end)
+            e->ts_ns = end;
+        e->dur_ns = end - e->ts_ns;
+        if (o->n < sizeof o->end / sizeof o->end[0]) {
+            o->start[o->n] = e->ts_ns;
+            o->end[o->n++] = end;
+        }
+    }
+    free(open);
+    return cut;
+}
+
 static int cmp_event(const void *a, const void *b)
 {
     const struct tl_event *x = a, *y = b;
@@ -264,7 +397,7 @@ void timeline_build(const struct report *r, const struct os_interference *os,
                     const struct tl_options *o, struct timeline *t)
 {
     memset(t, 0, sizeof *t);
-    struct builder b = { .r = r, .os = os, .t = t };
+    struct builder b = { .r = r, .x = r->cross, .os = os, .t = t };
     t->origin_ns = first_op_ns(r);
     b.from_ns = llround(o->from_s * 1e9);
     b.to_ns = o->to_s < 0 ? INT64_MAX / 2 : llround(o->to_s * 1e9);
@@ -275,12 +408,21 @@ void timeline_build(const struct report *r, const struct os_interference *os,
             name_process(&b, &r->files[i]);
             add_ops(&b, &r->files[i]);
         }
+    if (b.x)
+        add_flows(&b);
     for (size_t i = 0; i < r->nkernels; i++) {
-        bool any = false;
+        /* The host's processes share its clock: the first one's offset. */
+        int64_t offset = 0;
+        bool any = false, seen = false;
         for (size_t j = 0; j < r->nfiles; j++)
-            any |= b.kept[j] && strcmp(r->files[j].host, r->kernels[i].host) == 0;
+            if (strcmp(r->files[j].host, r->kernels[i].host) == 0) {
+                if (!seen)
+                    offset = r->files[j].clock_offset_ns;
+                seen = true;
+                any |= b.kept[j];
+            }
         if (any)
-            add_kernel(&b, &r->kernels[i], 0);
+            add_kernel(&b, &r->kernels[i], offset);
     }
     if (os)
         add_offcpu(&b, os);
@@ -290,10 +432,13 @@ void timeline_build(const struct report *r, const struct os_interference *os,
     }
     free(b.ft);
     free(b.kept);
-    if (t->nevents)
-        qsort(t->events, t->nevents, sizeof *t->events, cmp_event);
     if (t->ntracks)
         qsort(t->tracks, t->ntracks, sizeof *t->tracks, cmp_track);
+    if (t->nevents) {
+        qsort(t->events, t->nevents, sizeof *t->events, cmp_event);
+        if (nest(t))
+            qsort(t->events, t->nevents, sizeof *t->events, cmp_event);
+    }
 }
 
 void timeline_free(struct timeline *t)

@@ -1,12 +1,15 @@
 /* The run as tracks of events in time, what render/perfetto.c writes as
  * Chrome trace-event JSON: a process per rank with a track per CUDA stream
  * (a slice per timed op, grouped ops inside a group slice) and per thread
- * (host enqueues, time off the CPU); and, from a kernel trace,
+ * (host enqueues, time off the CPU); flows linking the instances of one
+ * collective across ranks (analyze/crossrank.c); and, from a kernel trace,
  * a process per host with a track per CPU (who ran) and per CPU's
- * interrupts. Times are counted from the run's first op. timeline.c */
+ * interrupts. Times are aligned across processes (crossrank's clock
+ * offsets) and counted from the run's first op. timeline.c */
 #ifndef NCCLTAP_CLI_REPORT_TIMELINE_H
 #define NCCLTAP_CLI_REPORT_TIMELINE_H
 
+#include "crossrank.h"
 #include "model.h"
 #include "os_interference.h"
 
@@ -58,8 +61,9 @@ struct timeline {
     size_t nevents;
 };
 
-/* Builds the timeline of r (its per-op records; os's threads when r has
- * kernel events). */
+/* Builds the timeline of r (its per-op records; r->cross's instances and
+ * clocks when it has been analysed; os's threads when r has kernel
+ * events). */
 void timeline_build(const struct report *r, const struct os_interference *os,
                     const struct tl_options *o, struct timeline *t);
 void timeline_free(struct timeline *t);

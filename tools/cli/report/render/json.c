@@ -208,14 +208,15 @@ static json_t *os_json(const struct report *r)
         char comm[17];
         snprintf(comm, sizeof comm, "%016" PRIx64, w->op->comm);
         json_array_append_new(a, json_pack(
-            "{s:i, s:s, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:s?, s:f, s:o, s:s?, s:s?, s:i}",
+            "{s:i, s:s, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:s?, s:f, s:o, s:s?, s:s?, s:i, s:b, s:f}",
             "rank", w->op->rank, "comm", comm, "seq", (json_int_t)w->op->seq, "op", report_name(r, w->op->op),
             "host", w->file->host, "pid", (json_int_t)w->file->pid,
             "offcpu_us", w->offcpu_ns / 1e3, "preempted_us", w->preempted_ns / 1e3,
             "waiting_us", w->waiting_ns / 1e3, "preempted_by", w->preempted_by,
             "irq_us", w->irq_ns / 1e3, "irq", w->irq_name ? json_integer(w->irq) : json_null(),
             "irq_name", w->irq_name, "thread", w->thread ? w->thread->comm : NULL,
-            "tid", w->thread ? w->thread->tid : 0));
+            "tid", w->thread ? w->thread->tid : 0,
+            "straggler", w->straggler, "wait_us", w->wait_ns / 1e3));
     }
     os_interference_free(&os);
     return a;

@@ -56,12 +56,12 @@ static const char *category(const struct tl_event *e)
     return "";
 }
 
-static void op_args(const struct tl_event *e, FILE *out)
+static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
 {
     const struct op_event *o = e->op;
     fprintf(out, "\"comm\":\"%016" PRIx64 "\",\"seq\":%" PRIu64 ",\"rank\":%d,\"bytes\":%" PRIu64
             ",\"dtype\":", o->comm, o->seq, o->rank, o->bytes);
-    str(out, o->dtype);
+    str(out, report_name(r, o->dtype));
     fprintf(out, ",\"stream\":\"0x%" PRIx64 "\"", o->stream);
     if (o->peer >= 0)
         fprintf(out, ",\"peer\":%d", o->peer);
@@ -71,7 +71,7 @@ static void op_args(const struct tl_event *e, FILE *out)
         fprintf(out, ",\"busbw_gbs\":%.3f", e->busbw_gbs);
 }
 
-static void event(const struct tl_event *e, FILE *out)
+static void event(const struct report *r, const struct tl_event *e, FILE *out)
 {
     fprintf(out, ",\n{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":", e->ph, category(e));
     str(out, e->name);
@@ -93,7 +93,7 @@ static void event(const struct tl_event *e, FILE *out)
         break;
     case TL_OP:
     case TL_ENQUEUE:
-        op_args(e, out);
+        op_args(r, e, out);
         break;
     case TL_OFFCPU:
         if (e->detail) {
@@ -113,14 +113,14 @@ static void event(const struct tl_event *e, FILE *out)
     fputs("}}", out);
 }
 
-int report_write_perfetto(const struct timeline *t, FILE *out)
+int report_write_perfetto(const struct report *r, const struct timeline *t, FILE *out)
 {
     fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"nccltap\","
             "\"origin_monotonic_ns\":%" PRId64 "},\n\"traceEvents\":[\n", t->origin_ns);
     for (size_t i = 0; i < t->ntracks; i++)
         track_metadata(&t->tracks[i], i == 0, out);
     for (size_t i = 0; i < t->nevents; i++)
-        event(&t->events[i], out);
+        event(r, &t->events[i], out);
     fputs("\n]}\n", out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

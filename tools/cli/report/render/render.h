@@ -16,7 +16,7 @@ int report_print_json(const struct report *r, FILE *out);
 /* The timeline (analyze/timeline.c) as Chrome trace-event JSON. Returns
  * 0, or -1 when it could not be written. perfetto.c */
 struct timeline;
-int report_write_perfetto(const struct timeline *t, FILE *out);
+int report_write_perfetto(const struct report *r, const struct timeline *t, FILE *out);
 
 /* Sections of the text report, each its own function. */
 void print_os_interference(const struct report *r, FILE *out);  /* text_os.c */

@@ -38,8 +38,9 @@ void print_os_interference(const struct report *r, FILE *out)
         os_interference_free(&os);
         return;
     }
-    fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %-16s  %8s  %-16s  %s\n", "rank", "comm",
-            "seq", "op", "offcpu_us", "preempt", "preempted by", "irq_us", "irq", "thread");
+    fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %9s  %-16s  %8s  %-16s  %s\n", "rank",
+            "comm", "seq", "op", "late_us", "offcpu_us", "preempt", "preempted by", "irq_us", "irq",
+            "thread");
     for (size_t i = 0; i < os.nrows && i < OS_ROWS_SHOWN; i++) {
         const struct os_row *w = &os.rows[i];
         char irq[40], op[SHOWN_MAX], by[SHOWN_MAX], thread[SHOWN_MAX];
@@ -47,9 +48,12 @@ void print_os_interference(const struct report *r, FILE *out)
             snprintf(irq, sizeof irq, "%d %s", w->irq, shown(w->irq_name, by));
         else
             snprintf(irq, sizeof irq, "-");
-        fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9.1f  %9.1f  %-16s  %8.1f  "
-                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq, shown(report_name(r, w->op->op), op),
-                us(w->offcpu_ns), us(w->preempted_ns),
+        char late[16] = "-";
+        if (w->straggler)
+            snprintf(late, sizeof late, "%.1f", us(w->wait_ns));
+        fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9s  %9.1f  %9.1f  %-16s  %8.1f  "
+                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq,
+                shown(report_name(r, w->op->op), op), late, us(w->offcpu_ns), us(w->preempted_ns),
                 w->preempted_by ? shown(w->preempted_by, by) : "-",
                 us(w->irq_ns), irq, w->thread ? shown(w->thread->comm, thread) : "-",
                 w->thread ? w->thread->tid : 0);
@@ -57,8 +61,10 @@ void print_os_interference(const struct report *r, FILE *out)
     if (os.nrows > OS_ROWS_SHOWN)
         fprintf(out, "  ... %zu more ops (nccltap report --json)\n", os.nrows - OS_ROWS_SHOWN);
     fprintf(out,
-            "  During each op (from the call to the GPU's end) the rank's calling and NCCL\n"
-            "  threads: offcpu_us not running (preempt: runnable while \"preempted by\" had\n"
-            "  the CPU; the rest waiting), irq_us in interrupt handlers on their CPUs.\n");
+            "  During each op (from the call to the GPU's end; for the rank that started\n"
+            "  the collective last, late_us after the first, from the first's start) the\n"
+            "  rank's calling and NCCL threads: offcpu_us not running (preempt: runnable\n"
+            "  while \"preempted by\" had the CPU; the rest waiting), irq_us in interrupt\n"
+            "  handlers on their CPUs.\n");
     os_interference_free(&os);
 }
