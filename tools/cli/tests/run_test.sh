@@ -137,14 +137,17 @@ report_runs)
         touch -d '2 hours ago' "$out/nccltap-old@$f.json"
     done
     for f in nodeA-1001 nodeB-2001; do cp "$testdata/nccltap-$f.json" "$out/nccltap-new@$f.json"; done
+    # Files named before run ids: one more run, named once.
+    for f in nodeA-1001 nodeB-2001; do cp "$testdata/nccltap-$f.json" "$out/nccltap-$f.json"; done
+    touch -d '3 hours ago' "$out/nccltap-nodeA-1001.json" "$out/nccltap-nodeB-2001.json"
     echo '{"format": "nccltap-rank/1", "host": "half' >"$out/.nccltap-new@nodeA-1003.json.77.0123456789abcdef.tmp"
     echo '{"half' >"$out/nccltap-nodeA-1003.json.tmp"
     files() { sed -n 's/^ *"files": \([0-9]*\),*$/\1/p' "$work/report"; }
     "$nccltap" report --json "$out" >"$work/report" 2>"$err"
     expect_rc $? 0 "report of the newest run"
     [ "$(files)" = 2 ] || fail "newest run: $(files) files read, expected 2"
-    expect_err "holds 1 other run (old); reading the newest run new (--run ID for another)"
-    grep -q "skipping\|tmp" "$err" && fail "a temporary file was read"
+    expect_err "holds 2 other runs ((none), old); reading the newest run new (--run ID for another)"
+    grep -q "skipping\|\.tmp" "$err" && fail "a temporary file was read"
     "$nccltap" report --json --run old "$out" >"$work/report" 2>"$err"
     expect_rc $? 0 "report --run old"
     [ "$(files)" = 4 ] || fail "--run old: $(files) files read, expected 4"

@@ -60,22 +60,31 @@ int report_keep_run(const char *dir, char **files, size_t *n, const char *wanted
     char *chosen = wanted ? xstrdup(wanted) : xasprintf("%.*s", (int)pick_len, pick ? pick : "");
     size_t kept = 0, others = 0;
     char *other_ids = xstrdup("");
+    bool none_named = false;
     for (size_t i = 0; i < *n; i++) {
-        if (in_run(files[i], chosen)) {
-            files[kept++] = files[i];
+        if (in_run(files[i], chosen))
             continue;
-        }
+        /* Each other run named once. The names are sorted, so a run's
+         * files ("nccltap-<run>@...") are next to each other; files from
+         * before run ids (the run "") may be anywhere. */
         size_t len;
         const char *r = run_of(files[i], &len);
         char *id = xasprintf("%.*s", (int)len, r);
-        if (!strstr(other_ids, id) || !*id) { /* a short list for the message */
+        bool first = *id ? i == 0 || !in_run(files[i - 1], id) : !none_named;
+        none_named |= !*id;
+        if (first) {
             char *more = xasprintf("%s%s%s", other_ids, *other_ids ? ", " : "", *id ? id : "(none)");
             free(other_ids);
             other_ids = more;
             others++;
         }
         free(id);
-        free(files[i]);
+    }
+    for (size_t i = 0; i < *n; i++) {
+        if (in_run(files[i], chosen))
+            files[kept++] = files[i];
+        else
+            free(files[i]);
     }
     files[kept] = NULL;
     *n = kept;
