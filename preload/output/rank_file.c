@@ -221,9 +221,9 @@ void tap_print_summary(void)
         return;
     const struct tap_reducer_totals *r = &tap_reducer_totals;
     uint64_t dropped = atomic_load(&tap_totals.dropped);
-    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s; %s%s",
+    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s%s%s",
             (unsigned long long)tap_comm_total_calls(), n, n == 1 ? "" : "s",
             (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
-            dropped ? "see totals.dropped" : "", tap_rank_file_written() ? "output in " : "no output written",
+            dropped ? "see totals.dropped" : "", tap_rank_file_written() ? "; output in " : ", no output written",
             tap_rank_file_written() ? tap_rank_file_path() : "");
 }
