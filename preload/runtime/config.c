@@ -17,35 +17,51 @@ static const char *const timing_names[] = {
 
 const char *tap_timing_mode_name(enum tap_timing_mode m) { return timing_names[m]; }
 
-static uint32_t env_u32(const char *name, uint32_t def, uint32_t min, uint32_t max)
+int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *value)
 {
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return def;
+    if (*s < '0' || *s > '9') /* no sign, no space: strtoull would take them */
+        return -1;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || s[0] == '-' || v < min || v > max) {
-        tap_log("%s=%s is not valid: expected a whole number from %u to %u; using %u",
-                name, s, min, max, def);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *value = (uint32_t)v;
+    return 0;
+}
+
+int tap_parse_pct(const char *s, double *value)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0 && v <= 100)) /* NaN fails the range */
+        return -1;
+    *value = v;
+    return 0;
+}
+
+static uint32_t env_u32(const char *name, uint32_t def, uint32_t min, uint32_t max)
+{
+    const char *s = getenv(name);
+    uint32_t v;
+    if (!s || !*s)
         return def;
-    }
-    return (uint32_t)v;
+    if (tap_parse_u32(s, min, max, &v) == 0)
+        return v;
+    tap_log("%s=%s is not valid: expected a whole number from %u to %u; using %u", name, s, min, max, def);
+    return def;
 }
 
 static double env_pct(const char *name, double def)
 {
     const char *s = getenv(name);
+    double v;
     if (!s || !*s)
         return def;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || !(v > 0 && v <= 100)) {
-        tap_log("%s=%s is not valid: expected a percentage above 0 and at most 100; using %g",
-                name, s, def);
-        return def;
-    }
-    return v;
+    if (tap_parse_pct(s, &v) == 0)
+        return v;
+    tap_log("%s=%s is not valid: expected a percentage above 0 and at most 100; using %g", name, s, def);
+    return def;
 }
 
 static enum tap_timing_mode env_timing(void)

@@ -40,9 +40,15 @@ extern struct tap_config tap_config;
 /* Fills tap_config from the environment. Called once, at load. */
 void tap_config_load(void);
 
-/* Parses a boolean variable's value, "0" or "1". Returns 0 and sets
- * *value, or -1. Pure (the configuration fuzzer calls it). */
+/* Parsers of one variable's value: each returns 0 and sets *value, or -1
+ * when `s` is not valid. Pure (the configuration fuzzer calls them; the
+ * environment is read, and bad values said, by tap_config_load).
+ * A boolean: "0" or "1". */
 int tap_parse_flag(const char *s, bool *value);
+/* A whole number from `min` to `max`, decimal digits only. */
+int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *value);
+/* A percentage above 0 and at most 100. */
+int tap_parse_pct(const char *s, double *value);
 
 const char *tap_timing_mode_name(enum tap_timing_mode m);
 

@@ -1,5 +1,5 @@
-/* The output rules (preload/output/out_dir.h, out_file.h) and the
- * configuration's parsers, on a scratch directory. */
+/* The output rules (preload/output/out_dir.h, out_file.h), on a scratch
+ * directory, and the configuration's parsers (runtime/config.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "out_dir.h"
 #include "out_file.h"
 #include "run_id.h"
@@ -61,6 +62,19 @@ static void test_parsers(void)
     CHECK(tap_out_parse_mode("4755", &m) != 0);
     CHECK(tap_out_parse_mode("0789", &m) != 0);
     CHECK(tap_out_parse_mode("", &m) != 0);
+    bool flag;
+    CHECK(tap_parse_flag("1", &flag) == 0 && flag);
+    CHECK(tap_parse_flag("0", &flag) == 0 && !flag);
+    CHECK(tap_parse_flag("2", &flag) != 0 && tap_parse_flag("yes", &flag) != 0 && tap_parse_flag("", &flag) != 0);
+    uint32_t u;
+    CHECK(tap_parse_u32("10", 10, 20, &u) == 0 && u == 10);
+    CHECK(tap_parse_u32("21", 10, 20, &u) != 0 && tap_parse_u32("-5", 0, 20, &u) != 0);
+    CHECK(tap_parse_u32(" 5", 0, 20, &u) != 0 && tap_parse_u32("+5", 0, 20, &u) != 0);
+    CHECK(tap_parse_u32("5x", 0, 20, &u) != 0 && tap_parse_u32("99999999999999999999", 0, 20, &u) != 0);
+    double pct;
+    CHECK(tap_parse_pct("0.5", &pct) == 0 && pct == 0.5);
+    CHECK(tap_parse_pct("0", &pct) != 0 && tap_parse_pct("nan", &pct) != 0 && tap_parse_pct("", &pct) != 0);
+    CHECK(tap_parse_pct("100", &pct) == 0 && tap_parse_pct("100.1", &pct) != 0);
     char part[16];
     tap_out_name_part(part, sizeof part, "a/b\n c");
     CHECK(!strcmp(part, "a_b__c"));
