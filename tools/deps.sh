@@ -15,6 +15,7 @@ libyajl-dev
 liblttng-ust-dev
 lttng-tools
 babeltrace2
+openmpi-bin
 libbabeltrace2-dev
 libunwind-dev
 libdw-dev

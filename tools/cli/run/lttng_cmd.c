@@ -7,6 +7,31 @@
 
 #define LTTNG "lttng"
 
+static const char *client_home;
+
+void lttng_cmd_set_home(const char *home)
+{
+    client_home = home;
+}
+
+/* capture_run() passes nccltap's environment on: LTTNG_HOME is set in it
+ * for the client's run only. */
+static int run_client(const char *const argv[], char **out)
+{
+    if (!client_home)
+        return capture_run(argv, out);
+    const char *old = getenv("LTTNG_HOME");
+    char *saved = old ? xstrdup(old) : NULL;
+    setenv("LTTNG_HOME", client_home, 1);
+    int status = capture_run(argv, out);
+    if (saved)
+        setenv("LTTNG_HOME", saved, 1);
+    else
+        unsetenv("LTTNG_HOME");
+    free(saved);
+    return status;
+}
+
 /* "lttng create NAME --output=D", for a message. */
 static char *command_line(const char *const argv[])
 {
@@ -35,7 +60,7 @@ int lttng_cmd(const char *const args[], char **output, char **error)
     memcpy(argv + 2, args, n * sizeof *argv);
 
     char *out;
-    int status = capture_run(argv, &out);
+    int status = run_client(argv, &out);
     int rc = 0;
     if (status != 0) {
         char *cmd = command_line(argv);

@@ -8,4 +8,10 @@
  * when not NULL, gets what it printed (malloc'ed) in either case. */
 int lttng_cmd(const char *const args[], char **output, char **error);
 
+/* Runs the client with LTTNG_HOME=`home` from now on (NULL: the
+ * environment's). The client keeps the current session's name in
+ * $LTTNG_HOME/.lttngrc, else ~/.lttngrc: nccltap's sessions must not
+ * touch the user's. */
+void lttng_cmd_set_home(const char *home);
+
 #endif

@@ -2,7 +2,7 @@
 #include "outdir.h"
 #include "lttng_cmd.h"
 #include "lttng_daemon.h"
-#include "ust_fork_lib.h"
+#include "ust_libs.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -28,6 +28,7 @@ struct lttng_session {
     bool blocking;
     bool own_daemon;
     struct lttng_daemon daemon;
+    char *client_home;     /* the client's LTTNG_HOME with the machine's daemon */
     bool created, started;
 };
 
@@ -116,8 +117,54 @@ static int set_up(struct lttng_session *s, const struct lttng_opts *o)
     return 0;
 }
 
+/* With the machine's session daemon (--system), the client runs with an
+ * LTTNG_HOME of nccltap's own, so that `lttng create` and `destroy` write
+ * and delete the current session's name there and never in the user's
+ * ~/.lttngrc (the user's own `lttng stop` would then find no session).
+ * Its `.lttng` leads to the user's, where a daemon run by the user has its
+ * sockets (root's are in /var/run/lttng, whatever LTTNG_HOME says). */
+static char *make_client_home(void)
+{
+    /* In the temporary directory, not the output directory: the client's
+     * socket path under it must fit in 108 bytes. */
+    const char *tmp = getenv("TMPDIR");
+    char *home = xasprintf("%s/nccltap-lttng-client-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(home)) {
+        msg("cannot make %s: %s", home, strerror(errno));
+        free(home);
+        return NULL;
+    }
+    const char *user = getenv("LTTNG_HOME");
+    if (!user || !*user)
+        user = getenv("HOME");
+    if (user && *user) {
+        char *link = xasprintf("%s/.lttng", home);
+        char *target = xasprintf("%s/.lttng", user);
+        if (symlink(target, link) != 0)
+            msg("cannot make %s: %s", link, strerror(errno));
+        free(target);
+        free(link);
+    }
+    return home;
+}
+
+static void remove_client_home(char *home)
+{
+    const char *const names[] = { ".lttng", ".lttngrc" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *path = xasprintf("%s/%s", home, names[i]);
+        unlink(path);
+        free(path);
+    }
+    rmdir(home);
+    free(home);
+}
+
 static void session_free(struct lttng_session *s)
 {
+    lttng_cmd_set_home(NULL);
+    if (s->client_home)
+        remove_client_home(s->client_home);
     free(s->name);
     free(s->trace_dir);
     free(s);
@@ -176,6 +223,13 @@ struct lttng_session *lttng_session_start(const struct lttng_opts *o, const char
             return NULL;
         }
         s->own_daemon = true;
+    } else {
+        s->client_home = make_client_home();
+        if (!s->client_home) {
+            session_free(s);
+            return NULL;
+        }
+        lttng_cmd_set_home(s->client_home);
     }
     if (set_up(s, o) != 0) {
         msg("cannot set up the LTTng session %s%s: the command was not run", s->name,
@@ -193,13 +247,25 @@ void lttng_session_app_env(const struct lttng_session *s)
     setenv("NCCLTAP_LTTNG", "1", 1);
     if (s->blocking)
         setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
-    char *fork_lib = ust_fork_library();
-    if (fork_lib)
-        env_prepend("LD_PRELOAD", fork_lib);
-    else
-        msg("liblttng-ust-fork.so not found: processes that fork without exec will not "
-            "be traced");
-    free(fork_lib);
+    /* liblttng-ust-fork.so: processes forked without exec stay traced.
+     * liblttng-ust-fd.so: a launcher that closes the descriptors it did not
+     * open (Open MPI's mpirun and orted, before running a rank) would close
+     * lttng-ust's too, and lttng-ust aborts on its fd-tracker assertion. */
+    static const struct {
+        const char *name, *without;
+    } helpers[] = {
+        { "liblttng-ust-fork.so", "processes that fork without exec will not be traced" },
+        { "liblttng-ust-fd.so", "a launcher that closes descriptors it did not open "
+                                "(Open MPI's mpirun) may make lttng-ust abort" },
+    };
+    for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++) {
+        char *lib = ust_library(helpers[i].name);
+        if (lib)
+            env_prepend("LD_PRELOAD", lib);
+        else
+            msg("%s not found: %s", helpers[i].name, helpers[i].without);
+        free(lib);
+    }
 }
 
 int lttng_session_finish(struct lttng_session *s)

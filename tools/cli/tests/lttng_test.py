@@ -211,8 +211,10 @@ def case_kernel(t):
 
 def case_env(t):
     """The command's environment: the shim first in LD_PRELOAD, then
-    liblttng-ust-fork.so (processes forked without exec stay traced), then
-    what was there; NCCLTAP_LTTNG=1; LTTNG_HOME of the private daemon."""
+    liblttng-ust-fd.so (a launcher closing descriptors it did not open
+    leaves lttng-ust's alone) and liblttng-ust-fork.so (processes forked
+    without exec stay traced), then what was there; NCCLTAP_LTTNG=1;
+    LTTNG_HOME of the private daemon."""
     d = os.path.join(t.work, "env")
     show = 'printf "%s\\n%s\\n%s\\n" "$LD_PRELOAD" "$NCCLTAP_LTTNG" "$LTTNG_HOME"'
     rc, out, err = t.run([t.nccltap, "run", "--lttng", "--dir", d, "--", "sh", "-c", show],
@@ -221,7 +223,8 @@ def case_env(t):
     preload, lttng, home = (out.splitlines() + ["", "", ""])[:3]
     parts = preload.split(":")
     check(parts[0].endswith("/libnccltap.so"), f"the shim first: {preload}")
-    check(len(parts) == 2 and "liblttng-ust-fork.so" in parts[1], f"then the fork wrapper: {preload}")
+    check(len(parts) == 3 and "liblttng-ust-fd.so" in parts[1], f"then the fd wrapper: {preload}")
+    check(len(parts) == 3 and "liblttng-ust-fork.so" in parts[2], f"then the fork wrapper: {preload}")
     check(lttng == "1", f"NCCLTAP_LTTNG=1 ({lttng!r})")
     check(home == os.path.join(d, "lttng-home"), f"LTTNG_HOME {home!r}")
     check(not os.path.exists(home), "the daemon's LTTNG_HOME is removed at the end")
@@ -275,9 +278,113 @@ def case_no_trace(t):
           f"a trace without nccltap events: {rc} {err}")
 
 
+def case_fd_launcher(t):
+    """A launcher that closes every descriptor above 2 in its children
+    before running a rank (as Open MPI's mpirun and orted do) made lttng-ust
+    abort on its fd-tracker assertion: 20 runs of 8 ranks, no abort."""
+    closer = os.path.join(os.path.dirname(t.bench), "fd_closer")
+    aborted = []
+    for i in range(20):
+        rc, _, err = t.run([t.nccltap, "run", "--lttng", "--dir", os.path.join(t.work, f"fd{i}"),
+                            "--", closer, "8", "true"])
+        if rc != 0 or "Assertion" in err:
+            aborted.append(f"run {i}: exit {rc}: {err.strip()}")
+    check(not aborted, f"{len(aborted)} of 20 runs failed:\n" + "\n".join(aborted[:3]))
+
+
+def case_mpirun(t):
+    """Real Open MPI: `nccltap run --lttng -- mpirun -np 8 nccltap-bench`,
+    five times; each run exits 0, and its trace holds every rank's calls."""
+    mpirun = shutil.which("mpirun")
+    if not check(mpirun, "mpirun is installed (Debian: openmpi-bin, tools/deps.sh)"):
+        return
+    root = ["--allow-run-as-root"] if os.getuid() == 0 else []
+    bench = ["--op", "allreduce", "--bytes", "1K", "--iters", "5", "--warmup", "0"]
+    for i in range(5):
+        d = os.path.join(t.work, f"mpi{i}")
+        rc, _, err = t.run([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", mpirun, *root,
+                            "--oversubscribe", "-np", "8", t.bench, *bench],
+                           env={"NCCLTAP_TIMING": "all"})
+        if not check(rc == 0 and "Assertion" not in err, f"run {i}: exit {rc}: {err}"):
+            continue
+        trace, _ = t.report(os.path.join(d, "lttng"))
+        check(len(trace["ranks"]) == 8 and trace["totals"]["calls"] == 8 * 5,
+              f"run {i}: 8 ranks of 5 calls in the trace: {len(trace['ranks'])} ranks, "
+              f"{trace['totals']['calls']} calls")
+
+
+def as_user(uid):
+    """setpriv's prefix that runs a command as `uid` (none when not root)."""
+    if os.getuid() != 0:
+        return []
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+def case_system_rc(t):
+    """--system (the machine's, here the user's own, session daemon) leaves
+    the user's ~/.lttngrc as it was, so that the user's own session stays
+    the current one: `lttng stop` after nccltap stops it. As root the test
+    runs as nobody, with a session daemon of nobody's."""
+    uid = 65534 if os.getuid() == 0 else os.getuid()
+    if os.getuid() == 0 and not shutil.which("setpriv"):
+        print("setpriv (util-linux) is missing: skipped")
+        raise SystemExit(SKIP)
+    home = os.path.join(t.work, "home")
+    os.makedirs(home)
+    for p in (t.work, home):
+        os.chown(p, uid, -1)
+    env = {"HOME": home, "PATH": os.environ["PATH"]}
+    user = as_user(uid)
+
+    def lttng(*args):
+        p = subprocess.run(user + ["lttng", *args], capture_output=True, text=True, env=env,
+                           timeout=30)
+        return p.returncode, p.stdout + p.stderr
+
+    pidfile = os.path.join(home, "sessiond.pid")
+    p = subprocess.run(user + ["lttng-sessiond", "--daemonize", "--no-kernel",
+                               f"--pidfile={pidfile}"], env=env, capture_output=True, text=True)
+    if not check(p.returncode == 0, f"the user's session daemon starts: {p.stderr}"):
+        return
+    try:
+        rc, out = lttng("create", "mine", f"--output={home}/mine")
+        check(rc == 0, f"the user's session: {out}")
+        lttng("enable-event", "-u", "-a")
+        rc, out = lttng("start")
+        check(rc == 0, f"the user's session starts: {out}")
+        rcfile = os.path.join(home, ".lttngrc")
+        with open(rcfile) as f:
+            before = f.read()
+        inode = os.stat(rcfile).st_ino
+
+        d = os.path.join(t.work, "out")
+        p = subprocess.run(user + [t.nccltap, "run", "--lttng", "--system", "--dir", d, "--",
+                                   "true"], capture_output=True, text=True, env=env, timeout=60)
+        check(p.returncode == 0, f"nccltap run --lttng --system: exit {p.returncode}: {p.stderr}")
+        check(f"nccltap: trace in {d}/lttng" in p.stderr or "no trace in" in p.stderr,
+              f"the session was set up and closed: {p.stderr}")
+        check(os.path.exists(rcfile), "~/.lttngrc is still there")
+        if os.path.exists(rcfile):
+            with open(rcfile) as f:
+                check(f.read() == before, "~/.lttngrc holds what it held")
+            check(os.stat(rcfile).st_ino == inode, "~/.lttngrc is the same file")
+        tmp = env.get("TMPDIR") or "/tmp"
+        left = [n for n in os.listdir(tmp) if n.startswith("nccltap-lttng-client-") and
+                os.stat(os.path.join(tmp, n)).st_uid == uid]
+        check(not left, f"nccltap's client home is removed: {left}")
+        rc, out = lttng("stop")
+        check(rc == 0, f"the user's `lttng stop` stops the user's session: {out}")
+        lttng("destroy", "mine")
+    finally:
+        with open(pidfile) as f:
+            pid = int(f.read())
+        os.kill(pid, 15)
+
+
 CASES = {"counts": case_counts, "durations": case_durations, "report": case_report,
          "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
-         "setup_failure": case_setup_failure, "no_trace": case_no_trace}
+         "setup_failure": case_setup_failure, "no_trace": case_no_trace,
+         "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc}
 
 
 def main():

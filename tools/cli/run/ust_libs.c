@@ -1,4 +1,4 @@
-#include "ust_fork_lib.h"
+#include "ust_libs.h"
 #include "paths.h"
 #include "util.h"
 
@@ -14,15 +14,15 @@
 #define NCCLTAP_LIBRARY_ARCH ""
 #endif
 
-/* The runtime package has only the versioned name; the -dev one adds .so. */
-static const char *const names[] = { "liblttng-ust-fork.so.1", "liblttng-ust-fork.so" };
-
-static char *in_dir(const char *dir, size_t len)
+/* `name`.1 or `name` in dir[0..len): the runtime package has only the
+ * versioned name; the -dev one adds the plain one. */
+static char *in_dir(const char *dir, size_t len, const char *name)
 {
     if (len == 0)
         return NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char *path = xasprintf("%.*s/%s", (int)len, dir, names[i]);
+    const char *const suffixes[] = { ".1", "" };
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char *path = xasprintf("%.*s/%s%s", (int)len, dir, name, suffixes[i]);
         if (path_exists(path))
             return path;
         free(path);
@@ -30,13 +30,13 @@ static char *in_dir(const char *dir, size_t len)
     return NULL;
 }
 
-char *ust_fork_library(void)
+char *ust_library(const char *name)
 {
     /* The dynamic linker's order: LD_LIBRARY_PATH first. */
     const char *llp = getenv("LD_LIBRARY_PATH");
     for (const char *d = llp; d && *d;) {
         size_t n = strcspn(d, ":");
-        char *path = in_dir(d, n);
+        char *path = in_dir(d, n, name);
         if (path)
             return path;
         d += n + (d[n] == ':');
@@ -54,7 +54,7 @@ char *ust_fork_library(void)
     char *found = NULL;
     for (size_t i = 0; i < ndirs; i++) {
         if (!found)
-            found = in_dir(system_dirs[i], strlen(system_dirs[i]));
+            found = in_dir(system_dirs[i], strlen(system_dirs[i]), name);
         free(system_dirs[i]);
     }
     return found;
