@@ -334,6 +334,8 @@ def case_system_rc(t):
     for p in (t.work, home):
         os.chown(p, uid, -1)
     env = {"HOME": home, "PATH": os.environ["PATH"]}
+    if "ASAN_OPTIONS" in os.environ:  # the ASan build's shim is preloaded
+        env["ASAN_OPTIONS"] = os.environ["ASAN_OPTIONS"]
     user = as_user(uid)
 
     def lttng(*args):
