@@ -117,6 +117,21 @@ def main():
         if seen.get(key, 0) != made.get(key, 0):
             fail("rank %d %s %d B: report counts %d calls, the bench made %d"
                  % (key + (seen.get(key, 0), made.get(key, 0))))
+    # Every communicator's init time, per rank in the files, the slowest
+    # rank's in the report.
+    inits = defaultdict(dict)
+    for path in glob.glob(os.path.join(out_dir, "nccltap-*.json")):
+        with open(path) as f:
+            for c in json.load(f)["comms"]:
+                inits[c["id"]][c["rank"]] = c["init_ms"]
+    for c in report["comms"]:
+        known = inits[c["id"]]
+        if not known or not all(v is not None and v > 0 for v in known.values()):
+            fail("comm %s: init_ms per rank %s: expected every rank's init time" % (c["id"], known))
+        slowest = max(known, key=known.get)
+        if c["init_ms"] != known[slowest] or c["init_rank"] != slowest:
+            fail("comm %s: report init_ms %s (rank %s), the slowest rank's is %s (rank %d)"
+                 % (c["id"], c["init_ms"], c["init_rank"], known[slowest], slowest))
     totals = report["totals"]
     if totals["dropped"] != 0:
         fail("dropped = %d" % totals["dropped"])

@@ -70,7 +70,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, comm_init,
         lttng_ust_field_string(gpu_uuid, c->gpu_uuid)
         lttng_ust_field_integer(int32_t, nccl_version, nccl_version)
         lttng_ust_field_integer_hex(uint64_t, parent_id, c->parent_id)
-        lttng_ust_field_string(origin, tap_comm_origin_name(c->origin))))
+        lttng_ust_field_string(origin, tap_comm_origin_name(c->origin))
+        lttng_ust_field_integer(uint64_t, init_ns, c->init_ns)))
 
 /* ncclCommFinalize, ncclCommDestroy or ncclCommAbort returned. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, comm_destroy,

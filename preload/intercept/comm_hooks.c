@@ -40,10 +40,22 @@ static const char *config_name(const ncclConfig_t *config)
 
 /* The first communicator starts the runtime; every new one prepares GPU
  * timing for the current context, off the hot path. */
+/* When this thread's current communicator call (init, split...) began. */
+static __thread uint64_t call_start_ns __attribute__((tls_model("initial-exec")));
+
+bool tap_comm_call_begin(void)
+{
+    call_start_ns = tap_monotonic_ns();
+    tap_enter();
+    return true;
+}
+
 static void add(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                const char *name, int rank, int nranks)
+                const char *name, int rank, int nranks, uint64_t start_ns)
 {
     struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
+    if (c && start_ns)
+        c->init_ns = tap_monotonic_ns() - start_ns;
     tap_runtime_start();
     if (tap_gpu_init()) {
         tap_pool_of_current_context();
@@ -63,6 +75,7 @@ static void add(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_o
 #define MAX_UNBORN 256
 struct unborn {
     ncclComm_t *where;
+    uint64_t start_ns;  /* when the call that asked for it began */
     uint64_t id, parent;
     enum tap_comm_origin origin;
     char name[64];
@@ -76,13 +89,13 @@ static void add_or_wait(ncclComm_t *where, uint64_t id, uint64_t parent, enum ta
                         const char *name, int rank, int nranks)
 {
     if (*where) {
-        add(*where, id, parent, origin, name, rank, nranks);
+        add(*where, id, parent, origin, name, rank, nranks, call_start_ns);
         return;
     }
     pthread_mutex_lock(&unborn_lock);
     if (nunborn < MAX_UNBORN) {
         struct unborn *u = &unborn[nunborn++];
-        *u = (struct unborn){where, id, parent, origin, "", rank, nranks};
+        *u = (struct unborn){where, call_start_ns, id, parent, origin, "", rank, nranks};
         if (name)
             tap_utf8_copy(u->name, sizeof u->name, name);
     }
@@ -114,7 +127,7 @@ void tap_comm_register_born(bool forget_empty)
     pthread_mutex_unlock(&unborn_lock);
     for (unsigned i = 0; i < nborn; i++)
         add(*born[i].where, born[i].id, born[i].parent, born[i].origin, born[i].name[0] ? born[i].name : NULL,
-            born[i].rank, born[i].nranks);
+            born[i].rank, born[i].nranks, born[i].start_ns);
 }
 
 static uint64_t child_id(struct tap_comm *parent, const char *how, uint32_t child_no)
@@ -127,7 +140,8 @@ static uint64_t child_id(struct tap_comm *parent, const char *how, uint32_t chil
 void tap_comm_after_ncclCommInitRank(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
     if (created(r, comm))
-        add(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_INIT, NULL, rank, nranks);
+        add(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_INIT, NULL, rank, nranks,
+            call_start_ns);
 }
 
 void tap_comm_after_ncclCommInitRankConfig(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id,
@@ -135,7 +149,7 @@ void tap_comm_after_ncclCommInitRankConfig(ncclResult_t r, ncclComm_t *comm, int
 {
     if (created(r, comm))
         add(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_CONFIG,
-            config_name(config), rank, nranks);
+            config_name(config), rank, nranks, call_start_ns);
 }
 
 void tap_comm_after_ncclCommInitRankScalable(ncclResult_t r, ncclComm_t *comm, int nranks, int rank,
@@ -144,7 +158,7 @@ void tap_comm_after_ncclCommInitRankScalable(ncclResult_t r, ncclComm_t *comm, i
     if (!created(r, comm) || nid < 1 || !ids)
         return;
     add(*comm, tap_hash(TAP_HASH_SEED, ids, sizeof *ids * (size_t)nid), 0, TAP_ORIGIN_SCALABLE,
-        config_name(config), rank, nranks);
+        config_name(config), rank, nranks, call_start_ns);
 }
 
 void tap_comm_after_ncclCommInitAll(ncclResult_t r, ncclComm_t *comm, int ndev, const int *devlist)
@@ -158,7 +172,7 @@ void tap_comm_after_ncclCommInitAll(ncclResult_t r, ncclComm_t *comm, int ndev, 
     uint64_t id = tap_hash(TAP_HASH_SEED, &key, sizeof key);
     for (int i = 0; i < ndev; i++)
         if (comm[i])
-            add(comm[i], id, 0, TAP_ORIGIN_INITALL, NULL, i, ndev);
+            add(comm[i], id, 0, TAP_ORIGIN_INITALL, NULL, i, ndev, call_start_ns);
 }
 
 void tap_comm_after_ncclCommSplit(ncclResult_t r, ncclComm_t comm, int color, int key,

@@ -7,6 +7,10 @@
 
 #include "abi/nccl_abi.h"
 
+/* Before each communicator call: notes when it began (its init time), and
+ * marks the thread as inside a wrapper. */
+bool tap_comm_call_begin(void);
+
 void tap_comm_after_ncclCommInitRank(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
 void tap_comm_after_ncclCommInitAll(ncclResult_t r, ncclComm_t *comm, int ndev, const int *devlist);
 void tap_comm_after_ncclCommInitRankConfig(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id,

@@ -44,6 +44,10 @@ struct tap_comm {
     char gpu_uuid[48];  /* of its device, "" if unknown */
     int rank, nranks, device;
     unsigned creation;  /* order of creation in this process */
+    /* Host time of the call that created it (init, split...), from its
+     * start to its handle's appearing: connection set-up, bootstrap. 0 when
+     * nccltap did not see the call. */
+    uint64_t init_ns;
     enum tap_comm_origin origin;
     _Atomic int state;           /* enum tap_comm_state */
     _Atomic uint64_t seq;        /* operations issued: the next op's number */

@@ -22,7 +22,7 @@
                  (uintptr_t)__builtin_return_address(0)) TAP_IGNORE
 #define TAP_END_TAP_OP(op, count, dtype, peer, redop) tap_op_end(&call, result) TAP_IGNORE
 
-#define TAP_BEGIN_TAP_COMM(name, args) (tap_enter(), true)
+#define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
 #define TAP_END_TAP_COMM(name, args) (tap_leave(), tap_comm_after_##name(result, TAP_UNPAREN args))
 
 #define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()

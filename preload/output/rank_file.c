@@ -78,9 +78,12 @@ static void write_comms(FILE *f)
             fputs("\"\"", f);
         fputs(", \"name\": ", f);
         json_string(f, c->name);
-        fprintf(f, ", \"rank\": %d, \"nranks\": %d, \"device\": %d, \"origin\": \"%s\", \"state\": \"%s\", \"calls\": %llu}",
+        fprintf(f, ", \"rank\": %d, \"nranks\": %d, \"device\": %d, \"origin\": \"%s\", \"state\": \"%s\", \"calls\": %llu",
                 c->rank, c->nranks, c->device, tap_comm_origin_name(c->origin),
                 tap_comm_state_name(atomic_load(&c->state)), (unsigned long long)atomic_load(&c->seq));
+        fputs(", \"init_ms\": ", f);
+        json_number_or_null(f, (double)c->init_ns * 1e-6, c->init_ns != 0);
+        fputc('}', f);
     }
     fputs("\n  ],\n", f);
 }

@@ -87,6 +87,9 @@ struct op_event {
 struct comm_entry {
     const char *id, *parent, *name, *origin, *state;
     int rank, nranks;
+    /* Host time of the call that created it on this rank (init, split...),
+     * in ms: NCCL's bootstrap and set-up. NaN (null) when not seen. */
+    double init_ms;
 };
 
 /* One frame of a call site: a return address in the process, and what the

@@ -158,7 +158,8 @@ def case_report(t):
     for k in ("timed", "dropped", "failed", "simulated", "discarded"):
         check(trace["totals"][k] == files["totals"][k], f"totals.{k}")
     check(trace["ranks"] == files["ranks"], "the same ranks, hosts and pids")
-    check(trace["comms"] == files["comms"], "the same communicators")
+    check(trace["comms"] == files["comms"], "the same communicators, with the same init_ms")
+    check(all(c["init_ms"] and c["init_ms"] > 0 for c in files["comms"]), "every init_ms known")
     want = {key(r): r for r in files["ops"]}
     got = {key(r): r for r in trace["ops"]}
     check(len(want) == 4 * 10 * 7, f"280 rows from the files (got {len(want)})")
@@ -170,8 +171,12 @@ def case_report(t):
         for f in ("busbw_gbs", "algbw_gbs", "busbw_total_gbs"):
             check(math.isclose(g[f], w[f], rel_tol=1e-6, abs_tol=1e-12),
                   f"{k}: {f} {g[f]} ~ {w[f]}")
+        check((g["first_us"] is None) == (w["first_us"] is None) and
+              (w["first_us"] is None or math.isclose(g["first_us"], w["first_us"], rel_tol=1e-9)),
+              f"{k}: first_us {g['first_us']} == {w['first_us']}")
         for q in ("mean", "min", "p50", "p99", "max"):
-            check(math.isclose(g["time_us"][q], w["time_us"][q], rel_tol=1e-9),
+            check((g["time_us"][q] is None and w["time_us"][q] is None) or
+                  math.isclose(g["time_us"][q], w["time_us"][q], rel_tol=1e-9),
                   f"{k}: time_us.{q}")
     rc, out, err = t.run([t.nccltap, "report", os.path.join(d, "lttng")])
     check(rc == 0 and "LTTng trace" in out and "Communicator " in out,

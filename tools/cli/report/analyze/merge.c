@@ -34,9 +34,13 @@ struct comm_summary *report_comms(const struct report *r, size_t *n)
     for (size_t i = 0; i < total; i++) {
         const struct comm_entry *c = all[i];
         if (*n == 0 || strcmp(out[*n - 1].id, c->id) != 0)
-            out[(*n)++] = (struct comm_summary){ c->id, c->name, c->parent, c->nranks, 0 };
+            out[(*n)++] = (struct comm_summary){ c->id, c->name, c->parent, c->nranks, 0, NAN, -1 };
         struct comm_summary *s = &out[*n - 1];
         s->ranks_seen++;
+        if (!isnan(c->init_ms) && !(c->init_ms <= s->init_ms)) {
+            s->init_ms = c->init_ms;
+            s->init_rank = c->rank;
+        }
         /* Ranks agree on these; one that does not know them (a rank that
          * never saw the name, say) should not hide what another knows. */
         if (!s->name[0])

@@ -12,6 +12,10 @@ struct comm_summary {
     const char *id, *name, *parent;
     int nranks;
     size_t ranks_seen;   /* how many comm entries (files x ranks) named it */
+    /* The longest init time over its ranks (the whole communicator waits
+     * for it), and that rank; NaN when no rank's is known. */
+    double init_ms;
+    int init_rank;
 };
 
 /* Sorted by id. Returns a malloc'ed array of *n entries. */

@@ -52,6 +52,7 @@ static const struct field comm_fields[] = {
     F("nranks", K_INT, struct comm_entry, nranks),
     OPT("origin", K_STR, struct comm_entry, origin),
     OPT("state", K_STR, struct comm_entry, state),
+    NUL("init_ms", K_NUM, struct comm_entry, init_ms),
 };
 
 static const struct field op_fields[] = {
@@ -90,6 +91,7 @@ static void comm_defaults(void *elem)
 {
     struct comm_entry *c = elem;
     c->parent = c->name = c->origin = c->state = "";
+    c->init_ms = NAN;
 }
 
 static void op_defaults(void *elem)

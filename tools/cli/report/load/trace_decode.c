@@ -182,6 +182,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->nccl_version = get_i64(p, "nccl_version");
         e->parent_id = get_u64(p, "parent_id");
         e->origin = get_str(p, "origin");
+        e->init_ns = get_u64(p, "init_ns");
         break;
     case TEV_COMM_DESTROY: {
         int64_t how;

@@ -60,10 +60,11 @@ static json_t *comms_json(const struct tm_proc *p)
         snprintf(id, sizeof id, "%016llx", (unsigned long long)c->id);
         if (c->parent_id)
             snprintf(parent, sizeof parent, "%016llx", (unsigned long long)c->parent_id);
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:I}",
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:I, s:o}",
             "id", id, "parent", parent, "name", c->name, "rank", c->rank,
             "nranks", c->nranks, "device", c->device, "origin", c->origin,
-            "state", c->state, "calls", (json_int_t)c->calls));
+            "state", c->state, "calls", (json_int_t)c->calls,
+            "init_ms", c->init_ns ? json_real((double)c->init_ns * 1e-6) : json_null()));
     }
     return a;
 }

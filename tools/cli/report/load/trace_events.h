@@ -48,6 +48,7 @@ struct tev {
     const char *name, *gpu_uuid, *origin;
     int64_t nranks, device, nccl_version;
     uint64_t parent_id;
+    uint64_t init_ns;      /* the init call's host time; 0 when unknown */
     /* comm_destroy: "finalize", "destroy" or "abort" */
     const char *how;
     /* op_enqueue, op_captured: the enumerations' labels ("AllReduce",

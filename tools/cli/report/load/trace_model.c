@@ -83,6 +83,7 @@ static void on_comm_init(struct tm_proc *p, const struct tev *e)
     c->parent_id = e->parent_id;
     c->nranks = (int)e->nranks;
     c->device = (int)e->device;
+    c->init_ns = e->init_ns;
     free(c->name);
     free(c->origin);
     c->name = xstrdup(e->name);

@@ -16,6 +16,7 @@ struct tm_comm {
     char *name, *origin;
     const char *state;   /* "alive", "finalized", "destroyed", "aborted" */
     uint64_t calls;      /* the highest sequence number seen + 1 */
+    uint64_t init_ns;    /* the init call's host time; 0 when unknown */
 };
 
 /* An op_enqueue. `op` and `dtype` point into the model's string table. */

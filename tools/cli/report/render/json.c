@@ -51,9 +51,12 @@ static json_t *comms_json(const struct report *r)
     struct comm_summary *comms = report_comms(r, &n);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:I}",
+        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:I, s:o, s:o}",
             "id", comms[i].id, "name", comms[i].name, "nranks", comms[i].nranks,
-            "parent", comms[i].parent, "ranks_seen", (json_int_t)comms[i].ranks_seen));
+            "parent", comms[i].parent, "ranks_seen", (json_int_t)comms[i].ranks_seen,
+            /* The slowest rank's init time, and that rank. */
+            "init_ms", isnan(comms[i].init_ms) ? json_null() : json_real(comms[i].init_ms),
+            "init_rank", isnan(comms[i].init_ms) ? json_null() : json_integer(comms[i].init_rank)));
     free(comms);
     return a;
 }
