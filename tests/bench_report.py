@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--first-us", type=float,
                     help="the simulator's NCCLSIM_FIRST_CALL_US: every row's first_us holds it, and (with "
                          "--busbw) p50 and mean are the model's time without it")
+    ap.add_argument("--bench-busbw", action="store_true",
+                    help="every row's busbw is the bench's own (its events around each call) within 1%%")
     ap.add_argument("--aligned", type=float,
                     help="per communicator, at least this share of the calls timed on the rank with the fewest "
                          "timed calls are timed on every rank (from the per-op records)")
@@ -96,12 +98,15 @@ def main():
     report = json.loads(p.stdout)
 
     made = {}  # (rank, op, bytes) -> calls
+    bench_busbw = {}  # (rank, op, bytes) -> the bench's busbw from its own events
     nranks = 0
     for path in glob.glob(os.path.join(work, "bench*.json")):
         with open(path) as f:
             b = json.load(f)
         nranks = b["nranks"]
         for row in b["ops"]:
+            for op in (("Send", "Recv") if row["op"] == "SendRecv" else (row["op"],)):
+                bench_busbw[(b["rank"], op, row["bytes"])] = row["busbw_gbs"]
             # The bench counts its timed iterations; NCCL also saw the warm-up.
             made[(b["rank"], row["op"], row["bytes"])] = row["calls"] + b["warmup"] * b["threads"]
     if not made:
@@ -151,6 +156,9 @@ def main():
                 fail("%s: timed %d of %d" % (key, row["timed"], row["calls"]))
             if a.grouped is not None and abs(row["grouped"] - a.grouped) > 1e-9:
                 fail("%s: grouped %g, expected %d" % (key, row["grouped"], a.grouped))
+            if a.bench_busbw and row["timed"] > 1 and not within(row["busbw_gbs"], bench_busbw[key], 0.01):
+                fail("%s: busbw %.3f GB/s, the bench's own %.3f GB/s within 1%%"
+                     % (key, row["busbw_gbs"], bench_busbw[key]))
             if a.first_us is not None and row["timed"] and not a.first_us <= row["first_us"] <= 1.5 * a.first_us:
                 fail("%s: first_us %s, expected the slow first call (%.0f us)" % (key, row["first_us"], a.first_us))
             if a.busbw is None or row["timed"] == 0:

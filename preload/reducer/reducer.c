@@ -303,12 +303,25 @@ static void complete_group(struct group *g, bool ok)
         settle_untimed(g);
         return;
     }
+    /* The group's bytes: each collective's, and of its sends and receives
+     * the bytes of one direction, as nccl-tests' sendrecv counts them (a
+     * rank that sends S and receives S moved S per direction in that time;
+     * counting both would read twice its bandwidth). Bus factor 1. */
     struct tap_timing t = {duration_ns, 0, 0};
+    double sent = 0, received = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         const struct tap_op_rec *m = &g->members[i];
-        t.bytes += (double)m->bytes;
-        t.busbytes += (double)m->bytes * tap_op_busbw_factor((enum tap_op)m->op, m->comm->nranks);
+        if (m->op == TAP_OP_SEND) {
+            sent += (double)m->bytes;
+        } else if (m->op == TAP_OP_RECV) {
+            received += (double)m->bytes;
+        } else {
+            t.bytes += (double)m->bytes;
+            t.busbytes += (double)m->bytes * tap_op_busbw_factor((enum tap_op)m->op, m->comm->nranks);
+        }
     }
+    t.bytes += sent > received ? sent : received;
+    t.busbytes += sent > received ? sent : received;
     learn(g->members[0].comm, g->members[0].op, g->members[0].bytes, duration_ns);
     for (uint32_t i = 0; i < g->n; i++) {
         tap_stats_record(&g->members[i], g->n, &t);
