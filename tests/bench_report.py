@@ -137,6 +137,16 @@ def main():
         if c["init_ms"] != known[slowest] or c["init_rank"] != slowest:
             fail("comm %s: report init_ms %s (rank %s), the slowest rank's is %s (rank %d)"
                  % (c["id"], c["init_ms"], c["init_rank"], known[slowest], slowest))
+    # The time in NCCL: a union of intervals, never above the wall time.
+    for r in report["ranks"]:
+        t = r["in_nccl"]
+        if t["share"] is None:
+            if any(row["timed"] for row in report["ops"] if row["rank"] == r["rank"]):
+                fail("rank %d: calls timed, but in_nccl unknown" % r["rank"])
+            continue
+        if not 0 < t["share"] <= 1 or t["busy_s"] > r["wall_s"] * (1 + 1e-9):
+            fail("rank %d: in NCCL %s of %.3f s: expected a share in (0, 1], busy_s within the wall time"
+                 % (r["rank"], t, r["wall_s"]))
     totals = report["totals"]
     if totals["dropped"] != 0:
         fail("dropped = %d" % totals["dropped"])

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "callsite_out.h"
+#include "busy.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
@@ -161,6 +162,13 @@ static void write_body(FILE *f, bool final)
     fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",
             (unsigned long long)tap_reducer_pair_cost_ns(), (unsigned long long)tap_process.start_unix_ns);
     json_number(f, (double)(tap_monotonic_ns() - tap_process.start_mono_ns) * 1e-9);
+    /* The time the process had timed NCCL work on the GPU (the union of
+     * the intervals) and the sum of their durations: what the report's
+     * share of time in NCCL is made of (README, Outputs). */
+    fputs(",\n  \"nccl_busy_s\": ", f);
+    json_number(f, (double)tap_busy_union_ns() * 1e-9);
+    fputs(", \"nccl_timed_s\": ", f);
+    json_number(f, (double)tap_busy_sum_ns() * 1e-9);
     fputs(",\n", f);
     write_ranks(f);
     write_comms(f);

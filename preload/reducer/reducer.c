@@ -13,6 +13,7 @@
 #include "ops_log.h"
 #include "runtime.h"
 #include "sampling.h"
+#include "busy.h"
 #include "stats.h"
 #include "tracing.h"
 
@@ -243,12 +244,13 @@ static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct t
     TAP_TRACE(op_complete, &c);
 }
 
-/* CLOCK_MONOTONIC of a completed start event, only when someone wants it:
- * it costs a driver call. Read before the event goes back to the pool. */
+/* CLOCK_MONOTONIC of a completed start event, 0 if the driver cannot say:
+ * for the per-op records, and for the time the process was in NCCL (busy.h).
+ * A driver call per timed unit. Read before the event goes back to the pool. */
 static uint64_t start_time(const struct tap_event *start)
 {
     uint64_t ns = 0;
-    if (completions_wanted() && !tap_event_time_ns(start, &ns))
+    if (!tap_event_time_ns(start, &ns))
         ns = 0;
     return ns;
 }
@@ -267,6 +269,8 @@ static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
     tap_reducer_totals.timed++;
     learn(op->comm, op->op, op->bytes, duration_ns);
     tap_stats_record(op, 1, &t);
+    if (start_ns)
+        tap_busy_add(start_ns, start_ns + duration_ns);
     emit(op, 1, &t, start_ns);
 }
 
@@ -323,6 +327,8 @@ static void complete_group(struct group *g, bool ok)
     t.bytes += sent > received ? sent : received;
     t.busbytes += sent > received ? sent : received;
     learn(g->members[0].comm, g->members[0].op, g->members[0].bytes, duration_ns);
+    if (start_ns)
+        tap_busy_add(start_ns, start_ns + duration_ns);
     for (uint32_t i = 0; i < g->n; i++) {
         tap_stats_record(&g->members[i], g->n, &t);
         emit(&g->members[i], g->n, &t, start_ns);
@@ -461,6 +467,7 @@ void tap_reducer_abandon_pending(void)
 void tap_reducer_reset(void)
 {
     observed_pair_cost_ns = 0;
+    tap_busy_reset();
     atomic_store(&tap_timing_cost_ns, 0);
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
     open_groups = NULL;

@@ -148,6 +148,11 @@ struct rank_file {
     const char *host, *job, *nccl_version, *timing, *timing_note;  /* interned */
     long long pid;
     double wall_s;           /* from the shim's load to the file's writing */
+    /* The time the process had timed NCCL work on the GPU: the union of the
+     * timed calls' intervals (a group once) over all its streams, and the
+     * sum of their durations. NaN when the file predates them. The share of
+     * wall time in NCCL is made of these (analyze/merge.h). */
+    double nccl_busy_s, nccl_timed_s;
     int64_t clock_offset_ns; /* its clock minus the reference process's, as
                                 estimated by analyze/crossrank.c (0 before) */
     int *ranks;              /* ranks held in root communicators, ascending */

@@ -97,9 +97,13 @@ def check_json(nccltap, d):
           [(0, "nodeA", 1001, "2.30.0"), (1, "nodeA", 1002, "2.30.0"),
            (2, "nodeB", 2001, "2.30.0"), (3, "nodeB", 2002, "2.30.0")], "ranks, sorted")
     check(doc["comms"] == [
-        {"id": "3f2a9c0d11e4b701", "name": "world", "nranks": 4, "parent": "", "ranks_seen": 4},
+        {"id": "3f2a9c0d11e4b701", "name": "world", "nranks": 4, "parent": "", "ranks_seen": 4,
+         "init_ms": None, "init_rank": None},
         {"id": "8c41d0e2a97b5f36", "name": "tp", "nranks": 2,
-         "parent": "3f2a9c0d11e4b701", "ranks_seen": 2}], "comms with ranks_seen")
+         "parent": "3f2a9c0d11e4b701", "ranks_seen": 2, "init_ms": None, "init_rank": None}],
+          "comms with ranks_seen; init_ms unknown (not in these files)")
+    check(all(r["in_nccl"]["share"] is None for r in doc["ranks"]),
+          "in NCCL unknown: these files predate nccl_busy_s")
     check(doc["totals"] == {"calls": 4580, "dropped": 7, "timed": 380, "untimed": 4200,
                             "captured": 0, "pending": 0, "failed": 0, "lost": 0,
                             "simulated": 0, "discarded": 0},

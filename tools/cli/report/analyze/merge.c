@@ -239,17 +239,42 @@ void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m)
     merged_percentiles(rows, n, m);
 }
 
-double rank_file_nccl_share(const struct rank_file *f)
+void rank_file_nccl_time(const struct rank_file *f, struct nccl_time *t)
 {
-    if (f->wall_s <= 0.0)
-        return 0.0;
-    double us = 0.0;
+    memset(t, 0, sizeof *t);
+    t->busy_s = f->nccl_busy_s;
+    t->timed_s = f->nccl_timed_s;
+    uint64_t calls = 0;
     for (size_t i = 0; i < f->nops; i++) {
         const struct op_row *row = &f->ops[i];
-        if (!isnan(row->us_mean))
-            us += row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
+        calls += row->calls;
+        double per_call_us = row->t_count ? row->us_mean : row->first_us;
+        uint64_t untimed = row->calls > row->timed ? row->calls - row->timed : 0;
+        if (!untimed)
+            continue;
+        if (isnan(per_call_us)) {
+            t->unestimated_calls += untimed;
+            continue;
+        }
+        t->untimed_est_s += (double)untimed / (row->grouped > 1.0 ? row->grouped : 1.0) * per_call_us * 1e-6;
     }
-    return us / (f->wall_s * 1e6) / (double)(f->nranks ? f->nranks : 1);
+    t->share = NAN;
+    if (isnan(t->busy_s) || isnan(t->timed_s) || f->wall_s <= 0.0)
+        return;
+    if (t->timed_s <= 0.0) {
+        if (calls == 0)
+            t->share = 0.0;
+        return;
+    }
+    double share = t->busy_s / f->wall_s * (t->timed_s + t->untimed_est_s) / t->timed_s;
+    t->share = share > 1.0 ? 1.0 : share;
+}
+
+double rank_file_nccl_share(const struct rank_file *f)
+{
+    struct nccl_time t;
+    rank_file_nccl_time(f, &t);
+    return t.share;
 }
 
 void totals_add(struct totals *a, const struct totals *b)

@@ -64,10 +64,25 @@ struct op_merged {
 /* Merges rows[0..n) (same key). */
 void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m);
 
-/* Share of the file's wall time its ranks spent in NCCL calls: the sum over
- * its rows of time_us.mean x calls, divided by the group size (ops of one
- * group share one interval) and by the number of ranks the process holds
- * (their streams run side by side). 0 when the wall time is unknown. */
+/* The time a process was in NCCL (README, Outputs): the union of its
+ * operations' intervals over its wall time, never above 1. Timed calls give
+ * their intervals (nccl_busy_s). Calls counted but not timed (auto samples
+ * small ones) are estimated: each at its row's mean time, or its row's first
+ * call's when that is all there is, a group once; they are taken to overlap
+ * the way the timed ones do, so the union is scaled by (timed time +
+ * estimated time) / timed time. Calls of rows with no timed call at all
+ * cannot be estimated: they are counted in `unestimated_calls`. */
+struct nccl_time {
+    double busy_s;             /* the union of the timed intervals */
+    double timed_s;            /* their durations summed */
+    double untimed_est_s;      /* the estimated time of the calls not timed */
+    uint64_t unestimated_calls;
+    double share;              /* of the wall time, 0..1; NaN when unknown */
+};
+void rank_file_nccl_time(const struct rank_file *f, struct nccl_time *t);
+
+/* rank_file_nccl_time's share: NaN when the file cannot say (nothing timed
+ * while there were calls, no wall time, a file before nccl_busy_s). */
 double rank_file_nccl_share(const struct rank_file *f);
 
 #endif

@@ -33,6 +33,8 @@ static const struct field file_fields[] = {
     OPT("timing", K_STR, struct rank_file, timing),
     OPT("timing_note", K_STR, struct rank_file, timing_note),
     OPT("wall_s", K_NUM, struct rank_file, wall_s),
+    NUL("nccl_busy_s", K_NUM, struct rank_file, nccl_busy_s),
+    NUL("nccl_timed_s", K_NUM, struct rank_file, nccl_timed_s),
     F("totals.calls", K_U64, struct rank_file, totals.calls),
     F("totals.dropped", K_U64, struct rank_file, totals.dropped),
     F("totals.timed", K_U64, struct rank_file, totals.timed),
@@ -845,6 +847,7 @@ struct rank_parser *rank_parser_new(struct report *r, struct rank_file *f)
     p->line = p->column = 1;
     f->final = true;
     f->host = f->job = f->nccl_version = f->timing = f->timing_note = "";
+    f->nccl_busy_s = f->nccl_timed_s = NAN;
     p->yajl = yajl_alloc(&callbacks, NULL, p);
     p->kept = json_object();
     if (!p->yajl || !p->kept) {

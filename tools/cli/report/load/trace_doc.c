@@ -69,6 +69,47 @@ static json_t *comms_json(const struct tm_proc *p)
     return a;
 }
 
+static int cmp_interval(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* What the shim writes as nccl_busy_s and nccl_timed_s (preload/reducer/
+ * busy.c): the union of the timed intervals (the members of a group share
+ * one), and their durations summed, a group once. */
+static void busy_time(const struct tm_proc *p, double *busy_s, double *timed_s)
+{
+    uint64_t (*iv)[2] = xcalloc(p->ndone ? p->ndone : 1, sizeof *iv);
+    size_t n = 0;
+    double timed = 0.0;
+    for (size_t i = 0; i < p->ndone; i++) {
+        const struct tm_done *d = &p->done[i];
+        if (!d->start_ns || d->end_ns <= d->start_ns)
+            continue;
+        iv[n][0] = d->start_ns;
+        iv[n][1] = d->end_ns;
+        n++;
+        timed += (double)(d->end_ns - d->start_ns) / (double)(d->group_ops ? d->group_ops : 1);
+    }
+    if (n > 1)
+        qsort(iv, n, sizeof *iv, cmp_interval);
+    uint64_t busy = 0, start = 0, end = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || iv[i][0] > end) {
+            busy += end - start;
+            start = iv[i][0];
+            end = iv[i][1];
+        } else if (iv[i][1] > end) {
+            end = iv[i][1];
+        }
+    }
+    busy += end - start;
+    free(iv);
+    *busy_s = (double)busy * 1e-9;
+    *timed_s = timed * 1e-9;
+}
+
 json_t *trace_doc(struct tm_proc *p)
 {
     struct trace_row_totals t;
@@ -81,12 +122,15 @@ json_t *trace_doc(struct tm_proc *p)
     char version[32];
     version_str(p->nccl_version, version, sizeof version);
     double wall_s = p->last_ns > p->first_ns ? (double)(p->last_ns - p->first_ns) * 1e-9 : 0.0;
+    double busy_s, timed_s;
+    busy_time(p, &busy_s, &timed_s);
     return json_pack(
-        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:o, s:o, s:o,"
+        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
         "job", "", "nccl_version", p->nccl_version, "nccl_version_str", version,
-        "wall_s", wall_s, "ranks", ranks_json(p), "comms", comms_json(p), "ops", ops,
+        "wall_s", wall_s, "nccl_busy_s", busy_s, "nccl_timed_s", timed_s,
+        "ranks", ranks_json(p), "comms", comms_json(p), "ops", ops,
         "totals", "calls", (json_int_t)calls, "dropped", (json_int_t)0,
         "timed", (json_int_t)t.timed, "untimed", (json_int_t)0,
         "captured", (json_int_t)p->captured, "pending", (json_int_t)0,

@@ -36,11 +36,20 @@ static json_t *ranks_json(const struct report *r)
     size_t n;
     struct rank_summary *ranks = report_ranks(r, &n);
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:s}",
+    for (size_t i = 0; i < n; i++) {
+        /* Its process's time in NCCL (merge.h): the share of its wall time,
+         * and what it is made of. */
+        struct nccl_time t;
+        rank_file_nccl_time(ranks[i].file, &t);
+        json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:s, s:f, s:{s:o, s:o, s:o, s:f, s:I}}",
             "rank", ranks[i].rank, "host", ranks[i].file->host,
             "pid", (json_int_t)ranks[i].file->pid,
-            "nccl_version", ranks[i].file->nccl_version));
+            "nccl_version", ranks[i].file->nccl_version, "wall_s", ranks[i].file->wall_s,
+            "in_nccl", "share", isnan(t.share) ? json_null() : json_real(t.share),
+            "busy_s", isnan(t.busy_s) ? json_null() : json_real(t.busy_s),
+            "timed_s", isnan(t.timed_s) ? json_null() : json_real(t.timed_s),
+            "untimed_est_s", t.untimed_est_s, "unestimated_calls", (json_int_t)t.unestimated_calls));
+    }
     free(ranks);
     return a;
 }

@@ -7,6 +7,7 @@
 #include "merge.h"
 #include "util.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,14 +77,18 @@ static void print_header(const struct report *r, FILE *out)
     char *timings = distinct(r, FIELD(timing), 4, &ntimings);
 
     double wall = 0.0, share = 0.0;
-    size_t not_final = 0;
+    size_t not_final = 0, shares = 0;
     for (size_t i = 0; i < r->nfiles; i++) {
         if (r->files[i].wall_s > wall)
             wall = r->files[i].wall_s;
-        share += rank_file_nccl_share(&r->files[i]);
+        double s = rank_file_nccl_share(&r->files[i]);
+        if (!isnan(s)) {
+            share += s;
+            shares++;
+        }
         not_final += !r->files[i].final;
     }
-    share /= (double)r->nfiles;
+    share = shares ? share / (double)shares : NAN;
 
     char buf[SHOWN_MAX], buf2[SHOWN_MAX];
     fprintf(out, "nccltap report: %s\n", shown(r->dir, buf));
@@ -93,7 +98,11 @@ static void print_header(const struct report *r, FILE *out)
     fprintf(out, "  NCCL       %s%s\n", nversions ? versions : "unknown",
             nversions > 1 ? "  (ranks run different versions)" : "");
     fprintf(out, "  wall time  %.2f s (longest process)\n", wall);
-    fprintf(out, "  in NCCL    %.1f%% of wall time (mean over processes)\n", 100.0 * share);
+    if (isnan(share))
+        fprintf(out, "  in NCCL    unknown (no call timed)\n");
+    else
+        fprintf(out, "  in NCCL    %.1f%% of wall time (mean over processes; the union of each process's\n"
+                     "             NCCL calls' intervals, untimed calls at their row's mean time)\n", 100.0 * share);
     if (ntimings)
         fprintf(out, "  timing     %s\n", timings);
     for (size_t i = 0; i < r->nfiles; i++)
@@ -129,10 +138,13 @@ static void print_ranks(const struct report *r, FILE *out)
             "rank", host_w, "host", "pid", "NCCL", "wall_s", "in NCCL");
     for (size_t i = 0; i < n; i++) {
         const struct rank_file *f = ranks[i].file;
-        fprintf(out, "  %5d  %-*s %8lld  %-8s %8.2f  %6.1f%%\n", ranks[i].rank, host_w,
+        double share = rank_file_nccl_share(f);
+        char pct[16] = "-";
+        if (!isnan(share))
+            snprintf(pct, sizeof pct, "%.1f%%", 100.0 * share);
+        fprintf(out, "  %5d  %-*s %8lld  %-8s %8.2f  %7s\n", ranks[i].rank, host_w,
                 shown(f->host, host), f->pid, f->nccl_version[0] ? shown(f->nccl_version, version) : "?",
-                f->wall_s,
-                100.0 * rank_file_nccl_share(f));
+                f->wall_s, pct);
     }
     free(ranks);
 }
