@@ -119,6 +119,45 @@ def ring(run):
     check("%d per-op records were dropped" % dropped in text, "the text report does not say what was dropped")
 
 
+def hang(run):
+    """Rank 3 never reaches AllReduce seq 50: with NCCLTAP_HANG_TIMEOUT_S=2,
+    ranks 0-2 write their hang files within 4 s; the report names rank 3
+    missing at seq 50 and ranks 0-2 stuck in it."""
+    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "4", "--op",
+           "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
+    env = run.env(NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50)
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stuck, seen = {}, None
+    try:
+        while time.monotonic() - t0 < 10 and len(stuck) < 3:
+            for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+                try:
+                    with open(path) as f:
+                        h = json.load(f)
+                except (OSError, ValueError):
+                    continue  # replaced whole: a missing file is the only other state
+                s = h["stuck"]
+                if s["pending"] and s["pending"]["started"]:
+                    stuck.setdefault(s["rank"], time.monotonic() - t0)
+            time.sleep(0.05)
+        seen = time.monotonic() - t0
+        check(p.poll() is None, "the job ended although rank 3 hangs")
+    finally:
+        p.terminate()
+        _, err = p.communicate(timeout=30)
+    check(sorted(stuck) == [0, 1, 2], "hang files of stuck ranks %s after %.1f s, want 0-2" % (sorted(stuck), seen))
+    check(max(stuck.values()) <= 4.0, "hang files after %s s, want within 4 s" % stuck)
+    check(err.count("nccltap: hang: ") >= 3, "no hang line on stderr:\n" + err[-2000:])
+    rep, text, _ = run.report()
+    check(len(rep["hang"]) == 1, "hang %s" % rep["hang"])
+    h = rep["hang"][0]
+    check(h["seq"] == 50 and h["op"] == "AllReduce", "stuck at %s seq %d, want AllReduce seq 50" % (h["op"], h["seq"]))
+    check(h["missing_ranks"] == [3], "missing ranks %s, want [3]" % h["missing_ranks"])
+    check(h["stuck_ranks"] == [0, 1, 2], "stuck ranks %s, want [0, 1, 2]" % h["stuck_ranks"])
+    check("MISSING rank 3" in text, "the text report does not name rank 3 missing")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -130,6 +169,7 @@ def main():
         "straggler_auto": lambda: straggler(run, "auto"),
         "slow_link": lambda: slow_link(run),
         "ring": lambda: ring(run),
+        "hang": lambda: hang(run),
     }
     try:
         cases[a.case]()

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "comm_registry.h"
+#include "hang.h"
 #include "load_map.h"
 #include "op_record.h"
 #include "ops_log.h"
@@ -130,6 +131,23 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
         lttng_ust_field_float(double, algbw_gbs, c->algbw_gbs)
         lttng_ust_field_float(double, busbw_gbs, c->busbw_gbs)
         lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)))
+
+/* The hang watchdog fired (NCCLTAP_HANG_TIMEOUT_S): the oldest timed op
+ * not complete, and whether its GPU start event completed (the rank
+ * arrived). Again every timeout while the hang lasts. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
+    LTTNG_UST_TP_ARGS(const struct tap_hang_comm *, h),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer_hex(uint64_t, comm_id, h->comm->id)
+        lttng_ust_field_integer(int32_t, rank, h->comm->rank)
+        lttng_ust_field_integer(int32_t, nranks, h->comm->nranks)
+        lttng_ust_field_integer(uint64_t, seq, h->seq)
+        lttng_ust_field_enum(nccltap, op_enum, int32_t, op, h->op)
+        lttng_ust_field_integer(uint64_t, bytes, h->bytes)
+        lttng_ust_field_integer(uint8_t, started, h->started)
+        lttng_ust_field_integer(uint64_t, issued, h->issued)
+        lttng_ust_field_integer(uint64_t, done_seq, h->done_seq)
+        lttng_ust_field_integer(uint64_t, pending_ns, h->age_ns)))
 
 /* The outermost ncclGroupEnd (or ncclGroupSimulateEnd) of a group. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, group_end,

@@ -52,6 +52,8 @@ struct tap_comm {
     _Atomic int state;           /* enum tap_comm_state */
     _Atomic uint64_t seq;        /* operations issued: the next op's number */
     _Atomic uint32_t children;   /* communicators split, shrunk or grown from it */
+    uint64_t done_seq;           /* reducer only: seq + 1 of the latest timed op
+                                    completed, 0 if none (the hang watchdog) */
     struct tap_hint hints[TAP_OP_COUNT][TAP_SIZE_CLASSES];
 };
 

@@ -255,6 +255,12 @@ static uint64_t start_time(const struct tap_event *start)
     return ns;
 }
 
+static void note_done(const struct tap_op_rec *op)
+{
+    if (op->seq + 1 > op->comm->done_seq)
+        op->comm->done_seq = op->seq + 1;
+}
+
 static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
 {
     uint64_t start_ns = ok ? start_time(op->ev_start) : 0;
@@ -267,6 +273,7 @@ static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
     double factor = tap_op_busbw_factor((enum tap_op)op->op, op->comm->nranks);
     struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
     tap_reducer_totals.timed++;
+    note_done(op);
     learn(op->comm, op->op, op->bytes, duration_ns);
     tap_stats_record(op, 1, &t);
     if (start_ns)
@@ -330,6 +337,7 @@ static void complete_group(struct group *g, bool ok)
     if (start_ns)
         tap_busy_add(start_ns, start_ns + duration_ns);
     for (uint32_t i = 0; i < g->n; i++) {
+        note_done(&g->members[i]);
         tap_stats_record(&g->members[i], g->n, &t);
         emit(&g->members[i], g->n, &t, start_ns);
     }
@@ -440,6 +448,19 @@ void tap_reducer_trace_stats(void)
     for (unsigned i = 0; i < tap_stats_count(); i++) {
         const struct tap_stat *s = tap_stats_at(i);
         TAP_TRACE(stats, s, tap_stat_quantile_ns(s, 0.5), tap_stat_quantile_ns(s, 0.99));
+    }
+}
+
+void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct tap_event *, void *),
+                              void *arg)
+{
+    for (unsigned i = 0; i < npending; i++) {
+        const struct pending *p = &pending[i];
+        if (!p->group)
+            fn(&p->op, p->op.ev_start, arg);
+        else if (p->group->n && p->group->nstreams)
+            for (uint32_t k = 0; k < p->group->n; k++)
+                fn(&p->group->members[k], p->group->streams[0].ev_start, arg);
     }
 }
 

@@ -32,6 +32,14 @@ void tap_reducer_trace_stats(void);
  * must not sleep long while the application times ops. */
 int tap_reducer_has_pending(void);
 
+/* Calls fn(op, start event, arg) for every timed op waiting for its events
+ * (a group's members with the start event of its first stream), for the
+ * hang watchdog. Reducer thread. */
+struct tap_op_rec;
+struct tap_event;
+void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct tap_event *, void *),
+                              void *arg);
+
 /* The host cost of timing one op (its two event records), as measured on
  * timed ops; the calibration at start until there are some. */
 double tap_reducer_pair_cost_ns(void);

@@ -169,6 +169,7 @@ void tap_config_load(void)
     c->verbose = env_flag("NCCLTAP_VERBOSE", false);
     c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL", false);
     c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
+    c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, 7 * 24 * 3600);
     c->dir_mode = env_dir_mode();
     if (!tap_run_id_of_launcher(c->run_id, sizeof c->run_id, getenv))
         tap_run_id_of_process_group(c->run_id, sizeof c->run_id);

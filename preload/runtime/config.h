@@ -29,6 +29,7 @@ struct tap_config {
     uint32_t ring_size;          /* NCCLTAP_RING_SIZE: records queued */
     bool verbose;                /* NCCLTAP_VERBOSE */
     bool ops_jsonl;              /* NCCLTAP_OPS_JSONL: a line per timed op */
+    uint32_t hang_timeout_s;     /* NCCLTAP_HANG_TIMEOUT_S, 0: no watchdog */
     uint32_t ops_max_mb;         /* NCCLTAP_OPS_MAX_MB: bound of the per-op file, 0: none */
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
     uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */

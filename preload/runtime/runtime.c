@@ -14,6 +14,7 @@
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
+#include "hang.h"
 #include "intercept.h"
 #include "log.h"
 #include "monotonic.h"
@@ -85,6 +86,10 @@ static void *reducer_main(void *arg)
     while (!nap(sleep_ns)) {
         sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
         uint64_t now = tap_monotonic_ns();
+        if (tap_hang_check(now)) {
+            tap_rank_file_write(false);
+            tap_ops_file_flush();
+        }
         if (now >= next_interval) {
             atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);
             if (tap_gpu_ready())
@@ -233,6 +238,7 @@ static void after_fork_child(void)
     tap_ops_log_reset();
     tap_rank_file_reset();
     tap_ops_file_reset();
+    tap_hang_reset();
 }
 
 static void process_init(void)

@@ -90,6 +90,29 @@ struct comm_entry {
     /* Host time of the call that created it on this rank (init, split...),
      * in ms: NCCL's bootstrap and set-up. NaN (null) when not seen. */
     double init_ms;
+    uint64_t calls;          /* ops issued on it: the next seq (0 if not said) */
+};
+
+/* One communicator in a hang report (a hang file, or a trace's `hang`
+ * event): where this rank stood when the watchdog fired. */
+struct hang_comm {
+    uint64_t comm;
+    int rank, nranks;
+    uint64_t issued;         /* ops issued: the next seq */
+    int64_t last_done;       /* the latest timed op completed, -1: none */
+    bool pending;            /* it had a timed op not complete: */
+    uint64_t seq, bytes;     /* the oldest one */
+    const char *op;          /* interned */
+    bool started;            /* its GPU start event completed: the rank arrived */
+    double pending_s;        /* how long it had waited */
+};
+
+/* One process's latest hang report (nccltap-<run>@<host>-<pid>.hang.json). */
+struct hang_file {
+    size_t file;             /* its process: r->files[file] */
+    unsigned reports;        /* times the watchdog fired */
+    struct hang_comm *comms;
+    size_t ncomms;
 };
 
 /* One frame of a call site: a return address in the process, and what the
@@ -245,6 +268,8 @@ struct report {
     struct report_arena *arena;      /* what report_alloc gave out (model.c) */
     struct kernel_trace *kernels;  /* one per host whose kernel was traced; trace only */
     size_t nkernels;
+    struct hang_file *hangs;  /* processes that reported a hang; by file */
+    size_t nhangs;
     const char *event_names[256];  /* the events' op and datatype names, by index (interned) */
     unsigned nevent_names;
     struct crossrank *cross;  /* analyze/crossrank.h, once analysed; NULL before */

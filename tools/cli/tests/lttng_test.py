@@ -20,6 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 
 FAILED = []
 SKIP = 77
@@ -400,7 +401,32 @@ def case_system_rc(t):
 CASES = {"counts": case_counts, "durations": case_durations, "report": case_report,
          "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
-         "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc}
+         "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
+         "hang": lambda t: case_hang(t)}
+
+
+
+def case_hang(t):
+    """The hang watchdog's `hang` events: rank 1 never reaches collective 5;
+    the report of the trace alone names rank 1 missing and rank 0 stuck."""
+    d = os.path.join(t.work, "hang")
+    env = dict(os.environ, NCCLTAP_TIMING="all", NCCLTAP_HANG_TIMEOUT_S="1",
+               NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ="5")
+    p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
+                          "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.5)  # two reports of each rank (every timeout)
+    p.terminate()
+    _, err = p.communicate(timeout=60)
+    check(err.count("nccltap: hang: ") >= 2, "a hang line on stderr from each rank:\n" + err[-2000:])
+    hangs = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "hang"]
+    check(len(hangs) >= 2 and {h["rank"] for h in hangs} == {"0", "1"},
+          f"hang events from ranks 0 and 1: {hangs}")
+    rep, _ = t.report(os.path.join(d, "lttng"))
+    h = rep["hang"]
+    check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
+    check(h and h[0]["missing_ranks"] == [1] and h[0]["stuck_ranks"] == [0],
+          f"rank 1 missing, rank 0 stuck: {h}")
 
 
 def main():

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #define RANK_FILE_PATTERN "nccltap-*.json"
+#define HANG_FILE_SUFFIX ".hang.json"  /* not rank files, though they match the pattern */
 
 /* The paths of the per-rank files in `dir`, sorted: a NULL-terminated
  * malloc'ed array of *n paths, or NULL (errno set) when `dir` cannot be read. */
@@ -60,6 +61,11 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
  * f->events_dropped. Returns false when there is no such file; a damaged
  * one is named on stderr. ops_file.c */
 bool report_load_ops_file(struct report *r, struct rank_file *f, const char *path);
+
+/* The hang reports next to the loaded rank files (".json" ->
+ * HANG_FILE_SUFFIX) into r->hangs; report_free frees them. hang_files.c */
+void report_load_hangs(struct report *r);
+void report_hangs_free(struct report *r);
 
 /* Sorts f->events by (comm, rank, seq). ops_log.c */
 void report_sort_events(struct rank_file *f);

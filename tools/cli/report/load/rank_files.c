@@ -33,7 +33,10 @@ char **report_files(const char *dir, size_t *n)
     size_t cap = 16;
     char **files = xcalloc(cap, sizeof *files);
     for (struct dirent *e; (e = readdir(d));) {
-        if (fnmatch(RANK_FILE_PATTERN, e->d_name, FNM_PERIOD) != 0)
+        size_t len = strlen(e->d_name);
+        if (fnmatch(RANK_FILE_PATTERN, e->d_name, FNM_PERIOD) != 0 ||
+            (len > strlen(HANG_FILE_SUFFIX) &&
+             strcmp(e->d_name + len - strlen(HANG_FILE_SUFFIX), HANG_FILE_SUFFIX) == 0))
             continue;
         if (*n + 1 >= cap)
             files = xrealloc(files, (cap *= 2) * sizeof *files);
@@ -185,6 +188,7 @@ int report_load(const char *dir, const char *run, struct report *r)
         report_free(r);
         return -1;
     }
+    report_load_hangs(r);
     return 0;
 }
 
@@ -195,6 +199,7 @@ void report_free(struct report *r)
     free(r->files);
     r->files = NULL;
     r->nfiles = r->files_cap = 0;
+    report_hangs_free(r);
     report_model_free(r);
     for (size_t i = 0; i < r->nkernels; i++)
         kernel_trace_free(&r->kernels[i]);

@@ -55,6 +55,7 @@ static const struct field comm_fields[] = {
     OPT("origin", K_STR, struct comm_entry, origin),
     OPT("state", K_STR, struct comm_entry, state),
     NUL("init_ms", K_NUM, struct comm_entry, init_ms),
+    OPT("calls", K_U64, struct comm_entry, calls),
 };
 
 static const struct field op_fields[] = {

@@ -14,6 +14,7 @@ static const struct {
     { "nccltap:op_complete", TEV_OP_COMPLETE },
     { "nccltap:group_end", TEV_GROUP_END },
     { "nccltap:op_captured", TEV_OP_CAPTURED },
+    { "nccltap:hang", TEV_HANG },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
     { "sched_process_fork", TEV_PROCESS_FORK },
@@ -213,6 +214,17 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->algbw_gbs = get_real(p, "algbw_gbs");
         e->busbw_gbs = get_real(p, "busbw_gbs");
         e->group_ops = get_u64(p, "group_ops");
+        break;
+    case TEV_HANG:
+        e->rank = get_i64(p, "rank");
+        e->nranks = get_i64(p, "nranks");
+        e->seq = get_u64(p, "seq");
+        e->op = get_enum(p, "op", &e->op_value);
+        e->bytes = get_u64(p, "bytes");
+        e->started = get_u64(p, "started") != 0;
+        e->issued = get_u64(p, "issued");
+        e->done_seq = get_u64(p, "done_seq");
+        e->pending_ns = get_u64(p, "pending_ns");
         break;
     case TEV_GROUP_END:
         e->group_id = get_u64(p, "group_id");

@@ -15,6 +15,7 @@ enum tev_kind {
     TEV_OP_COMPLETE,
     TEV_GROUP_END,
     TEV_OP_CAPTURED,
+    TEV_HANG,
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,
@@ -60,6 +61,9 @@ struct tev {
     /* op_complete */
     uint64_t start_ns, end_ns, duration_ns, group_ops;
     double algbw_gbs, busbw_gbs;
+    /* hang (also rank, nranks, seq, op, bytes) */
+    bool started;
+    uint64_t issued, done_seq, pending_ns;
     /* group_end */
     uint64_t ops;
     bool timed, simulated, failed;

@@ -76,6 +76,26 @@ static void add_event(const struct tev *e, void *data)
         trace_model_add(e, &l->model);
 }
 
+/* p's hang events as the hang report of the document just added for it. */
+static void add_hangs(struct report *r, const struct tm_proc *p)
+{
+    if (!p->nhangs)
+        return;
+    struct hang_file h = { .file = r->nfiles - 1, .comms = xcalloc(p->nhangs, sizeof *h.comms),
+                           .ncomms = p->nhangs };
+    for (size_t i = 0; i < p->nhangs; i++) {
+        const struct tm_hang *t = &p->hangs[i];
+        h.reports = t->reports > h.reports ? t->reports : h.reports;
+        h.comms[i] = (struct hang_comm){
+            .comm = t->comm_id, .rank = t->rank, .nranks = t->nranks, .issued = t->issued,
+            .last_done = (int64_t)t->done_seq - 1, .pending = true, .seq = t->seq, .bytes = t->bytes,
+            .op = report_intern(r, t->op), .started = t->started, .pending_s = (double)t->pending_ns / 1e9,
+        };
+    }
+    r->hangs = xrealloc(r->hangs, (r->nhangs + 1) * sizeof *r->hangs);
+    r->hangs[r->nhangs++] = h;
+}
+
 int report_load_trace(const char *path, struct report *r)
 {
     memset(r, 0, sizeof *r);
@@ -125,8 +145,10 @@ int report_load_trace(const char *path, struct report *r)
         struct tm_proc *p = &model->procs[i];
         char *name = xasprintf("%s (host %s, pid %lld)", path, p->host, (long long)p->vpid);
         json_t *doc = trace_doc(p);
-        if (doc && report_add_document(r, name, doc) == 0)
+        if (doc && report_add_document(r, name, doc) == 0) {
             add_events(r, p);
+            add_hangs(r, p);
+        }
         else if (!doc)
             msg("cannot build the document of %s", name);
         free(name);

@@ -128,6 +128,26 @@ static void on_done(struct tm_proc *p, const struct tev *e)
     };
 }
 
+/* The watchdog repeats every timeout: the latest event of a communicator
+ * is where it stands. */
+static void on_hang(struct trace_model *m, struct tm_proc *p, const struct tev *e)
+{
+    struct tm_hang h = {
+        .comm_id = e->comm_id, .seq = e->seq, .bytes = e->bytes, .issued = e->issued,
+        .done_seq = e->done_seq, .pending_ns = e->pending_ns, .rank = (int)e->rank,
+        .nranks = (int)e->nranks, .op = label(m, e->op, e->op_value), .started = e->started,
+        .reports = 1,
+    };
+    for (size_t i = 0; i < p->nhangs; i++)
+        if (p->hangs[i].comm_id == e->comm_id && p->hangs[i].rank == h.rank) {
+            h.reports += p->hangs[i].reports;
+            p->hangs[i] = h;
+            return;
+        }
+    p->hangs = grow(p->hangs, &p->cap_hangs, p->nhangs, sizeof *p->hangs);
+    p->hangs[p->nhangs++] = h;
+}
+
 static void on_group_end(struct tm_proc *p, const struct tev *e)
 {
     p->groups = grow(p->groups, &p->cap_groups, p->ngroups, sizeof *p->groups);
@@ -169,6 +189,9 @@ void trace_model_add(const struct tev *e, void *model)
         saw_seq(p, e);
         p->captured++;
         break;
+    case TEV_HANG:
+        on_hang(m, p, e);
+        break;
     default:
         break;  /* kernel events: trace_kernel.c */
     }
@@ -186,6 +209,7 @@ void trace_model_free(struct trace_model *m)
         free(p->ops);
         free(p->done);
         free(p->groups);
+        free(p->hangs);
         free(p->host);
     }
     free(m->procs);

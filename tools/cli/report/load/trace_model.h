@@ -35,6 +35,16 @@ struct tm_done {
     double algbw_gbs, busbw_gbs;
 };
 
+/* The latest hang event of one communicator. `op` points into the model's
+ * string table. */
+struct tm_hang {
+    uint64_t comm_id, seq, bytes, issued, done_seq, pending_ns;
+    int rank, nranks;
+    const char *op;
+    bool started;
+    unsigned reports;    /* hang events of this communicator */
+};
+
 /* A group_end. */
 struct tm_group {
     uint64_t id;
@@ -53,6 +63,7 @@ struct tm_proc {
     TM_ARRAY(struct tm_op, ops);
     TM_ARRAY(struct tm_done, done);
     TM_ARRAY(struct tm_group, groups);
+    TM_ARRAY(struct tm_hang, hangs);
 };
 
 struct trace_model {

@@ -253,6 +253,7 @@ int report_print_json(const struct report *r, FILE *out)
     if (r->nkernels)
         rc |= member("os_interference", os_json(r), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
+    rc |= member("hang", hang_json(r), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("callsite_depth", json_integer(cs.depth), false, out);

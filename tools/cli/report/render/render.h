@@ -31,6 +31,10 @@ void print_slow_transfers(const struct report *r, FILE *out);
 /* The same as JSON values: "crossrank", "stragglers", "slow_transfers".
  * crossrank_json.c */
 json_t *crossrank_json(const struct report *r);
+
+/* The Hang section and --json's "hang" (r->hangs). hang_render.c */
+void print_hang(const struct report *r, FILE *out);
+json_t *hang_json(const struct report *r);
 json_t *stragglers_json(const struct report *r);
 json_t *slow_transfers_json(const struct report *r);
 

@@ -387,6 +387,7 @@ int report_print_text(const struct report *r, FILE *out)
     print_clocks(r, out);
     print_stragglers(r, out);
     print_slow_transfers(r, out);
+    print_hang(r, out);
     callsite_summary_free(&cs);
     print_totals(r, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;

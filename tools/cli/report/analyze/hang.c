@@ -1,0 +1,111 @@
+/* Who is stuck and who is missing. Per communicator that some process
+ * reports an op pending in: the stuck seq S is the oldest such op. A rank
+ * whose GPU started S waits in it (stuck); a rank that never issued S, or
+ * issued it but whose GPU never reached it (its start event did not
+ * complete), is missing, and its last op says where it is instead. */
+#include "hang.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct hang_comm *find_entry(const struct report *r, uint64_t comm, int rank)
+{
+    for (size_t i = 0; i < r->nhangs; i++)
+        for (size_t k = 0; k < r->hangs[i].ncomms; k++)
+            if (r->hangs[i].comms[k].comm == comm && r->hangs[i].comms[k].rank == rank)
+                return &r->hangs[i].comms[k];
+    return NULL;
+}
+
+/* Ops issued on (comm, rank) as its rank file says; 0 if no file says. */
+static uint64_t issued_per_rank_file(const struct report *r, uint64_t comm, int rank, bool *known)
+{
+    *known = false;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t k = 0; k < r->files[i].ncomms; k++) {
+            const struct comm_entry *c = &r->files[i].comms[k];
+            if (c->rank == rank && strtoull(c->id, NULL, 16) == comm) {
+                *known = true;
+                return c->calls;
+            }
+        }
+    return 0;
+}
+
+static bool seen_comm(const struct hang_summary *s, uint64_t comm)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].comm == comm)
+            return true;
+    return false;
+}
+
+static void classify(const struct report *r, struct hang_instance *h)
+{
+    h->stuck = xcalloc((size_t)h->nranks + 1, sizeof *h->stuck);
+    h->missing = xcalloc((size_t)h->nranks + 1, sizeof *h->missing);
+    h->unknown = xcalloc((size_t)h->nranks + 1, sizeof *h->unknown);
+    for (int rank = 0; rank < h->nranks; rank++) {
+        const struct hang_comm *e = find_entry(r, h->comm, rank);
+        if (e && e->pending && e->seq == h->seq) {
+            if (e->started)
+                h->stuck[h->nstuck++] = rank;
+            else
+                h->missing[h->nmissing++] = (struct hang_missing){ rank, (int64_t)h->seq - 1, true };
+            continue;
+        }
+        bool known = e != NULL;
+        uint64_t issued = e ? e->issued : issued_per_rank_file(r, h->comm, rank, &known);
+        if (known && issued <= h->seq)
+            h->missing[h->nmissing++] = (struct hang_missing){ rank, (int64_t)issued - 1, false };
+        else if (!known)
+            h->unknown[h->nunknown++] = rank;
+        /* Otherwise it went past S: it did its part. */
+    }
+}
+
+void report_hangs(const struct report *r, struct hang_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    for (size_t i = 0; i < r->nhangs; i++)
+        for (size_t k = 0; k < r->hangs[i].ncomms; k++) {
+            const struct hang_comm *c = &r->hangs[i].comms[k];
+            if (!c->pending || seen_comm(out, c->comm))
+                continue;
+            struct hang_instance h = { .comm = c->comm, .seq = c->seq, .op = c->op, .bytes = c->bytes,
+                                       .nranks = c->nranks };
+            /* The oldest op any rank of the communicator waits in. */
+            for (size_t j = 0; j < r->nhangs; j++)
+                for (size_t m = 0; m < r->hangs[j].ncomms; m++) {
+                    const struct hang_comm *d = &r->hangs[j].comms[m];
+                    if (d->comm != c->comm || !d->pending)
+                        continue;
+                    if (d->seq < h.seq) {
+                        h.seq = d->seq;
+                        h.op = d->op;
+                        h.bytes = d->bytes;
+                    }
+                    if (d->pending_s > h.pending_s)
+                        h.pending_s = d->pending_s;
+                    if (d->nranks > h.nranks)
+                        h.nranks = d->nranks;
+                }
+            classify(r, &h);
+            if (out->n == cap)
+                out->v = xrealloc(out->v, (cap = cap ? 2 * cap : 4) * sizeof *out->v);
+            out->v[out->n++] = h;
+        }
+}
+
+void hang_summary_free(struct hang_summary *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].stuck);
+        free(s->v[i].missing);
+        free(s->v[i].unknown);
+    }
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}

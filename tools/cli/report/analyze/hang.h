@@ -1,0 +1,38 @@
+/* The Hang section: from the processes' hang reports (model.h struct
+ * hang_file), per communicator, the collective it is stuck in, the ranks
+ * stuck in it and the ranks that never got there. hang.c */
+#ifndef NCCLTAP_CLI_REPORT_HANG_H
+#define NCCLTAP_CLI_REPORT_HANG_H
+
+#include "model.h"
+
+/* A rank that never reached the stuck collective. */
+struct hang_missing {
+    int rank;
+    int64_t last_seq;        /* the last op it issued (or, issued_stuck, reached); -1: none */
+    bool issued_stuck;       /* it issued the stuck op, but its GPU never started it */
+};
+
+struct hang_instance {
+    uint64_t comm, seq;      /* the oldest op any rank reports stuck */
+    const char *op;
+    uint64_t bytes;
+    int nranks;
+    double pending_s;        /* the longest any rank had waited */
+    int *stuck;              /* ranks whose GPU started it and waits in it, ascending */
+    size_t nstuck;
+    struct hang_missing *missing;  /* ascending */
+    size_t nmissing;
+    int *unknown;            /* ranks nothing tells about (no hang report, no rank file) */
+    size_t nunknown;
+};
+
+struct hang_summary {
+    struct hang_instance *v; /* by comm */
+    size_t n;
+};
+
+void report_hangs(const struct report *r, struct hang_summary *out);
+void hang_summary_free(struct hang_summary *s);
+
+#endif

@@ -1,0 +1,97 @@
+/* Hang reports: nccltap-<run>@<host>-<pid>.hang.json, written by the shim's
+ * watchdog (README, Outputs) next to the process's rank file, into
+ * r->hangs. */
+#include "load.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t u64(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
+{
+    const char *id = json_string_value(json_object_get(o, "comm"));
+    json_t *rank = json_object_get(o, "rank"), *nranks = json_object_get(o, "nranks");
+    if (!id || !json_is_integer(rank) || !json_is_integer(nranks))
+        return false;
+    char *end;
+    errno = 0;
+    c->comm = strtoull(id, &end, 16);
+    if (errno || *end)
+        return false;
+    c->rank = (int)json_integer_value(rank);
+    c->nranks = (int)json_integer_value(nranks);
+    c->issued = u64(o, "issued");
+    json_t *done = json_object_get(o, "last_done");
+    c->last_done = json_is_integer(done) ? (int64_t)json_integer_value(done) : -1;
+    json_t *p = json_object_get(o, "pending");
+    c->pending = json_is_object(p);
+    if (c->pending) {
+        const char *op = json_string_value(json_object_get(p, "op"));
+        c->seq = u64(p, "seq");
+        c->bytes = u64(p, "bytes");
+        c->op = report_intern(r, op ? op : "unknown");
+        c->started = json_is_true(json_object_get(p, "started"));
+        c->pending_s = json_number_value(json_object_get(p, "pending_s"));
+    }
+    return true;
+}
+
+static void load_one(struct report *r, size_t file, const char *path)
+{
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    if (!root) {
+        if (errno != ENOENT || strstr(err.text, "unable to open") == NULL)
+            msg("%s: %s: its hang report is not read", path, err.text);
+        return;
+    }
+    json_t *comms = json_object_get(root, "comms");
+    const char *format = json_string_value(json_object_get(root, "format"));
+    if (!format || strcmp(format, "nccltap-hang/1") != 0 || !json_is_array(comms)) {
+        msg("%s: not a hang report of this nccltap (format nccltap-hang/1)", path);
+        json_decref(root);
+        return;
+    }
+    struct hang_file h = { .file = file, .reports = (unsigned)u64(root, "reports") };
+    h.comms = xcalloc(json_array_size(comms) + 1, sizeof *h.comms);
+    size_t i;
+    json_t *c;
+    json_array_foreach(comms, i, c) {
+        if (load_comm(r, c, &h.comms[h.ncomms]))
+            h.ncomms++;
+        else
+            msg("%s: comms[%zu] lacks comm, rank or nranks: left out", path, i);
+    }
+    json_decref(root);
+    r->hangs = xrealloc(r->hangs, (r->nhangs + 1) * sizeof *r->hangs);
+    r->hangs[r->nhangs++] = h;
+}
+
+void report_load_hangs(struct report *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const char *p = r->files[i].path;
+        size_t n = strlen(p);
+        if (n < 5 || strcmp(p + n - 5, ".json") != 0)
+            continue;
+        char *path = xasprintf("%.*s" HANG_FILE_SUFFIX, (int)(n - 5), p);
+        load_one(r, i, path);
+        free(path);
+    }
+}
+
+void report_hangs_free(struct report *r)
+{
+    for (size_t i = 0; i < r->nhangs; i++)
+        free(r->hangs[i].comms);
+    free(r->hangs);
+    r->hangs = NULL;
+    r->nhangs = 0;
+}

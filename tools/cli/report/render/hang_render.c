@@ -1,0 +1,94 @@
+/* The Hang section, as text and as --json's "hang". */
+#include "render.h"
+#include "escape.h"
+#include "hang.h"
+
+#include <inttypes.h>
+
+/* "0-2, 5": ranks ascending, runs joined. */
+static void print_ranks_list(const int *v, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        fprintf(out, "%s%d", i ? ", " : "", v[i]);
+        if (j > i)
+            fprintf(out, "-%d", v[j]);
+        i = j + 1;
+    }
+}
+
+void print_hang(const struct report *r, FILE *out)
+{
+    if (!r->nhangs)
+        return;
+    struct hang_summary s;
+    report_hangs(r, &s);
+    fprintf(out, "\nHang: %zu process%s reported ops not complete after NCCLTAP_HANG_TIMEOUT_S\n",
+            r->nhangs, r->nhangs == 1 ? "" : "es");
+    for (size_t i = 0; i < s.n; i++) {
+        const struct hang_instance *h = &s.v[i];
+        char b[16], op[SHOWN_MAX];
+        fprintf(out, "  comm %016" PRIx64 " (%d ranks): %s seq %" PRIu64 " (%s), waited up to %.1f s\n",
+                h->comm, h->nranks, shown(h->op, op), h->seq, human_bytes((double)h->bytes, b),
+                h->pending_s);
+        fprintf(out, "    stuck in it (their GPU started it): ");
+        if (h->nstuck)
+            print_ranks_list(h->stuck, h->nstuck, out);
+        else
+            fputs("none", out);
+        fputc('\n', out);
+        for (size_t k = 0; k < h->nmissing; k++) {
+            const struct hang_missing *m = &h->missing[k];
+            if (m->issued_stuck)
+                fprintf(out, "    MISSING rank %d: issued seq %" PRIu64 " but its GPU never reached it "
+                        "(last op reached: seq %" PRId64 ")\n", m->rank, h->seq, m->last_seq);
+            else if (m->last_seq >= 0)
+                fprintf(out, "    MISSING rank %d: never issued seq %" PRIu64 "; its last op is seq %"
+                        PRId64 "\n", m->rank, h->seq, m->last_seq);
+            else
+                fprintf(out, "    MISSING rank %d: issued no op on this communicator\n", m->rank);
+        }
+        if (h->nunknown) {
+            fprintf(out, "    not known (no hang report, no rank file): ranks ");
+            print_ranks_list(h->unknown, h->nunknown, out);
+            fputc('\n', out);
+        }
+    }
+    hang_summary_free(&s);
+}
+
+static json_t *int_array(const int *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+json_t *hang_json(const struct report *r)
+{
+    struct hang_summary s;
+    report_hangs(r, &s);
+    json_t *a = json_array();
+    for (size_t i = 0; i < s.n; i++) {
+        const struct hang_instance *h = &s.v[i];
+        char comm[17];
+        snprintf(comm, sizeof comm, "%016" PRIx64, h->comm);
+        json_t *missing = json_array(), *detail = json_array();
+        for (size_t k = 0; k < h->nmissing; k++) {
+            json_array_append_new(missing, json_integer(h->missing[k].rank));
+            json_array_append_new(detail, json_pack("{s:i, s:I, s:b}", "rank", h->missing[k].rank,
+                "last_seq", (json_int_t)h->missing[k].last_seq,
+                "issued_stuck_op", h->missing[k].issued_stuck));
+        }
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:i, s:f, s:o, s:o, s:o, s:o}",
+            "comm", comm, "seq", (json_int_t)h->seq, "op", h->op, "bytes", (json_int_t)h->bytes,
+            "nranks", h->nranks, "pending_s", h->pending_s, "missing_ranks", missing,
+            "stuck_ranks", int_array(h->stuck, h->nstuck), "missing", detail,
+            "unknown_ranks", int_array(h->unknown, h->nunknown)));
+    }
+    hang_summary_free(&s);
+    return a;
+}
