@@ -7,6 +7,7 @@ nccltap_deps="
 cmake
 make
 gcc
+clang
 libc6-dev
 pkg-config
 python3

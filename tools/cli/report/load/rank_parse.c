@@ -821,7 +821,8 @@ static int cb_end_array(void *ctx)
         struct op_row *row = p->stack[p->top - 1].dst;
         row->nhist = p->nbins;
         row->hist = report_alloc(p->r, p->nbins * sizeof *row->hist);
-        memcpy(row->hist, p->bins, p->nbins * sizeof *row->hist);
+        if (p->nbins)  /* p->bins is NULL until a first bin */
+            memcpy(row->hist, p->bins, p->nbins * sizeof *row->hist);
     }
     return 1;
 }
@@ -861,6 +862,8 @@ struct rank_parser *rank_parser_new(struct report *r, struct rank_file *f)
 /* Moves the position past buf[0..len). */
 static void advance(struct rank_parser *p, const char *buf, size_t len)
 {
+    if (len == 0)
+        return;  /* buf may be NULL: the end of the input */
     for (const char *s = buf, *end = buf + len, *nl; s < end; s = nl + 1) {
         nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl) {
