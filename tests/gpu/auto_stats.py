@@ -94,5 +94,38 @@ def sweep():
                      bench_bw, row["busbw_gbs"], rep_bw, 100 * (rep_bw / bench_bw - 1) if bench_bw else float("nan")))
 
 
+def first_calls():
+    """Each size's first timed call (kept apart as first_us) against its p50,
+    each communicator's init time, and each rank's share of time in NCCL,
+    from the first auto round."""
+    d = os.path.join(runs, "overhead", "auto-1")
+    try:
+        report = load(os.path.join(d, "report.json"))
+    except (OSError, ValueError):
+        return
+    print()
+    print("first calls (auto round 1, AllReduce): first_us (the slowest rank's) against p50; "
+          "the text report shows it where > 10x p50")
+    print("%8s %12s %10s %9s" % ("bytes", "first_us", "p50 us", "first/p50"))
+    rows = defaultdict(list)
+    for row in report["ops"]:
+        rows[row["bytes"]].append(row)
+    for size in sorted(rows):
+        first = [r["first_us"] for r in rows[size] if r["first_us"] is not None]
+        p50 = [r["time_us"]["p50"] for r in rows[size] if r["time_us"]["p50"] is not None]
+        if first:
+            f, p = max(first), statistics.median(p50) if p50 else None
+            print("%8s %12.1f %10s %9s" % (human(size), f, "%.2f" % p if p else "-",
+                                           "%.0fx" % (f / p) if p else "-"))
+    for c in report["comms"]:
+        print("communicator %s: init_ms %s (rank %s, the slowest)" % (c["id"], c.get("init_ms"), c.get("init_rank")))
+    for r in report["ranks"]:
+        t = r.get("in_nccl", {})
+        print("rank %d: in NCCL %s of %.2f s wall (busy %s s, untimed estimated %s s)"
+              % (r["rank"], "%.1f%%" % (100 * t["share"]) if t.get("share") is not None else "unknown",
+                 r.get("wall_s", 0), t.get("busy_s"), t.get("untimed_est_s")))
+
+
 overhead()
+first_calls()
 sweep()
