@@ -27,10 +27,12 @@ struct tap_hint {
      * tap_sample_selected picks with shift k - 1. */
     _Atomic uint8_t rate;
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
-    /* Learning: the end event of the last timed call (while it has not
-     * completed, the stream is backlogged), and when and at which seq the
-     * first timed call was made. */
-    struct tap_event *_Atomic last_end;
+    /* Learning (rate 0): 0 before the first timed call, 1 after it, 2
+     * after a second; the events of the last timed call, watched
+     * (intercept.c); when and at which seq the first was made. */
+    _Atomic uint8_t learning;
+    struct tap_event *_Atomic watch_start;
+    struct tap_event *_Atomic watch_end;
     _Atomic uint64_t first_ns, first_seq;
     uint64_t fastest_ns;            /* reducer only: shortest duration seen, but the first */
     uint32_t completions;           /* reducer only: timed calls completed */
