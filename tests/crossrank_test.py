@@ -65,10 +65,18 @@ class Run:
 
 def straggler(run, timing):
     """4 ranks, rank 2 late by 500 us at every AllReduce: rank 2 is the
-    only straggler, last in >= 95% of them, holding the others up 500 us."""
-    run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100",
+    only straggler, last in >= 95% of them, holding the others up 500 us.
+    In auto, 2,000 calls: past auto's first 1,024 (all timed), only a
+    sample is timed, the same calls on every rank."""
+    iters = 100 if timing == "all" else 2000
+    run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", str(iters),
                    "--warmup", "0"], NCCLTAP_TIMING=timing, NCCLSIM_SLOW_RANK=2, NCCLSIM_SLOW_US=500)
     rep, text, _ = run.report()
+    timed, calls = rep["totals"]["timed"], rep["totals"]["calls"]
+    if timing == "auto":
+        check(timed < calls, "auto timed all %d calls: nothing was sampled" % calls)
+    check(rep["crossrank"]["instances"] - rep["crossrank"]["incomplete"] >= 100,
+          "fewer than 100 instances recorded on every rank: %s" % rep["crossrank"])
     st = rep["stragglers"]
     check(len(st) == 1, "want one straggler, got %s" % st)
     s = st[0]
@@ -160,6 +168,47 @@ def hang(run):
     check("MISSING rank 3" in text, "the text report does not name rank 3 missing")
 
 
+SKIP = 77
+
+
+def hosts(run):
+    """Two simulated hosts, ranks 0-1 on hosta and 2-3 on hostb, each in its
+    own UTS and time namespace, hostb's CLOCK_MONOTONIC 5 s ahead; rank 3
+    late by 500 us. The report puts hostb at +5 s within 50 us, and finds
+    rank 3 as it does on one host."""
+    probe = subprocess.run(["unshare", "--uts", "--time", "--monotonic", "5", "--fork", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print("time namespaces are not available here (root and Linux >= 5.6 are needed): "
+              "skipped\n" + probe.stderr)
+        sys.exit(SKIP)
+    id_file = os.path.join(run.work, "id")
+    procs = []
+    for rank in range(4):
+        host, shift = ("hosta", 0) if rank < 2 else ("hostb", 5)
+        env = run.env(RANK=rank, WORLD_SIZE=4, LOCAL_RANK=rank % 2, NCCLTAP_RUN_ID="twohosts",
+                      NCCLTAP_TIMING="all", NCCLSIM_SLOW_RANK=3, NCCLSIM_SLOW_US=500)
+        cmd = ["unshare", "--uts", "--time", "--monotonic", str(shift), "--fork",
+               "sh", "-c", 'hostname "$0" && exec "$@"', host,
+               run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--id-file", id_file,
+               "--op", "allreduce", "--bytes", "1M", "--iters", "200", "--warmup", "0"]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True))
+    for rank, p in enumerate(procs):
+        out, _ = p.communicate(timeout=120)
+        check(p.returncode == 0, "rank %d exited %d:\n%s" % (rank, p.returncode, out[-2000:]))
+    rep, _, _ = run.report()
+    hs = {h["host"]: h for h in rep["crossrank"]["hosts"]}
+    check(sorted(hs) == ["hosta", "hostb"], "hosts %s" % sorted(hs))
+    check(hs["hosta"]["offset_ns"] == 0, "hosta is the reference: %s" % hs["hosta"])
+    off = hs["hostb"]["offset_ns"]
+    check(abs(off - 5e9) <= 50e3, "hostb at %+.6f s, want +5 s within 50 us" % (off / 1e9))
+    st = rep["stragglers"]
+    check(len(st) == 1 and st[0]["rank"] == 3, "stragglers %s, want rank 3 alone" % st)
+    check(st[0]["last_fraction"] >= 0.95, "last_fraction %.3f < 0.95" % st[0]["last_fraction"])
+    check(abs(st[0]["wait_us_mean"] - 500) <= 25, "wait_us_mean %.1f, want 500 +-5%%" % st[0]["wait_us_mean"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -172,6 +221,7 @@ def main():
         "slow_link": lambda: slow_link(run),
         "ring": lambda: ring(run),
         "hang": lambda: hang(run),
+        "hosts": lambda: hosts(run),
     }
     try:
         cases[a.case]()

@@ -33,7 +33,7 @@ void print_clocks(const struct report *r, FILE *out)
             fprintf(out, "  %-20s reference (%zu process%s)\n", name, host->files,
                     host->files == 1 ? "" : "es");
         else if (host->estimated)
-            fprintf(out, "  %-20s %+.6f s +-%.1f us (%zu process%s)\n", name,
+            fprintf(out, "  %-20s %+.9f s +-%.1f us (%zu process%s)\n", name,
                     (double)host->offset_ns / 1e9, host->error_ns / 1e3, host->files,
                     host->files == 1 ? "" : "es");
         else
