@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Writes a synthetic run for the cross-rank analysis of `nccltap report`:
+RANKS processes of one rank each, 8 per host, each with a rank file and a
+per-op file (preload/output/ops_file_format.h) of OPS timed AllReduces of
+1 MiB on one communicator, as the shim writes them. What the report must
+find is built in:
+  - hosts whose CLOCK_MONOTONIC differ by whole seconds (host h at h x
+    1.5 s), and each process's GPU calibration off by up to +-20 us;
+  - ends of an instance within +-0.5 us of each other (the collective's
+    last step), transfers of 40 us;
+  - rank STRAGGLER late by 500 us at every collective (the others start
+    when the previous one ended, within +-2 us).
+
+Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]]
+"""
+import json
+import os
+import random
+import struct
+import sys
+
+OPS = ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll", "Gather",
+       "Scatter", "Send", "Recv"]
+DTYPES = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64",
+          "bfloat16", "fp8e4m3", "fp8e5m2"]
+RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record, 88 bytes
+HEADER_BYTES = 4096
+RANKS_PER_HOST = 8
+COMM = 0x5ca1ab1e00c0ffee
+BYTES = 1 << 20
+TRANSFER_NS = 40000
+LATE_NS = 500000
+
+
+def header(n):
+    names = b"".join(s.encode() + b"\0" for s in OPS + DTYPES)
+    h = struct.pack("<12sIIIQQQII", b"NCCLTAP-OPS\0", 0x01020304, 1, RECORD.size, n, n, 0,
+                    len(OPS), len(DTYPES)) + names
+    return h + b"\0" * (HEADER_BYTES - len(h))
+
+
+def rank_file(host, pid, rank, nranks, nops):
+    return {
+        "format": "nccltap-rank/1", "nccltap_version": "0.1.0", "final": True, "host": host,
+        "pid": pid, "job": "scale", "nccl_version": 23000, "nccl_version_str": "2.30.0",
+        "timing": "all", "timing_note": "", "wall_s": 10.0, "ranks": [rank],
+        "comms": [{"id": "%016x" % COMM, "parent": "", "name": "world", "rank": rank,
+                   "nranks": nranks, "device": rank % RANKS_PER_HOST, "origin": "init",
+                   "state": "destroyed", "calls": nops}],
+        "ops": [],
+        "totals": {"calls": nops, "dropped": 0, "timed": nops, "untimed": 0, "captured": 0,
+                   "pending": 0, "failed": 0, "lost": 0, "simulated": 0},
+    }
+
+
+def main():
+    d, nranks, nops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    straggler = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    rng = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+    os.makedirs(d, exist_ok=True)
+    # One timeline in true time: instance k starts when its last rank
+    # arrives and ends TRANSFER_NS later; the next is issued at once.
+    t0 = 10 ** 12
+    ends = []
+    t = t0
+    for _ in range(nops):
+        t += LATE_NS + TRANSFER_NS
+        ends.append(t)
+    op_index = OPS.index("AllReduce")
+    dtype_index = DTYPES.index("float32")
+    for rank in range(nranks):
+        host = "host%03d" % (rank // RANKS_PER_HOST)
+        pid = 1000 + rank
+        clock = (rank // RANKS_PER_HOST) * 1_500_000_000 + rng.randint(-20000, 20000)
+        buf = bytearray(RECORD.size * nops)
+        for k in range(nops):
+            end = ends[k]
+            last_arrival = end - TRANSFER_NS
+            start = last_arrival if rank == straggler else last_arrival - LATE_NS + rng.randint(-2000, 2000)
+            e = end + rng.randint(-500, 500)
+            RECORD.pack_into(buf, k * RECORD.size, COMM, k, BYTES // 4, BYTES, 0, 0x7f0000001000,
+                             start + clock - 3000, start + clock, e + clock, rank, -1, pid, 1,
+                             op_index, dtype_index)
+        base = os.path.join(d, "nccltap-scale@%s-%d" % (host, pid))
+        with open(base + ".ops", "wb") as f:
+            f.write(header(nops))
+            f.write(buf)
+        with open(base + ".json", "w") as f:
+            json.dump(rank_file(host, pid, rank, nranks, nops), f)
+
+
+if __name__ == "__main__":
+    main()
