@@ -9,7 +9,9 @@ find is built in:
   - ends of an instance within +-0.5 us of each other (the collective's
     last step), transfers of 40 us;
   - rank STRAGGLER late by 500 us at every collective (the others start
-    when the previous one ended, within +-2 us).
+    when the previous one ended, within +-2 us), except the first, where
+    the next rank is last, 50 ms after the others, as a process that
+    finished starting up later is: not a straggler at work.
 
 Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]]
 """
@@ -30,6 +32,7 @@ COMM = 0x5ca1ab1e00c0ffee
 BYTES = 1 << 20
 TRANSFER_NS = 40000
 LATE_NS = 500000
+START_UP_SKEW_NS = 50_000_000
 
 
 def header(n):
@@ -76,7 +79,11 @@ def main():
         for k in range(nops):
             end = ends[k]
             last_arrival = end - TRANSFER_NS
-            start = last_arrival if rank == straggler else last_arrival - LATE_NS + rng.randint(-2000, 2000)
+            if k == 0:
+                last, early_ns = (straggler + 1) % nranks, START_UP_SKEW_NS
+            else:
+                last, early_ns = straggler, LATE_NS
+            start = last_arrival if rank == last else last_arrival - early_ns + rng.randint(-2000, 2000)
             e = end + rng.randint(-500, 500)
             RECORD.pack_into(buf, k * RECORD.size, COMM, k, BYTES // 4, BYTES, 0, 0x7f0000001000,
                              start + clock - 3000, start + clock, e + clock, rank, -1, pid, 1,

@@ -1,6 +1,10 @@
 /* Stragglers: per (communicator, rank), how often the rank started last at
  * the communicator's collectives by more than the clocks' error, and how
- * long it held the others up then (the instance's skew). */
+ * long it held the others up then (the instance's skew).
+ * A communicator's first complete instance is left out: its skew is how
+ * much later one rank finished starting up and initialising (NCCL also
+ * connects lazily there), not a rank late at its work, the same reason
+ * a row's first timed call is kept apart (first_us). */
 #include "crossrank.h"
 #include "util.h"
 
@@ -34,6 +38,15 @@ static bool complete(const struct xr_instance *in)
     return in->n >= 2 && (!in->nranks || in->n == (size_t)in->nranks);
 }
 
+/* The complete instances of one communicator, x->instances[c .. d), after
+ * its first: the ones whose skew says who was late at work. */
+static size_t after_first_complete(const struct crossrank *x, size_t c, size_t d)
+{
+    while (c < d && !complete(&x->instances[c]))
+        c++;
+    return c < d ? c + 1 : d;
+}
+
 void xr_find_stragglers(const struct report *r, struct crossrank *x)
 {
     size_t cap = 0;
@@ -46,7 +59,8 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
                 maxrank = rank > maxrank ? rank : maxrank;
             }
         struct xr_straggler *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
-        for (size_t i = c; i < d; i++) {
+        size_t from = after_first_complete(x, c, d);
+        for (size_t i = from; i < d; i++) {
             const struct xr_instance *in = &x->instances[i];
             if (!complete(in))
                 continue;
@@ -77,7 +91,7 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             /* The median wait, over the instances it was last in. */
             double *w = xmalloc(s->last * sizeof *w);
             size_t n = 0;
-            for (size_t i = c; i < d; i++) {
+            for (size_t i = from; i < d; i++) {
                 const struct xr_instance *in = &x->instances[i];
                 if (complete(in) && in->skew_ns > x->threshold_ns && in->last_rank == rank)
                     w[n++] = in->skew_ns / 1e3;
