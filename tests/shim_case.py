@@ -190,7 +190,7 @@ def main():
     if ops_lines is not None:
         check_ops_lines(out_dir, ops_lines)
     if a.ops_log:
-        logs = glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl"))
+        logs = glob.glob(os.path.join(out_dir, "nccltap-*.jsonl"))  # either format
         want = len(files) if a.ops_log == "yes" else 0
         if len(logs) != want or not files:
             fail("%d per-op logs for %d rank files, expected %d" % (len(logs), len(files), want))

@@ -1,8 +1,10 @@
-/* Optional per-operation log (NCCLTAP_OPS_JSONL=1): one JSON line per timed
- * operation, in NCCLTAP_DIR/nccltap-<run>@<host>-<pid>.ops.jsonl, for
- * analysis that needs every call, not statistics. Reducer thread only;
- * gathered in memory and written in whole lines (write(2)) when full,
- * every interval and at exit. */
+/* Optional per-operation log (NCCLTAP_OPS_JSONL): one JSON line per timed
+ * operation, for analysis that needs every call, not statistics. `1`:
+ * nccltap's own lines, in NCCLTAP_DIR/nccltap-<run>@<host>-<pid>.ops.jsonl;
+ * `inspector`: NCCL Inspector's records (inspector_log.h), in
+ * ....inspector.jsonl. At most NCCLTAP_OPS_MAX_MB per process (line_log.h:
+ * the lines past it are counted, not written). Reducer thread only;
+ * written every interval and at exit. */
 #ifndef NCCLTAP_OPS_LOG_H
 #define NCCLTAP_OPS_LOG_H
 
@@ -21,6 +23,8 @@ struct tap_completion {
 
 void tap_ops_log_write(const struct tap_completion *c);
 void tap_ops_log_flush(void);
+/* Lines not written: past NCCLTAP_OPS_MAX_MB (totals.ops_lines_dropped). */
+uint64_t tap_ops_log_not_written(void);
 /* In a forked child: the parent's unwritten lines and open file are not
  * the child's. */
 void tap_ops_log_reset(void);

@@ -12,6 +12,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "monotonic.h"
+#include "ops_log.h"
 #include "out_file.h"
 #include "output.h"
 #include "real_nccl.h"
@@ -191,12 +192,13 @@ static void write_body(FILE *f, bool final)
     uint64_t settled = in_rows + dropped + r->failed + r->simulated;
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
                "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
-               "\"in_flight\": %llu}\n}\n",
+               "\"in_flight\": %llu, \"ops_lines_dropped\": %llu}\n}\n",
             (unsigned long long)calls, (unsigned long long)dropped,
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
             (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,
-            (unsigned long long)(calls > settled ? calls - settled : 0));
+            (unsigned long long)(calls > settled ? calls - settled : 0),
+            (unsigned long long)tap_ops_log_not_written());
 }
 
 int tap_rank_file_write(bool final)
@@ -232,9 +234,16 @@ void tap_print_summary(void)
         return;
     const struct tap_reducer_totals *r = &tap_reducer_totals;
     uint64_t dropped = atomic_load(&tap_totals.dropped);
-    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s%s%s",
+    /* Per-op lines past NCCLTAP_OPS_MAX_MB: the log is not the whole run. */
+    char lines[96] = "";
+    uint64_t not_written = tap_ops_log_not_written();
+    if (not_written)
+        snprintf(lines, sizeof lines, ", %llu per-op lines past NCCLTAP_OPS_MAX_MB not written",
+                 (unsigned long long)not_written);
+    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s%s%s%s",
             (unsigned long long)tap_comm_total_calls(), n, n == 1 ? "" : "s",
             (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
-            dropped ? "see totals.dropped" : "", tap_rank_file_written() ? "; output in " : ", no output written",
+            dropped ? "see totals.dropped" : "", lines,
+            tap_rank_file_written() ? "; output in " : ", no output written",
             tap_rank_file_written() ? tap_rank_file_path() : "");
 }

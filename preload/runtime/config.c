@@ -112,6 +112,64 @@ static bool env_flag(const char *name, bool def)
     return def;
 }
 
+int tap_parse_ops_jsonl(const char *s, enum tap_ops_jsonl *value)
+{
+    bool on;
+    if (tap_parse_flag(s, &on) == 0) {
+        *value = on ? TAP_OPS_JSONL_NCCLTAP : TAP_OPS_JSONL_OFF;
+        return 0;
+    }
+    if (!strcmp(s, "inspector")) {
+        *value = TAP_OPS_JSONL_INSPECTOR;
+        return 0;
+    }
+    return -1;
+}
+
+static enum tap_ops_jsonl env_ops_jsonl(void)
+{
+    const char *s = getenv("NCCLTAP_OPS_JSONL");
+    enum tap_ops_jsonl v;
+    if (!s || !*s)
+        return TAP_OPS_JSONL_OFF;
+    if (tap_parse_ops_jsonl(s, &v) == 0)
+        return v;
+    tap_log("NCCLTAP_OPS_JSONL=%s is not valid: expected 0, 1 or inspector; using 0", s);
+    return TAP_OPS_JSONL_OFF;
+}
+
+/* A positive count from `get`, or 0. */
+static uint32_t launcher_count(char *(*get)(const char *), const char *name)
+{
+    const char *s = get(name);
+    uint32_t v;
+    return s && tap_parse_u32(s, 1, 1u << 24, &v) == 0 ? v : 0;
+}
+
+int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *nodes)
+{
+    /* Per node: torchrun and Open MPI give the ranks of one node (the
+     * same on every node, as they start them); Slurm gives the nodes. */
+    static const char *const per_node[][2] = {{"WORLD_SIZE", "LOCAL_WORLD_SIZE"},
+                                              {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}};
+    for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++) {
+        uint32_t world = launcher_count(get, per_node[i][0]), local = launcher_count(get, per_node[i][1]);
+        if (world && local) {
+            if (world % local)
+                return -1;
+            *ranks = world;
+            *nodes = world / local;
+            return 0;
+        }
+    }
+    uint32_t tasks = launcher_count(get, "SLURM_NTASKS"), slurm_nodes = launcher_count(get, "SLURM_NNODES");
+    if (!tasks || !slurm_nodes || slurm_nodes > tasks)
+        return -1;
+    *ranks = tasks;
+    *nodes = slurm_nodes;
+    return 0;
+}
+
 static mode_t env_dir_mode(void)
 {
     const char *s = getenv("NCCLTAP_DIR_MODE");
@@ -167,10 +225,12 @@ void tap_config_load(void)
     c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE", false);
-    c->ops_jsonl = env_flag("NCCLTAP_OPS_JSONL", false);
+    c->ops_jsonl = env_ops_jsonl();
     c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
     c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, 7 * 24 * 3600);
     c->dir_mode = env_dir_mode();
+    if (tap_parse_job_shape(getenv, &c->job_ranks, &c->job_nodes) != 0)
+        c->job_ranks = c->job_nodes = 0;
     if (!tap_run_id_of_launcher(c->run_id, sizeof c->run_id, getenv))
         tap_run_id_of_process_group(c->run_id, sizeof c->run_id);
     c->lttng = env_lttng();

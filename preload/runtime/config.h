@@ -14,6 +14,10 @@
 
 enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL };
 enum tap_lttng_mode { TAP_LTTNG_OFF, TAP_LTTNG_AUTO, TAP_LTTNG_ON };
+/* NCCLTAP_OPS_JSONL: no per-op log (0), nccltap's own lines (1), or NCCL
+ * Inspector's records (inspector). Off is 0, so `if (ops_jsonl)` asks
+ * whether there is a log. */
+enum tap_ops_jsonl { TAP_OPS_JSONL_OFF, TAP_OPS_JSONL_NCCLTAP, TAP_OPS_JSONL_INSPECTOR };
 
 struct tap_config {
     char dir[4096];              /* NCCLTAP_DIR, default ./nccltap-<job key> */
@@ -28,9 +32,10 @@ struct tap_config {
     uint32_t max_inflight;       /* NCCLTAP_MAX_INFLIGHT: timed ops in flight */
     uint32_t ring_size;          /* NCCLTAP_RING_SIZE: records queued */
     bool verbose;                /* NCCLTAP_VERBOSE */
-    bool ops_jsonl;              /* NCCLTAP_OPS_JSONL: a line per timed op */
+    enum tap_ops_jsonl ops_jsonl; /* NCCLTAP_OPS_JSONL: a line per timed op, in which format */
     uint32_t hang_timeout_s;     /* NCCLTAP_HANG_TIMEOUT_S, 0: no watchdog */
     uint32_t ops_max_mb;         /* NCCLTAP_OPS_MAX_MB: bound of the per-op file, 0: none */
+    uint32_t job_ranks, job_nodes; /* the launcher's world: ranks and nodes, 0 unknown */
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
     uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */
     char callsite_skip[1024];    /* NCCLTAP_CALLSITE_SKIP: libraries whose frames are skipped */
@@ -50,6 +55,15 @@ int tap_parse_flag(const char *s, bool *value);
 int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *value);
 /* A percentage above 0 and at most 100. */
 int tap_parse_pct(const char *s, double *value);
+/* NCCLTAP_OPS_JSONL: "0", "1" or "inspector". */
+int tap_parse_ops_jsonl(const char *s, enum tap_ops_jsonl *value);
+/* The ranks of the job and the nodes they run on, as its launcher says
+ * (torchrun's WORLD_SIZE and LOCAL_WORLD_SIZE, Open MPI's
+ * OMPI_COMM_WORLD_SIZE and _LOCAL_SIZE, then Slurm's SLURM_NTASKS and
+ * SLURM_NNODES); `get` reads a variable (getenv). Returns 0 and sets both,
+ * or -1 when no launcher says (or says something that is not a whole
+ * number of nodes). */
+int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *nodes);
 
 const char *tap_timing_mode_name(enum tap_timing_mode m);
 

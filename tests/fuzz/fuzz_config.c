@@ -44,6 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool flag;
     if (tap_parse_flag(s, &flag) == 0 && strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
         abort();
+    enum tap_ops_jsonl jsonl;
+    if (tap_parse_ops_jsonl(s, &jsonl) == 0 &&
+        !(jsonl == TAP_OPS_JSONL_OFF ? !strcmp(s, "0")
+          : jsonl == TAP_OPS_JSONL_NCCLTAP ? !strcmp(s, "1")
+          : jsonl == TAP_OPS_JSONL_INSPECTOR && !strcmp(s, "inspector")))
+        abort();
     mode_t mode;
     if (tap_out_parse_mode(s, &mode) == 0 && (mode > 0777 || (mode & 0700) != 0700))
         abort();

@@ -2,7 +2,8 @@
  * UTF-8 truncation (utf8.c), on any bytes an application could name a
  * communicator or a host with. What is written is one JSON string that
  * a JSON parser (yajl; jansson's names clash with the writer's) reads back; text that was UTF-8 comes back unchanged; a copy
- * truncated to any size never ends inside a character. */
+ * truncated to any size never ends inside a character; the in-memory
+ * writer's text is the stream writer's. */
 #include "json_writer.h"
 #include "utf8.h"
 
@@ -88,6 +89,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (is_utf8(s) && (p.len != strlen(s) || memcmp(p.text, s, p.len) != 0))
         abort();  /* UTF-8 text must come back as it was */
     free(p.text);
+    /* The in-memory writer (per-op lines) gives the same text, or 0 when
+     * it does not fit. */
+    char *buf = malloc(len + 1);
+    if (json_string_buf(buf, len + 1, s) != len || memcmp(buf, out, len) != 0 || buf[len] != '\0')
+        abort();
+    if (json_string_buf(buf, len, s) != 0)
+        abort();
+    free(buf);
     free(out);
 
     /* Truncation: a prefix of s, NUL-terminated within cap, never cut

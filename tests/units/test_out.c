@@ -32,6 +32,28 @@ static void run_id_is(const char *const *env, const char *want)
     CHECK(want ? found && !strcmp(id, want) : !found);
 }
 
+static void job_shape_is(const char *const *env, uint32_t ranks, uint32_t nodes)
+{
+    uint32_t r = 0, n = 0;
+    fake_env = env;
+    int rc = tap_parse_job_shape(fake_getenv, &r, &n);
+    CHECK(ranks ? rc == 0 && r == ranks && n == nodes : rc != 0);
+}
+
+static void test_job_shapes(void)
+{
+    /* torchrun under Slurm: SLURM_NTASKS counts the launchers, not the ranks. */
+    job_shape_is((const char *const[]){"WORLD_SIZE=16", "LOCAL_WORLD_SIZE=8", "SLURM_NTASKS=2",
+                                       "SLURM_NNODES=2", NULL}, 16, 2);
+    job_shape_is((const char *const[]){"OMPI_COMM_WORLD_SIZE=8", "OMPI_COMM_WORLD_LOCAL_SIZE=8", NULL}, 8, 1);
+    job_shape_is((const char *const[]){"SLURM_NTASKS=32", "SLURM_NNODES=4", NULL}, 32, 4);
+    job_shape_is((const char *const[]){"WORLD_SIZE=6", "LOCAL_WORLD_SIZE=4", NULL}, 0, 0); /* not whole nodes */
+    job_shape_is((const char *const[]){"WORLD_SIZE=8", NULL}, 0, 0);
+    job_shape_is((const char *const[]){"SLURM_NTASKS=2", "SLURM_NNODES=4", NULL}, 0, 0);
+    job_shape_is((const char *const[]){"WORLD_SIZE=-8", "LOCAL_WORLD_SIZE=8", NULL}, 0, 0);
+    job_shape_is((const char *const[]){"HOME=/root", NULL}, 0, 0);
+}
+
 static void test_run_ids(void)
 {
     run_id_is((const char *const[]){"NCCLTAP_RUN_ID=mine", "SLURM_JOB_ID=7", NULL}, "mine");
@@ -66,6 +88,12 @@ static void test_parsers(void)
     CHECK(tap_parse_flag("1", &flag) == 0 && flag);
     CHECK(tap_parse_flag("0", &flag) == 0 && !flag);
     CHECK(tap_parse_flag("2", &flag) != 0 && tap_parse_flag("yes", &flag) != 0 && tap_parse_flag("", &flag) != 0);
+    enum tap_ops_jsonl jsonl = TAP_OPS_JSONL_OFF;
+    CHECK(tap_parse_ops_jsonl("inspector", &jsonl) == 0 && jsonl == TAP_OPS_JSONL_INSPECTOR);
+    CHECK(tap_parse_ops_jsonl("1", &jsonl) == 0 && jsonl == TAP_OPS_JSONL_NCCLTAP);
+    CHECK(tap_parse_ops_jsonl("0", &jsonl) == 0 && jsonl == TAP_OPS_JSONL_OFF);
+    CHECK(tap_parse_ops_jsonl("Inspector", &jsonl) != 0 && tap_parse_ops_jsonl("2", &jsonl) != 0 &&
+          tap_parse_ops_jsonl("", &jsonl) != 0 && tap_parse_ops_jsonl("inspector ", &jsonl) != 0);
     uint32_t u;
     CHECK(tap_parse_u32("10", 10, 20, &u) == 0 && u == 10);
     CHECK(tap_parse_u32("21", 10, 20, &u) != 0 && tap_parse_u32("-5", 0, 20, &u) != 0);
@@ -147,5 +175,6 @@ void test_out(void)
 {
     test_parsers();
     test_run_ids();
+    test_job_shapes();
     test_dirs_and_files();
 }

@@ -47,4 +47,15 @@ void test_utf8(void)
     CHECK(!strcmp(json_of("\xe2\x82"), "\"\\ufffd\\ufffd\""));
     CHECK(!strcmp(json_of("q\"\\"), "\"q\\\"\\\\\""));
     CHECK(!strcmp(json_of("\x1b[31m\x7f"), "\"\\u001b[31m\\u007f\""));
+
+    /* The in-memory writer gives the same text, or nothing when it does
+     * not fit: never a string cut open. */
+    static const char *const names[] = {"caf\xc3\xa9", "a\xff" "b", "\xe2\x82", "q\"\\", "\x1b[31m\x7f", ""};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char buf[64];
+        size_t n = json_string_buf(buf, sizeof buf, names[i]);
+        CHECK(n == strlen(json_of(names[i])) && !strcmp(buf, json_of(names[i])));
+        CHECK(json_string_buf(buf, n + 1, names[i]) == n);  /* exactly room for it and the NUL */
+        CHECK(json_string_buf(buf, n, names[i]) == 0);
+    }
 }

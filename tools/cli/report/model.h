@@ -159,6 +159,7 @@ struct totals {
     uint64_t calls, dropped, timed, untimed, captured, pending, failed;
     uint64_t lost;       /* timed ops whose events never completed (optional) */
     uint64_t simulated;  /* in groups closed by ncclGroupSimulateEnd (optional) */
+    uint64_t ops_lines_dropped; /* per-op log lines past NCCLTAP_OPS_MAX_MB (optional) */
 };
 
 /* Adds b into a. */

@@ -288,4 +288,5 @@ void totals_add(struct totals *a, const struct totals *b)
     a->failed += b->failed;
     a->lost += b->lost;
     a->simulated += b->simulated;
+    a->ops_lines_dropped += b->ops_lines_dropped;
 }

@@ -44,6 +44,7 @@ static const struct field file_fields[] = {
     F("totals.failed", K_U64, struct rank_file, totals.failed),
     OPT("totals.lost", K_U64, struct rank_file, totals.lost),
     OPT("totals.simulated", K_U64, struct rank_file, totals.simulated),
+    OPT("totals.ops_lines_dropped", K_U64, struct rank_file, totals.ops_lines_dropped),
 };
 
 static const struct field comm_fields[] = {

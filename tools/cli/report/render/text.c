@@ -358,6 +358,10 @@ static void print_totals(const struct report *r, FILE *out)
         fprintf(out, "WARNING: %llu records were lost: the shim's ring was full, so the "
                 "counts and times above miss them; raise NCCLTAP_RING_SIZE\n",
                 (unsigned long long)t.dropped);
+    if (t.ops_lines_dropped)
+        fprintf(out, "WARNING: %llu per-op log lines (NCCLTAP_OPS_JSONL) were not written: the log "
+                "reached NCCLTAP_OPS_MAX_MB, so it holds the first ops only; raise NCCLTAP_OPS_MAX_MB\n",
+                (unsigned long long)t.ops_lines_dropped);
     if (t.pending)
         fprintf(out, "NOTE: %llu ops had not completed when their process wrote its "
                 "file (a hang, or a process that was killed)\n", (unsigned long long)t.pending);
