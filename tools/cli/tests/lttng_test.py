@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -402,7 +403,7 @@ CASES = {"counts": case_counts, "durations": case_durations, "report": case_repo
          "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
-         "hang": lambda t: case_hang(t)}
+         "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t)}
 
 
 
@@ -427,6 +428,50 @@ def case_hang(t):
     check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
     check(h and h[0]["missing_ranks"] == [1] and h[0]["stuck_ranks"] == [0],
           f"rank 1 missing, rank 0 stuck: {h}")
+
+
+def metadata_packets(data):
+    """(offset, content end) of each packet of LTTng's packetized CTF
+    metadata (CTF 1.8, section 7.1: content_size and packet_size in bits
+    at bytes 24 and 28 of a 37-byte header; LTTng writes little-endian here)."""
+    out, at = [], 0
+    while at < len(data):
+        content, packet = struct.unpack_from("<II", data, at + 24)
+        out.append((at, at + content // 8))
+        at += packet // 8
+    return out
+
+
+def case_damaged_metadata(t):
+    """A trace whose metadata is cut inside a packet's content made
+    babeltrace2 (and the report) loop at 100% CPU: the report says the
+    trace is damaged and exits, wherever the cut is; a cut in the last
+    packet's padding is read as before."""
+    d, _ = t.traced("damaged", bench=["--ranks", "2", "--op", "allreduce", "--bytes", "1K",
+                                      "--iters", "10", "--warmup", "0"])
+    trace = os.path.join(d, "lttng")
+    path, = glob.glob(os.path.join(trace, "ust", "**", "metadata"), recursive=True)
+    with open(path, "rb") as f:
+        whole = f.read()
+    packets = metadata_packets(whole)
+    check(len(packets) >= 2, f"the metadata holds packets: {packets}")
+    last_start, last_end = packets[-1]
+    cuts = [20, 100, packets[1][0] + 500, last_end - 1]
+    for cut in cuts:
+        with open(path, "wb") as f:
+            f.write(whole[:cut])
+        try:
+            rc, _, err = t.run([t.nccltap, "report", trace], timeout=20)
+        except subprocess.TimeoutExpired:
+            check(False, f"metadata cut at byte {cut} of {len(whole)}: the report still runs after 20 s")
+            continue
+        check(rc == 1 and f"the trace in {os.path.dirname(path)} is damaged" in err,
+              f"metadata cut at byte {cut}: exit 1 saying the trace is damaged ({rc}): {err[-500:]}")
+    if last_end < len(whole):
+        with open(path, "wb") as f:
+            f.write(whole[:last_end])
+        rep, _ = t.report(trace)
+        check(rep["totals"]["calls"] == 2 * 10, f"the last packet's padding cut: read ({rep['totals']})")
 
 
 def main():

@@ -5,6 +5,7 @@
 #include "trace_events.h"
 #include "trace_find.h"
 #include "trace_kernel.h"
+#include "trace_metadata.h"
 #include "trace_model.h"
 #include "util.h"
 
@@ -96,6 +97,26 @@ static void add_hangs(struct report *r, const struct tm_proc *p)
     r->hangs[r->nhangs++] = h;
 }
 
+/* Leaves out of dirs (NULL-terminated, *n of them) the traces whose
+ * metadata babeltrace2 cannot be given, each named on stderr. Returns how
+ * many are left. */
+static size_t drop_damaged(char **dirs, size_t *n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        char *why = trace_metadata_damage(dirs[i]);
+        if (!why) {
+            dirs[kept++] = dirs[i];
+            continue;
+        }
+        msg("the trace in %s is damaged and is not read: its metadata %s", dirs[i], why);
+        free(why);
+        free(dirs[i]);
+    }
+    dirs[kept] = NULL;
+    return *n = kept;
+}
+
 int report_load_trace(const char *path, struct report *r)
 {
     memset(r, 0, sizeof *r);
@@ -109,6 +130,11 @@ int report_load_trace(const char *path, struct report *r)
     }
     if (ndirs == 0) {
         msg("no CTF trace (a directory with a `metadata` file) in %s", path);
+        trace_dirs_free(dirs);
+        return -1;
+    }
+    if (drop_damaged(dirs, &ndirs) == 0) {
+        msg("no trace in %s can be read", path);
         trace_dirs_free(dirs);
         return -1;
     }
