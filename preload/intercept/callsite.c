@@ -87,8 +87,13 @@ static uint16_t intern(const uintptr_t *key)
 uint16_t tap_site_slow(uintptr_t ra)
 {
     init();
-    if (depth == 0)
+    if (depth == 0) {
+        /* Off: remembered as a one-frame site is, so that call sites off
+         * cost the one compare of tap_site(), not this call every time. */
+        tap_fast.site_ra = ra;
+        tap_fast.site_id = TAP_SITE_NONE;
         return TAP_SITE_NONE;
+    }
     uintptr_t key[TAP_CALLSITE_MAX_DEPTH];
     bool unwind = depth > 1 || (tap_skip_wanted() && tap_skip_pc(ra) && tap_unwind_ready());
     if (unwind) {

@@ -30,7 +30,7 @@ struct tap_thread_fast {
     uint32_t tid;               /* 0 until first asked */
     int group_depth;            /* ncclGroupStart nesting */
     int busy;                   /* inside a wrapper */
-    uintptr_t site_ra;          /* the last one-frame call site: return address */
+    uintptr_t site_ra;          /* the last one-frame call site (or any, when off): return address */
     uint16_t site_id;           /* ... and its id */
 };
 extern __thread struct tap_thread_fast tap_fast __attribute__((tls_model("initial-exec")));

@@ -6,7 +6,8 @@
 # ((I_shim(N2) - I_shim(N1)) - (I_plain(N2) - I_plain(N1))) / (N2 - N1).
 # Workloads: `bench`, nccltap-bench (each call between its own event
 # pair, as an application times it); `burst`, tests/apps/api_exercise
-# (calls back to back, nothing else).
+# (calls back to back, nothing else). Other NCCLTAP_ variables set by the
+# caller apply to the shim's runs, e.g. NCCLTAP_CALLSITE_DEPTH=8.
 # Usage: tests/perf/callgrind_cost.sh BUILD_DIR [bench|burst] [N1 N2]
 set -eu
 build=$(cd "$1" && pwd)
