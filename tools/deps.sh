@@ -23,6 +23,8 @@ libdw-dev
 libelf-dev
 g++
 python3-bt2
+prometheus
+prometheus-node-exporter
 "
 
 nccltap_missing=""

@@ -11,6 +11,7 @@
 #include "mpmc_queue.h"
 #include "ops_file.h"
 #include "ops_log.h"
+#include "prom_file.h"
 #include "runtime.h"
 #include "sampling.h"
 #include "busy.h"
@@ -224,7 +225,7 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
  * log, or an LTTng session recording op_complete. */
 static bool completions_wanted(void)
 {
-    return tap_ops_file_enabled() || tap_config.ops_jsonl || TAP_TRACING(op_complete);
+    return tap_ops_file_enabled() || tap_config.ops_jsonl || tap_prom_enabled() || TAP_TRACING(op_complete);
 }
 
 /* Where a completed op goes besides the statistics. `start_ns` is its
@@ -241,6 +242,8 @@ static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct t
     tap_ops_file_write(&c);
     if (tap_config.ops_jsonl)
         tap_ops_log_write(&c);
+    if (tap_prom_enabled())
+        tap_prom_observe(&c);
     TAP_TRACE(op_complete, &c);
 }
 

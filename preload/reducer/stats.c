@@ -90,7 +90,7 @@ static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int c
     return s;
 }
 
-static unsigned hist_bucket(uint64_t ns)
+unsigned tap_stat_hist_bucket(uint64_t ns)
 {
     if (ns <= 1)
         return 0;
@@ -115,7 +115,7 @@ __attribute__((noinline)) static void add_time(struct tap_stat *s, const struct 
         s->time_min_ns = d;
     if (d > s->time_max_ns)
         s->time_max_ns = d;
-    s->hist[hist_bucket(d)]++;
+    s->hist[tap_stat_hist_bucket(d)]++;
     s->bw_bytes += t->bytes;
     s->bw_busbytes += t->busbytes;
     if (d > 0) {

@@ -13,6 +13,9 @@
 #define TAP_HIST_BASE 1.04
 #define TAP_HIST_BUCKETS 720 /* up to about 30 minutes */
 
+/* The histogram bucket of a duration. */
+unsigned tap_stat_hist_bucket(uint64_t ns);
+
 struct tap_stat {
     struct tap_comm *comm;
     int32_t dtype;

@@ -199,6 +199,22 @@ static void job_key(char *out, size_t len)
     }
 }
 
+int tap_job_id_of(char *out, size_t len, char *(*get)(const char *))
+{
+    static const char *const vars[] = {"NCCLTAP_JOB_ID", "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID"};
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = get(vars[i]);
+        if (v && *v) {
+            if (strlen(v) >= len)
+                return -1;
+            snprintf(out, len, "%s", v);
+            return 0;
+        }
+    }
+    return 0;
+}
+
 void tap_config_load(void)
 {
     struct tap_config *c = &tap_config;
@@ -208,7 +224,7 @@ void tap_config_load(void)
     if (dir && *dir) {
         snprintf(c->dir, sizeof c->dir, "%s", dir);
     } else if (c->job[0]) {
-        snprintf(c->dir, sizeof c->dir, "nccltap-%s", c->job);
+        snprintf(c->dir, sizeof c->dir, "nccltap-%.*s", (int)sizeof c->job, c->job);
     } else {
         char stamp[32];
         time_t now = time(NULL);
@@ -241,4 +257,18 @@ void tap_config_load(void)
                 sizeof c->callsite_skip - 1);
     else if (skip)
         snprintf(c->callsite_skip, sizeof c->callsite_skip, "%s", skip);
+    const char *prom = getenv("NCCLTAP_PROM_DIR");
+    if (prom && strlen(prom) >= sizeof c->prom_dir)
+        tap_log("NCCLTAP_PROM_DIR is too long (at most %zu characters): no Prometheus file is written",
+                sizeof c->prom_dir - 1);
+    else if (prom)
+        memcpy(c->prom_dir, prom, strlen(prom) + 1);
+    c->prom_keep = env_flag("NCCLTAP_PROM_KEEP", false);
+    c->prom_inspector = env_flag("NCCLTAP_PROM_INSPECTOR", true);
+    if (tap_job_id_of(c->job_id, sizeof c->job_id, getenv) != 0)
+        tap_log("the job id (NCCLTAP_JOB_ID, SLURM_JOB_ID or TORCHELASTIC_RUN_ID) is longer than %zu characters: "
+                "the metrics' job_id is empty", sizeof c->job_id - 1);
+    const char *slurm = getenv("SLURM_JOB_ID");
+    if (slurm && strlen(slurm) < sizeof c->slurm_job_id)
+        snprintf(c->slurm_job_id, sizeof c->slurm_job_id, "%s", slurm);
 }

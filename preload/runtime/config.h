@@ -39,6 +39,11 @@ struct tap_config {
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
     uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */
     char callsite_skip[1024];    /* NCCLTAP_CALLSITE_SKIP: libraries whose frames are skipped */
+    char prom_dir[4096];         /* NCCLTAP_PROM_DIR: Prometheus textfiles, "" none */
+    bool prom_keep;              /* NCCLTAP_PROM_KEEP: leave them at exit */
+    bool prom_inspector;         /* NCCLTAP_PROM_INSPECTOR: Inspector's gauges in them */
+    char job_id[128];            /* the metrics' job_id label (tap_job_id_of) */
+    char slurm_job_id[128];      /* SLURM_JOB_ID, "" if none: Inspector's label */
 };
 
 extern struct tap_config tap_config;
@@ -64,6 +69,11 @@ int tap_parse_ops_jsonl(const char *s, enum tap_ops_jsonl *value);
  * or -1 when no launcher says (or says something that is not a whole
  * number of nodes). */
 int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *nodes);
+
+/* The job id the metrics carry: NCCLTAP_JOB_ID, else SLURM_JOB_ID, else
+ * TORCHELASTIC_RUN_ID, read through `get` (getenv); "" when none is set.
+ * Returns -1 when the chosen value does not fit `len` (then `out` is ""). */
+int tap_job_id_of(char *out, size_t len, char *(*get)(const char *));
 
 const char *tap_timing_mode_name(enum tap_timing_mode m);
 

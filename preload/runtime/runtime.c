@@ -22,6 +22,7 @@
 #include "op_record.h"
 #include "ops_file.h"
 #include "ops_log.h"
+#include "prom_file.h"
 #include "rank_file.h"
 #include "reducer.h"
 #include "site_stats.h"
@@ -95,6 +96,7 @@ static void *reducer_main(void *arg)
             if (tap_gpu_ready())
                 tap_pools_calibrate();
             tap_rank_file_write(false);
+            tap_prom_write();
             tap_ops_file_flush();
             tap_ops_log_flush();
             tap_reducer_trace_stats();
@@ -112,6 +114,7 @@ static void *reducer_main(void *arg)
     tap_reducer_pass();
     tap_reducer_abandon_pending();
     tap_rank_file_write(true);
+    tap_prom_finish();
     tap_ops_file_flush();
     tap_ops_log_flush();
     tap_reducer_trace_stats();
@@ -239,6 +242,7 @@ static void after_fork_child(void)
     tap_rank_file_reset();
     tap_ops_file_reset();
     tap_hang_reset();
+    tap_prom_reset();
 }
 
 static void process_init(void)

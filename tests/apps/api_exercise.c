@@ -210,8 +210,9 @@ static int scenario_fork(void)
 }
 
 /* Names that are not plain ASCII: one whose 63-byte cut falls inside "é",
- * one with bytes that are not UTF-8, one with a terminal escape. The rank
- * file must stay valid JSON: cut at a character, U+FFFD, escaped. */
+ * one with bytes that are not UTF-8, one with a terminal escape, one with
+ * a quote, a backslash and a newline. The rank file must stay valid JSON
+ * (cut at a character, U+FFFD, escaped), the Prometheus file valid text. */
 static int scenario_names(void)
 {
     static const struct {
@@ -222,6 +223,8 @@ static int scenario_names(void)
          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 1},
         {"caf\xc3\xa9-\xff\xfe-\xe2\x82", "caf\\u00e9-\\ufffd\\ufffd-\\ufffd\\ufffd", 2},
         {"esc\x1b[31mred", "esc\\u001b[31mred", 3},
+        /* What the Prometheus text format escapes in a label value. */
+        {"q\"b\\s\nl", "q\\\"b\\\\s\\nl", 4},
     };
     CUstream s = app_stream_on(0);
     void *b = app_buffer(COUNT * 4);
@@ -238,7 +241,7 @@ static int scenario_names(void)
         printf("{\"expect\": \"comm_name\", \"name\": \"%s\", \"calls\": %d}\n", names[i].written,
                names[i].calls);
     }
-    expect_calls("config", 0, "AllReduce", 6);
+    expect_calls("config", 0, "AllReduce", 10);
     return 0;
 }
 

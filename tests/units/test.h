@@ -19,5 +19,6 @@ void test_stats(void);
 void test_nccl_ops(void);
 void test_utf8(void);
 void test_out(void);
+void test_prom(void);
 
 #endif

@@ -9,6 +9,7 @@ int main(void)
     test_nccl_ops();
     test_utf8();
     test_out();
+    test_prom();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }

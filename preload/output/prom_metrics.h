@@ -1,0 +1,38 @@
+/* nccltap's own Prometheus metrics for one GPU's file (prom_file.h): per
+ * (communicator, op, size class), summed over datatypes,
+ *   nccltap_ops_total, nccltap_bytes_total            counters
+ *   nccltap_op_duration_seconds                       histogram of every
+ *       timed op over the run (_bucket, _sum, _count)
+ *   nccltap_busbw_gbs, nccltap_algbw_gbs              gauges: total bytes
+ *       over total time of the last interval's timed ops (absent when the
+ *       interval had none)
+ * per communicator nccltap_pending_ops (timed ops not complete), and per
+ * process nccltap_dropped_ops_total, nccltap_untimed_ops_total and
+ * nccltap_prom_ops_not_kept_total. Reducer thread only: it reads the
+ * statistics (stats.h) it owns. */
+#ifndef NCCLTAP_PROM_METRICS_H
+#define NCCLTAP_PROM_METRICS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The histogram's bucket bounds: 1.04^(first + k * step) ns for k from 0
+ * to TAP_PROM_BUCKETS - 1 (about 1 us to 93 s, each 2.03 times the last),
+ * then +Inf. They are bounds of the statistics' own log-scale histogram
+ * (stats.h), so the counts are exact, not re-binned. */
+#define TAP_PROM_BUCKET_FIRST 176
+#define TAP_PROM_BUCKET_STEP 18
+#define TAP_PROM_BUCKETS 27
+
+/* The families for communicators on the GPU `gpu_uuid` ("" for those
+ * without one); with `process`, the process's counters too. */
+void tap_prom_metrics_write(FILE *f, const char *gpu_uuid, bool process);
+
+/* Ends the interval: the bandwidth gauges of the next write cover what
+ * completes after this. */
+void tap_prom_metrics_next_interval(void);
+
+/* In a forked child. */
+void tap_prom_metrics_reset(void);
+
+#endif

@@ -1,0 +1,75 @@
+#include "prom_text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+
+void tap_prom_family(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void tap_prom_label_value(FILE *f, const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        size_t len = tap_utf8_char_len(s, n);
+        if (!len) {
+            fputs("\xef\xbf\xbd", f); /* U+FFFD for one byte that is not UTF-8 */
+            len = 1;
+        } else if (*s == '\\') {
+            fputs("\\\\", f);
+        } else if (*s == '"') {
+            fputs("\\\"", f);
+        } else if (*s == '\n') {
+            fputs("\\n", f);
+        } else {
+            fwrite(s, 1, len, f);
+        }
+        s += len;
+        n -= len;
+    }
+}
+
+void tap_prom_label(FILE *f, const char *sep, const char *name, const char *value)
+{
+    fprintf(f, "%s%s=\"", sep, name);
+    tap_prom_label_value(f, value);
+    fputc('"', f);
+}
+
+void tap_prom_value(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("NaN", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "+Inf" : "-Inf", f);
+    else {
+        /* The shortest of 15 or 17 digits that reads back as v. */
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.15g", v);
+        if (strtod(buf, NULL) != v)
+            snprintf(buf, sizeof buf, "%.17g", v);
+        fputs(buf, f);
+    }
+}
+
+uint64_t tap_prom_inspector_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+    if (!bytes) {
+        snprintf(buf, len, "0B");
+        return 0;
+    }
+    unsigned unit = 0;
+    uint64_t whole = bytes, unit_bytes = 1;
+    while (whole >= 1024 && unit < 4) {
+        whole /= 1024; /* floor at every step is floor of the whole quotient */
+        unit_bytes *= 1024;
+        unit++;
+    }
+    snprintf(buf, len, "%llu-%llu%s", (unsigned long long)whole, (unsigned long long)whole + 1, units[unit]);
+    return whole * unit_bytes;
+}

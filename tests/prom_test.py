@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""Prometheus textfiles (NCCLTAP_PROM_DIR), against the real Debian tools.
+
+Cases:
+  files     the simulator job's files: one per GPU, named by its UUID as
+            nvidia-smi prints it, mode 0644, no temporary file left; every
+            file passes `promtool check metrics`; HELP and TYPE for every
+            family; counters and the histogram agree with the job.
+  names     communicator names with quotes, backslashes, newlines and bytes
+            that are not UTF-8: escaped as the format requires.
+  removed   without NCCLTAP_PROM_KEEP the files exist during the run and are
+            gone after it.
+  services  node_exporter's textfile collector serves the files and a real
+            Prometheus server scrapes it: AllReduce busbw is the simulator's
+            within 1%, histogram_quantile(0.5) within the bucket that holds
+            the simulated duration.
+  dashboard every metric and label that tools/grafana/nccltap.json's
+            queries use appears in that real scrape.
+
+The binaries come from Debian's prometheus and prometheus-node-exporter.
+Without them the test is skipped (exit 77), except in CI (CI=true), where
+that is a failure.
+"""
+import argparse
+import ctypes
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+BUSBW_GBS = 200.0
+NRANKS = 4
+ALLREDUCE_BYTES = 128 << 20
+# Inspector's metrics keep Inspector's names, which promtool's linter would
+# spell in seconds; it has no other complaint to make about these files.
+INSPECTOR_LINT = {
+    "nccl_collective_exec_time_microseconds use base unit \"seconds\" instead of \"microseconds\"",
+    "nccl_p2p_exec_time_microseconds use base unit \"seconds\" instead of \"microseconds\"",
+}
+UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def tool(*names):
+    for n in names:
+        path = shutil.which(n)
+        if path:
+            return path
+    return None
+
+
+def need_tools(*names):
+    found = [tool(*n.split("|")) for n in names]
+    missing = [n for n, f in zip(names, found) if not f]
+    if missing:
+        msg = "not found: %s (Debian: apt-get install prometheus prometheus-node-exporter)" % ", ".join(missing)
+        if os.environ.get("CI") == "true":
+            fail(msg + "; CI must have them (tools/deps.sh)")
+        print("SKIP: " + msg)
+        sys.exit(77)
+    return found
+
+
+# -- the exposition format, as Prometheus' text parser reads it -------------
+
+LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(,|\})')
+
+
+def unescape(v):
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "\\": "\\", '"': '"'}[m.group(1)], v)
+
+
+def parse(text):
+    """{family: {"help", "type"}}, [(name, labels, value)]; fails on any
+    line the format does not allow."""
+    families, samples = {}, []
+    for line in text.splitlines():
+        if line.startswith("# HELP ") or line.startswith("# TYPE "):
+            kind, name, rest = line[2:6].lower(), *line[7:].split(" ", 1)
+            families.setdefault(name, {})[kind] = rest
+            continue
+        m = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{|\s)", line)
+        if not m:
+            fail("not a sample: %r" % line)
+        name, pos, labels = m.group(1), m.end(1), {}
+        if line[pos] == "{":
+            pos += 1
+            while line[pos] != "}":
+                lm = LABEL.match(line, pos)
+                if not lm:
+                    fail("bad labels at %d: %r" % (pos, line))
+                labels[lm.group(1)] = unescape(lm.group(2))
+                pos = lm.end() - (1 if lm.group(3) == "}" else 0)
+            pos += 1
+        samples.append((name, labels, float(line[pos:].strip())))
+    return families, samples
+
+
+def family_of(name, families):
+    for suffix in ("_bucket", "_sum", "_count"):
+        base = name[: -len(suffix)]
+        if name.endswith(suffix) and families.get(base, {}).get("type") == "histogram":
+            return base
+    return name
+
+
+# -- the job ----------------------------------------------------------------
+
+def run_job(args, work, env_extra, bench_args, app=None, watch=None):
+    """The bench (or `app`) under `nccltap run --sim`; returns the prom dir."""
+    prom = os.path.join(work, "prom")
+    env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
+               NCCLSIM_BUSBW_GBS=str(BUSBW_GBS))
+    env.update(env_extra)
+    cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--"]
+    cmd += app or [os.path.join(args.bin, "nccltap-bench")] + bench_args
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if watch:
+        watch(proc, prom)
+    out, _ = proc.communicate(timeout=240)
+    if proc.returncode != 0:
+        fail("%s exited %d:\n%s" % (" ".join(cmd), proc.returncode, out))
+    return prom
+
+
+def allreduce_job(args, work, extra=None):
+    env = {"NCCLTAP_PROM_KEEP": "1"}
+    env.update(extra or {})
+    return run_job(args, work, env, ["--ranks", str(NRANKS), "--op", "allreduce,sendrecv",
+                                     "--bytes", str(ALLREDUCE_BYTES), "--iters", "200", "--warmup", "2"])
+
+
+def prom_files(prom):
+    return sorted(glob.glob(os.path.join(prom, "*.prom")))
+
+
+def promtool_accepts(promtool, path):
+    with open(path, "rb") as f:
+        r = subprocess.run([promtool, "check", "metrics"], stdin=f, capture_output=True, text=True)
+    # 0: clean; 3: lint findings only (a parse error is 1).
+    findings = {l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()}
+    if r.returncode == 0 or (r.returncode == 3 and findings <= INSPECTOR_LINT):
+        return findings
+    fail("promtool check metrics %s: exit %d\n%s%s" % (path, r.returncode, r.stdout, r.stderr))
+
+
+# -- cases --------------------------------------------------------------------
+
+def case_files(args, work):
+    (promtool,) = need_tools("promtool")
+    prom = allreduce_job(args, work)
+    files = prom_files(prom)
+    if len(files) != NRANKS:
+        fail("expected %d files (one per GPU), found %s" % (NRANKS, files))
+    leftovers = [f for f in os.listdir(prom) if not f.endswith(".prom")]
+    if leftovers:
+        fail("files other than .prom left in %s: %s" % (prom, leftovers))
+    findings = set()
+    gpus = set()
+    for path in files:
+        name = os.path.basename(path)
+        uuid = name[len("nccltap_"):-len(".prom")]
+        if not name.startswith("nccltap_") or not UUID.match(uuid):
+            fail("%s is not nccltap_<GPU UUID as nvidia-smi prints it>.prom" % name)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode != 0o644:
+            fail("%s has mode %04o, not 0644 (node_exporter reads it as another user)" % (name, mode))
+        findings |= promtool_accepts(promtool, path)
+        with open(path) as f:
+            families, samples = parse(f.read())
+        for fam, meta in families.items():
+            if "help" not in meta or "type" not in meta:
+                fail("%s: %s has no %s" % (name, fam, "HELP" if "help" not in meta else "TYPE"))
+        for n, labels, _ in samples:
+            if family_of(n, families) not in families:
+                fail("%s: sample %s has no HELP/TYPE" % (name, n))
+            if labels.get("gpu") != uuid:
+                fail("%s: %s has gpu=%r, not the file's GPU" % (name, n, labels.get("gpu")))
+        gpus.add(uuid)
+        check_values(name, samples)
+    if findings != INSPECTOR_LINT:
+        fail("expected promtool's lint to name exactly Inspector's two metrics, got %s" % findings)
+    # Without Inspector's gauges, promtool has nothing at all to say.
+    prom2 = allreduce_job(args, os.path.join(work, "no-inspector"), {"NCCLTAP_PROM_INSPECTOR": "0"})
+    for path in prom_files(prom2):
+        if promtool_accepts(promtool, path):
+            fail("%s: promtool lint findings without Inspector's gauges" % path)
+    print("ok: %d files, one per GPU (%s); promtool accepts them (its linter names only Inspector's "
+          "microseconds, and nothing without them)" % (len(files), ", ".join(sorted(gpus))))
+
+
+def check_values(name, samples):
+    """The job's numbers: 202 AllReduce calls per rank, all timed."""
+    def one(metric, **want):
+        got = [v for n, l, v in samples if n == metric and all(l.get(k) == x for k, x in want.items())]
+        if len(got) != 1:
+            fail("%s: %d samples of %s%s" % (name, len(got), metric, want))
+        return got[0]
+    calls = 202
+    ar = {"op": "AllReduce", "size_class": str(ALLREDUCE_BYTES)}
+    if one("nccltap_ops_total", **ar) != calls:
+        fail("%s: nccltap_ops_total %s is not %d" % (name, ar, calls))
+    if one("nccltap_bytes_total", **ar) != calls * ALLREDUCE_BYTES:
+        fail("%s: nccltap_bytes_total is not %d x %d" % (name, calls, ALLREDUCE_BYTES))
+    if one("nccltap_op_duration_seconds_count", **ar) != calls:
+        fail("%s: the histogram's count is not %d (every call is timed)" % (name, calls))
+    buckets = sorted((float(l["le"]), v) for n, l, v in samples
+                     if n == "nccltap_op_duration_seconds_bucket" and l["op"] == "AllReduce")
+    counts = [v for _, v in buckets]
+    if counts != sorted(counts) or buckets[-1] != (float("inf"), calls):
+        fail("%s: histogram buckets not cumulative up to +Inf = %d: %s" % (name, calls, buckets))
+    mean = one("nccltap_op_duration_seconds_sum", **ar) / calls
+    if not 0.9 * expected_duration_s() < mean < 1.5 * expected_duration_s():
+        fail("%s: mean AllReduce time %.6f s, the simulator's is %.6f s" % (name, mean, expected_duration_s()))
+    for metric in ("nccltap_dropped_ops_total", "nccltap_untimed_ops_total", "nccltap_prom_ops_not_kept_total"):
+        if one(metric) != 0:
+            fail("%s: %s is not 0" % (name, metric))
+    one("nccltap_pending_ops")
+    one("nccl_p2p_bus_bandwidth_gbs", p2p_operation="Send", message_size="128-129MB")
+    insp = one("nccl_bus_bandwidth_gbs", collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS))
+    if abs(insp - BUSBW_GBS) > 0.01 * BUSBW_GBS:
+        fail("%s: nccl_bus_bandwidth_gbs %.3f, the simulator's is %.1f" % (name, insp, BUSBW_GBS))
+
+
+def expected_duration_s():
+    return ALLREDUCE_BYTES * 2 * (NRANKS - 1) / NRANKS / (BUSBW_GBS * 1e9)
+
+
+def case_names(args, work):
+    (promtool,) = need_tools("promtool")
+    prom = run_job(args, work, {"NCCLTAP_PROM_KEEP": "1"}, [], app=[args.api_exercise, "names"])
+    files = prom_files(prom)
+    if len(files) != 1:
+        fail("expected one file, found %s" % files)
+    promtool_accepts(promtool, files[0])
+    with open(files[0], encoding="utf-8") as f:  # strict: valid UTF-8
+        _, samples = parse(f.read())
+    names = {l["comm_name"] for n, l, _ in samples if n == "nccltap_ops_total"}
+    want = {"a" * 62, "caf\u00e9-\ufffd\ufffd-\ufffd\ufffd", "esc\x1b[31mred", 'q"b\\s\nl'}
+    if names != want:
+        fail("comm_name values %r, expected %r" % (sorted(names), sorted(want)))
+    print("ok: communicator names escaped and made UTF-8: %r" % sorted(names))
+
+
+def case_removed(args, work):
+    seen = set()
+
+    def watch(proc, prom):
+        while proc.poll() is None:
+            seen.update(os.path.basename(p) for p in prom_files(prom))
+            time.sleep(0.01)
+
+    prom = run_job(args, work, {"NCCLTAP_INTERVAL_MS": "50"},
+                   ["--ranks", "2", "--op", "allreduce", "--bytes", "64M", "--iters", "1500", "--warmup", "0"],
+                   watch=watch)
+    if len(seen) != 2:
+        fail("expected the 2 ranks' files during the run, saw %s" % sorted(seen))
+    left = os.listdir(prom)
+    if left:
+        fail("left in %s after exit without NCCLTAP_PROM_KEEP: %s" % (prom, left))
+    print("ok: %s written during the run, removed at exit" % sorted(seen))
+
+
+# -- the services -------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def die_with_parent():
+    """The services die with the test, even when it is killed (timeout)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Services:
+    """node_exporter (textfile collector only) and Prometheus scraping it,
+    on free loopback ports; stopped on exit, whatever happens."""
+
+    def __init__(self, work, textfile_dir):
+        self.procs = []
+        self.work = work
+        self.textfile_dir = textfile_dir
+
+    def start(self, exporter, server):
+        self.node_port, self.prom_port = free_port(), free_port()
+        log = open(os.path.join(self.work, "node_exporter.log"), "w")
+        self.procs.append(subprocess.Popen(
+            [exporter, "--web.listen-address=127.0.0.1:%d" % self.node_port, "--collector.disable-defaults",
+             "--collector.textfile", "--collector.textfile.directory=" + self.textfile_dir],
+            stdout=log, stderr=log, preexec_fn=die_with_parent))
+        config = os.path.join(self.work, "prometheus.yml")
+        with open(config, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: node\n    static_configs:\n"
+                    "      - targets: ['127.0.0.1:%d']\n" % self.node_port)
+        log = open(os.path.join(self.work, "prometheus.log"), "w")
+        self.procs.append(subprocess.Popen(
+            [server, "--config.file=" + config, "--storage.tsdb.path=" + os.path.join(self.work, "tsdb"),
+             "--web.listen-address=127.0.0.1:%d" % self.prom_port],
+            stdout=log, stderr=log, preexec_fn=die_with_parent))
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def logs(self):
+        out = ""
+        for name in ("node_exporter.log", "prometheus.log"):
+            path = os.path.join(self.work, name)
+            if os.path.exists(path):
+                with open(path) as f:
+                    out += "--- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:]))
+        return out
+
+    def query(self, expr):
+        url = "http://127.0.0.1:%d/api/v1/query?%s" % (self.prom_port, urllib.parse.urlencode({"query": expr}))
+        with urllib.request.urlopen(url, timeout=5) as r:
+            body = json.load(r)
+        if body.get("status") != "success":
+            fail("query %s: %s" % (expr, body))
+        return body["data"]["result"]
+
+    def wait_for(self, expr, count, seconds=60):
+        """The result of `expr` once it has `count` series."""
+        deadline = time.time() + seconds
+        last = None
+        while time.time() < deadline:
+            for p in self.procs:
+                if p.poll() is not None:
+                    fail("%s exited %d\n%s" % (p.args[0], p.returncode, self.logs()))
+            try:
+                last = self.query(expr)
+                if len(last) >= count:
+                    return last
+            except OSError as e:  # not listening yet
+                last = e
+            time.sleep(0.5)
+        fail("no %d series for %s within %d s (last: %s)\n%s" % (count, expr, seconds, last, self.logs()))
+
+    def scrape(self):
+        """What node_exporter serves, as Prometheus scrapes it."""
+        url = "http://127.0.0.1:%d/metrics" % self.node_port
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode()
+
+
+def with_services(args, work, check):
+    exporter, server = need_tools("prometheus-node-exporter|node_exporter", "prometheus")
+    prom = allreduce_job(args, work)
+    services = Services(work, prom)
+    old = signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # finally runs on ctest's kill
+    try:
+        services.start(exporter, server)
+        # Every rank's series scraped at least once.
+        services.wait_for('nccltap_busbw_gbs{op="AllReduce"}', NRANKS)
+        check(services)
+    finally:
+        services.stop()
+        signal.signal(signal.SIGTERM, old)
+
+
+def case_services(args, work):
+    def check(s):
+        for metric, sel in (("nccltap_busbw_gbs", 'op="AllReduce"'),
+                            ("nccl_bus_bandwidth_gbs", 'collective="AllReduce"')):
+            result = s.query("%s{%s}" % (metric, sel))
+            if len(result) != NRANKS:
+                fail("%s{%s}: %d series, expected one per rank: %s" % (metric, sel, len(result), result))
+            for r in result:
+                v = float(r["value"][1])
+                if abs(v - BUSBW_GBS) > 0.01 * BUSBW_GBS:
+                    fail("%s %s = %.3f GB/s, the simulator's is %.1f (1%%)" % (metric, r["metric"], v, BUSBW_GBS))
+            print("ok: %s{%s}: %s GB/s (simulated %.0f)" % (metric, sel,
+                  ", ".join("%.2f" % float(r["value"][1]) for r in result), BUSBW_GBS))
+        expr = 'histogram_quantile(0.5, sum by (le) (nccltap_op_duration_seconds_bucket{op="AllReduce"}))'
+        p50 = float(s.query(expr)[0]["value"][1])
+        bounds = sorted({float(r["metric"]["le"]) for r in
+                         s.query('nccltap_op_duration_seconds_bucket{op="AllReduce"}')})
+        want = expected_duration_s()
+        upper = min(b for b in bounds if b >= want)
+        lower = max([b for b in bounds if b < want] or [0.0])
+        if not lower <= p50 <= upper:
+            fail("%s = %.6f s, outside the bucket (%.6g, %.6g] that holds the simulated %.6f s"
+                 % (expr, p50, lower, upper, want))
+        print("ok: %s = %.6f s; simulated %.6f s, bucket (%.6g, %.6g]" % (expr, p50, want, lower, upper))
+    with_services(args, work, check)
+
+
+def case_dashboard(args, work):
+    dashboard = os.path.join(args.src, "tools", "grafana", "nccltap.json")
+    sys.path.insert(0, os.path.join(args.src, "tools", "grafana"))
+    from dashboard_queries import metrics_and_labels  # noqa: E402
+
+    with open(dashboard) as f:
+        used = metrics_and_labels(json.load(f))
+    if not used:
+        fail("no queries found in %s" % dashboard)
+
+    def check(s):
+        _, samples = parse(s.scrape())
+        scraped = {}
+        for name, labels, _ in samples:
+            scraped.setdefault(name, set()).update(labels)
+        for metric, labels in sorted(used.items()):
+            if metric not in scraped:
+                fail("the dashboard uses %s, which no scrape has" % metric)
+            missing = labels - scraped[metric] - {"job", "instance"}  # Prometheus' target labels
+            if missing:
+                fail("the dashboard uses labels %s of %s, which the scrape lacks (it has %s)"
+                     % (sorted(missing), metric, sorted(scraped[metric])))
+        print("ok: %d metrics of the dashboard, with their labels, in the scrape: %s" % (len(used), sorted(used)))
+    with_services(args, work, check)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--api-exercise")
+    ap.add_argument("case", choices=["files", "names", "removed", "services", "dashboard"])
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="nccltap-prom-")
+    try:
+        globals()["case_" + args.case](args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
