@@ -48,6 +48,11 @@ INSPECTOR_LINT = {
     "nccl_collective_exec_time_microseconds use base unit \"seconds\" instead of \"microseconds\"",
     "nccl_p2p_exec_time_microseconds use base unit \"seconds\" instead of \"microseconds\"",
 }
+# Inspector's busbw is the geometric mean over every call, the first
+# (connection set-up, ranks arriving one by one) included: a rank
+# descheduled on a busy machine pulls it further than nccltap's (total bytes
+# over total time, the first call apart), which is held to 1%.
+INSPECTOR_BUSBW_TOLERANCE = 0.03
 UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -232,9 +237,16 @@ def check_values(name, samples):
             fail("%s: %s is not 0" % (name, metric))
     one("nccltap_pending_ops")
     one("nccl_p2p_bus_bandwidth_gbs", p2p_operation="Send", message_size="128-129MB")
-    insp = one("nccl_bus_bandwidth_gbs", collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS))
-    if abs(insp - BUSBW_GBS) > 0.01 * BUSBW_GBS:
-        fail("%s: nccl_bus_bandwidth_gbs %.3f, the simulator's is %.1f" % (name, insp, BUSBW_GBS))
+    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS))
+    busbw = one("nccl_bus_bandwidth_gbs", **insp)
+    if abs(busbw - BUSBW_GBS) > INSPECTOR_BUSBW_TOLERANCE * BUSBW_GBS:
+        fail("%s: nccl_bus_bandwidth_gbs %.3f, the simulator's is %.1f" % (name, busbw, BUSBW_GBS))
+    # One interval (the whole run): Inspector's mean time is the
+    # histogram's, over the same calls.
+    exec_us = one("nccl_collective_exec_time_microseconds", **insp)
+    if abs(exec_us - mean * 1e6) > 1e-6 * exec_us:
+        fail("%s: nccl_collective_exec_time_microseconds %.6f, the histogram's mean %.6f us"
+             % (name, exec_us, mean * 1e6))
 
 
 def expected_duration_s():
@@ -386,15 +398,17 @@ def with_services(args, work, check):
 
 def case_services(args, work):
     def check(s):
-        for metric, sel in (("nccltap_busbw_gbs", 'op="AllReduce"'),
-                            ("nccl_bus_bandwidth_gbs", 'collective="AllReduce"')):
+        for metric, sel, tolerance in (("nccltap_busbw_gbs", 'op="AllReduce"', 0.01),
+                                       ("nccl_bus_bandwidth_gbs", 'collective="AllReduce"',
+                                        INSPECTOR_BUSBW_TOLERANCE)):
             result = s.query("%s{%s}" % (metric, sel))
             if len(result) != NRANKS:
                 fail("%s{%s}: %d series, expected one per rank: %s" % (metric, sel, len(result), result))
             for r in result:
                 v = float(r["value"][1])
-                if abs(v - BUSBW_GBS) > 0.01 * BUSBW_GBS:
-                    fail("%s %s = %.3f GB/s, the simulator's is %.1f (1%%)" % (metric, r["metric"], v, BUSBW_GBS))
+                if abs(v - BUSBW_GBS) > tolerance * BUSBW_GBS:
+                    fail("%s %s = %.3f GB/s, the simulator's is %.1f (%g%%)"
+                         % (metric, r["metric"], v, BUSBW_GBS, 100 * tolerance))
             print("ok: %s{%s}: %s GB/s (simulated %.0f)" % (metric, sel,
                   ", ".join("%.2f" % float(r["value"][1]) for r in result), BUSBW_GBS))
         expr = 'histogram_quantile(0.5, sum by (le) (nccltap_op_duration_seconds_bucket{op="AllReduce"}))'

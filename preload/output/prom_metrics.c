@@ -23,6 +23,7 @@ struct agg {
     uint64_t timed;
     double time_s;
     double d_bytes, d_busbytes, d_time_ns; /* in the last interval */
+    size_t labels; /* its labels, escaped once per write: at labels_text + this */
 };
 
 /* What each statistics row had at the end of the last interval. */
@@ -138,19 +139,46 @@ static void comm_labels(FILE *f, const struct tap_comm *c)
     tap_prom_label(f, ",", "comm_name", c->name);
 }
 
-/* name{labels of g[, le="..."]} */
+/* Each series' labels, escaped once for the ~30 lines that repeat them,
+ * '{' and all but the closing '}'. */
+static char *labels_text;
+
+static int make_labels(unsigned n)
+{
+    size_t size;
+    FILE *m = open_memstream(&labels_text, &size);
+    if (!m)
+        return -1;
+    for (unsigned i = 0; i < n; i++) {
+        struct agg *g = &aggs[i];
+        char cls[24];
+        /* The power of two at or below the size, in bytes, as the rank
+         * file's size_class ("0" when no call had a known size). */
+        snprintf(cls, sizeof cls, "%llu", g->size_class || g->bytes ? 1ull << g->size_class : 0ull);
+        g->labels = (size_t)ftell(m);
+        comm_labels(m, g->comm);
+        tap_prom_label(m, ",", "op", tap_op_name((enum tap_op)g->op));
+        tap_prom_label(m, ",", "size_class", cls);
+        fputc('\0', m);
+    }
+    if (fclose(m) != 0) {
+        labels_text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* name{labels of g[,le="..."]} */
 static void series(FILE *f, const char *name, const char *suffix, const struct agg *g, const char *le)
 {
-    char cls[24];
-    /* The power of two at or below the size, in bytes, as the rank file's
-     * size_class ("0" when no call had a known size). */
-    snprintf(cls, sizeof cls, "%llu", g->size_class || g->bytes ? 1ull << g->size_class : 0ull);
-    fprintf(f, "%s%s", name, suffix);
-    comm_labels(f, g->comm);
-    tap_prom_label(f, ",", "op", tap_op_name((enum tap_op)g->op));
-    tap_prom_label(f, ",", "size_class", cls);
-    if (le)
-        tap_prom_label(f, ",", "le", le);
+    fputs(name, f);
+    fputs(suffix, f);
+    fputs(labels_text + g->labels, f);
+    if (le) {
+        fputs(",le=\"", f);
+        fputs(le, f);
+        fputc('"', f);
+    }
     fputs("} ", f);
 }
 
@@ -252,12 +280,16 @@ static void process_counter(FILE *f, const char *gpu, const char *name, const ch
 void tap_prom_metrics_write(FILE *f, const char *gpu, bool process)
 {
     unsigned n = gather(gpu);
+    if (make_labels(n) != 0)
+        n = 0; /* out of memory: no series this time, the families still valid */
     counter_family(f, "nccltap_ops_total", "NCCL operations called", n, false);
     counter_family(f, "nccltap_bytes_total", "Bytes of the NCCL operations called (nccl-tests' S)", n, true);
     histogram_family(f, n);
     bandwidth_family(f, "nccltap_busbw_gbs", "Bus bandwidth (GB/s) of the ops timed in the last interval", n, true);
     bandwidth_family(f, "nccltap_algbw_gbs", "Algorithm bandwidth (GB/s) of the ops timed in the last interval", n,
                      false);
+    free(labels_text);
+    labels_text = NULL;
     pending_family(f, gpu);
     if (!process)
         return;

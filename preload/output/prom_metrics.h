@@ -17,12 +17,12 @@
 #include <stdio.h>
 
 /* The histogram's bucket bounds: 1.04^(first + k * step) ns for k from 0
- * to TAP_PROM_BUCKETS - 1 (about 1 us to 93 s, each 2.03 times the last),
+ * to TAP_PROM_BUCKETS - 1 (2.0 us to 5.5 s, each 2.03 times the last),
  * then +Inf. They are bounds of the statistics' own log-scale histogram
  * (stats.h), so the counts are exact, not re-binned. */
-#define TAP_PROM_BUCKET_FIRST 176
+#define TAP_PROM_BUCKET_FIRST 194
 #define TAP_PROM_BUCKET_STEP 18
-#define TAP_PROM_BUCKETS 27
+#define TAP_PROM_BUCKETS 22
 
 /* The families for communicators on the GPU `gpu_uuid` ("" for those
  * without one); with `process`, the process's counters too. */

@@ -15,6 +15,16 @@ void tap_prom_label_value(FILE *f, const char *s)
 {
     size_t n = strlen(s);
     while (n) {
+        /* A run of plain ASCII at once: names are mostly that. */
+        size_t plain = 0;
+        while (plain < n && (unsigned char)s[plain] < 0x80 && s[plain] != '\\' && s[plain] != '"' &&
+               s[plain] != '\n')
+            plain++;
+        fwrite(s, 1, plain, f);
+        s += plain;
+        n -= plain;
+        if (!n)
+            break;
         size_t len = tap_utf8_char_len(s, n);
         if (!len) {
             fputs("\xef\xbf\xbd", f); /* U+FFFD for one byte that is not UTF-8 */
