@@ -33,10 +33,6 @@ def fail(msg):
     sys.exit(1)
 
 
-def within(value, target, rel):
-    return abs(value - target) <= rel * abs(target)
-
-
 def run(bin_dir, work, env_extra, bench_args):
     out_dir = os.path.join(work, "out")
     env = dict(os.environ, **env_extra)
@@ -93,22 +89,10 @@ def replay(bin_dir, work):
                      % (path, header, metadata, doc["pid"], doc["host"], doc["ranks"]))
     # Replayed by the reader, against the report's rows.
     summary = inspector_reader.summarize(inspector_reader.read_dir(out_dir))
-    rows = {(int(r["comm"], 16), r["rank"], r["op"], r["bytes"]): r for r in report["ops"] if r["timed"]}
-    if set(summary) != set(rows):
-        fail("(comm, rank, op, bytes) only in the Inspector records %s..., only in the report %s..."
-             % (sorted(set(summary) - set(rows))[:4], sorted(set(rows) - set(summary))[:4]))
-    kinds = set()
-    for key, got in sorted(summary.items()):
-        row = rows[key]
-        kinds.add(key[2])
-        if got["calls"] != row["timed"]:
-            fail("%s: %d records, the report timed %d" % (key, got["calls"], row["timed"]))
-        for mine, theirs, value in (("time_us", "mean", row["time_us"]["mean"]),
-                                    ("busbw_recomputed", "busbw_gbs", row["busbw_gbs"]),
-                                    ("busbw_written", "busbw_gbs", row["busbw_gbs"])):
-            if not within(got[mine], value, 0.01):
-                fail("%s: %s %.4f from the Inspector records, the report's %s %.4f (within 1%%)"
-                     % (key, mine, got[mine], theirs, value))
+    lines, problems = inspector_reader.compare(summary, report, 0.01)
+    if problems or len(lines) != len(summary):
+        fail("%d rows compared of %d: %s" % (len(lines), len(summary), "; ".join(problems[:5])))
+    kinds = {key[2] for key in summary}
     want = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll", "Gather", "Scatter",
             "Send", "Recv"}
     if kinds != want:
