@@ -51,6 +51,13 @@ void tap_line_log_flush(struct tap_line_log *log)
     log->used = 0;
 }
 
+bool tap_line_log_skip_if_full(struct tap_line_log *log)
+{
+    if (log->full)
+        log->not_written++;
+    return log->full;
+}
+
 void tap_line_log_put(struct tap_line_log *log, const char *line, size_t len)
 {
     if (len == 0 || len > sizeof log->buf || log->full || log->accepted + len > log->limit) {

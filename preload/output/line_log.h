@@ -38,6 +38,10 @@ void tap_line_log_init(struct tap_line_log *log, const char *suffix, uint64_t li
  * not be made: counted the same way, so that no op goes missing unsaid. */
 void tap_line_log_put(struct tap_line_log *log, const char *line, size_t len);
 
+/* When a line has already not fitted, counts one more line as not written
+ * and returns true: the caller need not make it. */
+bool tap_line_log_skip_if_full(struct tap_line_log *log);
+
 /* Writes what is gathered. */
 void tap_line_log_flush(struct tap_line_log *log);
 

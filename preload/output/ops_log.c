@@ -37,6 +37,8 @@ void tap_ops_log_write(const struct tap_completion *c)
     if (!ops_log.suffix)
         tap_line_log_init(&ops_log, inspector ? ".inspector.jsonl" : ".ops.jsonl",
                           (uint64_t)tap_config.ops_max_mb << 20);
+    if (tap_line_log_skip_if_full(&ops_log))
+        return; /* past NCCLTAP_OPS_MAX_MB: counted, not formatted */
     char line[TAP_INSPECTOR_LINE_MAX];
     size_t n = inspector ? tap_inspector_line(line, sizeof line, c) : nccltap_line(line, sizeof line, c);
     tap_line_log_put(&ops_log, line, n);
