@@ -50,6 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           : jsonl == TAP_OPS_JSONL_NCCLTAP ? !strcmp(s, "1")
           : jsonl == TAP_OPS_JSONL_INSPECTOR && !strcmp(s, "inspector")))
         abort();
+    /* Every launcher variable holds the input: a shape is whole nodes. */
+    uint32_t ranks, nodes;
+    if (tap_parse_job_shape(get, &ranks, &nodes) == 0 && !(nodes >= 1 && nodes <= ranks))
+        abort();
     mode_t mode;
     if (tap_out_parse_mode(s, &mode) == 0 && (mode > 0777 || (mode & 0700) != 0700))
         abort();
