@@ -11,6 +11,7 @@
 #include "mpmc_queue.h"
 #include "ops_file.h"
 #include "ops_log.h"
+#include "pair_cost.h"
 #include "prom_file.h"
 #include "runtime.h"
 #include "sampling.h"
@@ -20,28 +21,14 @@
 
 struct tap_reducer_totals tap_reducer_totals;
 
-/* What recording an event pair costs the caller, as timed ops report it:
- * more than a calibration at start says, once the driver's command queue is
- * in steady use. A streaming estimate of its 10th percentile (each op moves
- * it by a small part of itself, 9 times more downward than upward): a
- * thread descheduled between two records reports a cost a hundred times the
- * usual, and ranks that share CPUs see such costs at different times; the
- * rate auto chooses must not follow them, or those ranks would choose
- * different sampling periods and time different calls. */
-static double observed_pair_cost_ns;
+/* What recording an event pair costs the caller, as timed ops report it
+ * (pair_cost.c): more than the calibration at start says, once the
+ * driver's command queue is in steady use. */
+static struct tap_pair_cost pair_cost;
 
 double tap_reducer_pair_cost_ns(void)
 {
-    return observed_pair_cost_ns > 0 ? observed_pair_cost_ns : (double)tap_event_pair_cost_ns();
-}
-
-static void observe_cost(const struct tap_op_rec *op)
-{
-    double c = op->timing_cost_ns, m = tap_reducer_pair_cost_ns();
-    if (m <= 0)
-        observed_pair_cost_ns = c;
-    else
-        observed_pair_cost_ns = c < m ? m - m * 0.9 / 32 : m + m * 0.1 / 32;
+    return pair_cost.estimate_ns > 0 ? pair_cost.estimate_ns : (double)tap_event_pair_cost_ns();
 }
 
 /* A group's member ops gather here until its ncclGroupEnd record comes. */
@@ -168,7 +155,7 @@ static void on_op(const struct tap_op_rec *op)
     if (op->flags & TAP_OPF_FAILED)
         tap_reducer_totals.failed++;
     else if (op->flags & TAP_OPF_TIMED) {
-        observe_cost(op);
+        tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
         add_pending(op, NULL);
     }
     else
@@ -490,7 +477,7 @@ void tap_reducer_abandon_pending(void)
 
 void tap_reducer_reset(void)
 {
-    observed_pair_cost_ns = 0;
+    memset(&pair_cost, 0, sizeof pair_cost);
     tap_busy_reset();
     atomic_store(&tap_timing_cost_ns, 0);
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);

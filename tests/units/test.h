@@ -20,5 +20,6 @@ void test_nccl_ops(void);
 void test_utf8(void);
 void test_out(void);
 void test_prom(void);
+void test_pair_cost(void);
 
 #endif

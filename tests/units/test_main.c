@@ -10,6 +10,7 @@ int main(void)
     test_utf8();
     test_out();
     test_prom();
+    test_pair_cost();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }
