@@ -130,7 +130,8 @@ def ring(run):
 def hang(run):
     """Rank 3 never reaches AllReduce seq 50: with NCCLTAP_HANG_TIMEOUT_S=2,
     ranks 0-2 write their hang files within 4 s; the report names rank 3
-    missing at seq 50 and ranks 0-2 stuck in it."""
+    missing at seq 50 and ranks 0-2 stuck in it, and the call site all four
+    issued it from (the bench's one AllReduce call)."""
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "4", "--op",
            "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
     env = run.env(NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50)
@@ -166,6 +167,19 @@ def hang(run):
     check(h["missing_ranks"] == [3], "missing ranks %s, want [3]" % h["missing_ranks"])
     check(h["stuck_ranks"] == [0, 1, 2], "stuck ranks %s, want [0, 1, 2]" % h["stuck_ranks"])
     check("MISSING rank 3" in text, "the text report does not name rank 3 missing")
+    check(err.count(" from nccltap-bench+0x") >= 3, "the hang lines do not say where the op was called:\n"
+          + err[-2000:])
+    sites = h["callsites"]
+    check(len(sites) == 1 and sites[0]["ranks"] == [0, 1, 2, 3],
+          "the stuck op's call site, issued by ranks 0-3: %s" % sites)
+    top = sites[0]["frames"][0]
+    allreduce = [s for s in rep["callsites"] if s["op"] == "AllReduce"]
+    check(len(allreduce) == 1 and allreduce[0]["frames"][0] == top,
+          "the stuck op's site %s is not the bench's AllReduce site %s" % (top, allreduce))
+    check(top["file"].endswith(".c") and "/tools/bench/" in top["file"] and top["line"] > 0,
+          "the stuck op's site is not in the bench's source: %s" % top)
+    where = "called from %s in %s:%d" % (top["function"], os.path.basename(top["file"]), top["line"])
+    check(where in text, "the text's Hang section does not say '%s'" % where)
 
 
 def synthetic(run):

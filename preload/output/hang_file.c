@@ -1,10 +1,13 @@
 #include "hang_file.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "callsite.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "json_writer.h"
@@ -25,11 +28,16 @@ static void write_comm(FILE *f, const struct tap_hang_comm *c)
         fprintf(f, "%llu", (unsigned long long)(c->done_seq - 1));
     else
         fputs("null", f);
-    if (c->pending)
+    if (c->pending) {
         fprintf(f, ", \"pending\": {\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"started\": %s, "
-                "\"pending_s\": %.3f}", (unsigned long long)c->seq, tap_op_name((enum tap_op)c->op),
+                "\"pending_s\": %.3f, \"site\": ", (unsigned long long)c->seq, tap_op_name((enum tap_op)c->op),
                 (unsigned long long)c->bytes, c->started ? "true" : "false", (double)c->age_ns / 1e9);
-    else
+        /* The id of the rank file's "callsites" entry, which the report symbolizes. */
+        if (c->site)
+            fprintf(f, "%u}", (unsigned)c->site);
+        else
+            fputs("null}", f);
+    } else
         fputs(", \"pending\": null", f);
     fputc('}', f);
 }
@@ -53,8 +61,26 @@ static void write_body(FILE *f, const struct tap_hang *h)
     fputs("\n  ]\n}\n", f);
 }
 
-/* One line: what is stuck, and where every communicator stands. */
-static void say(const struct tap_hang *h, const char *name)
+/* " from libapp.so+0x1a2b (train_step)": where the stuck op was called,
+ * as well as the loader can tell without debug information; "" without a
+ * site. */
+static void where_called(const struct tap_hang_comm *s, char *buf, size_t len)
+{
+    buf[0] = 0;
+    Dl_info info;
+    uintptr_t ra = s->site ? tap_site_frames(s->site)[0] : 0;
+    /* ra - 1: inside the call, should it be a function's last instruction. */
+    if (!ra || !dladdr((void *)(ra - 1), &info) || !info.dli_fname)
+        return;
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(buf, len, " from %s+0x%llx%s%s%s", base ? base + 1 : info.dli_fname,
+             (unsigned long long)(ra - (uintptr_t)info.dli_fbase), info.dli_sname ? " (" : "",
+             info.dli_sname ? info.dli_sname : "", info.dli_sname ? ")" : "");
+}
+
+/* One line: what is stuck, where it was called, and where every
+ * communicator stands; the file's name only when it was written. */
+static void say(const struct tap_hang *h, const char *name, bool written)
 {
     const struct tap_hang_comm *s = &h->comms[h->stuck];
     char done[512];
@@ -69,30 +95,31 @@ static void say(const struct tap_hang *h, const char *name)
                                        (unsigned long long)c->comm->id);
         used += n > 0 ? (size_t)n : 0;
     }
-    tap_log("hang: rank %d of comm %016llx (%d ranks) waits %.1f s in %s seq %llu (%llu bytes), "
-            "GPU start %s; last completed seq by comm: %s; details in %s/%s",
+    char from[300];
+    where_called(s, from, sizeof from);
+    tap_log("hang: rank %d of comm %016llx (%d ranks) waits %.1f s in %s seq %llu (%llu bytes)%s, "
+            "GPU start %s; last completed seq by comm: %s%s%s%s%s",
             s->comm->rank, (unsigned long long)s->comm->id, s->comm->nranks, (double)s->age_ns / 1e9,
-            tap_op_name((enum tap_op)s->op), (unsigned long long)s->seq, (unsigned long long)s->bytes,
+            tap_op_name((enum tap_op)s->op), (unsigned long long)s->seq, (unsigned long long)s->bytes, from,
             s->started ? "completed (it arrived; others may not have)"
                        : "not completed (its GPU never reached the op)",
-            done, tap_config.dir, name);
+            done, written ? "; details in " : "", written ? tap_config.dir : "", written ? "/" : "",
+            written ? name : "");
 }
 
 void tap_hang_file_write(const struct tap_hang *h)
 {
     char name[TAP_OUT_NAME_MAX];
     tap_output_name(name, sizeof name, ".hang.json");
-    say(h, name);
     int dir = tap_output_dir();
-    if (dir < 0)
-        return;
+    bool written = false;
     struct tap_out_file out;
-    FILE *f = tap_out_file_begin(&out, dir, name, TAP_OUT_FILE_MODE);
-    if (!f) {
-        TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s)", tap_config.dir, name, strerror(errno));
-        return;
+    FILE *f = dir < 0 ? NULL : tap_out_file_begin(&out, dir, name, TAP_OUT_FILE_MODE);
+    if (f) {
+        write_body(f, h);
+        written = tap_out_file_commit(&out) == 0;
     }
-    write_body(f, h);
-    if (tap_out_file_commit(&out) != 0)
+    if (dir >= 0 && !written)
         TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s)", tap_config.dir, name, strerror(errno));
+    say(h, name, written);
 }

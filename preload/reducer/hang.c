@@ -30,6 +30,7 @@ static void note(const struct tap_op_rec *op, const struct tap_event *start, voi
             c->seq = op->seq;
             c->bytes = op->bytes;
             c->op = op->op;
+            c->site = op->site;
             c->enqueue_ns = op->enqueue_ns;
             /* Completed: the stream reached the op, so this rank arrived. */
             c->started = start && tap_event_query(start) == CUDA_SUCCESS;

@@ -21,6 +21,7 @@ struct tap_hang_comm {
     bool pending;             /* it has a timed op not complete: */
     uint64_t seq, bytes;      /* the oldest one */
     uint8_t op;               /* enum tap_op */
+    uint16_t site;            /* its call site (intercept/callsite.h), 0: none */
     bool started;             /* its GPU start event has completed */
     uint64_t enqueue_ns;      /* when it was issued, CLOCK_MONOTONIC */
     uint64_t age_ns;          /* since then */

@@ -105,6 +105,8 @@ struct hang_comm {
     const char *op;          /* interned */
     bool started;            /* its GPU start event completed: the rank arrived */
     double pending_s;        /* how long it had waited */
+    unsigned site;           /* where it was called: the id of a callsite of its
+                                process (struct callsite.id), 0: not known */
 };
 
 /* One process's latest hang report (nccltap-<run>@<host>-<pid>.hang.json). */

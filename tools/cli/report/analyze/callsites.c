@@ -12,10 +12,7 @@ struct entry {
     const struct site_row *row;
 };
 
-/* Frames are the same when each is at the same offset of the same object
- * (ranks of one binary load it at different addresses); a frame outside
- * every known object compares by address. */
-static int cmp_frames(const struct callsite *a, const struct callsite *b)
+int callsite_cmp_frames(const struct callsite *a, const struct callsite *b)
 {
     if (a->nframes != b->nframes)
         return a->nframes < b->nframes ? -1 : 1;
@@ -34,7 +31,7 @@ static int cmp_frames(const struct callsite *a, const struct callsite *b)
 /* The same site: the same frames issuing the same op. */
 static int cmp_site(const struct entry *a, const struct entry *b)
 {
-    int c = cmp_frames(a->site, b->site);
+    int c = callsite_cmp_frames(a->site, b->site);
     return c ? c : strcmp(a->row->op, b->row->op);
 }
 
@@ -76,7 +73,7 @@ static int cmp_summary(const struct site_summary *a, const struct site_summary *
         return a->time_ns > b->time_ns ? -1 : 1;
     if (a->calls != b->calls)
         return a->calls > b->calls ? -1 : 1;
-    int c = cmp_frames(a->first, b->first);
+    int c = callsite_cmp_frames(a->first, b->first);
     return c ? c : strcmp(a->op, b->op);
 }
 

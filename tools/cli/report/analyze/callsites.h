@@ -35,6 +35,11 @@ struct callsite_summary {
 };
 
 void report_callsites(const struct report *r, struct callsite_summary *out);
+
+/* Orders sites by their frames: 0 when each frame is at the same offset of
+ * the same object (ranks of one binary load it at different addresses); a
+ * frame outside every known object compares by address. */
+int callsite_cmp_frames(const struct callsite *a, const struct callsite *b);
 void callsite_summary_free(struct callsite_summary *s);
 
 /* The sites (indexes into s->sites, ascending) that made calls of rows

@@ -4,18 +4,44 @@
  * issued it but whose GPU never reached it (its start event did not
  * complete), is missing, and its last op says where it is instead. */
 #include "hang.h"
+#include "callsites.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const struct hang_comm *find_entry(const struct report *r, uint64_t comm, int rank)
+/* The hang report's entry of (comm, rank), and its process in *file. */
+static const struct hang_comm *find_entry(const struct report *r, uint64_t comm, int rank,
+                                          const struct rank_file **file)
 {
     for (size_t i = 0; i < r->nhangs; i++)
         for (size_t k = 0; k < r->hangs[i].ncomms; k++)
-            if (r->hangs[i].comms[k].comm == comm && r->hangs[i].comms[k].rank == rank)
+            if (r->hangs[i].comms[k].comm == comm && r->hangs[i].comms[k].rank == rank) {
+                *file = &r->files[r->hangs[i].file];
                 return &r->hangs[i].comms[k];
+            }
     return NULL;
+}
+
+static const struct callsite *site_of(const struct rank_file *f, unsigned id)
+{
+    for (size_t i = 0; id && i < f->nsites; i++)
+        if (f->sites[i].id == id)
+            return &f->sites[i];
+    return NULL;
+}
+
+/* Counts `rank`, which issued the stuck op at `site`, under that site. */
+static void add_site(struct hang_instance *h, const struct callsite *site, int rank)
+{
+    size_t i = 0;
+    while (i < h->nsites && callsite_cmp_frames(h->sites[i].site, site) != 0)
+        i++;
+    if (i == h->nsites) {
+        h->sites = xrealloc(h->sites, (h->nsites + 1) * sizeof *h->sites);
+        h->sites[h->nsites++] = (struct hang_site){ site, xcalloc((size_t)h->nranks + 1, sizeof(int)), 0 };
+    }
+    h->sites[i].ranks[h->sites[i].nranks++] = rank;
 }
 
 /* Ops issued on (comm, rank) as its rank file says; 0 if no file says. */
@@ -47,8 +73,12 @@ static void classify(const struct report *r, struct hang_instance *h)
     h->missing = xcalloc((size_t)h->nranks + 1, sizeof *h->missing);
     h->unknown = xcalloc((size_t)h->nranks + 1, sizeof *h->unknown);
     for (int rank = 0; rank < h->nranks; rank++) {
-        const struct hang_comm *e = find_entry(r, h->comm, rank);
+        const struct rank_file *file = NULL;
+        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
         if (e && e->pending && e->seq == h->seq) {
+            const struct callsite *site = site_of(file, e->site);
+            if (site)
+                add_site(h, site, rank);
             if (e->started)
                 h->stuck[h->nstuck++] = rank;
             else
@@ -105,6 +135,9 @@ void hang_summary_free(struct hang_summary *s)
         free(s->v[i].stuck);
         free(s->v[i].missing);
         free(s->v[i].unknown);
+        for (size_t k = 0; k < s->v[i].nsites; k++)
+            free(s->v[i].sites[k].ranks);
+        free(s->v[i].sites);
     }
     free(s->v);
     memset(s, 0, sizeof *s);

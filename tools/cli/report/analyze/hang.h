@@ -13,6 +13,14 @@ struct hang_missing {
     bool issued_stuck;       /* it issued the stuck op, but its GPU never started it */
 };
 
+/* Where the ranks that issued the stuck op called it: one call site of
+ * their processes (frames compared as callsites.h does), and those ranks. */
+struct hang_site {
+    const struct callsite *site;
+    int *ranks;              /* ascending */
+    size_t nranks;
+};
+
 struct hang_instance {
     uint64_t comm, seq;      /* the oldest op any rank reports stuck */
     const char *op;
@@ -25,6 +33,9 @@ struct hang_instance {
     size_t nmissing;
     int *unknown;            /* ranks nothing tells about (no hang report, no rank file) */
     size_t nunknown;
+    struct hang_site *sites; /* where it was called, by the lowest rank of each;
+                                none when call sites were off */
+    size_t nsites;
 };
 
 struct hang_summary {

@@ -39,6 +39,7 @@ static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
         c->op = report_intern(r, op ? op : "unknown");
         c->started = json_is_true(json_object_get(p, "started"));
         c->pending_s = json_number_value(json_object_get(p, "pending_s"));
+        c->site = (unsigned)u64(p, "site");
     }
     return true;
 }

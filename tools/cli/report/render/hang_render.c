@@ -4,6 +4,7 @@
 #include "hang.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 /* "0-2, 5": ranks ascending, runs joined. */
 static void print_ranks_list(const int *v, size_t n, FILE *out)
@@ -17,6 +18,24 @@ static void print_ranks_list(const int *v, size_t n, FILE *out)
             fprintf(out, "-%d", v[j]);
         i = j + 1;
     }
+}
+
+/* "    called from step in train.c:42 [libapp.so] by ranks 0-2": the
+ * innermost frame (--json has them all). */
+static void print_site(const struct hang_site *s, FILE *out)
+{
+    if (!s->site->nframes)
+        return;
+    const struct site_frame *f = &s->site->frames[0];
+    char fn[SHOWN_MAX], file[SHOWN_MAX], lib[SHOWN_MAX];
+    fprintf(out, "    called from %s", shown(f->function, fn));
+    if (f->file[0]) {
+        const char *slash = strrchr(f->file, '/');
+        fprintf(out, " in %s:%d", shown(slash ? slash + 1 : f->file, file), f->line);
+    }
+    fprintf(out, " [%s] by rank%s ", shown(f->library, lib), s->nranks == 1 ? "" : "s");
+    print_ranks_list(s->ranks, s->nranks, out);
+    fputc('\n', out);
 }
 
 void print_hang(const struct report *r, FILE *out)
@@ -33,6 +52,8 @@ void print_hang(const struct report *r, FILE *out)
         fprintf(out, "  comm %016" PRIx64 " (%d ranks): %s seq %" PRIu64 " (%s), waited up to %.1f s\n",
                 h->comm, h->nranks, shown(h->op, op), h->seq, human_bytes((double)h->bytes, b),
                 h->pending_s);
+        for (size_t k = 0; k < h->nsites; k++)
+            print_site(&h->sites[k], out);
         fprintf(out, "    stuck in it (their GPU started it): ");
         if (h->nstuck)
             print_ranks_list(h->stuck, h->nstuck, out);
@@ -83,11 +104,19 @@ json_t *hang_json(const struct report *r)
                 "last_seq", (json_int_t)h->missing[k].last_seq,
                 "issued_stuck_op", h->missing[k].issued_stuck));
         }
-        json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:i, s:f, s:o, s:o, s:o, s:o}",
+        json_t *sites = json_array();
+        for (size_t k = 0; k < h->nsites; k++) {
+            json_t *frames = json_array();
+            for (size_t f = 0; f < h->sites[k].site->nframes; f++)
+                json_array_append_new(frames, site_frame_json(&h->sites[k].site->frames[f]));
+            json_array_append_new(sites, json_pack("{s:o, s:o}", "ranks",
+                int_array(h->sites[k].ranks, h->sites[k].nranks), "frames", frames));
+        }
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
             "comm", comm, "seq", (json_int_t)h->seq, "op", h->op, "bytes", (json_int_t)h->bytes,
             "nranks", h->nranks, "pending_s", h->pending_s, "missing_ranks", missing,
             "stuck_ranks", int_array(h->stuck, h->nstuck), "missing", detail,
-            "unknown_ranks", int_array(h->unknown, h->nunknown)));
+            "unknown_ranks", int_array(h->unknown, h->nunknown), "callsites", sites));
     }
     hang_summary_free(&s);
     return a;

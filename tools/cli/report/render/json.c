@@ -70,7 +70,7 @@ static json_t *comms_json(const struct report *r)
     return a;
 }
 
-static json_t *frame_json(const struct site_frame *f)
+json_t *site_frame_json(const struct site_frame *f)
 {
     return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "function", f->function,
         "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
@@ -85,7 +85,7 @@ static json_t *callsites_json(const struct callsite_summary *cs)
         const struct site_summary *s = &cs->sites[i];
         json_t *frames = json_array();
         for (size_t k = 0; k < s->first->nframes; k++)
-            json_array_append_new(frames, frame_json(&s->first->frames[k]));
+            json_array_append_new(frames, site_frame_json(&s->first->frames[k]));
         json_array_append_new(a, json_pack("{s:I, s:o, s:s, s:I, s:I, s:I, s:f, s:f, s:f, s:I}",
             "id", (json_int_t)i + 1, "frames", frames, "op", s->op, "calls", (json_int_t)s->calls,
             "timed", (json_int_t)s->timed, "bytes_total", (json_int_t)s->bytes_total,

@@ -32,6 +32,10 @@ void print_slow_transfers(const struct report *r, FILE *out);
  * crossrank_json.c */
 json_t *crossrank_json(const struct report *r);
 
+/* A call site's frame as --json gives it: {function, inlined_into, file,
+ * line, library, offset}. json.c */
+json_t *site_frame_json(const struct site_frame *f);
+
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */
 void print_hang(const struct report *r, FILE *out);
 json_t *hang_json(const struct report *r);
