@@ -182,6 +182,29 @@ def hang(run):
     check(where in text, "the text's Hang section does not say '%s'" % where)
 
 
+def hang_first_op(run):
+    """A hang at the first call of a site (rank 1 never runs AllReduce seq
+    0, as when a job hangs at its first collective): no call there has
+    completed, and the report still names where it was called."""
+    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "2", "--op",
+           "allreduce", "--bytes", "1K", "--iters", "10", "--warmup", "0"]
+    env = run.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=1, NCCLSIM_HANG_SEQ=0)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 10 and len(glob.glob(os.path.join(run.dir, "*.hang.json"))) < 2:
+            time.sleep(0.05)
+    finally:
+        p.terminate()
+        p.communicate(timeout=30)
+    rep, text, _ = run.report()
+    check(len(rep["hang"]) == 1 and rep["hang"][0]["seq"] == 0, "hang %s, want seq 0" % rep["hang"])
+    sites = rep["hang"][0]["callsites"]
+    check(len(sites) == 1 and sites[0]["ranks"] == [0, 1], "the stuck op's call site: %s" % sites)
+    top = sites[0]["frames"][0]
+    check("/tools/bench/" in top["file"] and top["line"] > 0, "not in the bench's source: %s" % top)
+
+
 def synthetic(run):
     """The analysis on files in the shim's format (tests/perf/gen_ops_files.py):
     64 ranks on 8 hosts whose clocks differ by 1.5 s each, each process's
@@ -255,6 +278,7 @@ def main():
         "slow_link": lambda: slow_link(run),
         "ring": lambda: ring(run),
         "hang": lambda: hang(run),
+        "hang_first_op": lambda: hang_first_op(run),
         "hosts": lambda: hosts(run),
         "synthetic": lambda: synthetic(run),
     }

@@ -120,4 +120,22 @@ unsigned tap_sites_count(void)
     return n < TAP_SITE_CAPACITY ? n : TAP_SITE_CAPACITY;
 }
 
+static int by_id(const void *a, const void *b)
+{
+    return *(const uint16_t *)a - *(const uint16_t *)b;
+}
+
+unsigned tap_sites_published(uint16_t *ids, unsigned max)
+{
+    unsigned n = 0;
+    /* Acquire: a slot is published after its id's frames were written. */
+    for (unsigned i = 0; i < SLOTS && n < max; i++) {
+        uint16_t id = atomic_load_explicit(&slots[i], memory_order_acquire);
+        if (id)
+            ids[n++] = id;
+    }
+    qsort(ids, n, sizeof *ids, by_id);
+    return n;
+}
+
 const uintptr_t *tap_site_frames(uint16_t id) { return row(id); }

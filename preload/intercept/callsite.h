@@ -29,6 +29,11 @@ unsigned tap_sites_depth(void);
  * between two threads interning the same site has frames but no calls. */
 unsigned tap_sites_count(void);
 
+/* The ids of the sites interned so far, ascending, at most `max` of them,
+ * into ids; returns how many. Their frames can be read from any thread
+ * (an id lost in a race is not among them). */
+unsigned tap_sites_published(uint16_t *ids, unsigned max);
+
 /* The frames of site `id`, tap_sites_depth() of them, 0 past the stack's end. */
 const uintptr_t *tap_site_frames(uint16_t id);
 

@@ -73,30 +73,38 @@ void tap_callsites_write_json(FILE *f)
     unsigned depth = tap_sites_depth();
     fprintf(f, "  \"callsite_depth\": %u,\n  \"callsites\": [", depth);
     unsigned n = depth ? tap_site_stats_count() : 0, nmap = 0;
-    const struct tap_site_stat **sorted = n ? malloc(n * sizeof *sorted) : NULL;
-    struct tap_module *map = sorted ? tap_load_map(&nmap) : NULL;
+    const struct tap_site_stat **sorted = malloc((n ? n : 1) * sizeof *sorted);
+    /* Also the sites with no statistics yet, whose first calls are still on
+     * the GPU: a hang at a site's first call names it (hang_file.c). */
+    uint16_t *ids = depth ? malloc(TAP_SITE_CAPACITY * sizeof *ids) : NULL;
+    unsigned nids = ids ? tap_sites_published(ids, TAP_SITE_CAPACITY) : 0;
+    struct tap_module *map = sorted && (n || nids) ? tap_load_map(&nmap) : NULL;
     if (!sorted)
-        n = 0;
+        n = nids = 0;
     for (unsigned i = 0; i < n; i++)
         sorted[i] = tap_site_stats_at(i);
     if (n)
         qsort(sorted, n, sizeof *sorted, by_site);
-    for (unsigned i = 0; i < n; i++) {
-        const struct tap_site_stat *s = sorted[i];
-        bool first_of_site = i == 0 || sorted[i - 1]->site != s->site;
-        if (first_of_site) {
-            fprintf(f, "%s\n    {\"id\": %u, ", i ? "]}," : "", s->site);
-            write_frames(f, s->site, depth, map, nmap);
-            fputs(",\n     \"rows\": [", f);
-        } else {
-            fputs(",\n       ", f);
+    /* Both ascending by site: merged. */
+    unsigned i = 0, j = 0;
+    for (bool any = false; i < n || j < nids; any = true) {
+        uint16_t site = i < n && (j == nids || sorted[i]->site <= ids[j]) ? sorted[i]->site : ids[j];
+        fprintf(f, "%s\n    {\"id\": %u, ", any ? "]}," : "", site);
+        write_frames(f, site, depth, map, nmap);
+        fputs(",\n     \"rows\": [", f);
+        for (bool first = true; i < n && sorted[i]->site == site; i++, first = false) {
+            if (!first)
+                fputs(",\n       ", f);
+            write_row(f, sorted[i]);
         }
-        write_row(f, s);
+        while (j < nids && ids[j] == site)
+            j++;
     }
-    fputs(n ? "]}\n  ],\n" : "],\n", f);
+    fputs(n || nids ? "]}\n  ],\n" : "],\n", f);
     write_modules(f, map, nmap);
     free(map);
     free(sorted);
+    free(ids);
 }
 
 /* ---- LTTng ---- */
