@@ -79,6 +79,10 @@ def case_bench(a):
                   where + " is a function at file.c:line in tools/bench")
     for row in doc["ops"]:
         check(row.get("sites"), "op row %s %s names its sites" % (row["op"], row["size_class"]))
+    # Each row's calls are at one site: the sites' NCCL time is the rows',
+    # their first calls (the ranks meeting, connections set up) kept apart.
+    pct = sum(s["nccl_time_pct"] for s in doc["callsites"])
+    check(abs(pct - 100) < 0.5, "the sites' shares of NCCL time add up to %.1f%%, not 100%%" % pct)
 
 
 def expected_sites(a, skip):

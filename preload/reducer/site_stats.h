@@ -13,7 +13,7 @@ struct tap_site_stat {
     unsigned row;               /* tap_stats_at(row): its (comm, op, dtype, size class) */
     uint16_t site;              /* callsite.h's id; 0: the table was full */
     uint64_t calls, bytes_total;
-    uint64_t timed, time_sum_ns;
+    uint64_t timed, time_sum_ns;  /* timed calls but the row's first (tap_stat.first_ns) */
     double bw_bytes, bw_busbytes; /* behind time_sum_ns, as in tap_stat */
 };
 
@@ -24,7 +24,8 @@ struct tap_site_stat *tap_site_stats_find(uint16_t site, unsigned row);
  * tap_stat.site_hint, entry + 1): they move when the array grows. */
 extern struct tap_site_stat *tap_site_entries;
 
-/* Adds a timed call's time; its count is added by the caller. */
+/* Adds a timed call's time (the caller leaves out its row's first, kept
+ * apart); its count is added by the caller. */
 void tap_site_stat_add_time(struct tap_site_stat *s, const struct tap_timing *t);
 
 unsigned tap_site_stats_count(void);

@@ -135,8 +135,12 @@ __attribute__((noinline)) static void record_rest(struct tap_stat *s, const stru
         site->bytes_total += op->bytes;
     }
     if (t) {
+        /* The row's first timed call is kept apart from its statistics
+         * (first_us: a connection set up lazily can take 10^4 times the
+         * steady time), and so from its site's. */
+        bool first = !s->has_first;
         add_time(s, t);
-        if (site)
+        if (site && !first)
             tap_site_stat_add_time(site, t);
     }
 }

@@ -105,7 +105,9 @@ void report_callsites(const struct report *r, struct callsite_summary *out)
             n += f->sites[j].nrows;
         for (size_t j = 0; j < f->nops; j++) {
             const struct op_row *o = &f->ops[j];
-            total_ns += o->us_mean * 1e3 * (double)o->calls / (o->grouped > 1.0 ? o->grouped : 1.0);
+            /* No steady timed call: no mean (NaN), and no time at its sites either. */
+            if (!isnan(o->us_mean))
+                total_ns += o->us_mean * 1e3 * (double)o->calls / (o->grouped > 1.0 ? o->grouped : 1.0);
         }
     }
     if (n == 0)
