@@ -403,7 +403,8 @@ CASES = {"counts": case_counts, "durations": case_durations, "report": case_repo
          "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
-         "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t)}
+         "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t),
+         "callsites": lambda t: case_callsites(t)}
 
 
 
@@ -428,6 +429,45 @@ def case_hang(t):
     check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
     check(h and h[0]["missing_ranks"] == [1] and h[0]["stuck_ranks"] == [0],
           f"rank 1 missing, rank 0 stuck: {h}")
+
+
+def case_callsites(t):
+    """Call sites in the trace: one `callsite` event per site and process,
+    before or after the first op_enqueue naming it, each op_enqueue's
+    `site` among them, a `module` event for the object of every frame; the
+    same frames as the process's rank file."""
+    d, _ = t.traced("callsites", env={"NCCLTAP_CALLSITE_DEPTH": "2"},
+                    bench=["--ranks", "2", "--op", "allreduce,allgather", "--bytes", "1K", "--iters", "3",
+                           "--warmup", "0"])
+    p = subprocess.run(["babeltrace2", os.path.join(d, "lttng")], capture_output=True, text=True, timeout=60)
+    vpid_re, site_re = re.compile(r"vpid = (\d+)"), re.compile(r"site = (\d+)")
+    sites, used, modules = collections.defaultdict(list), collections.defaultdict(set), collections.defaultdict(list)
+    for line in p.stdout.splitlines():
+        m = vpid_re.search(line)
+        if not m:
+            continue
+        vpid = int(m.group(1))
+        if "nccltap:callsite:" in line:
+            frames = [int(x, 16) for x in re.findall(r"\[\d+\] = (0x[0-9A-Fa-f]+)", line)]
+            sites[vpid].append((int(site_re.search(line).group(1)), frames))
+        elif "nccltap:op_enqueue:" in line:
+            used[vpid].add(int(site_re.search(line).group(1)))
+        elif "nccltap:module:" in line:
+            start, end = (int(re.search(k + r" = (0x[0-9A-Fa-f]+)", line).group(1), 16) for k in ("start", "end"))
+            modules[vpid].append((start, end))
+    check(len(sites) == 2, f"callsite events from the 2 ranks' processes: {dict(sites)}")
+    files = {int(re.search(r"-(\d+)\.json$", f).group(1)): json.load(open(f))
+             for f in glob.glob(os.path.join(d, "nccltap-*.json"))}
+    for vpid, evs in sites.items():
+        ids = [i for i, _ in evs]
+        check(len(ids) == len(set(ids)) == 2, f"process {vpid}: one callsite event per site, 2 sites: {ids}")
+        check(used[vpid] <= set(ids) and 0 not in used[vpid],
+              f"process {vpid}: op_enqueue sites {used[vpid]} all have their callsite event {ids}")
+        for i, frames in evs:
+            check(len(frames) == 2 and all(any(s <= a < e for s, e in modules[vpid]) for a in frames),
+                  f"process {vpid} site {i}: 2 frames, each in a module event's range: {frames} {modules[vpid]}")
+        want = {s["id"]: [int(a, 16) for a in s["frames"]] for s in files.get(vpid, {}).get("callsites", [])}
+        check(want == dict(evs), f"process {vpid}: the rank file's sites {want}, the trace's {dict(evs)}")
 
 
 def metadata_packets(data):
