@@ -63,6 +63,18 @@ def check_ops_lines(out_dir, n):
         fail("%d per-op lines, expected %d" % (lines, n))
 
 
+def check_callsites(path, doc, depth, calls):
+    """--callsite-depth: see its help."""
+    if doc.get("callsite_depth") != depth:
+        fail("%s: callsite_depth %s, expected %d" % (path, doc.get("callsite_depth"), depth))
+    lengths = [len(s["frames"]) for s in doc["callsites"]]
+    if not lengths or not all(1 <= n <= depth for n in lengths) or (depth > 1 and max(lengths) < 2):
+        fail("%s: call sites of %s frames, expected 1 to %d" % (path, lengths, depth))
+    at_sites = sum(r["calls"] for s in doc["callsites"] for r in s["rows"])
+    if at_sites != calls:
+        fail("%s: %d calls at call sites, %d in rows" % (path, at_sites, calls))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
@@ -84,6 +96,9 @@ def main():
     ap.add_argument("--out-mode", help="octal mode given to the output directory before the run")
     ap.add_argument("--subdir-mode", help="NCCLTAP_DIR is a new subdirectory: the shim must create "
                     "it with this octal mode, and its files 0600")
+    ap.add_argument("--callsite-depth", type=int, help="each rank file's call sites have this depth, "
+                    "sites that many frames or (past the stack's end) fewer, more than one where it is "
+                    "above 1, and every call in a row is at a site")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -186,6 +201,8 @@ def main():
                  % (path, rows, t["dropped"], t["failed"], t["simulated"], t.get("in_flight", 0), t["calls"]))
         if doc["final"] and t.get("in_flight", 0):
             fail("%s: final, with %d calls in flight" % (path, t["in_flight"]))
+        if a.callsite_depth is not None:
+            check_callsites(path, doc, a.callsite_depth, rows)
     totals["files"] = len(files)
     if ops_lines is not None:
         check_ops_lines(out_dir, ops_lines)
