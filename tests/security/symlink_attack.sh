@@ -25,13 +25,14 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # Runs the application as root with the output in $1; the attacker plants
 # symlinks for this very pid (the shell execs the application, keeping its
 # pid) under every name nccltap writes or wrote: the rank file, its
-# temporary file, the per-op log.
+# temporary file, the per-op file and the per-op log. (The hang file is
+# written as the rank file is, through a temporary file renamed over it.)
 job() {
     dir=$1
     LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" LD_LIBRARY_PATH="$sim" NCCLTAP_DIR=$dir \
     SLURM_JOB_ID=atk NCCLTAP_TIMING=all NCCLTAP_OPS_JSONL=1 \
         sh -c '
-        for name in "nccltap-atk@$1-$$.json" "nccltap-atk@$1-$$.ops.jsonl" \
+        for name in "nccltap-atk@$1-$$.json" "nccltap-atk@$1-$$.ops" "nccltap-atk@$1-$$.ops.jsonl" \
                     "nccltap-$1-$$.json.tmp" "nccltap-$1-$$.ops.jsonl" "nccltap-$1-$$.json"; do
             setpriv --reuid="$3" --regid="$3" --clear-groups ln -sf "$4" "$2/$name" 2>/dev/null
         done
@@ -61,6 +62,8 @@ for f in "$base/shared"/nccltap-atk@*.json; do
     [ "$(stat -c '%a %U' "$f")" = "600 root" ] || fail "sticky directory: $f has mode/owner $(stat -c '%a %U' "$f")"
 done
 grep -q "no per-operation log" "$base/err" || fail "sticky directory: the planted per-op log name was not refused"
+grep -q "cannot create the per-op file in $base/shared (File exists)" "$base/err" ||
+    fail "sticky directory: the planted per-op file name was not refused: $(cat "$base/err")"
 
 # 3. NCCLTAP_DIR itself a symlink planted by the attacker (to a directory
 # of root's): refused, as O_NOFOLLOW | O_DIRECTORY opens it.
