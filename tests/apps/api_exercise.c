@@ -372,11 +372,25 @@ static int scenario_interval(void)
     return 0;
 }
 
+/* Runs a program once the shim has its files open (the output directory,
+ * the rank, per-op and log files): none of their descriptors may reach it
+ * (O_CLOEXEC). The program counts its descriptors into NCCLTAP_DIR. */
+static int scenario_exec(void)
+{
+    one_rank_run(3, ncclFloat32);
+    usleep(600 * 1000); /* several intervals: every file written once */
+    int n = system("n=0; for f in /proc/$$/fd/*; do "
+                   "case $(readlink \"$f\") in \"$NCCLTAP_DIR\"*) n=$((n + 1));; esac; done; exit $n");
+    printf("{\"result\": \"fds_in_child\", \"code\": %d}\n", WIFEXITED(n) ? WEXITSTATUS(n) : -1);
+    expect_calls("init", 0, "AllReduce", 3);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|nonblocking|names|fork-after-init\n");
+        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|exec|nonblocking|names|fork-after-init\n");
         return 2;
     }
     const char *s = argv[1];
@@ -397,6 +411,8 @@ int main(int argc, char **argv)
         return scenario_exit_pending();
     if (!strcmp(s, "interval"))
         return scenario_interval();
+    if (!strcmp(s, "exec"))
+        return scenario_exec();
     if (!strcmp(s, "nonblocking"))
         return scenario_nonblocking();
     if (!strcmp(s, "names"))
