@@ -3,7 +3,8 @@
 # 1,000 calls after 50 of warm-up, in rounds alternating: without nccltap,
 # NCCLTAP_TIMING=auto at NCCLTAP_CALLSITE_DEPTH 0, 1 (the default) and 8.
 # Prints rank 0's median time per call of each mode over the rounds and its
-# ratio to the run without nccltap (target for depth 8: at most 1.02x), and
+# ratio to the run without nccltap (target for depth 8: at most 1.02x) and
+# depth 8's to depth 0's (what call sites themselves add), and
 # the report's Call sites section of one depth-8 run (every site should be
 # in nccltap-bench's own source). Fails when the depth-8 runs did not get
 # depth 8 (libunwind missing: see the log).
@@ -60,6 +61,9 @@ for mode in ("plain", "d0", "d1", "d8"):
 if "d8" in per:
     r = statistics.median(per["d8"]) / plain
     print("depth 8 in auto: %.3fx (target: at most 1.02x) %s" % (r, "MET" if r <= 1.02 else "NOT MET"))
+    if "d0" in per:
+        print("depth 8 against depth 0 (call sites off), both in auto: %.3fx"
+              % (statistics.median(per["d8"]) / statistics.median(per["d0"])))
 sys.exit(0 if ok else 1)
 PY
 status=$?

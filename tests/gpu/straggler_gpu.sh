@@ -41,7 +41,7 @@ for name in ("delayed_all", "delayed_auto", "control_all"):
         ok = False
         continue
     st = rep.get("stragglers", [])
-    summary[name] = {"stragglers": st, "clocks": rep.get("clocks")}
+    summary[name] = {"stragglers": st, "crossrank": rep.get("crossrank")}
     if name.startswith("delayed"):
         good = (len(st) == 1 and st[0]["rank"] == 1 and abs(st[0]["wait_us_mean"] - 2000) <= 200
                 and st[0]["last_fraction"] >= 0.9)
