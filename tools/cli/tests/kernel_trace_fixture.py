@@ -10,6 +10,9 @@ usage: kernel_trace_fixture.py CASE OUTDIR
                      for it
           irq_storm  50 interrupts of 10 us ("mlx5_comp5") on the CPU of rank
                      1's NCCL proxy thread during AllReduce seq 3
+          in_op      rank 3's NCCL proxy thread preempted 300 us by another
+                     task ("kworker/7:1") during AllReduce seq 4, which takes
+                     that much longer on every rank; nobody arrives late
           clean      the same run with no interference during any op
   OUTDIR  the session directory (emptied first): OUTDIR/kernel/ and
           OUTDIR/ust/uid/0/64-bit/, each a CTF trace with its own metadata,
@@ -69,6 +72,7 @@ TASK_REPORT_MAX = 0x100          # ... of a preempted one (kernels >= 4.14)
 
 STRAGGLER = dict(rank=2, seq=2, preempt_ns=400_000, by="stress-ng-cpu", by_tid=9001)
 STORM = dict(rank=1, seq=3, count=50, each_ns=10_000, irq=77, name="mlx5_comp5")
+IN_OP = dict(rank=3, seq=4, preempt_ns=300_000, by="kworker/7:1", by_tid=9002)
 
 OP_ENUM = ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll",
            "Gather", "Scatter", "Send", "Recv"]
@@ -134,6 +138,17 @@ class Run:
                 # The proxy thread loses its CPU to the handlers: the op
                 # takes that much longer on every rank.
                 end += STORM["count"] * (STORM["each_ns"] + 1_000)
+            in_op = self.case == "in_op" and seq == IN_OP["seq"]
+            if in_op:
+                # The proxy thread loses its CPU 50 us into the op; the
+                # collective waits for it on every rank.
+                r, cpu = IN_OP["rank"], PROXY_CPU[IN_OP["rank"]]
+                p0 = entry[r] + 50_000
+                self.switch(cpu, p0, PROXY_COMM, PROXY_TID[r], TASK_REPORT_MAX, IN_OP["by"],
+                            IN_OP["by_tid"])
+                self.switch(cpu, p0 + IN_OP["preempt_ns"], IN_OP["by"], IN_OP["by_tid"],
+                            TASK_INTERRUPTIBLE, PROXY_COMM, PROXY_TID[r])
+                end += IN_OP["preempt_ns"]
             for r in range(NRANKS):
                 self.ust.append((ret[r], PID[r], PID[r], "op_enqueue", dict(
                     comm_id=COMM_ID, rank=r, seq=seq, op=0, dtype=7, count=OP_BYTES // 4,
@@ -326,7 +341,7 @@ def write(domain, run, path):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("straggler", "irq_storm", "clean"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("straggler", "irq_storm", "in_op", "clean"):
         sys.exit(__doc__)
     case, out = sys.argv[1], sys.argv[2]
     shutil.rmtree(out, ignore_errors=True)

@@ -4,7 +4,7 @@ kernel_trace_fixture.py (lttng-modules cannot run here): the OS
 interference it finds in each case.
 
 usage: kernel_trace_test.py CASE NCCLTAP WORKDIR
-  CASE  straggler, irq_storm, clean, or no_kernel (the straggler's trace
+  CASE  straggler, irq_storm, in_op, clean, or no_kernel (the straggler's trace
         without its kernel/ directory)
 
 Exits 77 (skipped) when no Python here has babeltrace2's bindings
@@ -110,6 +110,17 @@ def main():
             check(w["offcpu_us"] == 0 and w["preempted_by"] is None, f"not preempted: {w}")
             check(w["straggler"] is False, f"not a straggler: {w}")
             check("mlx5_comp5" in section, f"the text names the IRQ:\n{section}")
+    elif case == "in_op":
+        if check(len(rows) == 1, f"one row: {rows}"):
+            w = rows[0]
+            check((w["rank"], w["seq"], w["op"]) == (3, 4, "AllReduce"), f"rank 3's AllReduce seq 4: {w}")
+            check(w["preempted_by"] == "kworker/7:1", f"preempted by kworker/7:1: {w}")
+            check(within(w["offcpu_us"], 300) and within(w["preempted_us"], 300),
+                  f"300 us off the CPU, preempted: {w}")
+            check(w["thread"] == "NCCL Progress 0" and w["tid"] == 4204 and w["irq_us"] == 0,
+                  f"rank 3's proxy thread, no IRQ: {w}")
+            check(w["straggler"] is False, f"not a straggler (it arrived on time): {w}")
+            check("kworker/7:1" in section, f"the text names the task:\n{section}")
     return 1 if FAILED else 0
 
 
