@@ -111,7 +111,8 @@ class Run:
                         PROXY_COMM, PROXY_TID[r])
             self.ust.append((T0 - 1_000_000, PID[r], PID[r], "comm_init", dict(
                 comm_id=COMM_ID, name="", rank=r, nranks=NRANKS, device=r,
-                gpu_uuid="GPU-%08d" % r, nccl_version=22803, parent_id=0, origin="init")))
+                gpu_uuid="GPU-%08d" % r, nccl_version=22803, parent_id=0, origin="init",
+                init_ns=150_000_000)))
 
         for seq in range(OPS):
             base = T0 + seq * OP_PERIOD
@@ -152,7 +153,8 @@ class Run:
             for r in range(NRANKS):
                 self.ust.append((ret[r], PID[r], PID[r], "op_enqueue", dict(
                     comm_id=COMM_ID, rank=r, seq=seq, op=0, dtype=7, count=OP_BYTES // 4,
-                    bytes=OP_BYTES, peer=-1, stream=0x7F0000001000 + r, group_id=0)))
+                    bytes=OP_BYTES, peer=-1, stream=0x7F0000001000 + r, group_id=0,
+                    site=0)))  # 0: no call site, as with NCCLTAP_CALLSITE_DEPTH=0
                 # The start event is recorded at the call's entry, on an idle
                 # stream: the GPU interval runs from the entry to the end.
                 dur = end - entry[r]
@@ -232,6 +234,7 @@ def kernel_classes(tc, sc):
 
 def ust_classes(tc, sc):
     i32 = lambda: tc.create_signed_integer_field_class(32)
+    u16 = lambda: tc.create_unsigned_integer_field_class(16)
     u32 = lambda: tc.create_unsigned_integer_field_class(32)
     u64 = lambda: tc.create_unsigned_integer_field_class(64)
     hex64 = lambda: tc.create_unsigned_integer_field_class(
@@ -242,11 +245,11 @@ def ust_classes(tc, sc):
         "nccltap:comm_init": [("comm_id", hex64()), ("name", text()), ("rank", i32()),
                               ("nranks", i32()), ("device", i32()), ("gpu_uuid", text()),
                               ("nccl_version", i32()), ("parent_id", hex64()),
-                              ("origin", text())],
+                              ("origin", text()), ("init_ns", u64())],
         "nccltap:op_enqueue": [("comm_id", hex64()), ("rank", i32()), ("seq", u64()),
                                ("op", enum(tc, OP_ENUM)), ("dtype", enum(tc, DTYPE_ENUM)),
                                ("count", u64()), ("bytes", u64()), ("peer", i32()),
-                               ("stream", hex64()), ("group_id", u64())],
+                               ("stream", hex64()), ("group_id", u64()), ("site", u16())],
         "nccltap:op_complete": [("comm_id", hex64()), ("rank", i32()), ("seq", u64()),
                                 ("start_ns", u64()), ("end_ns", u64()), ("duration_ns", u64()),
                                 ("algbw_gbs", real()), ("busbw_gbs", real()),
