@@ -133,8 +133,9 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
         lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)))
 
 /* The hang watchdog fired (NCCLTAP_HANG_TIMEOUT_S): the oldest timed op
- * not complete, and whether its GPU start event completed (the rank
- * arrived). Again every timeout while the hang lasts. */
+ * not complete, whether its GPU start event completed (the rank arrived)
+ * and its call site (a `callsite` event's, 0: none). Again every timeout
+ * while the hang lasts. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
     LTTNG_UST_TP_ARGS(const struct tap_hang_comm *, h),
     LTTNG_UST_TP_FIELDS(
@@ -147,7 +148,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
         lttng_ust_field_integer(uint8_t, started, h->started)
         lttng_ust_field_integer(uint64_t, issued, h->issued)
         lttng_ust_field_integer(uint64_t, done_seq, h->done_seq)
-        lttng_ust_field_integer(uint64_t, pending_ns, h->age_ns)))
+        lttng_ust_field_integer(uint64_t, pending_ns, h->age_ns)
+        lttng_ust_field_integer(uint16_t, site, h->site)))
 
 /* The outermost ncclGroupEnd (or ncclGroupSimulateEnd) of a group. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, group_end,

@@ -421,9 +421,17 @@ def case_hang(t):
     p.terminate()
     _, err = p.communicate(timeout=60)
     check(err.count("nccltap: hang: ") >= 2, "a hang line on stderr from each rank:\n" + err[-2000:])
-    hangs = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "hang"]
-    check(len(hangs) >= 2 and {h["rank"] for h in hangs} == {"0", "1"},
-          f"hang events from ranks 0 and 1: {hangs}")
+    evs = events(os.path.join(d, "lttng"))
+    hangs = [(c["vpid"], f) for name, c, f in evs if name == "hang"]
+    check({f["rank"] for _, f in hangs} == {"0", "1"}, f"hang events from ranks 0 and 1: {hangs}")
+    for rank in ("0", "1"):
+        waits = [int(f["pending_ns"]) for _, f in hangs if f["rank"] == rank]
+        check(len(waits) >= 2 and waits == sorted(waits) and waits[-1] - waits[0] >= 0.9e9,
+              f"rank {rank}: the event again every timeout (1 s) while the hang lasts: {waits}")
+    # Each names where the stuck op was called: a site of its process.
+    sites = {(c["vpid"], f["site"]) for name, c, f in evs if name == "callsite"}
+    check(all(f["site"] != "0" and (vpid, f["site"]) in sites for vpid, f in hangs),
+          f"each hang event's site is one of its process's callsite events: {hangs} {sites}")
     rep, _ = t.report(os.path.join(d, "lttng"))
     h = rep["hang"]
     check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
