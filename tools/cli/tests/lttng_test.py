@@ -404,7 +404,7 @@ CASES = {"counts": case_counts, "durations": case_durations, "report": case_repo
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t),
-         "callsites": lambda t: case_callsites(t)}
+         "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t)}
 
 
 
@@ -437,6 +437,24 @@ def case_hang(t):
     check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
     check(h and h[0]["missing_ranks"] == [1] and h[0]["stuck_ranks"] == [0],
           f"rank 1 missing, rank 0 stuck: {h}")
+
+
+def case_straggler(t):
+    """Cross-rank matching from a trace alone (op_enqueue and op_complete):
+    4 ranks, rank 2 late by 500 us at each of 100 AllReduces of 1 MiB, as
+    crossrank.straggler_all does from the per-op files."""
+    d, _ = t.traced("straggler", env={"NCCLSIM_SLOW_RANK": "2", "NCCLSIM_SLOW_US": "500"},
+                    bench=["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100",
+                           "--warmup", "0"])
+    rep, _ = t.report(os.path.join(d, "lttng"))
+    check(rep["crossrank"]["instances"] - rep["crossrank"]["incomplete"] >= 100,
+          f"100 instances on every rank: {rep['crossrank']}")
+    st = rep["stragglers"]
+    if check(len(st) == 1, f"one straggler: {st}"):
+        s = st[0]
+        check(s["rank"] == 2 and s["last_fraction"] >= 0.95 and abs(s["wait_us_mean"] - 500) <= 25,
+              f"rank 2, last in >= 95%, 500 us +-5%: {s}")
+    check(rep["slow_transfers"] == [], f"a late rank is not a slow transfer: {rep['slow_transfers']}")
 
 
 def case_callsites(t):
