@@ -1,6 +1,8 @@
 /* `nccltap report --perfetto OUT.json [--from S] [--to S] [--ranks LIST]`:
  * the analyses the timeline needs, then the file, written whole or not at
- * all (a temporary beside it, renamed). */
+ * all: a temporary file beside it, made under a new unique name (mkstemp:
+ * O_CREAT | O_EXCL, so never through a link someone planted there), then
+ * renamed over OUT.json. */
 #include "os_interference.h"
 #include "perfetto_cmd.h"
 #include "render.h"
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int parse_rank_list(const char *s, int **ranks, size_t *n)
 {
@@ -52,11 +55,16 @@ int report_perfetto(const struct report *r, const char *path, const struct tl_op
     os_interference_analyze(r, &os);
     struct timeline t;
     timeline_build(r, &os, o, &t);
-    char *tmp = xasprintf("%s.tmp", path);
-    FILE *out = fopen(tmp, "w");
+    char *tmp = xasprintf("%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
     int rc = -1;
     if (!out) {
         msg("cannot write %s: %s", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
     } else {
         rc = report_write_perfetto(r, &t, out);
         if (fclose(out) != 0)

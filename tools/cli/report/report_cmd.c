@@ -37,10 +37,10 @@ static int report_path(const char *path, const char *run, bool json,
     crossrank_analyze(&r, &cross);
     r.cross = &cross;
     int rc;
+    report_symbolize(&r, debug_dirs, ndebug_dirs);
     if (p && p->out) {
         rc = report_perfetto(&r, p->out, &p->tl);
     } else {
-        report_symbolize(&r, debug_dirs, ndebug_dirs);
         rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
         if (rc != 0)
             msg("cannot write the report");

@@ -8,6 +8,7 @@ its trace processor can be fetched here.
 usage: perfetto_test.py CASE NCCLTAP WORKDIR
   CASE  bench    the structure, against the run's per-op records
         filters  --ranks and --from/--to keep what they say
+        callsites  ops name their call site where their row has one site
         kernel   a trace with kernel events (kernel_trace_fixture.py): CPU
                  and IRQ tracks, the rank threads' off-CPU slices, the
                  straggler's late arrow (skipped without python3-bt2)
@@ -126,12 +127,12 @@ def enclosing(slices, ev):
     return held[0] if len(held) == 1 and held[0]["name"] == ev["name"] else None
 
 
-def bench_run(nccltap, work, name="run"):
+def bench_run(nccltap, work, name="run", warmup=1, env=None):
     bench = os.path.join(os.path.dirname(os.path.abspath(nccltap)), "nccltap-bench")
     d = os.path.join(work, name)
     run([nccltap, "run", "--sim", "--dir", d, "--", bench, "--ranks", "4", "--op", "all",
-         "--bytes", "1K:1M", "--iters", "5", "--warmup", "1"],
-        env={"NCCLTAP_TIMING": "all", "NCCLTAP_OPS_JSONL": "1"})
+         "--bytes", "1K:1M", "--iters", "5", "--warmup", str(warmup)],
+        env=dict({"NCCLTAP_TIMING": "all", "NCCLTAP_OPS_JSONL": "1"}, **(env or {})))
     return d
 
 
@@ -227,6 +228,32 @@ def case_filters(nccltap, work):
               if e["ph"] == "X"), "slices clipped to the window")
 
 
+def case_callsites(nccltap, work):
+    """An op slice names its call site where all the calls of its row
+    (communicator, op, datatype, size) in its process came from one site,
+    and no site where they came from several: at depth 3 the bench's
+    warm-up and measured calls are two sites (measure_step's two loops)."""
+    one = bench_run(nccltap, work, "one", warmup=0, env={"NCCLTAP_CALLSITE_DEPTH": "3"})
+    ops = [e for e in check_format(perfetto(nccltap, one, os.path.join(work, "one.json")))
+           if e["ph"] == "X" and e.get("cat") == "op"]
+    doc = json.loads(run([nccltap, "report", "--json", one]).stdout)
+    want = {}
+    for s in doc["callsites"]:
+        f = s["frames"]
+        where = ["%s in %s:%d [%s]" % (x["function"], os.path.basename(x["file"]), x["line"], x["library"])
+                 for x in f]
+        want.setdefault(s["op"], set()).add((where[0], tuple(where[1:])))
+    got = [(e["name"], e["args"].get("callsite"), tuple(e["args"].get("callsite_callers", ()))) for e in ops]
+    check(ops and all(c and (c, callers) in want.get(op, ()) for op, c, callers in got),
+          f"every op slice names its site, one of the report's for its op: "
+          f"{[g for g in got if not g[1] or (g[1], g[2]) not in want.get(g[0], ())][:3]}, {want}")
+    two = bench_run(nccltap, work, "two", warmup=1, env={"NCCLTAP_CALLSITE_DEPTH": "3"})
+    ops = [e for e in check_format(perfetto(nccltap, two, os.path.join(work, "two.json")))
+           if e["ph"] == "X" and e.get("cat") == "op"]
+    check(ops and not any("callsite" in e["args"] for e in ops),
+          f"rows called from two sites name none: {[e['args'] for e in ops if 'callsite' in e['args']][:2]}")
+
+
 def case_kernel(nccltap, work):
     py = next((p for p in (sys.executable, "/usr/bin/python3") if os.path.exists(p) and
                subprocess.run([p, "-c", "import bt2"], capture_output=True).returncode == 0), None)
@@ -267,7 +294,8 @@ def main():
     case, nccltap, work = sys.argv[1:4]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    {"bench": case_bench, "filters": case_filters, "kernel": case_kernel}[case](nccltap, work)
+    {"bench": case_bench, "filters": case_filters, "kernel": case_kernel,
+     "callsites": case_callsites}[case](nccltap, work)
     return 1 if FAILED else 0
 
 

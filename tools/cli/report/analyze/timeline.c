@@ -1,4 +1,5 @@
 #include "timeline.h"
+#include "op_sites.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -158,6 +159,8 @@ static uint32_t thread_tid(struct builder *b, const struct rank_file *f, uint32_
 static void add_ops(struct builder *b, const struct rank_file *f)
 {
     uint32_t pid = file_pid(b->r, f);
+    struct op_sites sites;
+    op_sites_of_file(f, &sites);
     for (size_t j = 0; j < f->nevents; j++) {
         const struct op_event *e = &f->events[j];
         const char *name = report_name(b->r, e->op);
@@ -179,14 +182,16 @@ static void add_ops(struct builder *b, const struct rank_file *f)
         /* nccl-tests' busbw of this rank's interval; a grouped op's interval
          * is its group's, so it has none of its own. */
         double busbw = !e->group && dur > 0 ? (double)e->bytes * xr_bus_factor(name, n) / (double)dur : 0;
+        const struct callsite *site = op_site(&sites, b->r, e);
         add(b, (struct tl_event){ .dur_ns = dur, .pid = pid, .tid = tid, .what = TL_OP, .ph = 'X',
-                                  .name = name, .file = f, .op = e, .busbw_gbs = busbw },
+                                  .name = name, .file = f, .op = e, .busbw_gbs = busbw, .site = site },
             aligned(f, e->start_ns));
         uint32_t caller = thread_tid(b, f, e->tid ? e->tid : HOST_TID);
         add(b, (struct tl_event){ .pid = pid, .tid = caller, .what = TL_ENQUEUE, .ph = 'i',
-                                  .name = name, .file = f, .op = e },
+                                  .name = name, .file = f, .op = e, .site = site },
             aligned(f, e->enqueue_ns));
     }
+    op_sites_free(&sites);
 }
 
 /* ---- flows: one per collective instance, one per send and its receive ---- */

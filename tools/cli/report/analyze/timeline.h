@@ -39,6 +39,8 @@ struct tl_event {
     const struct rank_file *file;  /* ops, enqueues, groups: whose */
     const struct op_event *op;     /* ops, enqueues; groups: its first op */
     double busbw_gbs;              /* TL_OP: S x bus factor / time; 0 when grouped */
+    const struct callsite *site;   /* TL_OP, TL_ENQUEUE: where it was called, when
+                                      known (op_sites.h); NULL otherwise */
     uint64_t flow_id;              /* TL_FLOW: the instance, from 1 */
     bool p2p;                      /* TL_FLOW: a send and its receive */
     const char *detail;            /* TL_OFFCPU: preempted by (NULL: waiting);

@@ -9,6 +9,8 @@
 #include "timeline.h"
 
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 /* A JSON string. Task and handler names come from the kernel and may hold
  * any byte: bytes outside printable ASCII become "?", so that the file is
@@ -56,6 +58,26 @@ static const char *category(const struct tl_event *e)
     return "";
 }
 
+/* "callsite": "op_issue in ops.c:96 [nccltap-bench]", its innermost frame
+ * as the text report names it, and "callsite_callers" the outer ones. */
+static void callsite_arg(const struct callsite *s, FILE *out)
+{
+    for (size_t k = 0; k < s->nframes; k++) {
+        const struct site_frame *f = &s->frames[k];
+        const char *slash = strrchr(f->file, '/');
+        char where[1024];
+        if (f->file[0])
+            snprintf(where, sizeof where, "%s in %s:%d [%s]", f->function, slash ? slash + 1 : f->file, f->line,
+                     f->library);
+        else
+            snprintf(where, sizeof where, "%s [%s]", f->function, f->library);
+        fputs(k == 0 ? ",\"callsite\":" : k == 1 ? ",\"callsite_callers\":[" : ",", out);
+        str(out, where);
+    }
+    if (s->nframes > 1)
+        fputc(']', out);
+}
+
 static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
 {
     const struct op_event *o = e->op;
@@ -69,6 +91,8 @@ static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
         fprintf(out, ",\"group\":%" PRIu64 ",\"group_ops\":%u", o->group, (unsigned)o->group_ops);
     else if (e->what == TL_OP && e->busbw_gbs > 0)
         fprintf(out, ",\"busbw_gbs\":%.3f", e->busbw_gbs);
+    if (e->site && e->site->nframes)
+        callsite_arg(e->site, out);
 }
 
 static void event(const struct report *r, const struct tl_event *e, FILE *out)
