@@ -404,7 +404,8 @@ CASES = {"counts": case_counts, "durations": case_durations, "report": case_repo
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t),
-         "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t)}
+         "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
+         "planted_links": lambda t: case_planted_links(t)}
 
 
 
@@ -437,6 +438,22 @@ def case_hang(t):
     check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
     check(h and h[0]["missing_ranks"] == [1] and h[0]["stuck_ranks"] == [0],
           f"rank 1 missing, rank 0 stuck: {h}")
+
+
+def case_planted_links(t):
+    """The trace's directories under --dir follow the shim's rules: D/lttng
+    (the trace) and D/lttng-home (the session daemon's sockets) planted as
+    symlinks to another directory are refused, nothing is written there."""
+    victim = os.path.join(t.work, "victim")
+    os.makedirs(victim, mode=0o700)
+    for name, said in (("lttng", "for the trace: a symlink or not a directory"),
+                       ("lttng-home", "lttng-home: a symlink or not a directory")):
+        d = os.path.join(t.work, "planted-" + name)
+        os.makedirs(d, mode=0o700)
+        os.symlink(victim, os.path.join(d, name))
+        rc, _, err = t.run([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench, *BENCH])
+        check(rc == 125 and said in err, f"{name} a planted symlink: refused (125), said ({rc}): {err}")
+        check(os.listdir(victim) == [], f"{name}: written through the link: {os.listdir(victim)}")
 
 
 def case_straggler(t):
