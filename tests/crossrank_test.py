@@ -127,14 +127,13 @@ def ring(run):
     check("%d per-op records were dropped" % dropped in text, "the text report does not say what was dropped")
 
 
-def hang(run):
-    """Rank 3 never reaches AllReduce seq 50: with NCCLTAP_HANG_TIMEOUT_S=2,
-    ranks 0-2 write their hang files within 4 s; the report names rank 3
-    missing at seq 50 and ranks 0-2 stuck in it, and the call site all four
-    issued it from (the bench's one AllReduce call)."""
+def hang_run(run):
+    """Rank 3 never reaches AllReduce seq 50, every op timed, watchdog at 2
+    s: the job until every rank wrote its hang file. Returns (the seconds
+    each rank's file took, stderr)."""
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "4", "--op",
            "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
-    env = run.env(NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50)
+    env = run.env(NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50, NCCLTAP_TIMING="all")
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     stuck, seen = {}, None
@@ -158,6 +157,15 @@ def hang(run):
         p.terminate()
         _, err = p.communicate(timeout=30)
     check(sorted(stuck) == [0, 1, 2, 3], "hang files of ranks %s after %.1f s, want 0-3" % (sorted(stuck), seen))
+    return stuck, err
+
+
+def hang(run):
+    """Rank 3 never reaches AllReduce seq 50: with NCCLTAP_HANG_TIMEOUT_S=2,
+    ranks 0-2 write their hang files within 4 s; the report names rank 3
+    missing at seq 50 and ranks 0-2 stuck in it, and the call site all four
+    issued it from (the bench's one AllReduce call)."""
+    stuck, err = hang_run(run)
     check(max(stuck[r] for r in (0, 1, 2)) <= 4.0, "hang files after %s s, want within 4 s" % stuck)
     check(err.count("nccltap: hang: ") >= 3, "no hang line on stderr:\n" + err[-2000:])
     rep, text, _ = run.report()
@@ -180,6 +188,27 @@ def hang(run):
           "the stuck op's site is not in the bench's source: %s" % top)
     where = "called from %s in %s:%d" % (top["function"], os.path.basename(top["file"]), top["line"])
     check(where in text, "the text's Hang section does not say '%s'" % where)
+
+
+def hang_untimed(run):
+    """In auto a rank may not time the stuck op (the sample), only a later
+    one: its hang file then names that later op, not started, and its last
+    completed op before S. It issued S and waits in it like the others:
+    stuck, not "past it". The run of `hang` with rank 1's file made so."""
+    hang_run(run)
+    path, = [p for p in glob.glob(os.path.join(run.dir, "*.hang.json"))
+             if json.load(open(p))["stuck"]["rank"] == 1]
+    h = json.load(open(path))
+    for c in [h["stuck"]] + h["comms"]:
+        if c["pending"] and c["pending"]["seq"] == 50:
+            c["pending"].update(seq=53, started=False)  # 50-52 were not timed
+            c["last_done"] = 48                         # nor was 49
+    with open(path, "w") as f:
+        json.dump(h, f)
+    rep, text, _ = run.report()
+    check(len(rep["hang"]) == 1 and rep["hang"][0]["seq"] == 50, "hang %s" % rep["hang"])
+    check(rep["hang"][0]["stuck_ranks"] == [0, 1, 2] and rep["hang"][0]["missing_ranks"] == [3],
+          "ranks 0-2 stuck, 3 missing: %s" % rep["hang"][0])
 
 
 def hang_first_op(run):
@@ -279,6 +308,7 @@ def main():
         "ring": lambda: ring(run),
         "hang": lambda: hang(run),
         "hang_first_op": lambda: hang_first_op(run),
+        "hang_untimed": lambda: hang_untimed(run),
         "hosts": lambda: hosts(run),
         "synthetic": lambda: synthetic(run),
     }

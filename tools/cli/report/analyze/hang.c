@@ -1,6 +1,7 @@
 /* Who is stuck and who is missing. Per communicator that some process
  * reports an op pending in: the stuck seq S is the oldest such op. A rank
- * whose GPU started S waits in it (stuck); a rank that never issued S, or
+ * whose GPU started S waits in it (stuck), as does one that issued S
+ * untimed and completed nothing from S on; a rank that never issued S, or
  * issued it but whose GPU never reached it (its start event did not
  * complete), is missing, and its last op says where it is instead. */
 #include "hang.h"
@@ -83,6 +84,13 @@ static void classify(const struct report *r, struct hang_instance *h)
                 h->stuck[h->nstuck++] = rank;
             else
                 h->missing[h->nmissing++] = (struct hang_missing){ rank, (int64_t)h->seq - 1, true };
+            continue;
+        }
+        /* It issued S without timing it (auto samples), a later timed op
+         * waits and none from S on completed: it waits in S with the
+         * others (S cannot complete on it while a rank never reached S). */
+        if (e && e->pending && e->seq > h->seq && e->last_done < (int64_t)h->seq) {
+            h->stuck[h->nstuck++] = rank;
             continue;
         }
         bool known = e != NULL;

@@ -27,7 +27,8 @@ struct hang_instance {
     uint64_t bytes;
     int nranks;
     double pending_s;        /* the longest any rank had waited */
-    int *stuck;              /* ranks whose GPU started it and waits in it, ascending */
+    int *stuck;              /* ranks that wait in it, ascending: their GPU started it,
+                                or they issued it untimed and completed nothing after */
     size_t nstuck;
     struct hang_missing *missing;  /* ascending */
     size_t nmissing;

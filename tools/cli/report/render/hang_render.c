@@ -54,7 +54,7 @@ void print_hang(const struct report *r, FILE *out)
                 h->pending_s);
         for (size_t k = 0; k < h->nsites; k++)
             print_site(&h->sites[k], out);
-        fprintf(out, "    stuck in it (their GPU started it): ");
+        fprintf(out, "    stuck in it (issued it, never completed it): ");
         if (h->nstuck)
             print_ranks_list(h->stuck, h->nstuck, out);
         else
