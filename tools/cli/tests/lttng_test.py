@@ -438,6 +438,9 @@ def case_hang(t):
     check(len(h) == 1 and h[0]["seq"] == 5 and h[0]["op"] == "AllReduce", f"hang {h}")
     check(h and h[0]["missing_ranks"] == [1] and h[0]["stuck_ranks"] == [0],
           f"rank 1 missing, rank 0 stuck: {h}")
+    check(h and [s["ranks"] for s in h[0]["callsites"]] == [[0, 1]] and
+          h[0]["callsites"][0]["frames"][0]["function"] == "op_issue",
+          f"from the trace too, where both ranks issued it: the bench's op_issue: {h}")
 
 
 def case_planted_links(t):
@@ -511,6 +514,15 @@ def case_callsites(t):
                   f"process {vpid} site {i}: 2 frames, each in a module event's range: {frames} {modules[vpid]}")
         want = {s["id"]: [int(a, 16) for a in s["frames"]] for s in files.get(vpid, {}).get("callsites", [])}
         check(want == dict(evs), f"process {vpid}: the rank file's sites {want}, the trace's {dict(evs)}")
+    # The report of the trace alone has the call sites of the report of
+    # the per-rank files: the same frames, symbolized, ops and calls.
+    def sites(doc):
+        return sorted((s["op"], s["calls"], s["timed"], json.dumps(s["frames"], sort_keys=True))
+                      for s in doc["callsites"])
+    from_trace, _ = t.report(os.path.join(d, "lttng"))
+    from_files, _ = t.report(d)
+    check(from_trace["callsite_depth"] == 2 and sites(from_trace) == sites(from_files),
+          f"the trace's call sites {sites(from_trace)}, the files' {sites(from_files)}")
 
 
 def metadata_packets(data):

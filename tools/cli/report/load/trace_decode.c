@@ -15,6 +15,8 @@ static const struct {
     { "nccltap:group_end", TEV_GROUP_END },
     { "nccltap:op_captured", TEV_OP_CAPTURED },
     { "nccltap:hang", TEV_HANG },
+    { "nccltap:callsite", TEV_CALLSITE },
+    { "nccltap:module", TEV_MODULE },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
     { "sched_process_fork", TEV_PROCESS_FORK },
@@ -170,9 +172,31 @@ static uint32_t cpu_of(const bt_event *event)
     return (uint32_t)u;
 }
 
+/* The callsite event's frames: an array of addresses. Valid until the
+ * next event. */
+static void get_frames(const struct payload *p, struct tev *e)
+{
+    static uint64_t frames[64];
+    const bt_field *f = member(p->fields, "frames");
+    bt_field_class_type t = f ? bt_field_get_class_type(f) : BT_FIELD_CLASS_TYPE_STRING;
+    if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
+        missing(p->event, "frames");
+        return;
+    }
+    uint64_t n = bt_field_array_get_length(f);
+    for (uint64_t i = 0; i < n && e->nframes < sizeof frames / sizeof frames[0]; i++) {
+        int64_t s;
+        if (!int_value(bt_field_array_borrow_element_field_by_index_const(f, i), &frames[e->nframes], &s))
+            break;
+        e->nframes++;
+    }
+    e->frames = frames;
+}
+
 static void decode_payload(const struct payload *p, struct tev *e)
 {
-    e->comm_id = e->kind == TEV_GROUP_END ? 0 : get_u64(p, "comm_id");
+    bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE;
+    e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
         e->rank = get_i64(p, "rank");
@@ -204,6 +228,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->peer = get_i64(p, "peer");
         e->group_id = get_u64(p, "group_id");
         e->stream = get_u64(p, "stream");
+        e->site = get_u64(p, "site");
         break;
     case TEV_OP_COMPLETE:
         e->rank = get_i64(p, "rank");
@@ -225,6 +250,18 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->issued = get_u64(p, "issued");
         e->done_seq = get_u64(p, "done_seq");
         e->pending_ns = get_u64(p, "pending_ns");
+        e->site = get_u64(p, "site");
+        break;
+    case TEV_CALLSITE:
+        e->site = get_u64(p, "site");
+        get_frames(p, e);
+        break;
+    case TEV_MODULE:
+        e->path = get_str(p, "path");
+        e->base = get_u64(p, "base");
+        e->start = get_u64(p, "start");
+        e->end = get_u64(p, "end");
+        e->build_id = get_str(p, "build_id");
         break;
     case TEV_GROUP_END:
         e->group_id = get_u64(p, "group_id");
@@ -292,7 +329,7 @@ bool tev_decode(const bt_message *msg, struct tev *e)
     static const char empty[] = "";
     memset(e, 0, sizeof *e);
     e->name = e->gpu_uuid = e->origin = e->how = e->op = e->dtype = empty;
-    e->prev_comm = e->next_comm = e->comm = e->irq_name = empty;
+    e->prev_comm = e->next_comm = e->comm = e->irq_name = e->path = e->build_id = empty;
     e->kind = kinds[k].kind;
     e->host = hostname(event);
     e->ts_ns = timestamp(msg);

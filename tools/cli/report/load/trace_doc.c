@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "2.30.0" from an NCCL_VERSION_CODE; releases up to 2.8 used
@@ -110,10 +111,58 @@ static void busy_time(const struct tm_proc *p, double *busy_s, double *timed_s)
     *timed_s = timed * 1e-9;
 }
 
+static json_t *address(uint64_t a)
+{
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)a);
+    return json_string(hex);
+}
+
+/* "callsites" as the per-rank file has them: each callsite event's frames
+ * with the site's rows; calls at sites the trace has no event for (site 0:
+ * the shim's table was full) with no frames. None when the process had
+ * call sites off. Takes by_site. */
+static json_t *callsites_json(const struct tm_proc *p, json_t *by_site)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; p->callsite_depth && i < p->nsites; i++) {
+        const struct tm_site *s = &p->sites[i];
+        char id[16];
+        snprintf(id, sizeof id, "%u", s->id);
+        json_t *frames = json_array(), *rows = json_object_get(by_site, id);
+        for (size_t k = 0; k < s->nframes; k++)
+            json_array_append_new(frames, address(s->frames[k]));
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)s->id, "frames", frames,
+                                           "rows", rows ? json_incref(rows) : json_array()));
+        json_object_del(by_site, id);
+    }
+    const char *id;
+    json_t *rows;
+    json_object_foreach(by_site, id, rows)
+        if (p->callsite_depth)
+            json_array_append_new(a, json_pack("{s:I, s:[], s:O}", "id", (json_int_t)strtoull(id, NULL, 10),
+                                               "frames", "rows", rows));
+    json_decref(by_site);
+    return a;
+}
+
+static json_t *modules_json(const struct tm_proc *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->nmodules; i++) {
+        const struct tm_module *m = &p->modules[i];
+        json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:o, s:s}", "path", m->path, "base",
+                                           address(m->base), "start", address(m->start), "end",
+                                           address(m->end), "build_id", m->build_id));
+    }
+    return a;
+}
+
 json_t *trace_doc(struct tm_proc *p)
 {
     struct trace_row_totals t;
-    json_t *ops = trace_rows(p, &t);
+    json_t *by_site = json_object();
+    json_t *ops = trace_rows(p, &t, by_site);
     /* Every call took a sequence number, also those the trace has no
      * op_enqueue for (failed calls): the highest one counts them all. */
     uint64_t calls = 0;
@@ -125,12 +174,14 @@ json_t *trace_doc(struct tm_proc *p)
     double busy_s, timed_s;
     busy_time(p, &busy_s, &timed_s);
     return json_pack(
-        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o,"
+        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:I, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
         "job", "", "nccl_version", p->nccl_version, "nccl_version_str", version,
         "wall_s", wall_s, "nccl_busy_s", busy_s, "nccl_timed_s", timed_s,
         "ranks", ranks_json(p), "comms", comms_json(p), "ops", ops,
+        "callsite_depth", (json_int_t)p->callsite_depth, "callsites", callsites_json(p, by_site),
+        "modules", modules_json(p),
         "totals", "calls", (json_int_t)calls, "dropped", (json_int_t)0,
         "timed", (json_int_t)t.timed, "untimed", (json_int_t)0,
         "captured", (json_int_t)p->captured, "pending", (json_int_t)0,

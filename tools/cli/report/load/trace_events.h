@@ -16,6 +16,8 @@ enum tev_kind {
     TEV_GROUP_END,
     TEV_OP_CAPTURED,
     TEV_HANG,
+    TEV_CALLSITE,
+    TEV_MODULE,
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,
@@ -64,6 +66,14 @@ struct tev {
     /* hang (also rank, nranks, seq, op, bytes) */
     bool started;
     uint64_t issued, done_seq, pending_ns;
+    /* op_enqueue, hang, callsite: a call site's id (0: none) */
+    uint64_t site;
+    /* callsite: its return addresses, innermost first */
+    const uint64_t *frames;
+    size_t nframes;
+    /* module: a loaded object (file address = address - base) */
+    const char *path, *build_id;
+    uint64_t base, start, end;
     /* group_end */
     uint64_t ops;
     bool timed, simulated, failed;

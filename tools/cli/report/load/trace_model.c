@@ -111,7 +111,7 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
         .comm_id = e->comm_id, .seq = e->seq, .count = e->count, .bytes = e->bytes,
         .group_id = e->group_id, .stream = e->stream, .ts_ns = e->ts_ns,
         .rank = (int)e->rank, .peer = (int)e->peer, .tid = e->vtid > 0 ? (uint32_t)e->vtid : 0,
-        .op = label(m, e->op, e->op_value),
+        .site = (unsigned)e->site, .op = label(m, e->op, e->op_value),
         .dtype = label(m, e->dtype, e->dtype_value),
     };
 }
@@ -136,7 +136,7 @@ static void on_hang(struct trace_model *m, struct tm_proc *p, const struct tev *
         .comm_id = e->comm_id, .seq = e->seq, .bytes = e->bytes, .issued = e->issued,
         .done_seq = e->done_seq, .pending_ns = e->pending_ns, .rank = (int)e->rank,
         .nranks = (int)e->nranks, .op = label(m, e->op, e->op_value), .started = e->started,
-        .reports = 1,
+        .reports = 1, .site = (unsigned)e->site,
     };
     for (size_t i = 0; i < p->nhangs; i++)
         if (p->hangs[i].comm_id == e->comm_id && p->hangs[i].rank == h.rank) {
@@ -146,6 +146,36 @@ static void on_hang(struct trace_model *m, struct tm_proc *p, const struct tev *
         }
     p->hangs = grow(p->hangs, &p->cap_hangs, p->nhangs, sizeof *p->hangs);
     p->hangs[p->nhangs++] = h;
+}
+
+/* Once per site and process; a repeat (a session's events read twice)
+ * changes nothing. */
+static void on_callsite(struct tm_proc *p, const struct tev *e)
+{
+    if (e->nframes > p->callsite_depth)
+        p->callsite_depth = e->nframes;
+    for (size_t i = 0; i < p->nsites; i++)
+        if (p->sites[i].id == e->site)
+            return;
+    size_t n = e->nframes;
+    while (n > 0 && e->frames[n - 1] == 0)
+        n--;
+    p->sites = grow(p->sites, &p->cap_sites, p->nsites, sizeof *p->sites);
+    struct tm_site *s = &p->sites[p->nsites++];
+    s->id = (unsigned)e->site;
+    s->frames = xcalloc(n ? n : 1, sizeof *s->frames);
+    memcpy(s->frames, e->frames, n * sizeof *s->frames);
+    s->nframes = n;
+}
+
+static void on_module(struct tm_proc *p, const struct tev *e)
+{
+    for (size_t i = 0; i < p->nmodules; i++)
+        if (p->modules[i].start == e->start)
+            return;
+    p->modules = grow(p->modules, &p->cap_modules, p->nmodules, sizeof *p->modules);
+    p->modules[p->nmodules++] = (struct tm_module){ xstrdup(e->path), xstrdup(e->build_id), e->base,
+                                                    e->start, e->end };
 }
 
 static void on_group_end(struct tm_proc *p, const struct tev *e)
@@ -192,6 +222,12 @@ void trace_model_add(const struct tev *e, void *model)
     case TEV_HANG:
         on_hang(m, p, e);
         break;
+    case TEV_CALLSITE:
+        on_callsite(p, e);
+        break;
+    case TEV_MODULE:
+        on_module(p, e);
+        break;
     default:
         break;  /* kernel events: trace_kernel.c */
     }
@@ -210,6 +246,14 @@ void trace_model_free(struct trace_model *m)
         free(p->done);
         free(p->groups);
         free(p->hangs);
+        for (size_t j = 0; j < p->nsites; j++)
+            free(p->sites[j].frames);
+        free(p->sites);
+        for (size_t j = 0; j < p->nmodules; j++) {
+            free(p->modules[j].path);
+            free(p->modules[j].build_id);
+        }
+        free(p->modules);
         free(p->host);
     }
     free(m->procs);

@@ -25,6 +25,7 @@ struct tm_op {
     uint64_t ts_ns;   /* the event's time: when the call was made */
     int rank, peer;
     uint32_t tid;     /* the vtid context, 0 when absent */
+    unsigned site;    /* its call site, 0: none */
     const char *op, *dtype;
 };
 
@@ -43,6 +44,21 @@ struct tm_hang {
     const char *op;
     bool started;
     unsigned reports;    /* hang events of this communicator */
+    unsigned site;       /* the stuck op's call site, 0: none */
+};
+
+/* A callsite event: a site's return addresses, innermost first (the zeros
+ * past the stack's end left out, as the per-rank file writes them). */
+struct tm_site {
+    unsigned id;
+    uint64_t *frames;
+    size_t nframes;
+};
+
+/* A module event: an object the sites' frames are in. */
+struct tm_module {
+    char *path, *build_id;
+    uint64_t base, start, end;
 };
 
 /* A group_end. */
@@ -64,6 +80,9 @@ struct tm_proc {
     TM_ARRAY(struct tm_done, done);
     TM_ARRAY(struct tm_group, groups);
     TM_ARRAY(struct tm_hang, hangs);
+    TM_ARRAY(struct tm_site, sites);
+    TM_ARRAY(struct tm_module, modules);
+    size_t callsite_depth;       /* frames per site, as the events give them (zeros included) */
 };
 
 struct trace_model {

@@ -6,6 +6,8 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,7 +268,61 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
     return calls;
 }
 
-json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t)
+/* One site's calls of one row. */
+struct site_acc {
+    unsigned site;
+    uint64_t calls, bytes_total, timed, t_sum;
+    double bw_bytes, bw_busbytes;
+};
+
+/* The row's calls c[0..n), in seq order, by call site, into by_site. */
+static void add_site_rows(json_t *by_site, const struct call *c, size_t n, const struct row *r)
+{
+    struct site_acc *acc = xcalloc(n, sizeof *acc);
+    size_t nacc = 0;
+    bool first_timed = true;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nacc && acc[k].site != c[i].op->site)
+            k++;
+        if (k == nacc)
+            acc[nacc++].site = c[i].op->site;
+        struct site_acc *a = &acc[k];
+        a->calls++;
+        a->bytes_total += c[i].op->bytes;
+        const struct tm_done *d = c[i].done;
+        if (!d)
+            continue;
+        if (first_timed) {  /* kept apart, as add_call keeps it */
+            first_timed = false;
+            continue;
+        }
+        a->timed++;
+        a->t_sum += d->duration_ns;
+        a->bw_bytes += d->algbw_gbs * (double)d->duration_ns;
+        a->bw_busbytes += d->busbw_gbs * (double)d->duration_ns;
+    }
+    const struct tm_op *k = r->key;
+    unsigned cls = size_class(k->bytes);
+    char comm[17], id[16];
+    snprintf(comm, sizeof comm, "%016llx", (unsigned long long)k->comm_id);
+    for (size_t i = 0; i < nacc; i++) {
+        const struct site_acc *a = &acc[i];
+        snprintf(id, sizeof id, "%u", a->site);
+        json_t *rows = json_object_get(by_site, id);
+        if (!rows)
+            json_object_set_new(by_site, id, rows = json_array());
+        json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
+            "comm", comm, "op", k->op, "dtype", k->dtype,
+            "size_class", (json_int_t)(cls || r->bytes_total ? 1ull << cls : 0),
+            "calls", (json_int_t)a->calls, "bytes_total", (json_int_t)a->bytes_total,
+            "timed", (json_int_t)a->timed, "time_ns", (json_int_t)a->t_sum,
+            "bw_bytes", a->bw_bytes, "bw_busbytes", a->bw_busbytes));
+    }
+    free(acc);
+}
+
+json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t, json_t *by_site)
 {
     memset(t, 0, sizeof *t);
     size_t n;
@@ -277,9 +333,11 @@ json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t)
     for (size_t i = 0; i < n;) {
         memset(r, 0, sizeof *r);
         r->key = calls[i].op;
+        size_t first = i;
         for (; i < n && cmp_key(calls[i].op, r->key) == 0; i++)
             add_call(r, &calls[i]);
         json_array_append_new(rows, row_json(p, r));
+        add_site_rows(by_site, &calls[first], i - first, r);
     }
     free(r);
     free(calls);

@@ -17,7 +17,11 @@ struct trace_row_totals {
 };
 
 /* The "ops" array (a new reference). Sorts p's ops, completions and groups
- * in place. */
-json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t);
+ * in place. Into `by_site` (an object), each call site's share of the
+ * rows, as the per-rank file's "callsites"[].rows: site id (decimal) ->
+ * array of {comm, op, dtype, size_class, calls, bytes_total, timed,
+ * time_ns, bw_bytes, bw_busbytes}, the row's first timed call left out of
+ * the times as the row leaves it out. */
+json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t, json_t *by_site);
 
 #endif
