@@ -85,6 +85,22 @@ def case_bench(a):
     check(abs(pct - 100) < 0.5, "the sites' shares of NCCL time add up to %.1f%%, not 100%%" % pct)
 
 
+def case_first_call(a):
+    """A first call of each size that takes 100 ms (connection set-up), made
+    at the warm-up's site: kept apart there as in the rows, so no site's
+    share of NCCL time passes 100% and the shares add up to at most 100%."""
+    out = os.path.join(a.work, "first")
+    traced(a, out, [os.path.join(a.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "1M",
+                    "--iters", "200", "--warmup", "5"],
+           {"NCCLTAP_CALLSITE_DEPTH": "4", "NCCLTAP_TIMING": "all", "NCCLSIM_FIRST_CALL_US": "100000"})
+    doc = report(a, out)
+    pcts = [s["nccl_time_pct"] for s in doc["callsites"]]
+    check(len(pcts) == 2, "two sites, warm-up and measurement (got %d)" % len(pcts))
+    check(all(0 <= p <= 100 for p in pcts), "every site's share of NCCL time within 0..100%%: %s" % pcts)
+    check(sum(pcts) <= 100 + 1e-6, "the sites' shares add up to at most 100%%: %s" % pcts)
+    check(max(pcts) > 90, "the measurement's site holds most of the time: %s" % pcts)
+
+
 def expected_sites(a, skip):
     app_src = os.path.join(a.src, "tests", "apps", "callsite_app.cpp")
     lib_src = os.path.join(a.src, "tests", "apps", "callsite_lib.cpp")
@@ -153,11 +169,11 @@ def main():
     p.add_argument("--app", default="")
     p.add_argument("--src", required=True)
     p.add_argument("--work", required=True)
-    p.add_argument("case", choices=["bench", "cpp", "skip", "stripped"])
+    p.add_argument("case", choices=["bench", "first_call", "cpp", "skip", "stripped"])
     a = p.parse_args()
     a.src = os.path.abspath(a.src)
     os.makedirs(a.work, exist_ok=True)
-    {"bench": case_bench, "cpp": case_cpp, "skip": lambda a: case_cpp(a, True), "stripped": case_stripped}[a.case](a)
+    {"bench": case_bench, "first_call": case_first_call, "cpp": case_cpp, "skip": lambda a: case_cpp(a, True), "stripped": case_stripped}[a.case](a)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
