@@ -10,6 +10,7 @@ Cases:
             that are not UTF-8: escaped as the format requires.
   removed   without NCCLTAP_PROM_KEEP the files exist during the run and are
             gone after it.
+  shared_gpu two processes on one GPU: each its own file, no series in both.
   services  node_exporter's textfile collector serves the files and a real
             Prometheus server scrapes it: AllReduce busbw is the simulator's
             within 1%, histogram_quantile(0.5) within the bucket that holds
@@ -53,6 +54,8 @@ INSPECTOR_LINT = {
 # descheduled on a busy machine pulls it further than nccltap's (total bytes
 # over total time, the first call apart), which is held to 1%.
 INSPECTOR_BUSBW_TOLERANCE = 0.03
+# Held by the process that writes a GPU's file while it lives; they stay.
+LOCK = re.compile(r"^\.nccltap_GPU-[0-9a-f-]{36}\.lock$")
 UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -172,9 +175,9 @@ def case_files(args, work):
     files = prom_files(prom)
     if len(files) != NRANKS:
         fail("expected %d files (one per GPU), found %s" % (NRANKS, files))
-    leftovers = [f for f in os.listdir(prom) if not f.endswith(".prom")]
+    leftovers = [f for f in os.listdir(prom) if not f.endswith(".prom") and not LOCK.match(f)]
     if leftovers:
-        fail("files other than .prom left in %s: %s" % (prom, leftovers))
+        fail("files other than .prom and the GPUs' locks left in %s: %s" % (prom, leftovers))
     findings = set()
     gpus = set()
     for path in files:
@@ -282,10 +285,34 @@ def case_removed(args, work):
                    watch=watch)
     if len(seen) != 2:
         fail("expected the 2 ranks' files during the run, saw %s" % sorted(seen))
-    left = os.listdir(prom)
+    left = [f for f in os.listdir(prom) if not LOCK.match(f)]
     if left:
         fail("left in %s after exit without NCCLTAP_PROM_KEEP: %s" % (prom, left))
     print("ok: %s written during the run, removed at exit" % sorted(seen))
+
+
+def case_shared_gpu(args, work):
+    """Two processes on one GPU: two files, no series in both."""
+    (promtool,) = need_tools("promtool")
+    prom = run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLSIM_NDEV": "1"},
+                   ["--ranks", "2", "--op", "allreduce", "--bytes", "1M", "--iters", "50", "--warmup", "1"])
+    files = [os.path.basename(f) for f in prom_files(prom)]
+    own = [f for f in files if re.match(r"^nccltap_GPU-[0-9a-f-]{36}\.prom$", f)]
+    other = [f for f in files if re.match(r"^nccltap_GPU-[0-9a-f-]{36}-[0-9]+\.prom$", f)]
+    if len(files) != 2 or len(own) != 1 or len(other) != 1 or own[0][:-5] != other[0].rsplit("-", 1)[0]:
+        fail("expected nccltap_<UUID>.prom and nccltap_<UUID>-<pid>.prom, found %s" % files)
+    series = []
+    for name in files:
+        promtool_accepts(promtool, os.path.join(prom, name))
+        with open(os.path.join(prom, name)) as f:
+            _, samples = parse(f.read())
+        series.append({(n, tuple(sorted(l.items()))) for n, l, _ in samples})
+        if not any(n == "nccl_bus_bandwidth_gbs" for n, _ in series[-1]):
+            fail("%s: no Inspector gauge" % name)
+    both = series[0] & series[1]
+    if both:
+        fail("series in both files (node_exporter would drop them): %s" % sorted(both)[:3])
+    print("ok: two processes on one GPU: %s, no series in both" % files)
 
 
 # -- the services -------------------------------------------------------------
@@ -456,7 +483,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
-    ap.add_argument("case", choices=["files", "names", "removed", "services", "dashboard"])
+    ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "services", "dashboard"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:

@@ -1,8 +1,11 @@
 #include "prom_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "comm_registry.h"
@@ -22,12 +25,22 @@
 #define PROM_DIR_MODE 0755
 #define PROM_FILE_MODE 0644
 
+/* One file: its GPU, and the name chosen at its first write. */
+struct prom_out {
+    char gpu[48];                /* "" for communicators without a GPU */
+    char name[TAP_OUT_NAME_MAX];
+    char pid[16];                /* "" unless the GPU's own name is another process's */
+    int lock_fd;                 /* holds the GPU's name while this process lives; -1 */
+    bool written;
+};
+
 static int dir_fd = -1;
 static bool dir_tried;
-static char written[MAX_FILES][TAP_OUT_NAME_MAX]; /* names this process wrote */
-static unsigned nwritten;
+static struct prom_out outs[MAX_FILES];
+static unsigned nouts;
 static atomic_flag error_said = ATOMIC_FLAG_INIT;
 static atomic_flag too_many_said = ATOMIC_FLAG_INIT;
+static atomic_flag shared_said = ATOMIC_FLAG_INIT;
 
 bool tap_prom_enabled(void)
 {
@@ -59,50 +72,87 @@ static int prom_dir(void)
     return dir_fd;
 }
 
-/* nccltap_<GPU UUID>.prom, or nccltap_<host>-<pid>.prom without one. */
-static void file_name(char *buf, size_t len, const char *gpu)
-{
-    char part[128];
-    if (*gpu) {
-        tap_out_name_part(part, sizeof part, gpu);
-        snprintf(buf, len, "nccltap_%s.prom", part);
-    } else {
-        tap_out_name_part(part, sizeof part, tap_process.host);
-        snprintf(buf, len, "nccltap_%s-%d.prom", part, tap_process.pid);
-    }
-}
-
-static void remember(const char *name)
-{
-    for (unsigned i = 0; i < nwritten; i++)
-        if (!strcmp(written[i], name))
-            return;
-    if (nwritten < MAX_FILES)
-        snprintf(written[nwritten++], sizeof written[0], "%s", name);
-}
-
-static int write_file(int dir, const char *gpu, bool process)
+/* Whether this process may write nccltap_<gpu>.prom: it holds the lock of
+ * the hidden file .nccltap_<gpu>.lock, until it exits (the kernel lets
+ * go of a dead process's lock). Two processes on one GPU (two jobs, MPS)
+ * would otherwise replace each other's file, and the first to exit remove
+ * the other's. The lock file stays; node_exporter reads only *.prom. */
+static int lock_gpu_name(int dir, const char *part)
 {
     char name[TAP_OUT_NAME_MAX];
-    file_name(name, sizeof name, gpu);
+    snprintf(name, sizeof name, ".nccltap_%s.lock", part);
+    /* O_NONBLOCK: a FIFO planted under the name must not block the open. */
+    int fd = openat(dir, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, PROM_FILE_MODE);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* nccltap_<GPU UUID>.prom, or nccltap_<GPU UUID>-<pid>.prom when another
+ * process has the GPU's name; nccltap_<host>-<pid>.prom without a GPU. */
+static void choose_name(int dir, struct prom_out *o)
+{
+    char part[128];
+    if (!*o->gpu) {
+        tap_out_name_part(part, sizeof part, tap_process.host);
+        snprintf(o->name, sizeof o->name, "nccltap_%s-%d.prom", part, tap_process.pid);
+        return;
+    }
+    tap_out_name_part(part, sizeof part, o->gpu);
+    o->lock_fd = lock_gpu_name(dir, part);
+    if (o->lock_fd >= 0) {
+        snprintf(o->name, sizeof o->name, "nccltap_%s.prom", part);
+        return;
+    }
+    snprintf(o->name, sizeof o->name, "nccltap_%s-%d.prom", part, tap_process.pid);
+    /* Inspector's labels would repeat the other process's series, which
+     * node_exporter drops: these carry the pid. */
+    snprintf(o->pid, sizeof o->pid, "%d", tap_process.pid);
+    TAP_LOG_ONCE(shared_said, "another process writes NCCLTAP_PROM_DIR's file of GPU %s: this one writes %s",
+                 o->gpu, o->name);
+}
+
+static struct prom_out *out_of(int dir, const char *gpu)
+{
+    for (unsigned i = 0; i < nouts; i++)
+        if (!strcmp(outs[i].gpu, gpu))
+            return &outs[i];
+    if (nouts == MAX_FILES) {
+        TAP_LOG_ONCE(too_many_said, "more than %d GPUs in one process: the metrics of the others are not "
+                     "written to NCCLTAP_PROM_DIR", MAX_FILES);
+        return NULL;
+    }
+    struct prom_out *o = &outs[nouts++];
+    memset(o, 0, sizeof *o);
+    o->lock_fd = -1;
+    snprintf(o->gpu, sizeof o->gpu, "%s", gpu);
+    choose_name(dir, o);
+    return o;
+}
+
+static int write_file(int dir, struct prom_out *o, bool process)
+{
     struct tap_out_file out;
-    FILE *f = tap_out_file_begin(&out, dir, name, PROM_FILE_MODE);
+    FILE *f = tap_out_file_begin(&out, dir, o->name, PROM_FILE_MODE);
     if (!f) {
-        TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s)", tap_config.prom_dir, name, strerror(errno));
+        TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s)", tap_config.prom_dir, o->name, strerror(errno));
         return -1;
     }
     /* Files of 100 KB and more: fewer, larger writes. */
     static char buf[1 << 16];
     setvbuf(f, buf, _IOFBF, sizeof buf);
-    tap_prom_metrics_write(f, gpu, process);
+    tap_prom_metrics_write(f, o->gpu, process);
     if (tap_config.prom_inspector)
-        tap_prom_inspector_write(f, gpu, tap_process.host, tap_config.slurm_job_id);
+        tap_prom_inspector_write(f, o->gpu, tap_process.host, tap_config.slurm_job_id, o->pid);
     if (tap_out_file_commit(&out) != 0) {
         TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s); the previous version is kept", tap_config.prom_dir,
-                     name, strerror(errno));
+                     o->name, strerror(errno));
         return -1;
     }
-    remember(name);
+    o->written = true;
     return 0;
 }
 
@@ -123,18 +173,17 @@ int tap_prom_write(void)
     if (dir < 0)
         return -1;
     int rc = 0;
-    unsigned files = 0;
+    bool first = true;
     for (unsigned i = 0; i < tap_comm_count(); i++) {
         if (gpu_seen_before(i))
             continue;
-        if (files == MAX_FILES) {
-            TAP_LOG_ONCE(too_many_said, "more than %d GPUs in one process: the metrics of the others are not "
-                         "written to NCCLTAP_PROM_DIR", MAX_FILES);
+        struct prom_out *o = out_of(dir, tap_comm_at(i)->gpu_uuid);
+        if (!o)
             break;
-        }
         /* The process's counters once, in the file of its first GPU. */
-        if (write_file(dir, tap_comm_at(i)->gpu_uuid, files++ == 0) != 0)
+        if (write_file(dir, o, first) != 0)
             rc = -1;
+        first = false;
     }
     tap_prom_metrics_next_interval();
     tap_prom_inspector_next_interval();
@@ -150,18 +199,28 @@ void tap_prom_finish(void)
         return;
     }
     /* Gone with the process: node_exporter would serve its last values
-     * as if it were still running. */
-    for (unsigned i = 0; i < nwritten && dir_fd >= 0; i++)
-        unlinkat(dir_fd, written[i], 0);
-    nwritten = 0;
+     * as if it were still running. The name's lock goes last. */
+    for (unsigned i = 0; i < nouts; i++) {
+        if (outs[i].written)
+            unlinkat(dir_fd, outs[i].name, 0);
+        if (outs[i].lock_fd >= 0)
+            close(outs[i].lock_fd);
+        outs[i].lock_fd = -1;
+        outs[i].written = false;
+    }
 }
 
 void tap_prom_reset(void)
 {
-    /* The directory stays open (O_CLOEXEC); the parent's files are the
-     * parent's to remove. */
-    nwritten = 0;
+    /* The directory stays open (O_CLOEXEC). The parent's files and their
+     * names' locks are the parent's: the child's copies of the lock
+     * descriptors go (the parent's lock stays while the parent has it). */
+    for (unsigned i = 0; i < nouts; i++)
+        if (outs[i].lock_fd >= 0)
+            close(outs[i].lock_fd);
+    nouts = 0;
     atomic_flag_clear(&error_said);
+    atomic_flag_clear(&shared_said);
     tap_prom_metrics_reset();
     tap_prom_inspector_reset();
 }

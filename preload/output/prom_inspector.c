@@ -100,7 +100,7 @@ static bool is_p2p(int op)
     return op == TAP_OP_SEND || op == TAP_OP_RECV;
 }
 
-static void write_labels(FILE *f, const struct key_agg *k, const char *node, const char *job)
+static void write_labels(FILE *f, const struct key_agg *k, const char *node, const char *job, const char *pid)
 {
     char size[32], nranks[16];
     tap_prom_inspector_size(k->size_lower, size, sizeof size);
@@ -116,11 +116,13 @@ static void write_labels(FILE *f, const struct key_agg *k, const char *node, con
     tap_prom_label(f, ",", "nranks", nranks);
     tap_prom_label(f, ",", is_p2p(k->op) ? "p2p_operation" : "collective", inspector_op_name(k->op));
     tap_prom_label(f, ",", "message_size", size);
+    if (pid && *pid)
+        tap_prom_label(f, ",", "pid", pid);
     fputs("} ", f);
 }
 
 static void write_family(FILE *f, const char *gpu_uuid, bool p2p, bool busbw, const char *name,
-                         const char *help, const char *node, const char *job)
+                         const char *help, const char *node, const char *job, const char *pid)
 {
     tap_prom_family(f, name, "gauge", help);
     for (unsigned i = 0; i < nkeys; i++) {
@@ -128,7 +130,7 @@ static void write_family(FILE *f, const char *gpu_uuid, bool p2p, bool busbw, co
         if (is_p2p(k->op) != p2p || strcmp(k->comm->gpu_uuid, gpu_uuid))
             continue;
         fputs(name, f);
-        write_labels(f, k, node, job);
+        write_labels(f, k, node, job, pid);
         if (busbw)
             tap_prom_value(f, k->busbw_count ? exp(k->log_busbw_sum / (double)k->busbw_count) : 0);
         else
@@ -137,20 +139,21 @@ static void write_family(FILE *f, const char *gpu_uuid, bool p2p, bool busbw, co
     }
 }
 
-void tap_prom_inspector_write(FILE *f, const char *gpu_uuid, const char *node, const char *slurm_job_id)
+void tap_prom_inspector_write(FILE *f, const char *gpu_uuid, const char *node, const char *slurm_job_id,
+                              const char *pid)
 {
     write_family(f, gpu_uuid, false, true, "nccl_bus_bandwidth_gbs",
                  "NCCL Inspector compatible: geometric mean busbw (GB/s) of the collectives completed in the last "
-                 "interval", node, slurm_job_id);
+                 "interval", node, slurm_job_id, pid);
     write_family(f, gpu_uuid, false, false, "nccl_collective_exec_time_microseconds",
                  "NCCL Inspector compatible: mean time (us) of the collectives completed in the last interval",
-                 node, slurm_job_id);
+                 node, slurm_job_id, pid);
     write_family(f, gpu_uuid, true, true, "nccl_p2p_bus_bandwidth_gbs",
                  "NCCL Inspector compatible: geometric mean busbw (GB/s) of the sends and receives completed in the "
-                 "last interval", node, slurm_job_id);
+                 "last interval", node, slurm_job_id, pid);
     write_family(f, gpu_uuid, true, false, "nccl_p2p_exec_time_microseconds",
                  "NCCL Inspector compatible: mean time (us) of the sends and receives completed in the last interval",
-                 node, slurm_job_id);
+                 node, slurm_job_id, pid);
 }
 
 void tap_prom_inspector_next_interval(void)

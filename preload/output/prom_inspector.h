@@ -26,8 +26,10 @@ void tap_prom_inspector_observe(const struct tap_completion *c);
 
 /* The four families, for the keys of communicators on the GPU `gpu_uuid`
  * ("" for those without one); `node` and `slurm_job_id` as Inspector's
- * labels ("" is written "unknown", as Inspector does). */
-void tap_prom_inspector_write(FILE *f, const char *gpu_uuid, const char *node, const char *slurm_job_id);
+ * labels ("" is written "unknown", as Inspector does); `pid`, when not
+ * NULL or "", as one more label (a second process on the GPU). */
+void tap_prom_inspector_write(FILE *f, const char *gpu_uuid, const char *node, const char *slurm_job_id,
+                              const char *pid);
 
 /* Ends the interval: the next write covers the ops observed after this. */
 void tap_prom_inspector_next_interval(void);
