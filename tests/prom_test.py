@@ -147,7 +147,7 @@ def run_job(args, work, env_extra, bench_args, app=None, watch=None):
 
 
 def allreduce_job(args, work, extra=None):
-    env = {"NCCLTAP_PROM_KEEP": "1"}
+    env = {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_JOB_ID": "prom-test-job"}
     env.update(extra or {})
     return run_job(args, work, env, ["--ranks", str(NRANKS), "--op", "allreduce,sendrecv",
                                      "--bytes", str(ALLREDUCE_BYTES), "--iters", "200", "--warmup", "2"])
@@ -220,7 +220,7 @@ def check_values(name, samples):
             fail("%s: %d samples of %s%s" % (name, len(got), metric, want))
         return got[0]
     calls = 202
-    ar = {"op": "AllReduce", "size_class": str(ALLREDUCE_BYTES)}
+    ar = {"op": "AllReduce", "size_class": str(ALLREDUCE_BYTES), "job_id": "prom-test-job"}
     if one("nccltap_ops_total", **ar) != calls:
         fail("%s: nccltap_ops_total %s is not %d" % (name, ar, calls))
     if one("nccltap_bytes_total", **ar) != calls * ALLREDUCE_BYTES:
@@ -452,13 +452,20 @@ def case_services(args, work):
     with_services(args, work, check)
 
 
+def dashboard_query(expr):
+    """A panel's query as Grafana sends it, its variables at "All"."""
+    expr = expr.replace("$__rate_interval", "1m")
+    return re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", expr)
+
+
 def case_dashboard(args, work):
     dashboard = os.path.join(args.src, "tools", "grafana", "nccltap.json")
     sys.path.insert(0, os.path.join(args.src, "tools", "grafana"))
     from dashboard_queries import metrics_and_labels  # noqa: E402
 
     with open(dashboard) as f:
-        used = metrics_and_labels(json.load(f))
+        board = json.load(f)
+    used = metrics_and_labels(board)
     if not used:
         fail("no queries found in %s" % dashboard)
 
@@ -469,12 +476,21 @@ def case_dashboard(args, work):
             scraped.setdefault(name, set()).update(labels)
         for metric, labels in sorted(used.items()):
             if metric not in scraped:
-                fail("the dashboard uses %s, which no scrape has" % metric)
+                fail("the dashboard uses %s, which the scrape does not have" % metric)
             missing = labels - scraped[metric] - {"job", "instance"}  # Prometheus' target labels
             if missing:
                 fail("the dashboard uses labels %s of %s, which the scrape lacks (it has %s)"
                      % (sorted(missing), metric, sorted(scraped[metric])))
-        print("ok: %d metrics of the dashboard, with their labels, in the scrape: %s" % (len(used), sorted(used)))
+        print("ok: the %d metrics the dashboard uses, with their labels, are in the scrape: %s"
+              % (len(used), ", ".join(sorted(used))))
+        # And every panel's query is PromQL that Prometheus answers with data
+        # (rates need two scrapes in their window).
+        s.wait_for("count_over_time(up[1m]) >= 3", 1)
+        for panel in board["panels"]:
+            for target in panel["targets"]:
+                if not s.query(dashboard_query(target["expr"])):
+                    fail("panel %r: no data for %s" % (panel["title"], dashboard_query(target["expr"])))
+        print("ok: every panel's query has data: %d queries" % sum(len(p["targets"]) for p in board["panels"]))
     with_services(args, work, check)
 
 
