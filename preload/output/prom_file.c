@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -141,9 +142,12 @@ static int write_file(int dir, struct prom_out *o, bool process)
         TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s)", tap_config.prom_dir, o->name, strerror(errno));
         return -1;
     }
-    /* Files of 100 KB and more: fewer, larger writes. */
+    /* Files of 100 KB and more, in thousands of small pieces: fewer,
+     * larger writes, and no stream lock per piece (this thread alone
+     * uses the stream). */
     static char buf[1 << 16];
     setvbuf(f, buf, _IOFBF, sizeof buf);
+    __fsetlocking(f, FSETLOCKING_BYCALLER);
     tap_prom_metrics_write(f, o->gpu, process);
     if (tap_config.prom_inspector)
         tap_prom_inspector_write(f, o->gpu, tap_process.host, tap_config.slurm_job_id, o->pid);

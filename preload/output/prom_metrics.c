@@ -187,7 +187,8 @@ static void counter_family(FILE *f, const char *name, const char *help, unsigned
     tap_prom_family(f, name, "counter", help);
     for (unsigned i = 0; i < n; i++) {
         series(f, name, "", &aggs[i], NULL);
-        fprintf(f, "%llu\n", (unsigned long long)(bytes ? aggs[i].bytes : aggs[i].calls));
+        tap_prom_uint(f, bytes ? aggs[i].bytes : aggs[i].calls);
+        fputc('\n', f);
     }
 }
 
@@ -207,15 +208,18 @@ static void histogram_family(FILE *f, unsigned n)
         for (unsigned k = 0; k < TAP_PROM_BUCKETS; k++) {
             cumulative += g->le[k];
             series(f, name, "_bucket", g, bounds[k]);
-            fprintf(f, "%llu\n", (unsigned long long)cumulative);
+            tap_prom_uint(f, cumulative);
+            fputc('\n', f);
         }
         series(f, name, "_bucket", g, "+Inf");
-        fprintf(f, "%llu\n", (unsigned long long)g->timed);
+        tap_prom_uint(f, g->timed);
+        fputc('\n', f);
         series(f, name, "_sum", g, NULL);
         tap_prom_value(f, g->time_s);
         fputc('\n', f);
         series(f, name, "_count", g, NULL);
-        fprintf(f, "%llu\n", (unsigned long long)g->timed);
+        tap_prom_uint(f, g->timed);
+        fputc('\n', f);
     }
 }
 

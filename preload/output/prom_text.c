@@ -1,7 +1,6 @@
 #include "prom_text.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -45,7 +44,9 @@ void tap_prom_label_value(FILE *f, const char *s)
 
 void tap_prom_label(FILE *f, const char *sep, const char *name, const char *value)
 {
-    fprintf(f, "%s%s=\"", sep, name);
+    fputs(sep, f);
+    fputs(name, f);
+    fputs("=\"", f);
     tap_prom_label_value(f, value);
     fputc('"', f);
 }
@@ -56,14 +57,19 @@ void tap_prom_value(FILE *f, double v)
         fputs("NaN", f);
     else if (isinf(v))
         fputs(v > 0 ? "+Inf" : "-Inf", f);
-    else {
-        /* The shortest of 15 or 17 digits that reads back as v. */
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.15g", v);
-        if (strtod(buf, NULL) != v)
-            snprintf(buf, sizeof buf, "%.17g", v);
-        fputs(buf, f);
-    }
+    else
+        fprintf(f, "%.10g", v);
+}
+
+void tap_prom_uint(FILE *f, uint64_t v)
+{
+    char buf[24];
+    char *p = buf + sizeof buf;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
 }
 
 uint64_t tap_prom_inspector_size(uint64_t bytes, char *buf, size_t len)

@@ -24,9 +24,12 @@ void tap_prom_label_value(FILE *f, const char *s);
 /* `name="value"` with the value escaped; `sep` before it ("" or ","). */
 void tap_prom_label(FILE *f, const char *sep, const char *name, const char *value);
 
-/* A sample value: shortest exact decimal for a double, "+Inf", "-Inf",
- * "NaN" as the format spells them. */
+/* A sample value: 10 significant digits (finer than any measurement
+ * here), "+Inf", "-Inf", "NaN" as the format spells them. */
 void tap_prom_value(FILE *f, double v);
+
+/* A whole number (a counter, a bucket's count), without printf. */
+void tap_prom_uint(FILE *f, uint64_t v);
 
 /* NCCL Inspector's message_size label for a message of `bytes`: the
  * integer part of its size in the largest unit (B, KB, MB, GB, TB; powers
