@@ -11,6 +11,7 @@ Cases:
   removed   without NCCLTAP_PROM_KEEP the files exist during the run and are
             gone after it.
   shared_gpu two processes on one GPU: each its own file, no series in both.
+  bad_config an unsafe directory and a bad flag: said, nothing written there.
   services  node_exporter's textfile collector serves the files and a real
             Prometheus server scrapes it: AllReduce busbw is the simulator's
             within 1%, histogram_quantile(0.5) within the bucket that holds
@@ -315,6 +316,38 @@ def case_shared_gpu(args, work):
     print("ok: two processes on one GPU: %s, no series in both" % files)
 
 
+def case_bad_config(args, work):
+    """A directory others can write in (not sticky) and a bad flag: each
+    said once, naming its variable; no Prometheus file; the job and its
+    rank files unharmed."""
+    unsafe = os.path.join(work, "shared")
+    os.mkdir(unsafe)
+    os.chmod(unsafe, 0o777)
+    # KEEP=1: the files would be written at exit at the latest.
+    env = dict(os.environ, NCCLTAP_PROM_DIR=unsafe, NCCLTAP_PROM_KEEP="1", NCCLTAP_PROM_INSPECTOR="maybe",
+               NCCLSIM_LAT_US="0")
+    cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
+           os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "1M",
+           "--iters", "20", "--warmup", "0"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail("the job failed (%d):\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    # The configuration is read once, before the bench forks its ranks;
+    # each rank opens the directory.
+    for want, times in (("NCCLTAP_PROM_DIR=%s is not safe to write in (writable by others and not sticky): "
+                         "no Prometheus file is written" % unsafe, 2),
+                        ("NCCLTAP_PROM_INSPECTOR=maybe is not valid: expected 0 or 1; using 1", 1)):
+        n = r.stderr.count(want)
+        if n != times:
+            fail("%r said %d times on stderr, expected %d:\n%s" % (want, n, times, r.stderr))
+    if os.listdir(unsafe):
+        fail("files written in the unsafe directory: %s" % os.listdir(unsafe))
+    if len(glob.glob(os.path.join(work, "out", "*.json"))) != 2:
+        fail("the rank files are missing: %s" % os.listdir(os.path.join(work, "out")))
+    print("ok: an unsafe NCCLTAP_PROM_DIR said once per rank, a bad NCCLTAP_PROM_INSPECTOR once; nothing "
+          "written there, the job unharmed")
+
+
 # -- the services -------------------------------------------------------------
 
 def free_port():
@@ -499,7 +532,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
-    ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "services", "dashboard"])
+    ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "bad_config", "services", "dashboard"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:
