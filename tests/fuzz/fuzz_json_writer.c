@@ -1,10 +1,12 @@
-/* libFuzzer target: the shim's JSON string writer (json_writer.c) and its
- * UTF-8 truncation (utf8.c), on any bytes an application could name a
- * communicator or a host with. What is written is one JSON string that
+/* libFuzzer target: the shim's JSON string writer (json_writer.c), its
+ * UTF-8 truncation (utf8.c) and the Prometheus label value writer
+ * (prom_text.c), on any bytes an application could name a communicator or
+ * a host with. What is written is one JSON string that
  * a JSON parser (yajl; jansson's names clash with the writer's) reads back; text that was UTF-8 comes back unchanged; a copy
  * truncated to any size never ends inside a character; the in-memory
  * writer's text is the stream writer's. */
 #include "json_writer.h"
+#include "prom_text.h"
 #include "utf8.h"
 
 #include <stdint.h>
@@ -61,6 +63,38 @@ static int string(void *ctx, const unsigned char *s, size_t len)
     return 1;
 }
 
+/* A Prometheus label value: UTF-8, no raw newline or double quote, only
+ * the format's escapes (\\ \" \n); read back, UTF-8 text is unchanged. */
+static void check_prom_label(const char *s)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    tap_prom_label_value(f, s);
+    fclose(f);
+    if (strlen(out) != len || !is_utf8(out))
+        abort();
+    char *back = malloc(len + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (out[i] == '\n' || out[i] == '"')
+            abort();  /* would end the value or the line */
+        if (out[i] == '\\') {
+            char e = ++i < len ? out[i] : 0;
+            if (e != '\\' && e != '"' && e != 'n')
+                abort();  /* not an escape the format has */
+            back[n++] = e == 'n' ? '\n' : e;
+        } else {
+            back[n++] = out[i];
+        }
+    }
+    back[n] = '\0';
+    if (is_utf8(s) && strcmp(back, s) != 0)
+        abort();
+    free(back);
+    free(out);
+}
+
 static const yajl_callbacks callbacks = {
     .yajl_null = other, .yajl_boolean = other_bool, .yajl_number = other_number,
     .yajl_string = string, .yajl_start_map = other, .yajl_start_array = other,
@@ -112,6 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (is_utf8(s) && !is_utf8(dst))
             abort();
     }
+    check_prom_label(s);
     free(s);
     return 0;
 }
