@@ -148,7 +148,10 @@ def run_job(args, work, env_extra, bench_args, app=None, watch=None):
 
 
 def allreduce_job(args, work, extra=None):
-    env = {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_JOB_ID": "prom-test-job"}
+    # Slurm's job shape: 4 tasks on 2 nodes, Inspector's n_nodes of the
+    # communicator of every rank.
+    env = {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_JOB_ID": "prom-test-job", "SLURM_NTASKS": str(NRANKS),
+           "SLURM_NNODES": "2"}
     env.update(extra or {})
     return run_job(args, work, env, ["--ranks", str(NRANKS), "--op", "allreduce,sendrecv",
                                      "--bytes", str(ALLREDUCE_BYTES), "--iters", "200", "--warmup", "2"])
@@ -241,7 +244,7 @@ def check_values(name, samples):
             fail("%s: %s is not 0" % (name, metric))
     one("nccltap_pending_ops")
     one("nccl_p2p_bus_bandwidth_gbs", p2p_operation="Send", message_size="128-129MB")
-    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS))
+    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS), n_nodes="2")
     busbw = one("nccl_bus_bandwidth_gbs", **insp)
     if abs(busbw - BUSBW_GBS) > INSPECTOR_BUSBW_TOLERANCE * BUSBW_GBS:
         fail("%s: nccl_bus_bandwidth_gbs %.3f, the simulator's is %.1f" % (name, busbw, BUSBW_GBS))

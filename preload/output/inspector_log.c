@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "comm_nodes.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "json_writer.h"
@@ -19,24 +20,6 @@
  * are kernel_gpu, kernel_cpu and collective_cpu. nccltap's times are CUDA
  * events recorded on the caller's stream around the call. */
 #define TIMING_SOURCE "cuda_event"
-
-/* Nodes the communicator spans, as far as this process can tell (an
- * interposer sees no topology; Inspector gets it from NCCL): 1 when all
- * its ranks are here; the launcher's node count when it has all the job's
- * ranks; otherwise 0, unknown. */
-static int comm_nodes(const struct tap_comm *comm)
-{
-    if (comm->nranks <= 1)
-        return 1;
-    int here = 0;
-    for (unsigned i = 0, n = tap_comm_count(); i < n; i++)
-        here += tap_comm_at(i)->id == comm->id;
-    if (here >= comm->nranks)
-        return 1;
-    if (tap_config.job_ranks && (uint32_t)comm->nranks == tap_config.job_ranks)
-        return (int)tap_config.job_nodes;
-    return 0;
-}
 
 /* When the record was made, in Unix microseconds, as Inspector's
  * dump_timestamp_us: the op's GPU end placed on the Unix clock, or now
@@ -76,7 +59,7 @@ size_t tap_inspector_line(char *line, size_t cap, const struct tap_completion *c
                      "\"metadata\":{\"inspector_output_format_version\":\"" INSPECTOR_FORMAT "\","
                      "\"git_rev\":\"nccltap-" NCCLTAP_VERSION "\",\"rec_mechanism\":\"nccltap_interposition\","
                      "\"dump_timestamp_us\":%llu,\"hostname\":%s,\"pid\":%d},",
-                     (unsigned long long)comm->id, name, comm->rank, comm->nranks, comm_nodes(comm),
+                     (unsigned long long)comm->id, name, comm->rank, comm->nranks, tap_comm_nodes(comm),
                      record_time_us(c), host, tap_process.pid);
     if (n <= 0 || (size_t)n >= cap)
         return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm_nodes.h"
 #include "comm_registry.h"
 #include "nccl_ops.h"
 #include "prom_text.h"
@@ -102,12 +103,12 @@ static bool is_p2p(int op)
 
 static void write_labels(FILE *f, const struct key_agg *k, const char *node, const char *job, const char *pid)
 {
-    char size[32], nranks[16];
+    char size[32], nranks[16], n_nodes[16] = "unknown";
     tap_prom_inspector_size(k->size_lower, size, sizeof size);
     snprintf(nranks, sizeof nranks, "%d", k->comm->nranks);
-    /* The nodes a communicator spans are not in NCCL's public API (Inspector
-     * has them from the profiler interface): known only for one rank. */
-    const char *n_nodes = k->comm->nranks == 1 ? "1" : "unknown";
+    int nodes = tap_comm_nodes(k->comm);
+    if (nodes > 0)
+        snprintf(n_nodes, sizeof n_nodes, "%d", nodes);
     tap_prom_label(f, "{", "slurm_job_id", *job ? job : "unknown");
     tap_prom_label(f, ",", "node", *node ? node : "unknown");
     tap_prom_label(f, ",", "gpu", *k->comm->gpu_uuid ? k->comm->gpu_uuid : "unknown");
