@@ -11,6 +11,7 @@ Cases:
   removed   without NCCLTAP_PROM_KEEP the files exist during the run and are
             gone after it.
   shared_gpu two processes on one GPU: each its own file, no series in both.
+  no_gpu    without CUDA: a file per process, named by host and pid.
   bad_config an unsafe directory and a bad flag: said, nothing written there.
   services  node_exporter's textfile collector serves the files and a real
             Prometheus server scrapes it: AllReduce busbw is the simulator's
@@ -319,6 +320,27 @@ def case_shared_gpu(args, work):
     print("ok: two processes on one GPU: %s, no series in both" % files)
 
 
+def case_no_gpu(args, work):
+    """Without CUDA (NCCLTAP_TIMING=off: no driver call) no GPU is known:
+    one file per process, nccltap_<host>-<pid>.prom, counters only."""
+    (promtool,) = need_tools("promtool")
+    prom = run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_TIMING": "off"},
+                   ["--ranks", "2", "--op", "allreduce", "--bytes", "1M", "--iters", "30", "--warmup", "0"])
+    host = re.sub(r"[^A-Za-z0-9._-]", "_", socket.gethostname())
+    files = [os.path.basename(f) for f in prom_files(prom)]
+    if len(files) != 2 or not all(re.match(r"^nccltap_%s-[0-9]+\.prom$" % re.escape(host), f) for f in files):
+        fail("expected nccltap_%s-<pid>.prom for each of 2 processes, found %s" % (host, files))
+    for name in files:
+        promtool_accepts(promtool, os.path.join(prom, name))
+        with open(os.path.join(prom, name)) as f:
+            _, samples = parse(f.read())
+        calls = [v for n, l, v in samples if n == "nccltap_ops_total" and l["gpu"] == ""]
+        timed = [v for n, l, v in samples if n == "nccltap_op_duration_seconds_count"]
+        if calls != [30] or timed != [0]:
+            fail("%s: ops_total %s (want [30], gpu empty), histogram count %s (want [0])" % (name, calls, timed))
+    print("ok: no GPU: %s, calls counted, nothing timed" % files)
+
+
 def case_bad_config(args, work):
     """A directory others can write in (not sticky) and a bad flag: each
     said once, naming its variable; no Prometheus file; the job and its
@@ -535,7 +557,8 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
-    ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "bad_config", "services", "dashboard"])
+    ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "no_gpu", "bad_config", "services",
+                                       "dashboard"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:
