@@ -107,21 +107,27 @@ int main(int argc, char **argv)
         snprintf(comms[c].gpu_uuid, sizeof comms[c].gpu_uuid, "GPU-6e63636c-7461-702d-7369-6d2d00000000");
     }
     uint64_t *t = calloc(reps, sizeof *t);
-    for (unsigned i = 0; i < reps; i++) {
+    if (!comms || !t)
+        return 1;
+    int rc = 0;
+    for (unsigned i = 0; i < reps && !rc; i++) {
         interval(i);
         uint64_t t0 = now_ns();
-        if (tap_prom_write() != 0)
-            return 1;
+        rc = tap_prom_write() != 0;
         t[i] = now_ns() - t0;
     }
-    qsort(t, reps, sizeof *t, by_value);
     char path[4200];
     snprintf(path, sizeof path, "%s/nccltap_%s.prom", argv[1], comms[0].gpu_uuid);
     struct stat st;
-    if (stat(path, &st) != 0)
-        return 1;
-    printf("%u communicators, %u statistics rows: write median %.1f us, fastest %.1f us; file %lld bytes\n",
-           ncomms, tap_stats_count(), (double)t[reps / 2] / 1e3, (double)t[0] / 1e3, (long long)st.st_size);
+    if (!rc && stat(path, &st) != 0)
+        rc = 1;
+    if (!rc) {
+        qsort(t, reps, sizeof *t, by_value);
+        printf("%u communicators, %u statistics rows: write median %.1f us, fastest %.1f us; file %lld bytes\n",
+               ncomms, tap_stats_count(), (double)t[reps / 2] / 1e3, (double)t[0] / 1e3, (long long)st.st_size);
+    }
     tap_prom_finish();
-    return 0;
+    free(t);
+    free(comms);
+    return rc;
 }
