@@ -160,15 +160,6 @@ static int write_file(int dir, struct prom_out *o, bool process)
     return 0;
 }
 
-/* Whether an earlier communicator is on the same GPU: its file is written. */
-static bool gpu_seen_before(unsigned i)
-{
-    for (unsigned j = 0; j < i; j++)
-        if (!strcmp(tap_comm_at(j)->gpu_uuid, tap_comm_at(i)->gpu_uuid))
-            return true;
-    return false;
-}
-
 int tap_prom_write(void)
 {
     if (!tap_prom_enabled())
@@ -176,19 +167,15 @@ int tap_prom_write(void)
     int dir = prom_dir();
     if (dir < 0)
         return -1;
+    /* The GPUs of the communicators, in the order they first appear: each
+     * communicator compared with the few GPUs known, not with the others. */
+    for (unsigned i = 0; i < tap_comm_count(); i++)
+        out_of(dir, tap_comm_at(i)->gpu_uuid);
     int rc = 0;
-    bool first = true;
-    for (unsigned i = 0; i < tap_comm_count(); i++) {
-        if (gpu_seen_before(i))
-            continue;
-        struct prom_out *o = out_of(dir, tap_comm_at(i)->gpu_uuid);
-        if (!o)
-            break;
+    for (unsigned i = 0; i < nouts; i++)
         /* The process's counters once, in the file of its first GPU. */
-        if (write_file(dir, o, first) != 0)
+        if (write_file(dir, &outs[i], i == 0) != 0)
             rc = -1;
-        first = false;
-    }
     tap_prom_metrics_next_interval();
     tap_prom_inspector_next_interval();
     return rc;
