@@ -108,10 +108,11 @@ def ring(run):
     """NCCLTAP_OPS_MAX_MB bounds the per-op file: the oldest records are
     dropped, counted, and the report says so."""
     capacity = (1 << 20) // 88  # 11,915 records of 88 bytes
-    # 120 bursts of 200 calls, each after a synchronize: the event pool,
-    # grown during the first few, times the others whole even on a busy
-    # machine.
-    run.bench_run(["--ranks", "1", "--op", "allreduce", "--bytes", ",".join(["8"] * 120),
+    # 300 bursts of 200 calls, each after a synchronize: the event pool,
+    # grown during the first few, times most of the others; 60,000 calls,
+    # five times the ring, so that it fills also where a busy machine
+    # leaves many calls untimed (24,000 timed only 8,219 once, under ASan).
+    run.bench_run(["--ranks", "1", "--op", "allreduce", "--bytes", ",".join(["8"] * 300),
                    "--iters", "200", "--warmup", "0"], NCCLTAP_TIMING="all", NCCLTAP_OPS_MAX_MB=1,
                   NCCLSIM_LAT_US=0)
     ops = glob.glob(os.path.join(run.dir, "*.ops"))
