@@ -22,9 +22,14 @@ int cmd_demo(int argc, char **argv);
  * does, for the demo. Returns the exit status. report/report_cmd.c */
 int report_dir_text(const char *dir);
 
-/* The full usage text. */
+/* The help texts: nccltap's (the commands, one line each), and each
+ * command's own, printed by `nccltap CMD --help` and `nccltap help CMD`.
+ * main.c */
 void usage(FILE *to);
-/* "<argv0>: <message>" and a pointer to --help on stderr; returns EXIT_USAGE. */
+void usage_run(FILE *to);
+void usage_report(FILE *to);
+void usage_demo(FILE *to);
+/* "<argv0>: <message>" and a pointer to the command's --help on stderr; returns EXIT_USAGE. */
 int usage_error(const char *argv0, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Only the pointer to --help, after getopt has said what is wrong. */
 int usage_hint(void);

@@ -60,7 +60,7 @@ int cmd_demo(int argc, char **argv)
             o.dir = optarg;
             break;
         case 'h':
-            usage(stdout);
+            usage_demo(stdout);
             return 0;
         default:
             return usage_hint();

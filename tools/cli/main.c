@@ -1,5 +1,5 @@
-/* nccltap: the command. Dispatches to the subcommands; each lives in its
- * own file (run.c, report_cmd.c, demo.c). */
+/* nccltap: the command. Dispatches to the subcommands, each in its own file
+ * (run/run.c, report/report_cmd.c, demo.c), and holds every help text. */
 #include "cli.h"
 #include "util.h"
 
@@ -10,66 +10,185 @@
 static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
+    void (*usage)(FILE *to);
 } commands[] = {
-    { "run", cmd_run },
-    { "report", cmd_report },
-    { "demo", cmd_demo },
+    { "run", cmd_run, usage_run },
+    { "report", cmd_report, usage_report },
+    { "demo", cmd_demo, usage_demo },
 };
 
+/* The help texts. Each is what `nccltap CMD --help` and `nccltap help CMD`
+ * print, and what the manual pages are made of (help2man, tools/man/): an
+ * option is a line "  -x, --name ARG   meaning", and every option a
+ * command's getopt table accepts is named (cli.help_* test it). */
 void usage(FILE *to)
 {
     fputs(
-"Usage: nccltap COMMAND [OPTIONS]\n"
-"Observe the NCCL calls of every rank of a program, without changing it.\n"
+"Usage: nccltap COMMAND [OPTIONS] [ARGS...]\n"
+"  or:  nccltap help [COMMAND]\n"
+"Observe the NCCL calls of every rank of a program, without changing it: each\n"
+"call is counted, timed on the GPU, reduced into bandwidth statistics per\n"
+"communicator, operation, datatype and size, and merged across ranks into\n"
+"one report.\n"
 "\n"
 "Commands:\n"
-"  run [--dir D] [--sim | --legacy-sim] [LTTng options] [--] PROGRAM [ARGS...]\n"
-"      Run PROGRAM with the nccltap shim preloaded. Each process writes its\n"
-"      statistics to D/nccltap-<run>@<host>-<pid>.json; <run> is the launcher's\n"
-"      job id, else $NCCLTAP_RUN_ID as this command sets it (see README).\n"
-"        --dir D        output directory; default $NCCLTAP_DIR, else\n"
-"                       ./nccltap-<$SLURM_JOB_ID, or the date and time>\n"
-"        --sim          use the simulated NCCL and CUDA driver (no GPU needed)\n"
-"        --legacy-sim   use the simulated pre-2.23 NCCL on the simulated driver\n"
-"        --lttng        also record an LTTng trace of every operation in D/lttng:\n"
-"                       a session daemon of this run's own is started (and\n"
-"                       stopped at the end); if the session cannot be set up,\n"
-"                       PROGRAM is not run and the exit status is 125\n"
-"      LTTng options, with --lttng:\n"
-"        --blocking     make the application wait for the trace buffers rather\n"
-"                       than lose events\n"
-"        --kernel       also record scheduler, interrupt and network events,\n"
-"                       where the kernel tracer (lttng-modules) is available\n"
-"        --system       use the machine's running session daemon, not one of\n"
-"                       this run's own\n"
-"        --url URL      stream the trace to lttng-relayd (net://HOST) rather than\n"
-"                       write D/lttng\n"
-"  report [--json] [--run ID] [--debug-dir DIR]... DIR|TRACE\n"
-"      Merge the per-rank files of one run in DIR (the newest, or --run ID)\n"
-"      into one report: a table to read, or one JSON document with --json.\n"
-"      Given an LTTng trace of the run (D/lttng, or any directory with a CTF\n"
-"      trace below it and no per-rank file), the same report is built from\n"
-"      its nccltap events. Call sites are named\n"
-"      from the binaries' debug information, looked for by build id in each\n"
-"      --debug-dir (DIR/.build-id/xx/...) and in /usr/lib/debug.\n"
-"  report --perfetto OUT.json [--from S] [--to S] [--ranks LIST] DIR|TRACE\n"
-"      Write the run's timeline as Chrome trace-event JSON (ui.perfetto.dev,\n"
-"      chrome://tracing): a process per rank, a track per CUDA stream, the\n"
-"      calls, and from a trace with kernel events the CPUs, interrupts and\n"
-"      the ranks' threads off the CPU. --from/--to: seconds from the first\n"
-"      op; --ranks: e.g. 0,2,5-7.\n"
-"  demo [--dir D]\n"
-"      Run nccltap-bench with 4 ranks under the shim, on the GPUs when there\n"
-"      are any, else on the simulator, and print its report.\n"
+"  run      run a program with the nccltap shim preloaded into it\n"
+"  report   merge the per-rank files (or the LTTng trace) of a run into one\n"
+"           report: text, JSON, CSV or a Perfetto timeline\n"
+"  demo     run nccltap-bench under the shim, on the GPUs or the simulator,\n"
+"           and print its report\n"
+"  help     show this help, or a command's\n"
+"\n"
+"'nccltap COMMAND --help' or 'nccltap help COMMAND' shows the command's\n"
+"options.\n"
 "\n"
 "Options:\n"
 "  -h, --help     show this help\n"
-"  --version      show nccltap's version\n", to);
+"  -V, --version  show nccltap's version\n"
+"\n"
+"Examples:\n"
+"  nccltap run -- torchrun --nproc-per-node 8 train.py\n"
+"  nccltap run --dir out -- mpirun -np 16 ./app\n"
+"  nccltap report out\n"
+"  nccltap demo\n", to);
 }
+
+void usage_run(FILE *to)
+{
+    fputs(
+"Usage: nccltap run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+"Run PROGRAM with the nccltap shim preloaded into it (first in LD_PRELOAD,\n"
+"keeping what was there), forward the signals nccltap receives to it, and\n"
+"return its exit status. Every process of PROGRAM that calls NCCL writes its\n"
+"statistics to D/nccltap-<run>@<host>-<pid>.json; <run> is the launcher's job\n"
+"id, else $NCCLTAP_RUN_ID, which this command sets. At the end nccltap says\n"
+"where the output went and how to read it ('nccltap report D').\n"
+"Options end at PROGRAM: its own options are left alone, even without '--'.\n"
+"\n"
+"Options:\n"
+"  -d, --dir D       output directory; default $NCCLTAP_DIR, else\n"
+"                    ./nccltap-<$SLURM_JOB_ID, or the date and time>; made\n"
+"                    with its parents, mode $NCCLTAP_DIR_MODE (default 0700)\n"
+"      --sim         use the simulated NCCL and CUDA driver (no GPU needed):\n"
+"                    put them first on LD_LIBRARY_PATH\n"
+"      --legacy-sim  use the simulated pre-2.23 NCCL (2.18) on the simulated\n"
+"                    CUDA driver\n"
+"      --lttng       also record an LTTng trace of every operation in D/lttng:\n"
+"                    a session daemon of this run's own is started (and\n"
+"                    stopped at the end); if the session cannot be set up,\n"
+"                    PROGRAM is not run and the exit status is 125\n"
+"      --blocking    with --lttng: make the application wait for the trace\n"
+"                    buffers rather than lose events\n"
+"      --kernel      with --lttng: also record scheduler, interrupt and network\n"
+"                    events, where the kernel tracer (lttng-modules) is\n"
+"                    available\n"
+"      --system      with --lttng: use the machine's running session daemon,\n"
+"                    not one of this run's own\n"
+"      --url URL     with --lttng: stream the trace to lttng-relayd\n"
+"                    (net://HOST) rather than write D/lttng\n"
+"  -h, --help        show this help\n"
+"\n"
+"Exit status:\n"
+"  PROGRAM's, or 128+N when a signal N killed it; 2 for a wrong command line,\n"
+"  125 when nccltap itself failed (output directory, LTTng session), 126 when\n"
+"  PROGRAM cannot be run, 127 when PROGRAM or a part of nccltap is missing.\n"
+"\n"
+"Examples:\n"
+"  nccltap run -- torchrun --nproc-per-node 8 train.py\n"
+"  nccltap run --dir out -- mpirun -np 16 ./app\n"
+"  nccltap run --sim --dir out -- nccltap-bench --ranks 4 --op all\n"
+"  nccltap run --lttng --kernel --dir out -- ./app\n", to);
+}
+
+void usage_report(FILE *to)
+{
+    fputs(
+"Usage: nccltap report [OPTIONS] PATH\n"
+"  or:  nccltap report --perfetto OUT [--from S] [--to S] [--ranks LIST] PATH\n"
+"Merge the per-rank files of one run into one report, read top to bottom:\n"
+"per communicator, operation, datatype and size the calls, times and\n"
+"bandwidth (busbw as nccl-tests computes it), where the time goes,\n"
+"stragglers, slow transfers and hangs across ranks, call sites, and, from a\n"
+"trace with kernel events, the OS's interference.\n"
+"PATH is a directory of per-rank files ('nccltap run' output: the newest run\n"
+"in it, or --run ID), or an LTTng trace of the run (D/lttng, or any directory\n"
+"with a CTF trace below it and no per-rank file), from which the same report\n"
+"is built. Options may come before or after PATH.\n"
+"\n"
+"Options:\n"
+"      --json           one JSON document rather than the text report\n"
+"      --csv            the merged rows as CSV, one line per communicator,\n"
+"                       operation, datatype and size\n"
+"      --wide           every column of the tables (by default they fit in 120\n"
+"                       columns)\n"
+"      --top N          rows in \"Where the time goes\" (default 10)\n"
+"      --comm ID        only this communicator: its id or its name\n"
+"      --op NAME        only this operation, e.g. AllReduce\n"
+"      --run ID         the run to read when PATH holds several (default: the\n"
+"                       newest)\n"
+"      --debug-dir DIR  look for the binaries' separate debug information in DIR\n"
+"                       (by build id: DIR/.build-id/xx/...) as well as in\n"
+"                       /usr/lib/debug, to name call sites; may be repeated\n"
+"      --perfetto OUT   write the run's timeline to OUT as Chrome trace-event\n"
+"                       JSON (ui.perfetto.dev, chrome://tracing) rather than a\n"
+"                       report: a process per rank, a track per CUDA stream,\n"
+"                       the calls, and from a trace with kernel events the CPUs,\n"
+"                       interrupts and the ranks' threads off the CPU\n"
+"      --from S         with --perfetto: from S seconds after the run's first op\n"
+"      --to S           with --perfetto: up to S seconds after the run's first op\n"
+"      --ranks LIST     with --perfetto: only these ranks, e.g. 0,2,5-7\n"
+"  -h, --help           show this help\n"
+"\n"
+"Examples:\n"
+"  nccltap report out\n"
+"  nccltap report --json out > report.json\n"
+"  nccltap report out --op AllReduce --top 5 --wide\n"
+"  nccltap report --run 1234 --debug-dir /opt/app/debug out\n"
+"  nccltap report --perfetto timeline.json --from 2 --to 3 --ranks 0-3 out/lttng\n",
+          to);
+}
+
+void usage_demo(FILE *to)
+{
+    fputs(
+"Usage: nccltap demo [OPTIONS]\n"
+"Show what nccltap gives, on any machine: run nccltap-bench under the shim\n"
+"(every operation, 8 B to 64 MiB, 20 timed calls each) with 4 ranks on the\n"
+"GPUs when there are any (one rank per GPU, at most 4), else on the simulated\n"
+"NCCL and CUDA driver (it says so: its numbers are made up), then print the\n"
+"report of that run.\n"
+"\n"
+"Options:\n"
+"  -d, --dir D   output directory, as for 'nccltap run'\n"
+"  -h, --help    show this help\n"
+"\n"
+"Examples:\n"
+"  nccltap demo\n"
+"  nccltap demo --dir /tmp/demo && nccltap report --json /tmp/demo\n", to);
+}
+
+/* The help of the command `name`, or -1 when there is no such command. */
+static int usage_of(const char *name, FILE *to)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(name, commands[i].name) == 0) {
+            commands[i].usage(to);
+            return 0;
+        }
+    }
+    if (strcmp(name, "help") == 0) {
+        usage(to);
+        return 0;
+    }
+    return -1;
+}
+
+/* The command being run ("nccltap run"), whose help the hints point to. */
+static const char *hint_for = "nccltap";
 
 int usage_hint(void)
 {
-    fputs("Try 'nccltap --help'.\n", stderr);
+    fprintf(stderr, "Try '%s --help'.\n", hint_for);
     return EXIT_USAGE;
 }
 
@@ -91,9 +210,20 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *name = argv[1];
-    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
         usage(stdout);
         return 0;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc > 3)
+            return usage_error("nccltap help", "takes at most one command");
+        if (argc == 2) {
+            usage(stdout);
+            return 0;
+        }
+        if (usage_of(argv[2], stdout) == 0)
+            return 0;
+        return usage_error("nccltap help", "unknown command '%s'", argv[2]);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         printf("nccltap %s\n", NCCLTAP_VERSION);
@@ -104,6 +234,7 @@ int main(int argc, char **argv)
             continue;
         /* The subcommand's messages (getopt's too) start "nccltap NAME:". */
         argv[1] = xasprintf("nccltap %s", name);
+        hint_for = argv[1];
         return commands[i].fn(argc - 1, argv + 1);
     }
     fprintf(stderr, "nccltap: unknown command '%s'\n\n", name);

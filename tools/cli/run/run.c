@@ -204,7 +204,7 @@ int cmd_run(int argc, char **argv)
             lttng_only = "--url";
             break;
         case OPT_HELP:
-            usage(stdout);
+            usage_run(stdout);
             return 0;
         default:
             return usage_hint();

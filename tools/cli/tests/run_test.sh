@@ -212,12 +212,26 @@ usage)
     "$nccltap" frobnicate 2>"$err"; expect_rc $? 2 "unknown command"
     expect_err "unknown command 'frobnicate'"
     "$nccltap" --help >"$work/help" 2>"$err"; expect_rc $? 0 "--help"
-    grep -q "report \[--json\] \[--run ID\] \[--debug-dir DIR\]... DIR" "$work/help" || fail "--help lists report"
+    for c in run report demo help; do
+        grep -q "^  $c  " "$work/help" || fail "--help lists no '$c'"
+    done
+    # Each command's own help, from --help and from `nccltap help CMD`
+    # (cli.help_* check that they name every option).
+    for c in run demo; do
+        "$nccltap" $c --help >"$work/help" 2>"$err"; expect_rc $? 0 "$c --help"
+        grep -q "^Usage: nccltap $c " "$work/help" || fail "$c --help: $(head -1 "$work/help")"
+        "$nccltap" help $c | cmp -s - "$work/help" || fail "help $c differs from $c --help"
+    done
+    "$nccltap" help report >"$work/help" 2>"$err"; expect_rc $? 0 "help report"
+    grep -q "^Usage: nccltap report " "$work/help" || fail "help report: $(head -1 "$work/help")"
+    "$nccltap" help frobnicate 2>"$err"; expect_rc $? 2 "help of an unknown command"
+    expect_err "nccltap help: unknown command 'frobnicate'"
     [ "$("$nccltap" --version)" = "nccltap ${EXPECT_VERSION:?}" ] || fail "--version"
     "$nccltap" run 2>"$err"; expect_rc $? 2 "run without a command"
     expect_err "nccltap run: no command to run"
     "$nccltap" run --bogus -- true 2>"$err"; expect_rc $? 2 "run --bogus"
     expect_err "nccltap run: unrecognized option"
+    expect_err "Try 'nccltap run --help'."
     "$nccltap" demo extra 2>"$err"; expect_rc $? 2 "demo with an argument"
     ;;
 *)
