@@ -25,6 +25,7 @@ g++
 python3-bt2
 prometheus
 prometheus-node-exporter
+valgrind
 "
 
 nccltap_missing=""
