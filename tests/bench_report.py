@@ -46,6 +46,10 @@ def check_aligned(out_dir, nranks, share):
         if len(ranks) != nranks:
             fail("comm %s: timed calls on %d ranks of %d" % (comm, len(ranks), nranks))
         fewest = min(ranks.values(), key=len)
+        issued = max(max(seqs) for seqs in ranks.values()) + 1
+        if len(fewest) == issued:
+            fail("comm %s: every one of its %d calls was timed on every rank: nothing was sampled, so "
+                 "alignment is not shown (more calls, past auto's learning)" % (comm, issued))
         on_all = set.intersection(*ranks.values())
         got = len(fewest & on_all) / len(fewest)
         print("comm %s: timed per rank %s; %d of the %d timed on the rank with fewest are timed on all (%.1f%%)"
