@@ -2,9 +2,7 @@
 #include "op_sites.h"
 #include "util.h"
 
-#include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,14 +31,14 @@ struct builder {
     struct file_tracks *ft;   /* per file */
 };
 
-static void add_track(struct builder *b, uint32_t pid, uint32_t tid, char *name, int sort)
+static void add_track(struct builder *b, struct tl_track k)
 {
     struct timeline *t = b->t;
     if (t->ntracks == b->cap_tracks) {
         b->cap_tracks = b->cap_tracks ? 2 * b->cap_tracks : 64;
         t->tracks = xrealloc(t->tracks, b->cap_tracks * sizeof *t->tracks);
     }
-    t->tracks[t->ntracks++] = (struct tl_track){ pid, tid, name, sort };
+    t->tracks[t->ntracks++] = k;
 }
 
 /* Adds e when it falls in the window, with its time made relative to the
@@ -107,15 +105,11 @@ static int64_t first_op_ns(const struct report *r)
     return first == INT64_MAX ? 0 : first;
 }
 
-static void name_process(struct builder *b, const struct rank_file *f)
+static void add_process(struct builder *b, const struct rank_file *f)
 {
-    char ranks[64] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < f->nranks && len + 12 < sizeof ranks; i++)
-        len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d", i ? "," : "", f->ranks[i]);
     uint32_t pid = file_pid(b->r, f);
-    add_track(b, pid, 0, xasprintf("%s:%lld rank %s", f->host, f->pid, f->nranks ? ranks : "?"),
-              f->nranks ? f->ranks[0] : (int)pid);
+    add_track(b, (struct tl_track){ .pid = pid, .kind = TL_TRACK_RANK, .file = f, .host = f->host,
+                                    .sort = f->nranks ? f->ranks[0] : (int)pid });
 }
 
 /* ---- ops ---- */
@@ -130,8 +124,9 @@ static uint32_t stream_tid(struct builder *b, const struct rank_file *f, const s
     if (k == ft->nstreams) {
         ft->streams = xrealloc(ft->streams, (k + 1) * sizeof *ft->streams);
         ft->streams[ft->nstreams++] = e->stream;
-        add_track(b, file_pid(b->r, f), STREAM_TID0 + (uint32_t)k,
-                  xasprintf("stream 0x%" PRIx64, e->stream), 1000 + (int)k);
+        add_track(b, (struct tl_track){ .pid = file_pid(b->r, f), .tid = STREAM_TID0 + (uint32_t)k,
+                                        .kind = TL_TRACK_STREAM, .file = f, .stream = e->stream,
+                                        .sort = 1000 + (int)k });
     }
     return STREAM_TID0 + (uint32_t)k;
 }
@@ -150,9 +145,10 @@ static uint32_t thread_tid(struct builder *b, const struct rank_file *f, uint32_
     for (size_t i = 0; b->os && i < b->os->nthreads && !t; i++)
         if (b->os->threads[i].file == f && (uint32_t)b->os->threads[i].tid == tid)
             t = &b->os->threads[i];
-    char *name = tid == HOST_TID ? xstrdup("calls (thread unknown)")
-               : t ? xasprintf("%s %u", t->comm, tid) : xasprintf("thread %u", tid);
-    add_track(b, file_pid(b->r, f), tid, name, t && t->nccl ? 2 : 1);
+    add_track(b, (struct tl_track){ .pid = file_pid(b->r, f), .tid = tid,
+                                    .kind = tid == HOST_TID ? TL_TRACK_CALLS : TL_TRACK_THREAD,
+                                    .file = f, .thread = tid, .comm = t ? t->comm : NULL,
+                                    .sort = t && t->nccl ? 2 : 1 });
     return tid;
 }
 
@@ -264,10 +260,12 @@ static void add_flows(struct builder *b)
 static void add_kernel(struct builder *b, const struct kernel_trace *k, int64_t offset)
 {
     uint32_t pid = host_pid(b->r, k);
-    add_track(b, pid, 0, xasprintf("%s CPUs (kernel)", k->host), 1 << 20);
+    add_track(b, (struct tl_track){ .pid = pid, .kind = TL_TRACK_HOST, .host = k->host, .sort = 1 << 20 });
     for (uint32_t c = 0; c < k->ncpus; c++) {
-        add_track(b, pid, CPU_TID0 + 2 * c, xasprintf("CPU %u", c), (int)(2 * c));
-        add_track(b, pid, CPU_TID0 + 2 * c + 1, xasprintf("CPU %u IRQ", c), (int)(2 * c + 1));
+        add_track(b, (struct tl_track){ .pid = pid, .tid = CPU_TID0 + 2 * c, .kind = TL_TRACK_CPU,
+                                        .cpu = c, .sort = (int)(2 * c) });
+        add_track(b, (struct tl_track){ .pid = pid, .tid = CPU_TID0 + 2 * c + 1, .kind = TL_TRACK_CPU_IRQ,
+                                        .cpu = c, .sort = (int)(2 * c + 1) });
     }
     /* Who ran: from each switch to the next on the same CPU; idle left out. */
     size_t *last = xcalloc(k->ncpus ? k->ncpus : 1, sizeof *last);
@@ -410,7 +408,7 @@ void timeline_build(const struct report *r, const struct os_interference *os,
     b.ft = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *b.ft);
     for (size_t i = 0; i < r->nfiles; i++)
         if ((b.kept[i] = file_kept(&r->files[i], o))) {
-            name_process(&b, &r->files[i]);
+            add_process(&b, &r->files[i]);
             add_ops(&b, &r->files[i]);
         }
     if (b.x)
@@ -448,8 +446,6 @@ void timeline_build(const struct report *r, const struct os_interference *os,
 
 void timeline_free(struct timeline *t)
 {
-    for (size_t i = 0; i < t->ntracks; i++)
-        free(t->tracks[i].name);
     free(t->tracks);
     free(t->events);
     memset(t, 0, sizeof *t);

@@ -48,11 +48,29 @@ struct tl_event {
     int64_t number;                /* TL_CPU_RUN: the tid; TL_IRQ: the irq */
 };
 
+/* What a process or track shows; its name is the renderer's to make from
+ * the keys below. */
+enum tl_track_kind {
+    TL_TRACK_RANK,     /* process: a rank's (file: its host, pid, ranks) */
+    TL_TRACK_STREAM,   /* a CUDA stream of that process (stream) */
+    TL_TRACK_THREAD,   /* a thread of it (thread; comm when a kernel trace names it) */
+    TL_TRACK_CALLS,    /* the enqueues of calls whose thread is unknown */
+    TL_TRACK_HOST,     /* process: a host's CPUs, from its kernel trace (host) */
+    TL_TRACK_CPU,      /* who ran on a CPU (cpu) */
+    TL_TRACK_CPU_IRQ,  /* the interrupts on a CPU (cpu) */
+};
+
 /* A process (a rank's, or a host's CPUs) or a track in one. */
 struct tl_track {
     uint32_t pid, tid;             /* tid 0: the process itself */
-    char *name;
+    enum tl_track_kind kind;
     int sort;
+    const struct rank_file *file;  /* RANK, STREAM, THREAD, CALLS: whose */
+    const char *host;              /* RANK, HOST: the host's name */
+    uint64_t stream;               /* STREAM: the CUDA stream handle */
+    uint32_t thread;               /* THREAD: its tid */
+    const char *comm;              /* THREAD: its name in the kernel trace; NULL: none */
+    uint32_t cpu;                  /* CPU, CPU_IRQ */
 };
 
 struct timeline {
@@ -65,7 +83,8 @@ struct timeline {
 
 /* Builds the timeline of r (its per-op records; r->cross's instances and
  * clocks when it has been analysed; os's threads when r has kernel
- * events). */
+ * events). Its tracks and events point into r and os: keep both until
+ * timeline_free. */
 void timeline_build(const struct report *r, const struct os_interference *os,
                     const struct tl_options *o, struct timeline *t);
 void timeline_free(struct timeline *t);

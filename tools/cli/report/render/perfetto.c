@@ -15,9 +15,8 @@
 /* A JSON string. Task and handler names come from the kernel and may hold
  * any byte: bytes outside printable ASCII become "?", so that the file is
  * always valid JSON (and UTF-8). */
-static void str(FILE *out, const char *s)
+static void esc(FILE *out, const char *s)
 {
-    fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
         if (*c == '"' || *c == '\\')
             fprintf(out, "\\%c", *c);
@@ -26,6 +25,12 @@ static void str(FILE *out, const char *s)
         else
             fputc(*c, out);
     }
+}
+
+static void str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    esc(out, s);
     fputc('"', out);
 }
 
@@ -34,12 +39,60 @@ static void us(FILE *out, const char *key, int64_t ns)
     fprintf(out, ",\"%s\":%" PRId64 ".%03d", key, ns / 1000, (int)(ns % 1000));
 }
 
+/* A track's name, as a JSON string: "host:pid rank 0,1" for a rank's
+ * process (its ranks, as many as fit in 64 characters), "stream 0x..",
+ * "COMM TID" or "thread TID", "HOST CPUs (kernel)", "CPU N", "CPU N IRQ". */
+static void track_name(const struct tl_track *k, FILE *out)
+{
+    fputc('"', out);
+    switch (k->kind) {
+    case TL_TRACK_RANK: {
+        const struct rank_file *f = k->file;
+        esc(out, k->host);
+        fprintf(out, ":%lld rank ", f->pid);
+        if (!f->nranks)
+            fputc('?', out);
+        int len = 0;
+        for (size_t i = 0; i < f->nranks && len + 12 < 64; i++) {
+            int n = fprintf(out, "%s%d", i ? "," : "", f->ranks[i]);
+            len += n > 0 ? n : 0;
+        }
+        break;
+    }
+    case TL_TRACK_STREAM:
+        fprintf(out, "stream 0x%" PRIx64, k->stream);
+        break;
+    case TL_TRACK_THREAD:
+        if (k->comm) {
+            esc(out, k->comm);
+            fprintf(out, " %" PRIu32, k->thread);
+        } else {
+            fprintf(out, "thread %" PRIu32, k->thread);
+        }
+        break;
+    case TL_TRACK_CALLS:
+        fputs("calls (thread unknown)", out);
+        break;
+    case TL_TRACK_HOST:
+        esc(out, k->host);
+        fputs(" CPUs (kernel)", out);
+        break;
+    case TL_TRACK_CPU:
+        fprintf(out, "CPU %" PRIu32, k->cpu);
+        break;
+    case TL_TRACK_CPU_IRQ:
+        fprintf(out, "CPU %" PRIu32 " IRQ", k->cpu);
+        break;
+    }
+    fputc('"', out);
+}
+
 static void track_metadata(const struct tl_track *k, bool first, FILE *out)
 {
     const char *what = k->tid ? "thread" : "process";
     fprintf(out, "%s{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
             ",\"args\":{\"name\":", first ? "" : ",\n", what, k->pid, k->tid);
-    str(out, k->name);
+    track_name(k, out);
     fprintf(out, "}},\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRIu32 ",\"tid\":%"
             PRIu32 ",\"args\":{\"sort_index\":%d}}", what, k->pid, k->tid, k->sort);
 }
