@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """`nccltap report` on a directory anyone could have written to.
 
-fifo:   FIFOs named like a rank file and like a per-op log must not block
-        the report: they are named on stderr and skipped, the rest is read.
+fifo:   FIFOs named like a rank file and like a per-op log, and a symlink
+        named like a rank file to a device (/dev/zero, endless), must not
+        block the report: they are named on stderr and skipped, the rest
+        is read.
 escape: control characters in a host, job, communicator or op name reach
         the terminal only escaped (\\x1b), while --json keeps them exactly.
 
@@ -45,6 +47,7 @@ def check_fifo(nccltap, testdata, work):
     os.mkfifo(os.path.join(d, "nccltap-pipe-7.json"))
     os.mkfifo(os.path.join(d, "nccltap-nodeA-1001.ops.jsonl"))
     os.mkdir(os.path.join(d, "nccltap-dir-8.json"))
+    os.symlink("/dev/zero", os.path.join(d, "nccltap-zero-9.json"))
     p = report(nccltap, d)
     if p is None:
         return
@@ -57,7 +60,9 @@ def check_fifo(nccltap, testdata, work):
           f"the FIFO named like a per-op log is named: {err}")
     check("nccltap-dir-8.json: a directory, not a regular file" in err,
           f"a directory named like a rank file is named: {err}")
-    check(b"skipped    2 files" in p.stdout, "the two skipped rank files are counted")
+    check("nccltap-zero-9.json: a character device, not a regular file" in err,
+          f"a symlink to /dev/zero named like a rank file is named: {err}")
+    check(b"skipped    3 files" in p.stdout, "the three skipped rank files are counted")
 
 
 HOSTILE = {
