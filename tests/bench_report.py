@@ -59,6 +59,31 @@ def check_aligned(out_dir, nranks, share):
                  "expected at least %.0f%%" % (comm, 100 * got, nranks, 100 * share))
 
 
+def check_text(nccltap, out_dir, env, report):
+    p = subprocess.run([nccltap, "report", out_dir], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("nccltap report exited %d: %s" % (p.returncode, p.stderr))
+    wide = [(n, len(l)) for n, l in enumerate(p.stdout.splitlines(), 1) if len(l) > 120]
+    if wide:
+        fail("text lines wider than 120 columns (line, width): %s" % wide[:5])
+    section = p.stdout.split("\nWhere the time goes")[1].split("\n\n")[0].splitlines()
+    lines = [l.split() for l in section[2:] if l.startswith("  ") and len(l.split()) == 9]
+    top = report["top"]
+    if len(lines) != min(10, len(top)) or len(top) != 10:
+        fail("Where the time goes: %d lines, --json top %d: expected the default 10" % (len(lines), len(top)))
+    times = [t["time_us_total"] for t in top]
+    if times != sorted(times, reverse=True):
+        fail("--json top is not by time, descending: %s" % times)
+    for line, t in zip(lines, top):
+        if line[1] != t["op"] or abs(float(line[4]) - t["time_us_total"] / 1e3) > 0.0011:
+            fail("Where the time goes %s != --json top %s" % (line, t))
+    pct = sum(float(l[5].rstrip("%")) for l in lines)
+    if pct > 100.05 or sum(float(l[6].rstrip("%")) for l in lines) > pct:
+        fail("Where the time goes: shares add up to %.2f%% of NCCL time" % pct)
+    print("text: %d lines, at most 120 columns; where the time goes: %d lines, %.1f%% of NCCL time"
+          % (len(p.stdout.splitlines()), len(lines), pct))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="the build's bin/ directory")
@@ -77,6 +102,9 @@ def main():
     ap.add_argument("--aligned", type=float,
                     help="per communicator, at least this share of the calls timed on the rank with the fewest "
                          "timed calls are timed on every rank (from the per-op records)")
+    ap.add_argument("--text", action="store_true",
+                    help="the text report fits 120 columns, and 'Where the time goes' is the JSON's top, "
+                         "by time descending, its shares adding up to at most 100%%")
     ap.add_argument("bench_args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     bench_args = a.bench_args[1:] if a.bench_args[:1] == ["--"] else a.bench_args
@@ -204,6 +232,8 @@ def main():
                     fail("%s: algbw%s %.4f x factor %.4f != busbw %.4f" % (key, kind, algbw, factor, busbw))
     if a.aligned is not None:
         check_aligned(out_dir, nranks, a.aligned)
+    if a.text:
+        check_text(nccltap, out_dir, env, report)
     shutil.rmtree(work, ignore_errors=True)
     print("ok: %d (rank, op, size) rows, %d calls" % (len(made), sum(made.values())))
 

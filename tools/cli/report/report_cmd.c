@@ -1,13 +1,15 @@
-/* `nccltap report [--json] [--run ID] [--debug-dir DIR]... PATH`: PATH is a
- * directory of per-rank files (of one run: the newest, or ID), or an LTTng
- * trace of the run (the directory `nccltap run --lttng` wrote, or any
- * directory with a CTF trace below it). With --perfetto OUT the run's
+/* `nccltap report [--json|--csv] [--wide] [--top N] [--comm ID] [--op NAME]
+ * [--run ID] [--debug-dir DIR]... PATH`, options before or after PATH:
+ * PATH is a directory of per-rank files (of one run: the newest, or ID), or
+ * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
+ * any directory with a CTF trace below it). With --perfetto OUT the run's
  * timeline goes to OUT instead (perfetto_cmd.c). */
 #include "cli.h"
 #include "crossrank.h"
 #include "load.h"
 #include "perfetto_cmd.h"
 #include "render.h"
+#include "summary.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -26,7 +28,26 @@ struct perfetto_opts {
     struct tl_options tl;
 };
 
-static int report_path(const char *path, const char *run, bool json,
+/* What the report prints. */
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
+struct print_opts {
+    enum report_format format;
+    struct text_options text;
+    struct summary_options summary;
+};
+
+static int print_report(const struct report *r, const struct print_opts *o)
+{
+    struct report_summary s;
+    report_summarize(r, &o->summary, &s);
+    int rc = o->format == FORMAT_JSON ? report_print_json(r, &s, stdout)
+             : o->format == FORMAT_CSV ? report_print_csv(&s, stdout)
+             : report_print_text(r, &s, &o->text, stdout);
+    report_summary_free(&s);
+    return rc;
+}
+
+static int report_path(const char *path, const char *run, const struct print_opts *o,
                        const struct perfetto_opts *p)
 {
     struct report r;
@@ -41,7 +62,7 @@ static int report_path(const char *path, const char *run, bool json,
     if (p && p->out) {
         rc = report_perfetto(&r, p->out, &p->tl);
     } else {
-        rc = json ? report_print_json(&r, stdout) : report_print_text(&r, stdout);
+        rc = print_report(&r, o);
         if (rc != 0)
             msg("cannot write the report");
     }
@@ -50,16 +71,26 @@ static int report_path(const char *path, const char *run, bool json,
     return rc == 0 ? 0 : 1;
 }
 
+/* --top's default: ten lines, as mpiP's reports show. */
+#define TOP_DEFAULT 10
+
 int report_dir_text(const char *dir)
 {
-    return report_path(dir, NULL, false, NULL);
+    const struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
+    return report_path(dir, NULL, &o, NULL);
 }
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 0x100, OPT_RUN, OPT_PERFETTO, OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR };
+    enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_RUN, OPT_PERFETTO,
+           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
+        { "csv", no_argument, NULL, OPT_CSV },
+        { "wide", no_argument, NULL, OPT_WIDE },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "comm", required_argument, NULL, OPT_COMM },
+        { "op", required_argument, NULL, OPT_OP },
         { "run", required_argument, NULL, OPT_RUN },
         { "perfetto", required_argument, NULL, OPT_PERFETTO },
         { "from", required_argument, NULL, OPT_FROM },
@@ -69,17 +100,43 @@ int cmd_report(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    bool json = false;
+    struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
+    bool json = false, csv = false;
     const char *run = NULL;
     struct perfetto_opts p = { .tl = { .from_s = 0, .to_s = -1 } };
     int *ranks = NULL;
     char *end;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    /* Options may follow PATH (getopt permutes): `nccltap report out --json`. */
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (c) {
         case OPT_JSON:
             json = true;
+            o.format = FORMAT_JSON;
+            break;
+        case OPT_CSV:
+            csv = true;
+            o.format = FORMAT_CSV;
+            break;
+        case OPT_WIDE:
+            o.text.wide = true;
+            break;
+        case OPT_TOP: {
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || optarg[0] == '-' || v > 100000) {
+                free(ranks);
+                return usage_error(argv[0], "--top takes a number of lines from 0 to 100000, not \"%s\"",
+                                   optarg);
+            }
+            o.summary.top = (size_t)v;
+            break;
+        }
+        case OPT_COMM:
+            o.summary.comm = optarg;
+            break;
+        case OPT_OP:
+            o.summary.op = optarg;
             break;
         case OPT_RUN:
             run = optarg;
@@ -114,7 +171,7 @@ int cmd_report(int argc, char **argv)
             break;
         case 'h':
             free(ranks);
-            usage(stdout);
+            usage_report(stdout);
             return 0;
         default:
             free(ranks);
@@ -124,12 +181,14 @@ int cmd_report(int argc, char **argv)
     int rc;
     if (argc - optind != 1)
         rc = usage_error(argv[0], "expects one directory or trace");
+    else if (json && csv)
+        rc = usage_error(argv[0], "--json and --csv: choose one");
     else if (!p.out && (ranks || p.tl.from_s > 0 || p.tl.to_s >= 0))
         rc = usage_error(argv[0], "--from, --to and --ranks choose what --perfetto writes");
     else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)
         rc = usage_error(argv[0], "--to must be after --from");
     else
-        rc = report_path(argv[optind], run, json, &p);
+        rc = report_path(argv[optind], run, &o, &p);
     free(ranks);
     return rc;
 }

@@ -5,6 +5,8 @@ report merges from the input files with the standard library only.
 usage: check_report.py json|text|invalid|empty NCCLTAP DIR
 """
 import glob
+import csv
+import io
 import json
 import math
 import os
@@ -46,6 +48,12 @@ def key(row):
     return (row["comm"], row["op"], row["dtype"], row["size_class"])
 
 
+def per_rank_text(values):
+    """'20', or '18-20' when ranks differ: the text's calls/rank."""
+    lo, hi = min(values), max(values)
+    return str(hi) if lo == hi else "%d-%d" % (lo, hi)
+
+
 def merged(docs):
     """Rows merged per (comm, op, dtype, size class), as the text shows them."""
     groups = {}
@@ -56,6 +64,8 @@ def merged(docs):
     for k, rows in groups.items():
         m = {
             "calls": sum(r["calls"] for r in rows),
+            "calls_per_rank": per_rank_text([r["calls"] for r in rows]),
+            "timed_per_rank": per_rank_text([r["timed"] for r in rows]),
             "timed": sum(r["timed"] for r in rows),
             "t_sum": sum(r["time_ns"]["sum"] for r in rows),
             "t_max": max(r["time_ns"]["max"] for r in rows),
@@ -142,6 +152,31 @@ def check_json(nccltap, d):
     check(sum(r["calls"] for r in big) == 20, "64M all-reduce: 20 calls over 4 ranks")
     check(close(big[2]["busbw_total_gbs"], 67108864 * 5 * 1.5 / 2860000),
           "64M all-reduce: rank 2 busbw_total")
+    # "rows": the text's merged lines, each with the spread over its ranks.
+    m = merged(docs)
+    check(len(doc["rows"]) == len(m) == 7, f"7 merged rows (got {len(doc['rows'])})")
+    for row in doc["rows"]:
+        x = m[key(row)]
+        where = f"rows {key(row)}"
+        check(row["calls"] == x["calls"] and row["timed"] == x["timed"], f"{where}: calls and timed")
+        check("%d" % row["calls_per_rank"]["max"] == x["calls_per_rank"].split("-")[-1], f"{where}: calls per rank")
+        if not x["timed"]:
+            check(row["time_us"]["mean"] is None and row["busbw_gbs"] is None and row["pct_nccl"] == 0,
+                  f"{where}: untimed, null times")
+            continue
+        check(close(row["time_us"]["mean"], x["t_sum"] / x["timed"] / 1e3), f"{where}: mean")
+        check(close(row["busbw_gbs"], x["bw_busbytes"] / x["t_sum"]), f"{where}: busbw")
+        check(row["busbw_spread"]["min_rank"] == x["lo"][1] and close(row["busbw_spread"]["min_gbs"], x["lo"][0]),
+              f"{where}: slowest rank")
+    # "top": rows by time, descending, shares of the run's NCCL time.
+    times = [t["time_us_total"] for t in doc["top"]]
+    check(len(times) == 6 and times == sorted(times, reverse=True), f"top: 6 timed rows, descending: {times}")
+    check(sum(t["pct_nccl"] for t in doc["top"]) <= 100 + 1e-6, "top: shares add up to at most 100")
+    check(all(t["pct_wall"] is None for t in doc["top"]), "top: share of wall unknown in these files")
+    # Per rank, its calls (and its time in NCCL, unknown here).
+    check([(r["rank"], r["calls"], r["nccl_time_us"]) for r in doc["ranks"]] ==
+          [(0, 1155, None), (1, 1155, None), (2, 1135, None), (3, 1135, None)], "ranks: calls, nccl_time_us")
+
     untimed = [r for r in got if r["op"] == "Broadcast"]
     check(untimed and all(r["timed"] == 0 and r["busbw_total_gbs"] is None and r["time_us"]["mean"] is None
                           for r in untimed), "untimed rows have null times and bandwidths")
@@ -167,15 +202,26 @@ def check_text(nccltap, d):
                  "  wall time  12.70 s",
                  "  skipped    1 file",
                  "NCCL's host-side launch work. They are not kernel run times.",
+                 "binary suffixes (1K = 1024",
                  'Communicator 3f2a9c0d11e4b701 "world", 4 ranks',
                  'Communicator 8c41d0e2a97b5f36 "tp", 2 ranks, from 3f2a9c0d11e4b701 "world"',
                  "  * issued in groups",
                  "  calls 4580  dropped 7  timed 380  untimed 4200  captured 0  pending 0  failed 0  lost 0",
-                 "WARNING: 7 records were lost"):
+                 "WARNING: dropped 7: records lost",
+                 "WARNING: untimed 4200: "):
         check(want in out, f"text has {want!r}")
     check("raise NCCLTAP_RING_SIZE" in out, "the dropped warning says what to do")
+    check("raise NCCLTAP_MAX_INFLIGHT" in out, "the untimed warning says what to do")
+    for counter in ("calls", "dropped", "timed", "untimed", "captured", "pending", "failed", "lost", "simulated"):
+        check(line_with(out, counter) is not None, f"the totals' legend explains {counter}")
+    check(all(len(line) <= 120 for line in out.splitlines()), "every line fits 120 columns")
     for r in range(4):
         check(line_with(out, str(r)) is not None, f"rank {r} in the ranks table")
+    # Ranks 2 and 3 made 20 calls fewer (the tp communicator is ranks 0-1's).
+    for r, calls, fewer in ((0, 1155, False), (1, 1155, False), (2, 1135, True), (3, 1135, True)):
+        fields = line_with(out, str(r))
+        check(fields and fields[-1 - fewer] == str(calls) and (fields[-1] == "fewer") == fewer,
+              f"rank {r}: {calls} calls{', named as fewer' if fewer else ''}: {fields}")
 
     m = merged(inputs(d))
     rows = [("AllReduce", "float32", "64M", 64 << 20, "3f2a9c0d11e4b701"),
@@ -183,24 +229,72 @@ def check_text(nccltap, d):
             ("AllReduce", "float32", "8", 8, "3f2a9c0d11e4b701"),
             ("AllGather", "bfloat16", "4M", 4 << 20, "3f2a9c0d11e4b701"),
             ("Send*", "float32", "1M", 1 << 20, "8c41d0e2a97b5f36")]
+    rc, wide, _ = run(nccltap, "report", "--wide", d)
+    check(rc == 0, f"report --wide exits 0 (got {rc})")
     for op, dtype, size, sc, comm in rows:
         x = m[(comm, op.rstrip("*"), dtype, sc)]
+        every = [op, dtype, size, x["calls_per_rank"], x["timed_per_rank"],
+                 "%.2f" % (x["t_sum"] / x["timed"] / 1e3),
+                 "%.2f" % (x["p50"] / 1e3), "%.2f" % (x["p99"] / 1e3),
+                 "%.2f" % (x["t_max"] / 1e3),
+                 "%.2f" % (x["bw_bytes"] / x["t_sum"]), "%.2f" % (x["bw_busbytes"] / x["t_sum"]),
+                 "%.2f" % x["lo"][0], "(%d)" % x["lo"][1], "%.2f" % x["hi"][0], "(%d)" % x["hi"][1]]
+        fields = line_with(wide, op, dtype, size)
+        check(fields == every, f"--wide {op} {dtype} {size}: {fields} != {every}")
+        # The default leaves out max, algbw and the fastest rank to fit 120 columns.
+        want = every[:8] + every[10:13]
         fields = line_with(out, op, dtype, size)
-        check(fields is not None, f"line for {op} {dtype} {size}")
-        if not fields:
-            continue
-        want = [op, dtype, size, str(x["calls"]), str(x["timed"]),
-                "%.2f" % (x["t_sum"] / x["timed"] / 1e3),
-                "%.2f" % (x["p50"] / 1e3), "%.2f" % (x["p99"] / 1e3),
-                "%.2f" % (x["t_max"] / 1e3),
-                "%.2f" % (x["bw_bytes"] / x["t_sum"]), "%.2f" % (x["bw_busbytes"] / x["t_sum"]),
-                "%.2f" % x["lo"][0], "(%d)" % x["lo"][1], "%.2f" % x["hi"][0], "(%d)" % x["hi"][1]]
         check(fields == want, f"{op} {dtype} {size}: {fields} != {want}")
-    # By hand: rank 2 is the slow one, rank 3 the fast one.
-    check(line_with(out, "AllReduce", "float32", "64M")[11:] ==
+    # By hand: rank 2 is the slow one, rank 3 the fast one; 5 calls per rank.
+    check(line_with(wide, "AllReduce", "float32", "64M")[3] == "5", "64M all-reduce: 5 calls per rank")
+    check(line_with(wide, "AllReduce", "float32", "64M")[11:] ==
           ["175.98", "(2)", "233.45", "(3)"], "64M all-reduce spread names ranks 2 and 3")
     check(line_with(out, "Broadcast", "int8", "8") ==
-          ["Broadcast", "int8", "8", "400", "0"] + ["-"] * 8, "untimed row shows no times")
+          ["Broadcast", "int8", "8", "100", "0"] + ["-"] * 5, "untimed row shows no times")
+
+    # Where the time goes: lines by their time over all ranks (calls x mean,
+    # a group's time shared by its ops), descending, their shares of the sum
+    # over every line.
+    total = sum(r["calls"] * r["time_us"]["mean"] / r["grouped"] for x in inputs(d) for r in x["ops"] if r["timed"])
+    top = [l.split() for l in out.split("Where the time goes")[1].split("\n\n")[0].splitlines()[2:8]]
+    check(len(top) == 6 and all(len(t) == 9 for t in top), f"6 lines where the time goes: {top}")
+    times = [float(t[4]) for t in top]
+    check(times == sorted(times, reverse=True), f"by time, descending: {times}")
+    check(top[0][1:4] == ["AllReduce", "float32", "8"], f"the 8 B all-reduce first (1000 calls): {top[0]}")
+    want_ms = sum(r["calls"] * r["time_us"]["mean"] for x in inputs(d) for r in x["ops"]
+                  if r["timed"] and r["op"] == "AllReduce" and r["size_class"] == 8) / 1e3
+    check(abs(times[0] - want_ms) < 0.001, f"its time {times[0]} ms = calls x mean summed over ranks {want_ms}")
+    check(abs(float(top[0][5].rstrip("%")) - 100 * want_ms * 1e3 / total) < 0.05, "its share of NCCL time")
+    check(sum(float(t[5].rstrip("%")) for t in top) <= 100.05, "the shares add up to at most 100%")
+
+def check_options(nccltap, d):
+    """Options after the directory; --comm and --op filter; --csv; --top."""
+    rc, out, _ = run(nccltap, "report", d, "--json", "--op", "allreduce", "--comm", "world", "--top", "2")
+    check(rc == 0, f"options after the directory (got {rc})")
+    doc = json.loads(out)
+    check({(r["op"], r["comm_name"]) for r in doc["rows"]} == {("AllReduce", "world")}
+          and len(doc["rows"]) == 3, f"--op allreduce --comm world: the 3 all-reduce rows: {doc['rows']}")
+    check(all(r["op"] == "AllReduce" for r in doc["ops"]) and len(doc["ops"]) == 12, "per-rank ops filtered too")
+    check(len(doc["top"]) == 2, "--top 2")
+    rc, out, _ = run(nccltap, "report", "--comm", "8c41d0e2a97b5f36", d)
+    check(rc == 0 and "Communicator 8c41d0e2a97b5f36" in out and "Communicator 3f2a9c0d11e4b701" not in out,
+          "--comm by id shows that communicator alone")
+    rc, out, _ = run(nccltap, "report", "--csv", d)
+    check(rc == 0, f"--csv exits 0 (got {rc})")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    rc, js, _ = run(nccltap, "report", "--json", d)
+    want = json.loads(js)["rows"]
+    check(len(rows) == len(want) == 7, f"--csv: one line per merged row ({len(rows)})")
+    for c, j in zip(rows, want):
+        check((c["comm"], c["comm_name"], c["op"], c["dtype"], int(c["size_class"]), int(c["calls"])) ==
+              (j["comm"], j["comm_name"], j["op"], j["dtype"], j["size_class"], j["calls"]), f"csv row {c}")
+        check((c["busbw_gbs"] == "") == (j["busbw_gbs"] is None), f"csv: empty where JSON has null: {c}")
+        if j["busbw_gbs"] is not None:
+            check(close(float(c["busbw_gbs"]), j["busbw_gbs"]) and close(float(c["p50_us"]), j["time_us"]["p50"]),
+                  f"csv: the JSON's numbers: {c}")
+    for bad in (("--top", "x"), ("--json", "--csv")):
+        rc, _, err = run(nccltap, "report", *bad, d)
+        check(rc == 2 and "--help" in err, f"{bad}: a usage error")
 
 
 def check_invalid(nccltap, d):
@@ -228,7 +322,7 @@ def check_empty(nccltap, _):
 
 def main():
     mode, nccltap, d = sys.argv[1:4]
-    {"json": check_json, "text": check_text, "invalid": check_invalid,
+    {"json": check_json, "text": check_text, "options": check_options, "invalid": check_invalid,
      "empty": check_empty}[mode](nccltap, d)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed", file=sys.stderr)

@@ -5,6 +5,7 @@
 #include "callsites.h"
 #include "merge.h"
 #include "os_interference.h"
+#include "summary.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -23,6 +24,13 @@ static json_t *number(double v)
     return json_real(v);
 }
 
+/* A time or bandwidth, null where there is none: no time is not a time of
+ * 0. */
+static json_t *known(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
 static const char *job_of(const struct report *r)
 {
     for (size_t i = 0; i < r->nfiles; i++)
@@ -31,20 +39,22 @@ static const char *job_of(const struct report *r)
     return "";
 }
 
-static json_t *ranks_json(const struct report *r)
+static json_t *ranks_json(const struct report *r, const struct report_summary *s)
 {
     size_t n;
     struct rank_summary *ranks = report_ranks(r, &n);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
         /* Its process's time in NCCL (merge.h): the share of its wall time,
-         * and what it is made of. */
+         * and what it is made of; and its calls. */
         struct nccl_time t;
         rank_file_nccl_time(ranks[i].file, &t);
-        json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:s, s:f, s:{s:o, s:o, s:o, s:f, s:I}}",
+        const struct process_summary *p = &s->procs[ranks[i].file - r->files];
+        json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:s, s:f, s:I, s:o, s:{s:o, s:o, s:o, s:f, s:I}}",
             "rank", ranks[i].rank, "host", ranks[i].file->host,
             "pid", (json_int_t)ranks[i].file->pid,
             "nccl_version", ranks[i].file->nccl_version, "wall_s", ranks[i].file->wall_s,
+            "calls", (json_int_t)p->calls, "nccl_time_us", known(p->nccl_time_us),
             "in_nccl", "share", isnan(t.share) ? json_null() : json_real(t.share),
             "busy_s", isnan(t.busy_s) ? json_null() : json_real(t.busy_s),
             "timed_s", isnan(t.timed_s) ? json_null() : json_real(t.timed_s),
@@ -95,13 +105,6 @@ static json_t *callsites_json(const struct callsite_summary *cs)
     return a;
 }
 
-/* A time or bandwidth, null where there is none: no time is not a time of
- * 0. */
-static json_t *known(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
-}
-
 static json_t *row_fields_json(const struct op_row *row)
 {
     /* No timed call but the first (kept apart): nothing to say, whatever a
@@ -143,11 +146,9 @@ static json_t *row_json(const struct op_row *row, const struct callsite_summary 
     return o;
 }
 
-static json_t *totals_json(const struct report *r)
+static json_t *totals_json(const struct report *r, const struct report_summary *s)
 {
-    struct totals t = { 0 };
-    for (size_t i = 0; i < r->nfiles; i++)
-        totals_add(&t, &r->files[i].totals);
+    const struct totals t = s->totals;
     /* "discarded" is the trace's (LTTng's full buffers), not any rank's;
      * 0 for per-rank files, which lose nothing that way. */
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
@@ -193,31 +194,90 @@ static int member(const char *key, json_t *value, bool last, FILE *out)
     return rc;
 }
 
+/* One merged line of the op tables ("rows"): its ranks' rows put together,
+ * and the spread between them. */
+static json_t *line_json(const struct line_summary *l, const struct callsite_summary *cs)
+{
+    const struct op_merged *m = &l->m;
+    const struct op_row *k = m->first;
+    bool timed = !isnan(l->us_mean);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:{s:I, s:I}, s:I, s:{s:I, s:I}, s:I,"
+                          " s:f, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}, s:o, s:o,"
+                          " s:{s:o, s:o, s:o, s:o}, s:f, s:f, s:o}",
+        "comm", k->comm, "comm_name", l->comm ? l->comm->name : k->comm_name, "op", k->op, "dtype", k->dtype,
+        "size_class", (json_int_t)k->size_class,
+        "bytes", number(l->bytes),
+        "ranks", (json_int_t)m->nrows, "calls", (json_int_t)m->calls,
+        "calls_per_rank", "min", (json_int_t)l->calls_min, "max", (json_int_t)l->calls_max,
+        "timed", (json_int_t)m->timed,
+        "timed_per_rank", "min", (json_int_t)l->timed_min, "max", (json_int_t)l->timed_max,
+        "bytes_total", (json_int_t)m->bytes_total, "grouped", m->grouped,
+        "first_us", known(m->first_us), "first_rank", isnan(m->first_us) ? json_null() : json_integer(m->first_rank),
+        "time_us", "mean", known(l->us_mean), "min", known(l->us_min), "p50", known(l->us_p50),
+        "p99", known(l->us_p99), "max", known(l->us_max),
+        "algbw_gbs", known(l->algbw_gbs), "busbw_gbs", known(l->busbw_gbs),
+        "busbw_spread", "min_gbs", known(timed ? m->busbw_lo : NAN),
+        "min_rank", timed ? json_integer(m->busbw_lo_rank) : json_null(),
+        "max_gbs", known(timed ? m->busbw_hi : NAN), "max_rank", timed ? json_integer(m->busbw_hi_rank) : json_null(),
+        "time_us_total", l->time_us, "pct_nccl", l->pct_nccl, "pct_wall", known(l->pct_wall));
+    if (o && cs->nsites)
+        json_object_set_new(o, "sites", row_sites_json(cs, k));
+    return o;
+}
+
+static int rows_member(const struct report_summary *s, FILE *out)
+{
+    fputs("  \"rows\": [", out);
+    int rc = 0;
+    for (size_t i = 0; i < s->nlines && rc == 0; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        rc = dump_at(line_json(&s->lines[i], &s->callsites), 2, out);
+    }
+    fputs(s->nlines ? "\n  ],\n" : "],\n", out);
+    return rc;
+}
+
+/* "top": where the time goes, the lines by NCCL time, descending. */
+static json_t *top_json(const struct report_summary *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->ntop; i++) {
+        const struct line_summary *l = &s->lines[s->top[i]];
+        const struct op_row *k = l->m.first;
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:f, s:f, s:o}",
+            "comm", k->comm, "comm_name", l->comm ? l->comm->name : k->comm_name, "op", k->op,
+            "dtype", k->dtype, "bytes", number(l->bytes),
+            "size_class", (json_int_t)k->size_class, "time_us_total", l->time_us, "pct_nccl", l->pct_nccl,
+            "pct_wall", known(l->pct_wall)));
+    }
+    return a;
+}
+
 /* The per-rank rows, one at a time: a run of thousands of ranks has a
  * million of them, too many to hold as one JSON tree. */
-static int ops_member(const struct report *r, const struct callsite_summary *cs, FILE *out)
+static int ops_member(const struct report *r, const struct report_summary *s, FILE *out)
 {
-    size_t n;
+    size_t n, shown = 0;
     const struct op_row **rows = report_rows(r, &n);
     fputs("  \"ops\": [", out);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        fputs(i ? ",\n    " : "\n    ", out);
-        rc = dump_at(row_json(rows[i], cs), 2, out);
+        if (!summary_keeps_row(s, rows[i]))
+            continue;
+        fputs(shown++ ? ",\n    " : "\n    ", out);
+        rc = dump_at(row_json(rows[i], &s->callsites), 2, out);
     }
-    fputs(n ? "\n  ],\n" : "],\n", out);
+    fputs(shown ? "\n  ],\n" : "],\n", out);
     free(rows);
     return rc;
 }
 
 /* One row per op that lost time to the OS (analyze/os_interference.c). */
-static json_t *os_json(const struct report *r)
+static json_t *os_json(const struct report *r, const struct os_interference *os)
 {
-    struct os_interference os;
-    os_interference_analyze(r, &os);
     json_t *a = json_array();
-    for (size_t i = 0; i < os.nrows; i++) {
-        const struct os_row *w = &os.rows[i];
+    for (size_t i = 0; i < os->nrows; i++) {
+        const struct os_row *w = &os->rows[i];
         char comm[17];
         snprintf(comm, sizeof comm, "%016" PRIx64, w->op->comm);
         json_array_append_new(a, json_pack(
@@ -231,36 +291,30 @@ static json_t *os_json(const struct report *r)
             "tid", w->thread ? w->thread->tid : 0,
             "straggler", w->straggler, "wait_us", w->wait_ns / 1e3));
     }
-    os_interference_free(&os);
     return a;
 }
 
-int report_print_json(const struct report *r, FILE *out)
+int report_print_json(const struct report *r, const struct report_summary *s, FILE *out)
 {
-    double wall = 0.0;
-    for (size_t i = 0; i < r->nfiles; i++)
-        if (r->files[i].wall_s > wall)
-            wall = r->files[i].wall_s;
     fputs("{\n", out);
     int rc = member("job", json_string(job_of(r)), false, out);
-    rc |= member("wall_s", json_real(wall), false, out);
+    rc |= member("wall_s", json_real(s->wall_s), false, out);
     rc |= member("files", json_integer((json_int_t)r->nfiles), false, out);
-    rc |= member("ranks", ranks_json(r), false, out);
+    rc |= member("ranks", ranks_json(r, s), false, out);
     rc |= member("comms", comms_json(r), false, out);
-    struct callsite_summary cs;
-    report_callsites(r, &cs);
-    rc |= ops_member(r, &cs, out);
+    rc |= member("top", top_json(s), false, out);
+    rc |= rows_member(s, out);
+    rc |= ops_member(r, s, out);
     /* Present when the trace had kernel events: [] then means none found. */
     if (r->nkernels)
-        rc |= member("os_interference", os_json(r), false, out);
+        rc |= member("os_interference", os_json(r, &s->os), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
     rc |= member("hang", hang_json(r), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
-    rc |= member("callsite_depth", json_integer(cs.depth), false, out);
-    rc |= member("callsites", callsites_json(&cs), false, out);
-    callsite_summary_free(&cs);
-    rc |= member("totals", totals_json(r), true, out);
+    rc |= member("callsite_depth", json_integer(s->callsites.depth), false, out);
+    rc |= member("callsites", callsites_json(&s->callsites), false, out);
+    rc |= member("totals", totals_json(r, s), true, out);
     fputs("}\n", out);
     if (rc != 0)
         msg("cannot build the JSON report");

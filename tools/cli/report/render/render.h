@@ -5,13 +5,24 @@
 #define NCCLTAP_CLI_REPORT_RENDER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "model.h"
 
-/* Both return 0, or -1 when the output could not be written. */
-int report_print_text(const struct report *r, FILE *out);
-int report_print_json(const struct report *r, FILE *out);
+struct report_summary;  /* analyze/summary.h: what the report says of the run */
+
+/* How the text is laid out. */
+struct text_options {
+    bool wide;  /* every column of the op tables; else they fit 120 columns */
+};
+
+/* Each returns 0, or -1 when the output could not be written. */
+int report_print_text(const struct report *r, const struct report_summary *s,
+                      const struct text_options *o, FILE *out);
+int report_print_json(const struct report *r, const struct report_summary *s, FILE *out);
+/* The op tables' merged lines as CSV (RFC 4180), one header line. csv.c */
+int report_print_csv(const struct report_summary *s, FILE *out);
 
 /* The timeline (analyze/timeline.c) as Chrome trace-event JSON. Returns
  * 0, or -1 when it could not be written. perfetto.c */
@@ -19,7 +30,8 @@ struct timeline;
 int report_write_perfetto(const struct report *r, const struct timeline *t, FILE *out);
 
 /* Sections of the text report, each its own function. */
-void print_os_interference(const struct report *r, FILE *out);  /* text_os.c */
+void print_os_interference(const struct report *r, const struct report_summary *s,
+                           FILE *out);  /* text_os.c */
 /* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. text.c */
 const char *human_bytes(double b, char buf[16]);
 

@@ -5,6 +5,7 @@
 #include "callsites.h"
 #include "escape.h"
 #include "merge.h"
+#include "summary.h"
 #include "util.h"
 
 #include <math.h>
@@ -67,7 +68,13 @@ static char *distinct(const struct report *r, size_t offset, size_t max, size_t 
 
 #define FIELD(name) offsetof(struct rank_file, name)
 
-static void print_header(const struct report *r, FILE *out)
+/* Columns of the op tables: `wide` adds those the default leaves out to fit
+ * 120 columns. */
+struct layout {
+    bool wide;
+};
+
+static void print_header(const struct report *r, const struct report_summary *s, FILE *out)
 {
     size_t nranks, njobs, nhosts, nversions, ntimings;
     free(report_ranks(r, &nranks));
@@ -76,20 +83,6 @@ static void print_header(const struct report *r, FILE *out)
     char *versions = distinct(r, FIELD(nccl_version), 8, &nversions);
     char *timings = distinct(r, FIELD(timing), 4, &ntimings);
 
-    double wall = 0.0, share = 0.0;
-    size_t not_final = 0, shares = 0;
-    for (size_t i = 0; i < r->nfiles; i++) {
-        if (r->files[i].wall_s > wall)
-            wall = r->files[i].wall_s;
-        double s = rank_file_nccl_share(&r->files[i]);
-        if (!isnan(s)) {
-            share += s;
-            shares++;
-        }
-        not_final += !r->files[i].final;
-    }
-    share = shares ? share / (double)shares : NAN;
-
     char buf[SHOWN_MAX], buf2[SHOWN_MAX];
     fprintf(out, "nccltap report: %s\n", shown(r->dir, buf));
     fprintf(out, "  job        %s\n", njobs ? jobs : "-");
@@ -97,62 +90,121 @@ static void print_header(const struct report *r, FILE *out)
             r->nfiles == 1 ? "" : "es", nhosts, nhosts == 1 ? "" : "s", hosts);
     fprintf(out, "  NCCL       %s%s\n", nversions ? versions : "unknown",
             nversions > 1 ? "  (ranks run different versions)" : "");
-    fprintf(out, "  wall time  %.2f s (longest process)\n", wall);
-    if (isnan(share))
-        fprintf(out, "  in NCCL    unknown (no call timed)\n");
-    else
-        fprintf(out, "  in NCCL    %.1f%% of wall time (mean over processes; the union of each process's\n"
-                     "             NCCL calls' intervals, untimed calls at their row's mean time)\n", 100.0 * share);
     if (ntimings)
         fprintf(out, "  timing     %s\n", timings);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].timing_note[0])
             fprintf(out, "  timing     %s pid %lld: %s\n", shown(r->files[i].host, buf),
                     r->files[i].pid, shown(r->files[i].timing_note, buf2));
+    fprintf(out, "  wall time  %.2f s (longest process)\n", s->wall_s);
+    if (isnan(s->nccl_share))
+        fprintf(out, "  in NCCL    unknown (no call timed)\n");
+    else
+        fprintf(out, "  in NCCL    %.1f%% of wall time (mean over processes; the union of each process's\n"
+                     "             NCCL calls' intervals, untimed calls at their row's mean time)\n",
+                100.0 * s->nccl_share);
     if (r->nskipped)
         fprintf(out, "  skipped    %zu file%s that could not be read (named on stderr)\n",
                 r->nskipped, r->nskipped == 1 ? "" : "s");
-    if (not_final)
+    if (s->not_final)
         fprintf(out, "  unfinished %zu file%s not final: the process was still running, "
-                "or was killed\n", not_final, not_final == 1 ? "" : "s");
+                "or was killed\n", s->not_final, s->not_final == 1 ? "" : "s");
     if (r->from_trace)
         fputs("  source     LTTng trace: one process per traced vpid; its wall time runs from\n"
               "             its first nccltap event to its last\n", out);
-    fputs("\n" NOTE_LATENCY, out);
+    fputs("\n" NOTE_LATENCY
+          "  Sizes are in bytes, with binary suffixes (1K = 1024, 1M = 1024K, 1G = 1024M);\n"
+          "  a size is nccl-tests' S for its op. Bandwidths are in GB/s (1e9 bytes/s).\n", out);
     free(jobs);
     free(hosts);
     free(versions);
     free(timings);
 }
 
-static void print_ranks(const struct report *r, FILE *out)
+/* ---- where the time goes ---- */
+
+static void print_top(const struct report_summary *s, FILE *out)
 {
-    size_t n;
-    struct rank_summary *ranks = report_ranks(r, &n);
-    char host[SHOWN_MAX], version[SHOWN_MAX];
-    int host_w = 4;
-    for (size_t i = 0; i < r->nfiles; i++)
-        if ((int)strlen(shown(r->files[i].host, host)) > host_w)
-            host_w = (int)strlen(host);
-    fprintf(out, "\nRanks\n  %5s  %-*s %8s  %-8s %8s  %7s\n",
-            "rank", host_w, "host", "pid", "NCCL", "wall_s", "in NCCL");
-    for (size_t i = 0; i < n; i++) {
-        const struct rank_file *f = ranks[i].file;
-        double share = rank_file_nccl_share(f);
-        char pct[16] = "-";
-        if (!isnan(share))
-            snprintf(pct, sizeof pct, "%.1f%%", 100.0 * share);
-        fprintf(out, "  %5d  %-*s %8lld  %-8s %8.2f  %7s\n", ranks[i].rank, host_w,
-                shown(f->host, host), f->pid, f->nccl_version[0] ? shown(f->nccl_version, version) : "?",
-                f->wall_s, pct);
+    if (!s->ntop)
+        return;
+    size_t timed = 0;
+    for (size_t i = 0; i < s->nlines; i++)
+        timed += s->lines[i].time_us > 0.0;
+    fprintf(out, "\nWhere the time goes: the top %zu of %zu lines by NCCL time over all ranks\n",
+            s->ntop, timed);
+    fprintf(out, "  %-16s  %-14s %-10s %6s %12s %7s %7s %10s %10s\n", "comm", "op", "dtype", "size",
+            "time_ms", "% NCCL", "% wall", "calls/rank", "busbw GB/s");
+    for (size_t i = 0; i < s->ntop; i++) {
+        const struct line_summary *l = &s->lines[s->top[i]];
+        const struct op_row *k = l->m.first;
+        char comm[SHOWN_MAX], op[SHOWN_MAX], dtype[SHOWN_MAX], size[16], wall[16] = "-";
+        if (!isnan(l->pct_wall))
+            snprintf(wall, sizeof wall, "%.1f%%", l->pct_wall);
+        fprintf(out, "  %-16.16s  %-14s %-10s %6s %12.3f %6.1f%% %7s %10llu %10.2f\n",
+                shown(k->comm, comm), shown(k->op, op), shown(k->dtype, dtype), human_bytes(l->bytes, size),
+                l->time_us / 1e3, l->pct_nccl, wall, (unsigned long long)l->calls_max, l->busbw_gbs);
     }
-    free(ranks);
+    fputs("  time_ms: each rank's calls x its mean time, summed over the ranks (a row's first\n"
+          "  call kept apart, a group's time shared by its ops); % NCCL: of that sum over every\n"
+          "  line; % wall: that share of the time the processes spent in NCCL over their wall time.\n",
+          out);
+}
+
+/* ---- processes ---- */
+
+/* "3", or "0-3" for a process that holds ranks 0 to 3, "0,2,+5" otherwise. */
+static const char *ranks_of(const struct rank_file *f, char buf[32])
+{
+    if (f->nranks == 0)
+        snprintf(buf, 32, "-");
+    else if (f->nranks == 1)
+        snprintf(buf, 32, "%d", f->ranks[0]);
+    else if (f->ranks[f->nranks - 1] - f->ranks[0] == (int)f->nranks - 1)
+        snprintf(buf, 32, "%d-%d", f->ranks[0], f->ranks[f->nranks - 1]);
+    else
+        snprintf(buf, 32, "%d,%d,+%zu", f->ranks[0], f->ranks[1], f->nranks - 2);
+    return buf;
+}
+
+static void print_procs(const struct report_summary *s, FILE *out)
+{
+    char host[SHOWN_MAX], version[SHOWN_MAX], ranks[32];
+    int host_w = 4;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if ((int)strlen(shown(s->procs[i].file->host, host)) > host_w)
+            host_w = (int)strlen(host);
+    if (host_w > 40)
+        host_w = 40;
+    fputs("\nRanks", out);
+    if (s->time_lo)
+        fprintf(out, ": time in NCCL per process min %.3f ms (rank %s), mean %.3f ms, max %.3f ms (rank %s)",
+                s->time_lo->nccl_time_us / 1e3, ranks_of(s->time_lo->file, ranks), s->time_mean_us / 1e3,
+                s->time_hi->nccl_time_us / 1e3, ranks_of(s->time_hi->file, version));
+    fprintf(out, "\n  %5s  %-*s %8s  %-8s %8s  %7s %12s %10s\n", "rank", host_w, "host", "pid", "NCCL",
+            "wall_s", "in NCCL", "nccl_ms", "calls");
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct process_summary *p = &s->procs[s->by_rank[i]];
+        const struct rank_file *f = p->file;
+        char pct[16] = "-", ms[24] = "-";
+        if (!isnan(p->share)) {
+            snprintf(pct, sizeof pct, "%.1f%%", 100.0 * p->share);
+            snprintf(ms, sizeof ms, "%.3f", p->nccl_time_us / 1e3);
+        }
+        fprintf(out, "  %5s  %-*.*s %8lld  %-8s %8.2f  %7s %12s %10llu%s\n", ranks_of(f, ranks), host_w, host_w,
+                shown(f->host, host), f->pid, f->nccl_version[0] ? shown(f->nccl_version, version) : "?",
+                f->wall_s, pct, ms, (unsigned long long)p->calls, p->calls < s->calls_max ? "  fewer" : "");
+    }
+    if (s->fewer_calls)
+        fprintf(out, "  fewer: %zu process%s made fewer NCCL calls than the most (%llu): stopped early,\n"
+                "  or does other work than the others\n", s->fewer_calls, s->fewer_calls == 1 ? "" : "es",
+                (unsigned long long)s->calls_max);
+    fputs("  nccl_ms: the process's time in NCCL (in NCCL x wall_s); calls: every NCCL call it made\n", out);
 }
 
 /* ---- communicators and their ops ---- */
 
 static void print_comm_heading(const struct comm_summary *c, const char *id,
-                               const struct comm_summary *all, size_t nall, FILE *out)
+                               const struct report_summary *s, FILE *out)
 {
     char buf[SHOWN_MAX];
     fprintf(out, "\nCommunicator %s", shown(id, buf));
@@ -165,117 +217,152 @@ static void print_comm_heading(const struct comm_summary *c, const char *id,
     fprintf(out, ", %d rank%s", c->nranks, c->nranks == 1 ? "" : "s");
     if (c->parent[0]) {
         fprintf(out, ", from %s", shown(c->parent, buf));
-        for (size_t i = 0; i < nall; i++)
-            if (strcmp(all[i].id, c->parent) == 0 && all[i].name[0])
-                fprintf(out, " \"%s\"", shown(all[i].name, buf));
+        for (size_t i = 0; i < s->ncomms; i++)
+            if (strcmp(s->comms[i].id, c->parent) == 0 && s->comms[i].name[0])
+                fprintf(out, " \"%s\"", shown(s->comms[i].name, buf));
     }
     if (c->ranks_seen != (size_t)c->nranks)
         fprintf(out, "  (%zu of %d ranks reported)", c->ranks_seen, c->nranks);
+    if (!isnan(c->init_ms))
+        fprintf(out, ", init %.1f ms (rank %d)", c->init_ms, c->init_rank);
     fputc('\n', out);
 }
 
-static void print_table_head(const struct callsite_summary *cs, FILE *out)
+static void print_table_head(const struct report_summary *s, const struct layout *lo, FILE *out)
 {
-    int w = cs->nsites ? 16 : 0; /* the last column is padded only when one follows */
-    fprintf(out, "  %-14s %-11s %6s %10s %10s %9s %9s %9s %9s %8s %8s  %-16s %-*s%s\n",
-            "op", "dtype", "size", "calls", "timed", "mean_us", "p50_us", "p99_us",
-            "max_us", "algbw", "busbw", "busbw min(rank)", w, "busbw max(rank)", cs->nsites ? " call sites" : "");
+    fprintf(out, "  %-14s %-9s %6s %10s %10s %9s %9s %9s", "op", "dtype", "size", "calls/rank",
+            "timed/rank", "mean_us", "p50_us", "p99_us");
+    if (lo->wide)
+        fprintf(out, " %9s %10s", "max_us", "algbw GB/s");
+    /* The last column is padded only when one follows. */
+    bool sites = s->callsites.nsites;
+    fprintf(out, " %10s  %-*s", "busbw GB/s", lo->wide || sites ? 15 : 0, "busbw min(rank)");
+    if (lo->wide)
+        fprintf(out, " %-*s", sites ? 16 : 0, "busbw max(rank)");
+    fputs(sites ? " sites\n" : "\n", out);
 }
 
-/* " #1,#4": the Call sites section's numbers of the line's sites. */
-static void print_sites_of(const struct callsite_summary *cs, const struct op_row *key, FILE *out)
+/* What the default layout leaves of 120 columns for a line's sites. */
+#define SITES_ROOM 8
+
+/* " #1,#4": the Call sites section's numbers of the line's sites; past
+ * `room` characters (the default layout), "+N" says how many more. */
+static void print_sites_of(const struct callsite_summary *cs, const struct op_row *key, size_t room,
+                           FILE *out)
 {
     size_t idx[8];
-    size_t n = callsite_sites_of(cs, key, idx, 8);
-    for (size_t i = 0; i < n && i < 8; i++)
-        fprintf(out, "%s#%zu", i ? "," : " ", idx[i] + 1);
+    size_t n = callsite_sites_of(cs, key, idx, 8), used = 0;
+    for (size_t i = 0; i < n && i < 8; i++) {
+        char one[24];
+        size_t len = (size_t)snprintf(one, sizeof one, "%s#%zu", i ? "," : " ", idx[i] + 1);
+        size_t reserve = i + 1 < n ? 3 : 0;  /* "+NN" for the rest */
+        if (used + len + reserve > room) {
+            fprintf(out, "%s+%zu", used ? "" : " ", n - i);
+            return;
+        }
+        fputs(one, out);
+        used += len;
+    }
     if (n > 8)
-        fputs(",...", out);
+        fprintf(out, "+%zu", n - 8);
+}
+
+/* "20", or "18-20" when ranks differ. */
+static const char *per_rank(uint64_t lo, uint64_t hi, char buf[48])
+{
+    if (lo == hi)
+        snprintf(buf, 48, "%llu", (unsigned long long)hi);
+    else
+        snprintf(buf, 48, "%llu-%llu", (unsigned long long)lo, (unsigned long long)hi);
+    return buf;
 }
 
 /* Prints one merged line; returns true when it is a grouped op. */
-static bool print_merged(const struct op_merged *m, const struct callsite_summary *cs, FILE *out)
+static bool print_line(const struct line_summary *l, const struct report_summary *s,
+                       const struct layout *lo, FILE *out)
 {
+    const struct op_merged *m = &l->m;
     const struct op_row *k = m->first;
     bool grouped = m->grouped > 1.0;
-    char op[SHOWN_MAX + 1], dtype[SHOWN_MAX], size[16];
+    char op[SHOWN_MAX + 1], dtype[SHOWN_MAX], size[16], calls[48], timed[48];
     snprintf(op, sizeof op, "%s%s", shown(k->op, dtype), grouped ? "*" : "");
-    double bytes = m->calls ? (double)m->bytes_total / (double)m->calls : k->bytes;
-    fprintf(out, "  %-14s %-11s %6s %10llu %10llu", op, shown(k->dtype, dtype), human_bytes(bytes, size),
-            (unsigned long long)m->calls, (unsigned long long)m->timed);
-    if (!m->t_count || !m->t_sum) {
-        fprintf(out, " %9s %9s %9s %9s %8s %8s  %-16s %-*s", "-", "-", "-", "-", "-", "-", "-",
-                cs->nsites ? 16 : 0, "-");
-        print_sites_of(cs, k, out);
-        fputc('\n', out);
-        return grouped;
+    fprintf(out, "  %-14s %-9s %6s %10s %10s", op, shown(k->dtype, dtype), human_bytes(l->bytes, size),
+            per_rank(l->calls_min, l->calls_max, calls), per_rank(l->timed_min, l->timed_max, timed));
+    char mean[24] = "-", p50[24] = "-", p99[24] = "-", max[24] = "-", algbw[24] = "-", busbw[24] = "-";
+    char lo_bw[48] = "-", hi_bw[48] = "-";
+    if (!isnan(l->us_mean)) {
+        snprintf(mean, sizeof mean, "%.2f", l->us_mean);
+        if (!isnan(l->us_p50))
+            snprintf(p50, sizeof p50, "%.2f", l->us_p50);
+        if (!isnan(l->us_p99))
+            snprintf(p99, sizeof p99, "%.2f", l->us_p99);
+        snprintf(max, sizeof max, "%.2f", l->us_max);
+        snprintf(algbw, sizeof algbw, "%.2f", l->algbw_gbs);
+        snprintf(busbw, sizeof busbw, "%.2f", l->busbw_gbs);
+        snprintf(lo_bw, sizeof lo_bw, "%.2f (%d)", m->busbw_lo, m->busbw_lo_rank);
+        snprintf(hi_bw, sizeof hi_bw, "%.2f (%d)", m->busbw_hi, m->busbw_hi_rank);
     }
-    double mean_us = (double)m->t_sum / (double)m->t_count / 1e3;
-    char p50[16] = "-", p99[16] = "-";
-    if (m->p50_ns >= 0)
-        snprintf(p50, sizeof p50, "%.2f", m->p50_ns / 1e3);
-    if (m->p99_ns >= 0)
-        snprintf(p99, sizeof p99, "%.2f", m->p99_ns / 1e3);
-    char lo[32], hi[32];
-    snprintf(lo, sizeof lo, "%.2f (%d)", m->busbw_lo, m->busbw_lo_rank);
-    snprintf(hi, sizeof hi, "%.2f (%d)", m->busbw_hi, m->busbw_hi_rank);
-    fprintf(out, " %9.2f %9s %9s %9.2f %8.2f %8.2f  %-16s %-*s", mean_us, p50, p99,
-            (double)m->t_max / 1e3, m->bw_bytes / (double)m->t_sum,
-            m->bw_busbytes / (double)m->t_sum, lo, cs->nsites ? 16 : 0, hi);
-    print_sites_of(cs, k, out);
+    fprintf(out, " %9s %9s %9s", mean, p50, p99);
+    if (lo->wide)
+        fprintf(out, " %9s %10s", max, algbw);
+    bool sites = s->callsites.nsites;
+    fprintf(out, " %10s  %-*s", busbw, lo->wide || sites ? 15 : 0, lo_bw);
+    if (lo->wide)
+        fprintf(out, " %-*s", sites ? 16 : 0, hi_bw);
+    if (sites)
+        print_sites_of(&s->callsites, k, lo->wide ? SIZE_MAX : SITES_ROOM, out);
     fputc('\n', out);
+    if (l->first_far)
+        fprintf(out, "    first call %.2f us on rank %d%s (1)\n", m->first_us, m->first_rank,
+                isnan(l->us_p50) ? ": no other call was timed" : "");
     return grouped;
 }
 
-/* Prints rows[0..n) of one communicator, merging rows with the same key. */
-static void print_ops(const struct op_row *const *rows, size_t n, const struct callsite_summary *cs,
-                      FILE *out)
+/* Prints lines[0..n) of one communicator. */
+static void print_ops(const struct line_summary *lines, size_t n, const struct report_summary *s,
+                      const struct layout *lo, FILE *out)
 {
     if (n == 0) {
         fputs("  no operations\n", out);
         return;
     }
-    print_table_head(cs, out);
-    bool any_grouped = false;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && op_row_same_key(rows[i], rows[j]))
-            j++;
-        struct op_merged m;
-        op_merge(rows + i, j - i, &m);
-        any_grouped |= print_merged(&m, cs, out);
-        i = j;
+    print_table_head(s, lo, out);
+    bool any_grouped = false, any_first = false;
+    for (size_t i = 0; i < n; i++) {
+        any_grouped |= print_line(&lines[i], s, lo, out);
+        any_first |= lines[i].first_far;
     }
     if (any_grouped)
         fputs("  * issued in groups: a group's ops share one time interval, so the\n"
               "    time and the bandwidth are the group's (all its ops' bytes over its time)\n", out);
+    if (any_first)
+        fputs("  (1) the slowest rank's first timed call, more than 10 x p50: NCCL connects lazily, and the\n"
+              "      first call that needs a connection sets it up. It is kept out of the times and bandwidth.\n",
+              out);
 }
 
-static void print_comms(const struct report *r, const struct callsite_summary *cs, FILE *out)
+static void print_comms(const struct report_summary *s, const struct layout *lo, FILE *out)
 {
-    size_t ncomms, nrows;
-    struct comm_summary *comms = report_comms(r, &ncomms);
-    const struct op_row **rows = report_rows(r, &nrows);
+    if (s->nlines || s->ncomms)
+        fputs("\nOperations per communicator, merged over its ranks (calls/rank, timed/rank: per rank;\n"
+              "a range when ranks differ; busbw min(rank): the slowest rank's busbw, and that rank)\n", out);
     /* Both are sorted by communicator id: walk them side by side, so that
      * a communicator without ops and ops of an unlisted one both show. */
     size_t i = 0, j = 0;
-    while (i < ncomms || j < nrows) {
-        int c = i == ncomms ? 1 : j == nrows ? -1 : strcmp(comms[i].id, rows[j]->comm);
-        const char *id = c <= 0 ? comms[i].id : rows[j]->comm;
-        print_comm_heading(c <= 0 ? &comms[i] : NULL, id, comms, ncomms, out);
+    while (i < s->ncomms || j < s->nlines) {
+        int c = i == s->ncomms ? 1 : j == s->nlines ? -1 : strcmp(s->comms[i].id, s->lines[j].m.first->comm);
+        const char *id = c <= 0 ? s->comms[i].id : s->lines[j].m.first->comm;
+        print_comm_heading(c <= 0 ? &s->comms[i] : NULL, id, s, out);
         size_t k = j;
         if (c >= 0)
-            while (k < nrows && strcmp(rows[k]->comm, id) == 0)
+            while (k < s->nlines && strcmp(s->lines[k].m.first->comm, id) == 0)
                 k++;
-        print_ops(rows + j, k - j, cs, out);
+        print_ops(s->lines + j, k - j, s, lo, out);
         j = k;
         if (c <= 0)
             i++;
     }
-    free(rows);
-    free(comms);
 }
-
 /* ---- call sites ---- */
 
 #define TOP_SITES 20
@@ -324,7 +411,7 @@ static void print_callsites(const struct callsite_summary *cs, FILE *out)
                 top ? file_line(top, where, sizeof where) : "-",
                 top ? function_of(top, fn, sizeof fn) : "(calls after the shim's table of sites was full)");
         for (size_t k = 1; k < s->first->nframes; k++)
-            fprintf(out, "%64s from %-24s %s [%s]\n", "", file_line(&s->first->frames[k], where, sizeof where),
+            fprintf(out, "%7s from %-24s %s [%s]\n", "", file_line(&s->first->frames[k], where, sizeof where),
                     function_of(&s->first->frames[k], fn, sizeof fn),
                     shown(s->first->frames[k].library, name));
     }
@@ -334,65 +421,82 @@ static void print_callsites(const struct callsite_summary *cs, FILE *out)
 
 /* ---- totals ---- */
 
-static void print_totals(const struct report *r, FILE *out)
+/* Each counter of the totals: what it counts, and when it is not 0 what
+ * that does to the report and what to do (NULL: nothing to do). */
+static const struct counter {
+    const char *name, *meaning, *effect, *advice;
+} counters[] = {
+    { "calls", "NCCL calls seen", NULL, NULL },
+    { "dropped", "records lost to a full queue (in no row)",
+      "the counts and times above miss them", "raise NCCLTAP_RING_SIZE" },
+    { "timed", "calls timed with CUDA events", NULL, NULL },
+    { "untimed", "timing wanted, but no CUDA event was free",
+      "they are counted, and the times above are the other calls'", "raise NCCLTAP_MAX_INFLIGHT" },
+    { "captured", "issued into a CUDA graph: they run at each launch, untimed", NULL, NULL },
+    { "pending", "timed, not complete when the file was written (a hang, or killed)", NULL, NULL },
+    { "failed", "NCCL returned an error (in no row)", NULL, NULL },
+    { "lost", "timed, but their events never completed (context destroyed)", NULL, NULL },
+    { "simulated", "in groups closed by ncclGroupSimulateEnd: never ran, in no row", NULL, NULL },
+};
+
+static uint64_t counter_value(const struct totals *t, size_t i)
 {
-    struct totals t = { 0 };
-    for (size_t i = 0; i < r->nfiles; i++)
-        totals_add(&t, &r->files[i].totals);
-    fprintf(out, "\nTotals over all ranks\n"
-            "  calls %llu  dropped %llu  timed %llu  untimed %llu  captured %llu"
-            "  pending %llu  failed %llu  lost %llu  simulated %llu",
-            (unsigned long long)t.calls, (unsigned long long)t.dropped,
-            (unsigned long long)t.timed, (unsigned long long)t.untimed,
-            (unsigned long long)t.captured, (unsigned long long)t.pending,
-            (unsigned long long)t.failed, (unsigned long long)t.lost,
-            (unsigned long long)t.simulated);
+    const uint64_t v[] = { t->calls, t->dropped, t->timed, t->untimed, t->captured, t->pending,
+                           t->failed, t->lost, t->simulated };
+    return v[i];
+}
+
+static void print_totals(const struct report *r, const struct report_summary *s, FILE *out)
+{
+    const struct totals *t = &s->totals;
+    const size_t n = sizeof counters / sizeof counters[0];
+    fputs("\nTotals over all ranks\n", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %s %llu", counters[i].name, (unsigned long long)counter_value(t, i));
     if (r->from_trace)
         fprintf(out, "  discarded %llu", (unsigned long long)r->discarded);
     fputc('\n', out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-9s %s\n", counters[i].name, counters[i].meaning);
+    if (r->from_trace)
+        fprintf(out, "  %-9s events LTTng discarded: its buffers were full\n", "discarded");
     if (r->discarded)
-        fprintf(out, "WARNING: LTTng discarded %llu events (its buffers were full), so the "
-                "counts and times above miss them; rerun with nccltap run --lttng --blocking\n",
-                (unsigned long long)r->discarded);
-    if (t.dropped)
-        fprintf(out, "WARNING: %llu records were lost: the shim's ring was full, so the "
-                "counts and times above miss them; raise NCCLTAP_RING_SIZE\n",
-                (unsigned long long)t.dropped);
-    if (t.ops_lines_dropped)
-        fprintf(out, "WARNING: %llu per-op log lines (NCCLTAP_OPS_JSONL) were not written: the log "
-                "reached NCCLTAP_OPS_MAX_MB, so it holds the first ops only; raise NCCLTAP_OPS_MAX_MB\n",
-                (unsigned long long)t.ops_lines_dropped);
-    if (t.pending)
-        fprintf(out, "NOTE: %llu ops had not completed when their process wrote its "
-                "file (a hang, or a process that was killed)\n", (unsigned long long)t.pending);
-    if (t.failed)
-        fprintf(out, "NOTE: %llu calls returned an NCCL error\n", (unsigned long long)t.failed);
-    if (t.simulated)
-        fprintf(out, "NOTE: %llu calls were in groups closed by ncclGroupSimulateEnd: they "
-                "never ran and are in no row\n", (unsigned long long)t.simulated);
-    if (t.lost)
-        fprintf(out, "NOTE: %llu timed ops never completed on the GPU (their CUDA context "
-                "was destroyed first): they are counted but not timed\n",
-                (unsigned long long)t.lost);
-    if (t.captured)
-        fprintf(out, "NOTE: %llu calls were captured into CUDA graphs: they run at each "
-                "graph launch and are not timed\n", (unsigned long long)t.captured);
+        fprintf(out, "WARNING: discarded %llu: LTTng's buffers were full, so the counts and times above\n"
+                "  miss them; rerun with nccltap run --lttng --blocking\n", (unsigned long long)r->discarded);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = counter_value(t, i);
+        if (v && counters[i].advice)
+            fprintf(out, "WARNING: %s %llu: %s;\n  %s: %s\n", counters[i].name, (unsigned long long)v,
+                    counters[i].meaning, counters[i].effect, counters[i].advice);
+    }
+    if (t->ops_lines_dropped)
+        fprintf(out, "WARNING: ops_lines_dropped %llu: per-op log lines (NCCLTAP_OPS_JSONL) not written;\n"
+                "  the log reached NCCLTAP_OPS_MAX_MB and holds the first ops only: raise NCCLTAP_OPS_MAX_MB\n",
+                (unsigned long long)t->ops_lines_dropped);
+    if (t->pending)
+        fprintf(out, "NOTE: pending %llu: ops had not completed when their process wrote its file\n"
+                "  (a hang, or a process that was killed)\n", (unsigned long long)t->pending);
+    if (t->failed)
+        fprintf(out, "NOTE: failed %llu: calls returned an NCCL error\n", (unsigned long long)t->failed);
+    if (t->lost)
+        fprintf(out, "NOTE: lost %llu: timed ops never completed on the GPU (their CUDA context was\n"
+                "  destroyed first); they are counted, not timed\n", (unsigned long long)t->lost);
 }
 
-int report_print_text(const struct report *r, FILE *out)
+int report_print_text(const struct report *r, const struct report_summary *s,
+                      const struct text_options *o, FILE *out)
 {
-    struct callsite_summary cs;
-    report_callsites(r, &cs);
-    print_header(r, out);
-    print_ranks(r, out);
-    print_callsites(&cs, out);
-    print_comms(r, &cs, out);
-    print_os_interference(r, out);
+    const struct layout lo = { .wide = o && o->wide };
+    print_header(r, s, out);
+    print_top(s, out);
+    print_procs(s, out);
+    print_callsites(&s->callsites, out);
+    print_comms(s, &lo, out);
+    print_os_interference(r, s, out);
     print_clocks(r, out);
     print_stragglers(r, out);
     print_slow_transfers(r, out);
     print_hang(r, out);
-    callsite_summary_free(&cs);
-    print_totals(r, out);
+    print_totals(r, s, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

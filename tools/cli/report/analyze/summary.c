@@ -1,0 +1,253 @@
+#include "summary.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool comm_matches(const struct summary_options *o, const char *id, const char *name)
+{
+    return !o->comm || strcmp(o->comm, id) == 0 || (name && name[0] && strcmp(o->comm, name) == 0);
+}
+
+static const struct comm_summary *find_comm(const struct comm_summary *c, size_t n, const char *id)
+{
+    for (size_t lo = 0, hi = n; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+        int d = strcmp(id, c[mid].id);
+        if (d == 0)
+            return &c[mid];
+        if (d < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+static bool row_kept(const struct summary_options *o, const struct op_row *k, const char *comm_name)
+{
+    return comm_matches(o, k->comm, comm_name) && (!o->op || strcasecmp(o->op, k->op) == 0);
+}
+
+static bool line_kept(const struct summary_options *o, const struct line_summary *l)
+{
+    const struct op_row *k = l->m.first;
+    return row_kept(o, k, l->comm && l->comm->name[0] ? l->comm->name : k->comm_name);
+}
+
+bool summary_keeps_row(const struct report_summary *s, const struct op_row *row)
+{
+    const struct comm_summary *c = find_comm(s->comms, s->ncomms, row->comm);
+    return row_kept(&s->options, row, c && c->name[0] ? c->name : row->comm_name);
+}
+
+/* NCCL time of one rank's row, as call sites count it (callsites.c). */
+static double row_time_us(const struct op_row *row)
+{
+    if (isnan(row->us_mean))
+        return 0.0;
+    return row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
+}
+
+static void summarize_line(const struct op_row *const *rows, size_t n, struct line_summary *l)
+{
+    memset(l, 0, sizeof *l);
+    op_merge(rows, n, &l->m);
+    l->calls_min = l->timed_min = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const struct op_row *row = rows[i];
+        l->calls_min = row->calls < l->calls_min ? row->calls : l->calls_min;
+        l->calls_max = row->calls > l->calls_max ? row->calls : l->calls_max;
+        l->timed_min = row->timed < l->timed_min ? row->timed : l->timed_min;
+        l->timed_max = row->timed > l->timed_max ? row->timed : l->timed_max;
+        l->time_us += row_time_us(row);
+    }
+    const struct op_merged *m = &l->m;
+    l->bytes = m->calls ? (double)m->bytes_total / (double)m->calls : m->first->bytes;
+    bool timed = m->t_count && m->t_sum;
+    l->us_mean = timed ? (double)m->t_sum / (double)m->t_count / 1e3 : NAN;
+    l->us_min = timed ? (double)m->t_min / 1e3 : NAN;
+    l->us_max = timed ? (double)m->t_max / 1e3 : NAN;
+    l->us_p50 = timed && m->p50_ns >= 0 ? m->p50_ns / 1e3 : NAN;
+    l->us_p99 = timed && m->p99_ns >= 0 ? m->p99_ns / 1e3 : NAN;
+    l->algbw_gbs = timed ? m->bw_bytes / (double)m->t_sum : NAN;   /* bytes per ns: GB/s */
+    l->busbw_gbs = timed ? m->bw_busbytes / (double)m->t_sum : NAN;
+    l->first_far = !isnan(m->first_us) && (isnan(l->us_p50) || m->first_us > 10.0 * l->us_p50);
+}
+
+/* The merged lines, all of them; s->nccl_time_us their time. */
+static void summarize_lines(const struct report *r, struct report_summary *s)
+{
+    size_t nrows;
+    const struct op_row **rows = report_rows(r, &nrows);
+    s->lines = xcalloc(nrows ? nrows : 1, sizeof *s->lines);
+    for (size_t i = 0; i < nrows;) {
+        size_t j = i + 1;
+        while (j < nrows && op_row_same_key(rows[i], rows[j]))
+            j++;
+        struct line_summary *l = &s->lines[s->nlines++];
+        summarize_line(rows + i, j - i, l);
+        l->comm = find_comm(s->comms, s->ncomms, rows[i]->comm);
+        s->nccl_time_us += l->time_us;
+        i = j;
+    }
+    free(rows);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct process_summary *x = *(const struct process_summary *const *)a;
+    const struct process_summary *y = *(const struct process_summary *const *)b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    int c = strcmp(x->file->host, y->file->host);
+    return c ? c : (x->file->pid > y->file->pid) - (x->file->pid < y->file->pid);
+}
+
+/* Each process's calls and time in NCCL, and their spread. */
+static void summarize_procs(const struct report *r, struct report_summary *s)
+{
+    s->procs = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *s->procs);
+    s->nprocs = r->nfiles;
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        double share = rank_file_nccl_share(f);
+        s->procs[i] = (struct process_summary){ f, f->nranks ? f->ranks[0] : -1, f->totals.calls,
+                                                share * f->wall_s * 1e6, share };
+    }
+    const struct process_summary **sorted = xcalloc(s->nprocs ? s->nprocs : 1, sizeof *sorted);
+    for (size_t i = 0; i < s->nprocs; i++)
+        sorted[i] = &s->procs[i];
+    qsort(sorted, s->nprocs, sizeof *sorted, cmp_proc);
+    s->by_rank = xcalloc(s->nprocs ? s->nprocs : 1, sizeof *s->by_rank);
+    for (size_t i = 0; i < s->nprocs; i++)
+        s->by_rank[i] = (size_t)(sorted[i] - s->procs);
+    free(sorted);
+    size_t known = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct process_summary *p = &s->procs[i];
+        if (p->calls > s->calls_max)
+            s->calls_max = p->calls;
+        if (isnan(p->nccl_time_us))
+            continue;
+        known++;
+        s->time_mean_us += p->nccl_time_us;
+        if (!s->time_lo || p->nccl_time_us < s->time_lo->nccl_time_us)
+            s->time_lo = p;
+        if (!s->time_hi || p->nccl_time_us > s->time_hi->nccl_time_us)
+            s->time_hi = p;
+    }
+    s->time_mean_us = known ? s->time_mean_us / (double)known : NAN;
+    for (size_t i = 0; i < s->nprocs; i++)
+        s->fewer_calls += s->procs[i].calls < s->calls_max;
+}
+
+/* pct_nccl and pct_wall of every line. */
+static void shares_of_lines(struct report_summary *s)
+{
+    double wall_us = 0.0, busy_us = 0.0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        wall_us += s->procs[i].file->wall_s * 1e6;
+        busy_us += s->procs[i].nccl_time_us;  /* NaN when any is unknown */
+    }
+    double in_nccl = wall_us > 0.0 ? busy_us / wall_us : NAN;
+    for (size_t i = 0; i < s->nlines; i++) {
+        struct line_summary *l = &s->lines[i];
+        l->pct_nccl = s->nccl_time_us > 0.0 ? 100.0 * l->time_us / s->nccl_time_us : 0.0;
+        l->pct_wall = l->pct_nccl * in_nccl;
+    }
+}
+
+/* Keeps the lines and communicators the filters ask for. */
+static void apply_filters(const struct summary_options *o, struct report_summary *s)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nlines; i++)
+        if (line_kept(o, &s->lines[i]))
+            s->lines[kept++] = s->lines[i];
+    s->nlines = kept;
+    /* Both are sorted by id: walk them side by side. */
+    kept = 0;
+    for (size_t i = 0, j = 0; i < s->ncomms; i++) {
+        const struct comm_summary *c = &s->comms[i];
+        while (j < s->nlines && strcmp(s->lines[j].m.first->comm, c->id) < 0)
+            j++;
+        bool has_lines = j < s->nlines && strcmp(s->lines[j].m.first->comm, c->id) == 0;
+        if (comm_matches(o, c->id, c->name) && (!o->op || has_lines))
+            s->comms[kept++] = *c;
+    }
+    /* The lines point at communicators that moved: find them again. */
+    s->ncomms = kept;
+    for (size_t i = 0; i < s->nlines; i++)
+        s->lines[i].comm = find_comm(s->comms, s->ncomms, s->lines[i].m.first->comm);
+}
+
+/* By time, descending; lines of equal time in table order. */
+static int cmp_top(const void *a, const void *b)
+{
+    const struct line_summary *x = *(const struct line_summary *const *)a;
+    const struct line_summary *y = *(const struct line_summary *const *)b;
+    if (x->time_us != y->time_us)
+        return x->time_us > y->time_us ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static void rank_top(const struct summary_options *o, struct report_summary *s)
+{
+    const struct line_summary **by_time = xcalloc(s->nlines ? s->nlines : 1, sizeof *by_time);
+    size_t n = 0;
+    for (size_t i = 0; i < s->nlines; i++)
+        if (s->lines[i].time_us > 0.0)
+            by_time[n++] = &s->lines[i];
+    qsort(by_time, n, sizeof *by_time, cmp_top);
+    s->ntop = n < o->top ? n : o->top;
+    s->top = xcalloc(s->ntop ? s->ntop : 1, sizeof *s->top);
+    for (size_t i = 0; i < s->ntop; i++)
+        s->top[i] = (size_t)(by_time[i] - s->lines);
+    free(by_time);
+}
+
+void report_summarize(const struct report *r, const struct summary_options *o,
+                      struct report_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->options = *o;
+    double share_sum = 0.0;
+    size_t shares = 0;
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        if (f->wall_s > s->wall_s)
+            s->wall_s = f->wall_s;
+        double share = rank_file_nccl_share(f);
+        if (!isnan(share)) {
+            share_sum += share;
+            shares++;
+        }
+        s->not_final += !f->final;
+        totals_add(&s->totals, &f->totals);
+    }
+    s->nccl_share = shares ? share_sum / (double)shares : NAN;
+    s->comms = report_comms(r, &s->ncomms);
+    summarize_lines(r, s);
+    summarize_procs(r, s);
+    shares_of_lines(s);
+    apply_filters(o, s);
+    rank_top(o, s);
+    report_callsites(r, &s->callsites);
+    if (r->nkernels)
+        os_interference_analyze(r, &s->os);
+}
+
+void report_summary_free(struct report_summary *s)
+{
+    free(s->comms);
+    free(s->lines);
+    free(s->top);
+    free(s->procs);
+    free(s->by_rank);
+    callsite_summary_free(&s->callsites);
+    os_interference_free(&s->os);
+    memset(s, 0, sizeof *s);
+}

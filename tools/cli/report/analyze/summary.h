@@ -1,0 +1,96 @@
+/* What the report says of the run as a whole, computed once for every
+ * renderer (text, JSON, CSV): the header's figures, the op tables' merged
+ * lines, where the NCCL time goes, each process's time in NCCL and calls,
+ * the totals, the call sites. It reads the document model and computes;
+ * it never reads files or formats text. summary.c */
+#ifndef NCCLTAP_CLI_REPORT_SUMMARY_H
+#define NCCLTAP_CLI_REPORT_SUMMARY_H
+
+#include "callsites.h"
+#include "merge.h"
+#include "model.h"
+#include "os_interference.h"
+
+/* What the user asked to see (nccltap report --comm, --op, --top). */
+struct summary_options {
+    const char *comm;    /* only this communicator (its id or name); NULL: all */
+    const char *op;      /* only this operation ("AllReduce"); NULL: all */
+    size_t top;          /* lines in "where the time goes" */
+};
+
+/* One line of the op tables: a (communicator, op, dtype, size class)
+ * merged over the ranks that have it. */
+struct line_summary {
+    struct op_merged m;
+    const struct comm_summary *comm;  /* NULL: in no file's communicator list */
+    /* Calls and timed calls per rank (per row merged): they differ when a
+     * rank made fewer calls. */
+    uint64_t calls_min, calls_max, timed_min, timed_max;
+    double bytes;      /* mean S per call */
+    /* Over the timed calls other than each rank's first (op_merged); NaN
+     * when there are none. Bandwidths are the totals' (bytes over time). */
+    double us_mean, us_min, us_p50, us_p99, us_max;
+    double algbw_gbs, busbw_gbs;
+    /* NCCL time over all its ranks: each rank's calls x its mean time (the
+     * first timed call, connection set-up, kept apart as the row's times
+     * are; a group's time shared among its ops), as call sites count it.
+     * 0 when no call but the first was timed. */
+    double time_us;
+    double pct_nccl;   /* of the run's NCCL time (every line, filters aside), 0..100 */
+    /* Of the processes' wall time: pct_nccl of the time they spent in NCCL
+     * (the union of their ops' intervals, so overlapping ops count once);
+     * NaN when that is unknown. The lines add up to at most 100. */
+    double pct_wall;
+    /* The slowest rank's first timed call exceeds 10 x p50: the text shows
+     * it apart, with a footnote. */
+    bool first_far;
+};
+
+/* One process: its ranks' calls and time in NCCL (a process that drives
+ * several GPUs holds several ranks, whose calls and time are its). */
+struct process_summary {
+    const struct rank_file *file;
+    int rank;              /* its lowest rank; -1 when it lists none */
+    uint64_t calls;        /* NCCL calls it made (totals.calls) */
+    double nccl_time_us;   /* share x wall time (merge.h); NaN when unknown */
+    double share;          /* of its wall time, 0..1; NaN when unknown */
+};
+
+struct report_summary {
+    struct summary_options options;
+    double wall_s;           /* the longest process's */
+    double nccl_share;       /* the mean of the processes' shares; NaN: none known */
+    size_t not_final;        /* files written before their process ended */
+    struct totals totals;    /* summed over the files */
+
+    struct comm_summary *comms;   /* those the filters keep, sorted by id (merge.h) */
+    size_t ncomms;
+    /* The lines the filters keep, by communicator id, op, dtype and size. */
+    struct line_summary *lines;
+    size_t nlines;
+    size_t *top;             /* indices into lines, by time_us descending */
+    size_t ntop;             /* at most options.top; lines with no time left out */
+    double nccl_time_us;     /* the sum of every line's time_us, filters aside */
+
+    struct process_summary *procs;  /* one per file, in r->files' order */
+    size_t nprocs;
+    size_t *by_rank;         /* indices into procs, by rank, then host and pid */
+    /* The spread of nccl_time_us over the processes that know it, and
+     * which process is at each end; lo, hi NULL when none knows it. */
+    const struct process_summary *time_lo, *time_hi;
+    double time_mean_us;
+    uint64_t calls_max;      /* the most calls any process made */
+    size_t fewer_calls;      /* processes that made fewer than calls_max */
+
+    struct callsite_summary callsites;
+    struct os_interference os;  /* analysed when the trace has kernel events */
+};
+
+void report_summarize(const struct report *r, const struct summary_options *o,
+                      struct report_summary *s);
+void report_summary_free(struct report_summary *s);
+
+/* True when the filters keep a per-rank statistics row. */
+bool summary_keeps_row(const struct report_summary *s, const struct op_row *row);
+
+#endif
