@@ -7,8 +7,8 @@ usage: kernel_trace_test.py CASE NCCLTAP WORKDIR
   CASE  straggler, irq_storm, in_op, clean, or no_kernel (the straggler's trace
         without its kernel/ directory)
 
-Exits 77 (skipped) when no Python here has babeltrace2's bindings
-(Debian: python3-bt2).
+Exits 77 (skipped) when no Python here has babeltrace2's bindings (Debian:
+python3-bt2), except in CI (CI=true), where that is a failure.
 """
 import json
 import os
@@ -52,6 +52,9 @@ def main():
     case, nccltap, work = sys.argv[1:4]
     py = python_with_bt2()
     if not py:
+        if os.environ.get("CI") == "true":
+            print("FAIL: no Python with babeltrace2's bindings (python3-bt2); CI must have it (tools/deps.sh)")
+            return 1
         print("no Python with babeltrace2's bindings (python3-bt2): skipped")
         return 77
     shutil.rmtree(work, ignore_errors=True)

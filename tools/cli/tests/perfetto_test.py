@@ -11,7 +11,8 @@ usage: perfetto_test.py CASE NCCLTAP WORKDIR
         callsites  ops name their call site where their row has one site
         kernel   a trace with kernel events (kernel_trace_fixture.py): CPU
                  and IRQ tracks, the rank threads' off-CPU slices, the
-                 straggler's late arrow (skipped without python3-bt2)
+                 straggler's late arrow (skipped without python3-bt2, failed
+                 without it in CI: CI=true)
 """
 import collections
 import glob
@@ -258,6 +259,9 @@ def case_kernel(nccltap, work):
     py = next((p for p in (sys.executable, "/usr/bin/python3") if os.path.exists(p) and
                subprocess.run([p, "-c", "import bt2"], capture_output=True).returncode == 0), None)
     if not py:
+        if os.environ.get("CI") == "true":
+            check(False, "a Python with babeltrace2's bindings (python3-bt2): CI must have it (tools/deps.sh)")
+            sys.exit(1)
         print("no Python with babeltrace2's bindings (python3-bt2): skipped")
         sys.exit(77)
     trace = os.path.join(work, "trace")
