@@ -8,6 +8,7 @@ set to the shim and NCCLTAP_DIR set to a fresh directory, then compares
 every per-rank file with those expectations. Exit 0 when all hold.
 """
 import argparse
+import codecs
 import glob
 import json
 import os
@@ -63,6 +64,31 @@ def check_ops_lines(out_dir, n):
         fail("%d per-op lines, expected %d" % (lines, n))
 
 
+# Runs a command in a UTS namespace of its own, under the hostname in
+# argv[1] (bytes, any), with LD_PRELOAD from NCCLTAP_CASE_PRELOAD: unshare
+# and this helper run without the shim or a sanitizer's runtime.
+HOSTNAME_HELPER = """import os, socket, sys
+socket.sethostname(os.fsencode(sys.argv[1]))
+os.environ["LD_PRELOAD"] = os.environ.pop("NCCLTAP_CASE_PRELOAD")
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+
+def with_hostname(cmd, env, raw):
+    """`cmd` under the hostname `raw` (bytes), or exit 77 where a UTS
+    namespace cannot be made (not root, no unshare)."""
+    plain = {k: v for k, v in env.items() if k != "LD_PRELOAD"}
+    try:
+        probe = subprocess.run(["unshare", "-u", "true"], env=plain, capture_output=True, timeout=30)
+    except OSError as e:
+        probe = subprocess.CompletedProcess([], 1, b"", str(e).encode())
+    if probe.returncode != 0:
+        print("SKIP: cannot make a UTS namespace (unshare -u needs root): %s" % probe.stderr.decode().strip())
+        sys.exit(77)
+    plain["NCCLTAP_CASE_PRELOAD"] = env.get("LD_PRELOAD", "")
+    return (["unshare", "-u", sys.executable, "-c", HOSTNAME_HELPER, os.fsdecode(raw)] + cmd, plain)
+
+
 def check_callsites(path, doc, depth, calls):
     """--callsite-depth: see its help."""
     if doc.get("callsite_depth") != depth:
@@ -99,6 +125,9 @@ def main():
     ap.add_argument("--callsite-depth", type=int, help="each rank file's call sites have this depth, "
                     "sites that many frames or (past the stack's end) fewer, more than one where it is "
                     "above 1, and every call in a row is at a site")
+    ap.add_argument("--hostname", help="run in a UTS namespace under this hostname (\\xNN escapes for "
+                    "any byte; exit 77 where none can be made): each rank file's host must be it, "
+                    "decoded as UTF-8 with U+FFFD for what is not, the file valid UTF-8 JSON")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -117,6 +146,11 @@ def main():
     for kv in a.env:
         k, _, v = kv.partition("=")
         env[k] = v
+    want_host = None
+    if a.hostname:
+        raw = codecs.escape_decode(a.hostname.encode())[0]
+        want_host = raw.decode("utf-8", "replace")
+        cmd, env = with_hostname(cmd, env, raw)
     if a.kill_after_file:
         p = run_and_kill(cmd, env, env["NCCLTAP_DIR"], a.kill_after_file)
     else:
@@ -178,8 +212,13 @@ def main():
     totals = defaultdict(int)
     named = defaultdict(int)
     for path in files:
-        with open(path) as f:
-            doc = json.load(f)
+        with open(path, encoding="utf-8", errors="strict") as f:
+            try:
+                doc = json.load(f)
+            except ValueError as e:
+                fail("%s is not valid UTF-8 JSON: %s" % (path, e))
+        if want_host is not None and doc.get("host") != want_host:
+            fail("%s: host %r, expected %r" % (path, doc.get("host"), want_host))
         if not doc["final"] and not a.kill_after_file:
             fail("%s is not final" % path)
         origin = {c["id"]: c["origin"] for c in doc["comms"]}
@@ -203,6 +242,8 @@ def main():
             fail("%s: final, with %d calls in flight" % (path, t["in_flight"]))
         if a.callsite_depth is not None:
             check_callsites(path, doc, a.callsite_depth, rows)
+    if want_host is not None and not files:
+        fail("no rank file to check the host in")
     totals["files"] = len(files)
     if ops_lines is not None:
         check_ops_lines(out_dir, ops_lines)
