@@ -26,6 +26,7 @@ python3-bt2
 prometheus
 prometheus-node-exporter
 valgrind
+help2man
 "
 
 nccltap_missing=""

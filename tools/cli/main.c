@@ -47,10 +47,10 @@ void usage(FILE *to)
 "  -V, --version  show nccltap's version\n"
 "\n"
 "Examples:\n"
-"  nccltap run -- torchrun --nproc-per-node 8 train.py\n"
-"  nccltap run --dir out -- mpirun -np 16 ./app\n"
-"  nccltap report out\n"
-"  nccltap demo\n", to);
+"  $ nccltap run -- torchrun --nproc-per-node 8 train.py\n"
+"  $ nccltap run --dir out -- mpirun -np 16 ./app\n"
+"  $ nccltap report out\n"
+"  $ nccltap demo\n", to);
 }
 
 void usage_run(FILE *to)
@@ -64,6 +64,11 @@ void usage_run(FILE *to)
 "id, else $NCCLTAP_RUN_ID, which this command sets. At the end nccltap says\n"
 "where the output went and how to read it ('nccltap report D').\n"
 "Options end at PROGRAM: its own options are left alone, even without '--'.\n"
+"\n"
+"The exit status is PROGRAM's, or 128+N when a signal N killed it; else 2 for\n"
+"a wrong command line, 125 when nccltap itself failed (output directory,\n"
+"LTTng session), 126 when PROGRAM cannot be run, 127 when PROGRAM or a part\n"
+"of nccltap is missing.\n"
 "\n"
 "Options:\n"
 "  -d, --dir D       output directory; default $NCCLTAP_DIR, else\n"
@@ -88,16 +93,11 @@ void usage_run(FILE *to)
 "                    (net://HOST) rather than write D/lttng\n"
 "  -h, --help        show this help\n"
 "\n"
-"Exit status:\n"
-"  PROGRAM's, or 128+N when a signal N killed it; 2 for a wrong command line,\n"
-"  125 when nccltap itself failed (output directory, LTTng session), 126 when\n"
-"  PROGRAM cannot be run, 127 when PROGRAM or a part of nccltap is missing.\n"
-"\n"
 "Examples:\n"
-"  nccltap run -- torchrun --nproc-per-node 8 train.py\n"
-"  nccltap run --dir out -- mpirun -np 16 ./app\n"
-"  nccltap run --sim --dir out -- nccltap-bench --ranks 4 --op all\n"
-"  nccltap run --lttng --kernel --dir out -- ./app\n", to);
+"  $ nccltap run -- torchrun --nproc-per-node 8 train.py\n"
+"  $ nccltap run --dir out -- mpirun -np 16 ./app\n"
+"  $ nccltap run --sim --dir out -- nccltap-bench --ranks 4\n"
+"  $ nccltap run --lttng --kernel --dir out -- ./app\n", to);
 }
 
 void usage_report(FILE *to)
@@ -110,6 +110,7 @@ void usage_report(FILE *to)
 "bandwidth (busbw as nccl-tests computes it), where the time goes,\n"
 "stragglers, slow transfers and hangs across ranks, call sites, and, from a\n"
 "trace with kernel events, the OS's interference.\n"
+"\n"
 "PATH is a directory of per-rank files ('nccltap run' output: the newest run\n"
 "in it, or --run ID), or an LTTng trace of the run (D/lttng, or any directory\n"
 "with a CTF trace below it and no per-rank file), from which the same report\n"
@@ -118,10 +119,11 @@ void usage_report(FILE *to)
 "Options:\n"
 "      --json           one JSON document rather than the text report\n"
 "      --csv            the merged rows as CSV, one line per communicator,\n"
-"                       operation, datatype and size\n"
+"                       operation, datatype and size (not with --json)\n"
 "      --wide           every column of the tables (by default they fit in 120\n"
 "                       columns)\n"
-"      --top N          rows in \"Where the time goes\" (default 10)\n"
+"      --top N          rows in \"Where the time goes\" (default 10, at most\n"
+"                       100000)\n"
 "      --comm ID        only this communicator: its id or its name\n"
 "      --op NAME        only this operation, e.g. AllReduce\n"
 "      --run ID         the run to read when PATH holds several (default: the\n"
@@ -140,11 +142,11 @@ void usage_report(FILE *to)
 "  -h, --help           show this help\n"
 "\n"
 "Examples:\n"
-"  nccltap report out\n"
-"  nccltap report --json out > report.json\n"
-"  nccltap report out --op AllReduce --top 5 --wide\n"
-"  nccltap report --run 1234 --debug-dir /opt/app/debug out\n"
-"  nccltap report --perfetto timeline.json --from 2 --to 3 --ranks 0-3 out/lttng\n",
+"  $ nccltap report out\n"
+"  $ nccltap report --json out > report.json\n"
+"  $ nccltap report out --op AllReduce --top 5 --wide\n"
+"  $ nccltap report --run 1234 --debug-dir /opt/app/debug out\n"
+"  $ nccltap report --perfetto t.json --from 2 --to 3 --ranks 0-3 out\n",
           to);
 }
 
@@ -163,8 +165,8 @@ void usage_demo(FILE *to)
 "  -h, --help    show this help\n"
 "\n"
 "Examples:\n"
-"  nccltap demo\n"
-"  nccltap demo --dir /tmp/demo && nccltap report --json /tmp/demo\n", to);
+"  $ nccltap demo\n"
+"  $ nccltap demo --dir /tmp/demo && nccltap report --json /tmp/demo\n", to);
 }
 
 /* The help of the command `name`, or -1 when there is no such command. */
