@@ -1,0 +1,118 @@
+#!/bin/sh
+# Tests of the help, the version, the manual pages and the install of the
+# completion, against the programs' getopt tables.
+# usage: help_test.sh CASE NCCLTAP BENCH WORKDIR SRCDIR [BUILDDIR MAN_PAGES]
+#   NCCLTAP, BENCH  the programs under test
+#   WORKDIR         a scratch directory for this case (emptied first)
+#   SRCDIR          the source tree, whose getopt tables are read
+#   BUILDDIR        the build tree to install (case install)
+#   MAN_PAGES       ON when the build made the manual pages (help2man)
+# Needs EXPECT_VERSION (the project's version) in the environment, and
+# CMAKE (cmake) for the install.
+set -u
+case_name=$1 nccltap=$2 bench=$3 work=$4 src=$5 build=${6-} man_pages=${7-OFF}
+
+rm -rf "$work" && mkdir -p "$work" && work=$(cd "$work" && pwd -P) || exit 1
+err=$work/stderr
+fail() { echo "FAIL: $*" >&2; [ -s "$err" ] && sed 's/^/  stderr: /' "$err" >&2; exit 1; }
+
+# The options a source file's getopt_long accepts, one a line: "--name" for
+# each entry of its struct option tables, "-x" for each letter of its
+# optstrings.
+table_options() {
+    sed -n 's/.*{ *"\([A-Za-z0-9-]*\)", *\(no\|required\|optional\)_argument.*/--\1/p' "$1"
+    sed -n 's/.*getopt_long([^"]*"\([^"]*\)".*/\1/p' "$1" | tr -d '+:-' | sed 's/./-&\n/g' | grep .
+}
+
+# Fails unless the text in file $2 names each option of source file $1
+# ($3 says what the text is).
+names_all() {
+    opts=$(table_options "$1")
+    [ -n "$opts" ] || fail "no getopt table found in $1"
+    for o in $opts; do
+        grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$2" || fail "$3 does not name $o (accepted by $1)"
+    done
+}
+
+case $case_name in
+options)
+    # Each command's help, by --help and by `nccltap help CMD`: on stdout,
+    # status 0, its own synopsis, and every option its getopt table takes
+    # (an option added without help fails here).
+    for c in run:run/run.c report:report/report_cmd.c demo:demo.c; do
+        cmd=${c%%:*} file=$src/tools/cli/${c#*:}
+        for how in "$cmd --help" "help $cmd" "$cmd -h"; do
+            $nccltap $how >"$work/help" 2>"$err"
+            rc=$?
+            [ $rc -eq 0 ] || fail "nccltap $how: exit status $rc"
+            head -1 "$work/help" | grep -q "^Usage: nccltap $cmd " ||
+                fail "nccltap $how: not $cmd's help: $(head -1 "$work/help")"
+            names_all "$file" "$work/help" "nccltap $how"
+        done
+    done
+    # nccltap's own: every command, --help and --version.
+    "$nccltap" --help >"$work/help" 2>"$err" || fail "nccltap --help"
+    for c in run report demo help; do
+        grep -q "^  $c  " "$work/help" || fail "nccltap --help lists no '$c'"
+    done
+    for o in -h --help -V --version; do
+        grep -qE -- "(^| )$o([, ]|\$)" "$work/help" || fail "nccltap --help does not name $o"
+    done
+    # The bench's.
+    "$bench" --help >"$work/help" 2>"$err" || fail "nccltap-bench --help"
+    names_all "$src/tools/bench/options.c" "$work/help" "nccltap-bench --help"
+    ;;
+version)
+    v=${EXPECT_VERSION:?}
+    [ "$("$nccltap" --version 2>"$err")" = "nccltap $v" ] || fail "nccltap --version: $("$nccltap" --version)"
+    [ "$("$nccltap" -V 2>"$err")" = "nccltap $v" ] || fail "nccltap -V"
+    "$bench" --version >"$work/version" 2>"$err" || fail "nccltap-bench --version: exit status $?"
+    head -1 "$work/version" | grep -qE "^nccltap-bench (.* )?$v([ ,;]|\$)" ||
+        fail "nccltap-bench --version: $(head -1 "$work/version")"
+    ;;
+install)
+    # What `cmake --install` puts in a prefix: the programs, the completion
+    # and, when help2man made them, the manual pages, each naming the
+    # options of its program.
+    p=$work/prefix
+    "${CMAKE:-cmake}" --install "$build" --prefix "$p" >"$work/install.log" 2>"$err" ||
+        fail "cmake --install: $(tail -3 "$work/install.log")"
+    for f in bin/nccltap bin/nccltap-bench share/bash-completion/completions/nccltap \
+             share/bash-completion/completions/nccltap-bench; do
+        [ -s "$p/$f" ] || fail "not installed: $f"
+    done
+    if [ "$man_pages" != ON ]; then
+        # CI installs help2man (tools/deps.sh): there, no pages is a failure.
+        [ "${CI-}" = true ] && fail "no manual pages: help2man was not found at build time"
+        echo "no manual pages (no help2man at build time)"
+        [ -e "$p/share/man/man1/nccltap.1" ] && fail "a manual page, but none was made"
+        echo ok
+        exit 0
+    fi
+    m=$p/share/man/man1
+    for page in nccltap nccltap-run nccltap-report nccltap-demo nccltap-bench; do
+        [ -s "$m/$page.1" ] || fail "not installed: share/man/man1/$page.1"
+        grep -q "^\.TH $(echo "$page" | tr a-z A-Z) " "$m/$page.1" || fail "$page.1: no .TH"
+        grep -q "$EXPECT_VERSION" "$m/$page.1" || fail "$page.1 does not say version $EXPECT_VERSION"
+        grep -q '^\.SH SYNOPSIS' "$m/$page.1" || fail "$page.1: no SYNOPSIS"
+        grep -q '^\.SH "SEE ALSO"' "$m/$page.1" || fail "$page.1: no SEE ALSO"
+    done
+    # The pages' text, options unescaped (help2man writes \-\-dir).
+    for c in run:run/run.c report:report/report_cmd.c demo:demo.c; do
+        page=$m/nccltap-${c%%:*}.1
+        sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\fI\\,//g; s/\\\/\\fR//g' "$page" >"$work/page"
+        names_all "$src/tools/cli/${c#*:}" "$work/page" "$(basename "$page")"
+    done
+    sed 's/\\-/-/g; s/\\f[BIRP]//g' "$m/nccltap-bench.1" >"$work/page"
+    names_all "$src/tools/bench/options.c" "$work/page" "nccltap-bench.1"
+    if command -v man >/dev/null 2>&1; then
+        LC_ALL=C MANWIDTH=80 man -l "$m/nccltap-report.1" >"$work/man.txt" 2>"$err" ||
+            fail "man -l nccltap-report.1"
+        grep -q "^ *nccltap-report  *-  *merge " "$work/man.txt" || fail "man nccltap-report: no NAME line"
+    fi
+    ;;
+*)
+    fail "unknown case $case_name"
+    ;;
+esac
+echo ok
