@@ -128,6 +128,9 @@ def main():
     ap.add_argument("--hostname", help="run in a UTS namespace under this hostname (\\xNN escapes for "
                     "any byte; exit 77 where none can be made): each rank file's host must be it, "
                     "decoded as UTF-8 with U+FFFD for what is not, the file valid UTF-8 JSON")
+    ap.add_argument("--nccl-library-shim-copy", choices=["path", "name"],
+                    help="NCCLTAP_NCCL_LIBRARY names a copy of the shim (another file, another "
+                    "address): by its path, or by its file name in a directory on LD_LIBRARY_PATH")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -143,6 +146,16 @@ def main():
         os.chmod(out_dir, int(a.out_mode, 8))
     if a.subdir_mode:
         env["NCCLTAP_DIR"] = os.path.join(out_dir, "made-by-the-shim")
+    copy_dir = None
+    if a.nccl_library_shim_copy:
+        copy_dir = tempfile.mkdtemp(prefix="nccltap-copy-")
+        copy = os.path.join(copy_dir, "libnccltap-copy.so")
+        shutil.copy(a.shim, copy)
+        if a.nccl_library_shim_copy == "path":
+            env["NCCLTAP_NCCL_LIBRARY"] = copy
+        else:
+            env["NCCLTAP_NCCL_LIBRARY"] = os.path.basename(copy)
+            env["LD_LIBRARY_PATH"] = env.get("LD_LIBRARY_PATH", "") + ":" + copy_dir
     for kv in a.env:
         k, _, v = kv.partition("=")
         env[k] = v
@@ -157,6 +170,8 @@ def main():
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
+    if copy_dir:
+        shutil.rmtree(copy_dir, ignore_errors=True)
     if p.returncode != a.exit_code:
         fail("exit code %d, expected %d" % (p.returncode, a.exit_code))
 

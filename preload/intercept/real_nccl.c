@@ -1,9 +1,13 @@
 #include "real_nccl.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "log.h"
@@ -31,30 +35,103 @@ static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
  * it dlopen()s privately (Python extension modules, PyTorch among them) has
  * it outside that scope, although its calls still reach the shim: then the
  * loaded libnccl.so is found by name among the process's objects. */
+
+/* Exported by nccltap and by nothing else (exports.map): a library that
+ * has it is nccltap, at whatever path, a copy included. Calling it as the
+ * NCCL would call the wrappers forever. */
+#define TAP_MARKER "nccltap_shim_marker"
+__attribute__((visibility("default"), used)) const char nccltap_shim_marker[] = "nccltap " NCCLTAP_VERSION;
+
+/* Whether the ELF file at `path` names the marker in its dynamic string
+ * table: nccltap told before it is loaded, so that no constructor of a
+ * second copy of it runs in the process. False where the file cannot be
+ * read as this machine's ELF; the loaded library is checked then. */
+static bool file_is_nccltap(const char *path)
+{
+    enum { MAX_PHDRS = 64, MAX_DYN = 65536, MAX_STRTAB = 64 << 20 };
+    static const char want[] = "\0" TAP_MARKER; /* and the '\0' ending it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool found = false;
+    ElfW(Dyn) *dyn = NULL;
+    char *strtab = NULL;
+    ElfW(Ehdr) eh;
+    ElfW(Phdr) ph[MAX_PHDRS];
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        eh.e_phentsize != sizeof ph[0] || eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
+        goto out;
+    size_t ph_len = eh.e_phnum * sizeof ph[0];
+    if (pread(fd, ph, ph_len, (off_t)eh.e_phoff) != (ssize_t)ph_len)
+        goto out;
+    const ElfW(Phdr) *dp = NULL;
+    for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC)
+            dp = &ph[i];
+    if (!dp || dp->p_filesz == 0 || dp->p_filesz > MAX_DYN || !(dyn = malloc(dp->p_filesz)) ||
+        pread(fd, dyn, dp->p_filesz, (off_t)dp->p_offset) != (ssize_t)dp->p_filesz)
+        goto out;
+    ElfW(Addr) str_addr = 0;
+    size_t str_len = 0;
+    for (size_t i = 0; i < dp->p_filesz / sizeof *dyn && dyn[i].d_tag != DT_NULL; i++) {
+        if (dyn[i].d_tag == DT_STRTAB)
+            str_addr = dyn[i].d_un.d_ptr;
+        else if (dyn[i].d_tag == DT_STRSZ)
+            str_len = dyn[i].d_un.d_val;
+    }
+    if (!str_len || str_len > MAX_STRTAB)
+        goto out;
+    /* The table's address in the file: the loadable segment holding it. */
+    for (int i = 0; i < eh.e_phnum && !strtab; i++) {
+        if (ph[i].p_type != PT_LOAD || str_addr < ph[i].p_vaddr || str_addr - ph[i].p_vaddr > ph[i].p_filesz ||
+            str_len > ph[i].p_filesz - (str_addr - ph[i].p_vaddr))
+            continue;
+        off_t at = (off_t)(ph[i].p_offset + (str_addr - ph[i].p_vaddr));
+        if (!(strtab = malloc(str_len)) || pread(fd, strtab, str_len, at) != (ssize_t)str_len)
+            goto out;
+    }
+    found = strtab && memmem(strtab, str_len, want, sizeof want) != NULL;
+out:
+    free(strtab);
+    free(dyn);
+    close(fd);
+    return found;
+}
+
 /* Why the library NCCLTAP_NCCL_LIBRARY names cannot be the NCCL to call,
- * or NULL when it can. Calling nccltap itself would recurse forever. */
+ * or NULL when it can. */
 static const char *not_nccl(void *lib)
 {
-    void *init = dlsym(lib, "ncclCommInitRank");
-    Dl_info theirs, ours;
-    if (init && dladdr(init, &theirs) && dladdr((void *)not_nccl, &ours) && theirs.dli_fbase == ours.dli_fbase)
+    if (dlsym(lib, TAP_MARKER))
         return "it is nccltap itself";
-    if (!init || !dlsym(lib, "ncclGetVersion"))
+    if (!dlsym(lib, "ncclCommInitRank") || !dlsym(lib, "ncclGetVersion"))
         return "it has no NCCL (no ncclGetVersion or ncclCommInitRank)";
     return NULL;
 }
 
 static atomic_flag library_said = ATOMIC_FLAG_INIT;
+static bool library_refused; /* under resolve_lock */
 
+/* Caller holds resolve_lock. */
 static void *nccl_library(void)
 {
-    if (tap_config.nccl_library) {
-        void *lib = dlopen(tap_config.nccl_library, RTLD_NOW | RTLD_GLOBAL);
-        const char *why = lib ? not_nccl(lib) : dlerror();
+    if (tap_config.nccl_library && !library_refused) {
+        const char *path = tap_config.nccl_library, *why = NULL;
+        void *lib = NULL;
+        /* A name without '/' is looked for as dlopen() does: only the
+         * library it loads can be checked. */
+        if (strchr(path, '/') && file_is_nccltap(path))
+            why = "it is nccltap itself";
+        else if (!(lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL)))
+            why = dlerror();
+        else if ((why = not_nccl(lib)) != NULL && dlsym(lib, TAP_MARKER))
+            dlclose(lib); /* nccltap: its constructor only read the configuration */
         if (!why)
             return lib;
+        library_refused = true;
         TAP_LOG_ONCE(library_said, "NCCLTAP_NCCL_LIBRARY=%s cannot be used (%s); using the NCCL the "
-                     "application links", tap_config.nccl_library, why);
+                     "application links", path, why);
     }
     if (dlsym(RTLD_NEXT, "ncclGetVersion"))
         return RTLD_NEXT;

@@ -103,6 +103,7 @@ expect "allreduce allgather all alltoall" nccltap-bench --op al
 expect "allreduce,broadcast" nccltap-bench --op allreduce,br
 expect "bfloat16" nccltap-bench --dtype bf
 expect "file1" nccltap-bench --json fi
+expect "0 1" nccltap-bench --in-place ""
 
 if [ $failures -ne 0 ]; then
     echo "$failures failed"
