@@ -105,28 +105,6 @@ static json_t *callsites_json(const struct callsite_summary *cs)
     return a;
 }
 
-static json_t *row_fields_json(const struct op_row *row)
-{
-    /* No timed call but the first (kept apart): nothing to say, whatever a
-     * file of an older nccltap wrote there. */
-    bool timed = row->t_count > 0;
-#define TIME(v) known(timed ? (v) : NAN)
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:o,"
-                     " s:{s:o, s:o, s:o, s:o, s:o, s:o},"
-                     " s:o, s:o, s:o, s:o}",
-        "rank", row->rank, "comm", row->comm, "comm_name", row->comm_name,
-        "op", row->op, "dtype", row->dtype,
-        "size_class", (json_int_t)row->size_class, "bytes", number(row->bytes),
-        "calls", (json_int_t)row->calls, "bytes_total", (json_int_t)row->bytes_total,
-        "timed", (json_int_t)row->timed, "grouped", row->grouped, "first_us", known(row->first_us),
-        "time_us", "mean", TIME(row->us_mean), "min", TIME(row->us_min), "p50", TIME(row->us_p50),
-        "p90", TIME(row->us_p90), "p99", TIME(row->us_p99), "max", TIME(row->us_max),
-        "algbw_gbs", TIME(row->algbw_gbs), "busbw_gbs", TIME(row->busbw_gbs),
-        "algbw_total_gbs", TIME(op_row_algbw_total(row)),
-        "busbw_total_gbs", TIME(op_row_busbw_total(row)));
-#undef TIME
-}
-
 /* The numbers (callsites[].id) of the sites that made calls of the row. */
 static json_t *row_sites_json(const struct callsite_summary *cs, const struct op_row *row)
 {
@@ -138,13 +116,6 @@ static json_t *row_sites_json(const struct callsite_summary *cs, const struct op
     return a;
 }
 
-static json_t *row_json(const struct op_row *row, const struct callsite_summary *cs)
-{
-    json_t *o = row_fields_json(row);
-    if (o && cs->nsites)
-        json_object_set_new(o, "sites", row_sites_json(cs, row));
-    return o;
-}
 
 static json_t *totals_json(const struct report *r, const struct report_summary *s)
 {
@@ -163,6 +134,78 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
 /* Ten significant digits: enough for any bandwidth or time here, and no
  * 0.17000000000000001 noise. */
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+
+/* ---- the per-rank rows ----
+ * A run of thousands of ranks has a million of them: they are written one
+ * line each with one fprintf, not built as JSON trees, which took three
+ * times as long (BENCHMARKS.md, the report at scale). */
+
+/* A string: as it is when nothing in it needs escaping (names in the files
+ * are mostly plain), else as jansson escapes it. */
+static void put_string(const char *s, FILE *out)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == '"' || *p == '\\' || *p >= 0x7f) {
+            json_t *v = json_string(s);
+            if (!v)  /* not UTF-8: the bytes as they are, escaped */
+                v = json_string_nocheck(s);
+            json_dumpf(v, out, JSON_ENCODE_ANY);
+            json_decref(v);
+            return;
+        }
+    fprintf(out, "\"%s\"", s);
+}
+
+/* ,"key":v: a time or bandwidth, null where there is none, as known()
+ * gives it; no comma when it is the first of its object. */
+static void put_real(const char *key, double v, bool first, FILE *out)
+{
+    if (isfinite(v))
+        fprintf(out, ",\"%s\":%.10g" + first, key, v);
+    else
+        fprintf(out, ",\"%s\":null" + first, key);
+}
+
+static void put_row(const struct op_row *row, const struct callsite_summary *cs, FILE *out)
+{
+    /* No timed call but the first (kept apart): nothing to say, whatever a
+     * file of an older nccltap wrote there. */
+    double none = row->t_count > 0 ? 0.0 : NAN;
+    fprintf(out, "{\"rank\":%d,\"comm\":", row->rank);
+    put_string(row->comm, out);
+    fputs(",\"comm_name\":", out);
+    put_string(row->comm_name, out);
+    fputs(",\"op\":", out);
+    put_string(row->op, out);
+    fputs(",\"dtype\":", out);
+    put_string(row->dtype, out);
+    fprintf(out, ",\"size_class\":%" PRIu64, row->size_class);
+    put_real("bytes", row->bytes, false, out);
+    fprintf(out, ",\"calls\":%" PRIu64 ",\"bytes_total\":%" PRIu64 ",\"timed\":%" PRIu64,
+            row->calls, row->bytes_total, row->timed);
+    put_real("grouped", row->grouped, false, out);
+    put_real("first_us", row->first_us, false, out);
+    fputs(",\"time_us\":{", out);
+    const struct { const char *key; double v; } times[] = {
+        { "mean", row->us_mean }, { "min", row->us_min }, { "p50", row->us_p50 },
+        { "p90", row->us_p90 }, { "p99", row->us_p99 }, { "max", row->us_max } };
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+        put_real(times[i].key, times[i].v + none, i == 0, out);
+    fputc('}', out);
+    put_real("algbw_gbs", row->algbw_gbs + none, false, out);
+    put_real("busbw_gbs", row->busbw_gbs + none, false, out);
+    put_real("algbw_total_gbs", op_row_algbw_total(row) + none, false, out);
+    put_real("busbw_total_gbs", op_row_busbw_total(row) + none, false, out);
+    if (cs->nsites) {
+        size_t idx[64];
+        size_t n = callsite_sites_of(cs, row, idx, 64);
+        fputs(",\"sites\":[", out);
+        for (size_t i = 0; i < n && i < 64; i++)
+            fprintf(out, "%s%zu", i ? "," : "", idx[i] + 1);
+        fputc(']', out);
+    }
+    fputc('}', out);
+}
 
 /* Prints `value` as JSON_INDENT(2) would at `depth` levels down: JSON
  * strings hold no raw newline, so each one starts a line to indent. Takes
@@ -265,7 +308,7 @@ static int ops_member(const struct report *r, const struct report_summary *s, FI
         if (!summary_keeps_row(s, rows[i]))
             continue;
         fputs(shown++ ? ",\n    " : "\n    ", out);
-        rc = dump_at(row_json(rows[i], &s->callsites), 2, out);
+        put_row(rows[i], &s->callsites, out);
     }
     fputs(shown ? "\n  ],\n" : "],\n", out);
     free(rows);
