@@ -45,4 +45,9 @@ NCCLTAP_CUDA_API(NCCLSIM_CU_PROTOTYPE)
 /* CUDA 12.8's second name for cuEventElapsedTime. */
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 
+/* Not in nccltap's table (the shim copies nothing); nccltap-bench --check
+ * resolves them itself. Real only with NCCLSIM_DATA=1 (cuda_mem.c). */
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+
 #endif

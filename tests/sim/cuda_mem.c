@@ -1,10 +1,17 @@
 /* Device memory: unique, aligned addresses with nothing behind them, so
  * that a benchmark can "allocate" gigabytes on a laptop. The addresses are
- * remembered only to validate frees and memsets. */
+ * remembered only to validate frees, memsets and copies.
+ *
+ * With NCCLSIM_DATA=1 an allocation is host memory instead (mapped lazily),
+ * memsets and copies are real, and the simulated NCCL moves data through
+ * it: what a data check (nccltap-bench --check) needs. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "cuda_internal.h"
+#include "sim_env.h"
 
 /* Far from where Linux maps host memory, so that dereferencing one on the
  * host faults instead of silently touching something. */
@@ -18,6 +25,29 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUdeviceptr next_va = VA_BASE;
 static struct alloc *live;
 static size_t nlive, cap;
+
+static pthread_once_t data_once = PTHREAD_ONCE_INIT;
+static int data_on;
+
+static void read_data_knob(void)
+{
+    data_on = (int)sim_env_long("NCCLSIM_DATA", 0, 0, 1, "0 or 1");
+}
+
+static int data_mode(void)
+{
+    pthread_once(&data_once, read_data_knob);
+    return data_on;
+}
+
+/* Whether [addr, addr + n) lies in one live allocation (lock held). */
+static int in_live(CUdeviceptr addr, size_t n)
+{
+    for (size_t i = 0; i < nlive; i++)
+        if (addr >= live[i].addr && n <= live[i].size && addr - live[i].addr <= live[i].size - n)
+            return 1;
+    return 0;
+}
 
 SIM_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
@@ -41,7 +71,17 @@ SIM_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
             r = SIM_CUDA_ERROR_OUT_OF_MEMORY;
         }
     }
-    if (r == CUDA_SUCCESS) {
+    if (r == CUDA_SUCCESS && data_mode()) {
+        /* Pages appear when touched: allocating stays cheap. */
+        void *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            r = SIM_CUDA_ERROR_OUT_OF_MEMORY;
+        } else {
+            live[nlive++] = (struct alloc){ (CUdeviceptr)(uintptr_t)p, bytesize };
+            *dptr = (CUdeviceptr)(uintptr_t)p;
+        }
+    } else if (r == CUDA_SUCCESS) {
         live[nlive++] = (struct alloc){ next_va, bytesize };
         *dptr = next_va;
         next_va += span;   /* never reused: a stale pointer stays invalid */
@@ -57,6 +97,8 @@ SIM_API CUresult cuMemFree_v2(CUdeviceptr dptr)
     pthread_mutex_lock(&mem_lock);
     for (size_t i = 0; i < nlive; i++) {
         if (live[i].addr == dptr) {
+            if (data_mode())
+                munmap((void *)(uintptr_t)dptr, (live[i].size + ALIGN - 1) & ~(ALIGN - 1));
             live[i] = live[--nlive];
             r = CUDA_SUCCESS;
             break;
@@ -69,16 +111,43 @@ SIM_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 SIM_API CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
     SIM_REQUIRE_INIT();
-    (void)uc;   /* there are no bytes to set */
-    CUresult r = CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&mem_lock);
-    for (size_t i = 0; i < nlive; i++) {
-        if (dstDevice >= live[i].addr && N <= live[i].size &&
-            dstDevice - live[i].addr <= live[i].size - N) {
-            r = CUDA_SUCCESS;
-            break;
-        }
-    }
+    CUresult r = in_live(dstDevice, N) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_unlock(&mem_lock);
+    /* Without NCCLSIM_DATA there are no bytes to set. */
+    if (r == CUDA_SUCCESS && data_mode())
+        memset((void *)(uintptr_t)dstDevice, uc, N);
+    return r;
+}
+
+/* Copies are synchronous, as with pageable host memory; the work queued on
+ * streams has no data, so there is nothing to order them with. Without
+ * NCCLSIM_DATA there is nothing to copy: CUDA_ERROR_NOT_SUPPORTED. */
+static CUresult check_copy(CUdeviceptr dev, const void *host, size_t n)
+{
+    SIM_REQUIRE_INIT();
+    if (!host)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&mem_lock);
+    CUresult r = in_live(dev, n) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_unlock(&mem_lock);
+    if (r == CUDA_SUCCESS && !data_mode())
+        r = CUDA_ERROR_NOT_SUPPORTED;
+    return r;
+}
+
+SIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    CUresult r = check_copy(dstDevice, srcHost, ByteCount);
+    if (r == CUDA_SUCCESS)
+        memcpy((void *)(uintptr_t)dstDevice, srcHost, ByteCount);
+    return r;
+}
+
+SIM_API CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    CUresult r = check_copy(srcDevice, dstHost, ByteCount);
+    if (r == CUDA_SUCCESS)
+        memcpy(dstHost, (const void *)(uintptr_t)srcDevice, ByteCount);
     return r;
 }

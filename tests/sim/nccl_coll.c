@@ -56,8 +56,9 @@ static uint64_t first_call_ns(ncclComm_t comm, enum sim_func f, size_t count, nc
     return (uint64_t)llround(us * 1e3);
 }
 
-static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, int redop,
-                           int root, ncclComm_t comm, cudaStream_t stream)
+static ncclResult_t submit(enum sim_func f, const void *send, void *recv, size_t count,
+                           ncclDataType_t type, int redop, int root, ncclComm_t comm,
+                           cudaStream_t stream)
 {
     ncclResult_t r = check(comm, type, redop, root);
     if (r != ncclSuccess)
@@ -69,6 +70,7 @@ static ncclResult_t submit(enum sim_func f, size_t count, ncclDataType_t type, i
         .func = f, .comm = comm, .stream = stream,
         .duration_ns = sim_duration_ns(f, count, type, comm->nranks, slow_link(f, comm, root)) +
                        first_call_ns(comm, f, count, type),
+        .send = send, .recv = recv, .count = count, .type = type, .redop = redop, .root = root,
     };
     r = sim_group_submit_op(&op);
     return r == ncclSuccess && comm->nonblocking ? ncclInProgress : r;
@@ -78,81 +80,70 @@ ncclResult_t sim_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t coun
                                ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_ALLREDUCE, count, datatype, (int)op, NO_ROOT, comm, stream);
+    return submit(SIM_ALLREDUCE, sendbuff, recvbuff, count, datatype, (int)op, NO_ROOT, comm, stream);
 }
 
 ncclResult_t sim_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
                                ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_ALLGATHER, sendcount, datatype, NO_REDOP, NO_ROOT, comm, stream);
+    return submit(SIM_ALLGATHER, sendbuff, recvbuff, sendcount, datatype, NO_REDOP, NO_ROOT, comm, stream);
 }
 
 ncclResult_t sim_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
                                    ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                    cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_REDUCESCATTER, recvcount, datatype, (int)op, NO_ROOT, comm, stream);
+    return submit(SIM_REDUCESCATTER, sendbuff, recvbuff, recvcount, datatype, (int)op, NO_ROOT, comm, stream);
 }
 
 ncclResult_t sim_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                                ncclDataType_t datatype, int root, ncclComm_t comm,
                                cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_BROADCAST, count, datatype, NO_REDOP, root, comm, stream);
+    return submit(SIM_BROADCAST, sendbuff, recvbuff, count, datatype, NO_REDOP, root, comm, stream);
 }
 
 ncclResult_t sim_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
                            ncclComm_t comm, cudaStream_t stream)
 {
-    (void)buff;
-    return submit(SIM_BROADCAST, count, datatype, NO_REDOP, root, comm, stream);
+    return submit(SIM_BROADCAST, buff, buff, count, datatype, NO_REDOP, root, comm, stream);
 }
 
 ncclResult_t sim_ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                             ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
                             cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_REDUCE, count, datatype, (int)op, root, comm, stream);
+    return submit(SIM_REDUCE, sendbuff, recvbuff, count, datatype, (int)op, root, comm, stream);
 }
 
 ncclResult_t sim_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                               ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_ALLTOALL, count, datatype, NO_REDOP, NO_ROOT, comm, stream);
+    return submit(SIM_ALLTOALL, sendbuff, recvbuff, count, datatype, NO_REDOP, NO_ROOT, comm, stream);
 }
 
 ncclResult_t sim_ncclGather(const void *sendbuff, void *recvbuff, size_t count,
                             ncclDataType_t datatype, int root, ncclComm_t comm,
                             cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_GATHER, count, datatype, NO_REDOP, root, comm, stream);
+    return submit(SIM_GATHER, sendbuff, recvbuff, count, datatype, NO_REDOP, root, comm, stream);
 }
 
 ncclResult_t sim_ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
                              ncclDataType_t datatype, int root, ncclComm_t comm,
                              cudaStream_t stream)
 {
-    (void)sendbuff; (void)recvbuff;
-    return submit(SIM_SCATTER, count, datatype, NO_REDOP, root, comm, stream);
+    return submit(SIM_SCATTER, sendbuff, recvbuff, count, datatype, NO_REDOP, root, comm, stream);
 }
 
 ncclResult_t sim_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                           ncclComm_t comm, cudaStream_t stream)
 {
-    (void)sendbuff;
-    return submit(SIM_SEND, count, datatype, NO_REDOP, peer, comm, stream);
+    return submit(SIM_SEND, sendbuff, NULL, count, datatype, NO_REDOP, peer, comm, stream);
 }
 
 ncclResult_t sim_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
                           ncclComm_t comm, cudaStream_t stream)
 {
-    (void)recvbuff;
-    return submit(SIM_RECV, count, datatype, NO_REDOP, peer, comm, stream);
+    return submit(SIM_RECV, NULL, recvbuff, count, datatype, NO_REDOP, peer, comm, stream);
 }

@@ -112,6 +112,7 @@ ncclResult_t sim_ncclCommDestroy(ncclComm_t comm)
         return ncclInvalidArgument;
     /* Queued collectives keep the segment mapped until they resolve. */
     sim_segment_unref(comm->seg);
+    free(comm->p2p_seq);
     free(comm);
     return ncclSuccess;
 }

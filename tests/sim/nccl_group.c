@@ -2,8 +2,10 @@
 
 #include <stdlib.h>
 
+#include "nccl_data.h"
 #include "nccl_job.h"
 #include "nccl_op.h"
+#include "sim_cuda_private.h"
 
 struct deferred {
     struct sim_job *job;   /* a communicator creation, or else: */
@@ -83,6 +85,17 @@ static ncclResult_t end_group(int launch, uint64_t *sum_ns)
     if (err == ncclSuccess)
         err = r;
 
+    /* NCCLSIM_DATA: a receive waits in its launch for its send, so the
+     * group's sends post their data before any of its receives waits, as
+     * NCCL lets a group's sends and receives come in any order. */
+    for (size_t i = 0; launch && err == ncclSuccess && sim_data_enabled() && i < n; i++) {
+        if (q[i].job || q[i].op.func != SIM_SEND)
+            continue;
+        int capturing = ncclsim_stream_capturing(q[i].op.stream, q[i].op.comm->device);
+        if (capturing == 0)
+            err = sim_data_move(&q[i].op, 0);
+        q[i].op.data_moved = 1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (q[i].job)
             continue;

@@ -39,6 +39,8 @@ struct ncclComm {
     /* Per function, a bit per size class (the power of two at or below
      * the bytes) already called: NCCLSIM_FIRST_CALL_US. */
     uint64_t called[SIM_FUNC_COUNT];
+    /* NCCLSIM_DATA: sends to and receives from each peer so far, [2 * nranks] */
+    uint64_t *p2p_seq;
 };
 
 #endif

@@ -14,6 +14,7 @@ struct sim_knobs {
     int slow_link_rank;    /* NCCLSIM_SLOW_LINK_RANK, -1: none */
     double slow_link_factor;  /* NCCLSIM_SLOW_LINK_FACTOR */
     double first_call_us;  /* NCCLSIM_FIRST_CALL_US */
+    int data;              /* NCCLSIM_DATA */
 };
 
 const struct sim_knobs *sim_knobs(void);

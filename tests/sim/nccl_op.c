@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "nccl_data.h"
 #include "nccl_knobs.h"
 #include "nccl_segment.h"
 #include "sim_cuda_private.h"
@@ -15,6 +16,11 @@ ncclResult_t sim_op_launch(const struct sim_op *op)
     if (capturing)
         return ncclSuccess;
     struct ncclsim_work w = { .duration_ns = op->duration_ns };
+    if (sim_data_enabled() && !op->data_moved) {
+        ncclResult_t r = sim_data_move(op, c->next_seq);
+        if (r != ncclSuccess)
+            return r;
+    }
     if (sim_func_is_collective(op->func)) {
         const struct sim_knobs *k = sim_knobs();
         uint64_t seq = c->next_seq++;

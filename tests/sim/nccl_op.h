@@ -11,13 +11,22 @@ struct sim_op {
     ncclComm_t comm;
     cudaStream_t stream;
     uint64_t duration_ns;
+    /* What NCCLSIM_DATA moves (nccl_data.h). */
+    const void *send;
+    void *recv;
+    size_t count;
+    ncclDataType_t type;
+    int redop;
+    int root;                    /* the peer of send and receive */
+    int data_moved;              /* a group's send, posted before its receives */
 };
 
 /* Puts the op on its stream now. A collective takes the communicator's
  * next sequence number and begins when every rank has arrived (late by
  * NCCLSIM_SLOW_US on NCCLSIM_SLOW_RANK; never, on NCCLSIM_HANG_RANK at
  * NCCLSIM_HANG_SEQ); send and receive begin on their own. On a capturing
- * stream it does nothing and takes no sequence number. */
+ * stream it does nothing and takes no sequence number. With NCCLSIM_DATA,
+ * moves the op's data first (nccl_data.h). */
 ncclResult_t sim_op_launch(const struct sim_op *op);
 
 #endif
