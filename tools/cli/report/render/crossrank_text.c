@@ -80,11 +80,11 @@ void print_stragglers(const struct report *r, FILE *out)
         dropped += r->files[i].events_dropped;
     if (dropped)
         fprintf(out, "  NOTE: %llu per-op records were dropped (the oldest, past NCCLTAP_OPS_MAX_MB, "
-                "or not written): the instances they were in are incomplete.\n",
+                "or not written):\n  the instances they were in are incomplete.\n",
                 (unsigned long long)dropped);
     if (x->incomplete)
         fprintf(out, "  NOTE: %zu collectives were not recorded by every rank of their "
-                "communicator (sampled, dropped or unfinished) and are not counted.\n", x->incomplete);
+                "communicator (sampled, dropped\n  or unfinished) and are not counted.\n", x->incomplete);
 }
 
 static void print_slow(const struct report *r, const struct xr_slow *s, FILE *out)
