@@ -49,12 +49,14 @@ class Run:
             fail("%s exited %d" % (" ".join(cmd), p.returncode))
         return p
 
-    def report(self, path=None):
+    def report(self, path=None, **env):
         path = path or self.dir
+        env = self.env(**env)
         p = subprocess.run([self.nccltap, "report", "--json", path], capture_output=True, text=True,
-                           timeout=120)
+                           timeout=120, env=env)
         check(p.returncode == 0, "nccltap report exited %d: %s" % (p.returncode, p.stderr))
-        t = subprocess.run([self.nccltap, "report", path], capture_output=True, text=True, timeout=120)
+        t = subprocess.run([self.nccltap, "report", path], capture_output=True, text=True, timeout=120,
+                           env=env)
         check(t.returncode == 0, "nccltap report (text) exited %d: %s" % (t.returncode, t.stderr))
         sys.stdout.write(t.stdout[t.stdout.find("\nClocks"):])
         return json.loads(p.stdout), t.stdout, p.stderr
@@ -87,6 +89,20 @@ def straggler(run, timing):
           "wait_us_total is not mean x count")
     check(rep["slow_transfers"] == [], "a late rank is not a slow transfer: %s" % rep["slow_transfers"])
     check("rank 2" in text[text.find("Stragglers"):], "the text report does not name rank 2")
+    # Each rank's own wait (latest start minus its own): the others wait
+    # 500 us for rank 2 at every collective, rank 2 waits for nobody.
+    waits = {w["rank"]: w for w in rep["crossrank"]["waits"]}
+    check(sorted(waits) == [0, 1, 2, 3], "waits of ranks %s, want 0-3" % sorted(waits))
+    for rank, w in waits.items():
+        want = 0 if rank == 2 else 500
+        check(abs(w["wait_us_mean"] - want) <= 25, "rank %d waits %.1f us mean, want %d +-5%%"
+              % (rank, w["wait_us_mean"], want))
+        check(w["instances"] == s["instances"], "rank %d's wait over %d instances, its straggler "
+              "count over %d" % (rank, w["instances"], s["instances"]))
+        check(abs(w["wait_us_total"] - w["wait_us_mean"] * w["instances"]) <= 1e-3 * max(w["wait_us_total"], 1),
+              "rank %d: wait_us_total is not mean x instances" % rank)
+    own = text[text.find("each rank's own wait"):]
+    check(own and "rank 0 5" in own and "rank 2 0.0 us" in own, "the text does not give each rank's wait")
 
 
 def slow_link(run):
@@ -255,6 +271,54 @@ def synthetic(run):
     check(abs(st[0]["wait_us_mean"] - 500) <= 25, "wait_us_mean %.1f" % st[0]["wait_us_mean"])
 
 
+def synthetic_report(run, *args):
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perf", "gen_ops_files.py")
+    shutil.rmtree(run.dir, ignore_errors=True)
+    subprocess.run([sys.executable, gen, run.dir, "64", "500", "37"] + list(args), check=True)
+    rep, _, _ = run.report()
+    return rep
+
+
+def clock_outliers(run):
+    """40% of the ends of every rank but the reference recorded 300 us late
+    (an end event read late, a calibration that jumped): the outliers are
+    left out of the clock estimate, counted, and neither move the offsets
+    nor inflate the stated error; rank 37 is still the one straggler."""
+    clean = synthetic_report(run)["crossrank"]
+    rep = synthetic_report(run, "--outliers", "0.4")
+    x = rep["crossrank"]
+    for h, c in zip(x["hosts"], clean["hosts"]):
+        check(h["host"] == c["host"], "hosts %s, %s" % (h["host"], c["host"]))
+        check(abs(h["offset_ns"] - c["offset_ns"]) <= 1000,
+              "%s at %+.6f s with outliers, %+.6f s without" % (h["host"], h["offset_ns"] / 1e9, c["offset_ns"] / 1e9))
+        check(abs(h["offset_ns"] - int(h["host"][4:]) * 1.5e9) <= 50e3, "%s off by more than 50 us" % h)
+    samples = sum(h["samples"] for h in x["hosts"])
+    rejected = sum(h["rejected"] for h in x["hosts"])
+    check(0.35 * samples <= rejected <= 0.45 * samples, "%d of %d end differences rejected, want about 40%%"
+          % (rejected, samples))
+    check(sum(h["rejected"] for h in clean["hosts"]) == 0, "outliers rejected where there are none: %s" % clean)
+    check(x["error_us"] <= 1.25 * clean["error_us"], "error %.2f us with outliers, %.2f us without: "
+          "the outliers were kept" % (x["error_us"], clean["error_us"]))
+    st = rep["stragglers"]
+    check(len(st) == 1 and st[0]["rank"] == 37, "stragglers %s, want rank 37 alone" % st)
+
+
+def skew_below_error(run):
+    """Ends spread +-20 us (a clock alignment good to about 17 us): rank 37
+    late by 20 us at every collective is within 3 x that error and not
+    called a straggler; with ends spread +-0.5 us the same 20 us is."""
+    rep = synthetic_report(run, "--late-us", "20", "--end-jitter-us", "20")
+    x = rep["crossrank"]
+    check(x["error_us"] > 20 / 3, "error %.1f us: the ends' spread is not in it" % x["error_us"])
+    check(x["threshold_us"] >= 3 * x["error_us"] - 1e-6 and x["threshold_us"] > 20,
+          "threshold %.1f us for an error of %.1f us" % (x["threshold_us"], x["error_us"]))
+    check(rep["stragglers"] == [], "a skew within the clocks' error named: %s" % rep["stragglers"])
+    rep = synthetic_report(run, "--late-us", "20")
+    st = rep["stragglers"]
+    check(len(st) == 1 and st[0]["rank"] == 37 and abs(st[0]["wait_us_mean"] - 21) <= 2,
+          "with aligned clocks, stragglers %s, want rank 37 at about 21 us" % st)
+
+
 SKIP = 77
 
 
@@ -306,6 +370,8 @@ def main():
         "straggler_all": lambda: straggler(run, "all"),
         "straggler_auto": lambda: straggler(run, "auto"),
         "slow_link": lambda: slow_link(run),
+        "clock_outliers": lambda: clock_outliers(run),
+        "skew_below_error": lambda: skew_below_error(run),
         "ring": lambda: ring(run),
         "hang": lambda: hang(run),
         "hang_first_op": lambda: hang_first_op(run),

@@ -8,13 +8,21 @@ find is built in:
     1.5 s), and each process's GPU calibration off by up to +-20 us;
   - ends of an instance within +-0.5 us of each other (the collective's
     last step), transfers of 40 us;
-  - rank STRAGGLER late by 500 us at every collective (the others start
-    when the previous one ended, within +-2 us), except the first, where
-    the next rank is last, 50 ms after the others, as a process that
-    finished starting up later is: not a straggler at work.
+  - rank STRAGGLER late by 500 us (--late-us) at every collective (the
+    others start when the previous one ended, within +-2 us), except the
+    first, where the next rank is last, 50 ms after the others, as a
+    process that finished starting up later is: not a straggler at work;
+  - with --end-jitter-us J, ends spread +-J us instead of +-0.5 us (a
+    noisier clock alignment: a larger error for the report to state);
+  - with --outliers F, a share F of every rank's ends but rank 0's (the
+    report's reference: the first rank of the first instance) recorded
+    --outlier-us later (300 by default), as an end event read late or a
+    calibration that jumped: outliers for the clock estimate to reject.
 
-Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]]
+Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]] [--late-us US]
+       [--end-jitter-us US] [--outliers FRACTION [--outlier-us US]]
 """
+import argparse
 import json
 import os
 import random
@@ -57,9 +65,25 @@ def rank_file(host, pid, rank, nranks, nops):
 
 
 def main():
-    d, nranks, nops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    straggler = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-    rng = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+    ap = argparse.ArgumentParser(usage=__doc__.split("Usage: ")[1])
+    ap.add_argument("dir")
+    ap.add_argument("ranks", type=int)
+    ap.add_argument("ops", type=int)
+    ap.add_argument("straggler", type=int, nargs="?", default=1)
+    ap.add_argument("seed", type=int, nargs="?", default=1)
+    ap.add_argument("--late-us", type=float, default=LATE_NS / 1e3)
+    ap.add_argument("--end-jitter-us", type=float, default=0.5)
+    ap.add_argument("--outliers", type=float, default=0.0)
+    ap.add_argument("--outlier-us", type=float, default=300.0)
+    a = ap.parse_args()
+    d, nranks, nops, straggler = a.dir, a.ranks, a.ops, a.straggler
+    rng = random.Random(a.seed)
+    # Outliers from a generator of their own: the same seed gives the same
+    # files with and without them, but for the outlying ends.
+    outlier_rng = random.Random(a.seed + 1)
+    late_ns = int(a.late_us * 1e3)
+    jitter_ns = int(a.end_jitter_us * 1e3)
+    outlier_ns = int(a.outlier_us * 1e3)
     os.makedirs(d, exist_ok=True)
     # One timeline in true time: instance k starts when its last rank
     # arrives and ends TRANSFER_NS later; the next is issued at once.
@@ -67,7 +91,7 @@ def main():
     ends = []
     t = t0
     for _ in range(nops):
-        t += LATE_NS + TRANSFER_NS
+        t += max(late_ns, LATE_NS) + TRANSFER_NS + jitter_ns
         ends.append(t)
     op_index = OPS.index("AllReduce")
     dtype_index = DTYPES.index("float32")
@@ -82,9 +106,11 @@ def main():
             if k == 0:
                 last, early_ns = (straggler + 1) % nranks, START_UP_SKEW_NS
             else:
-                last, early_ns = straggler, LATE_NS
+                last, early_ns = straggler, late_ns
             start = last_arrival if rank == last else last_arrival - early_ns + rng.randint(-2000, 2000)
-            e = end + rng.randint(-500, 500)
+            e = end + rng.randint(-jitter_ns, jitter_ns)
+            if rank and a.outliers and outlier_rng.random() < a.outliers:
+                e += outlier_ns
             RECORD.pack_into(buf, k * RECORD.size, COMM, k, BYTES // 4, BYTES, 0, 0x7f0000001000,
                              start + clock - 3000, start + clock, e + clock, rank, -1, pid, 1,
                              op_index, dtype_index)

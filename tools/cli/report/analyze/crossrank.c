@@ -345,10 +345,33 @@ struct samples {
     size_t n;
 };
 
-/* Each process's offset from the reference process: the median, over the
- * collectives they share (those that end together), of the difference of
- * their ends; then processes that share collectives only with those just
- * estimated, and so on. Processes reached by none keep their host's
+/* The offset and error of one process from its end differences v[0..n)
+ * (reordered; dev: scratch of n): the median; then, outliers left out
+ * (further from it than XR_OUTLIER_MADS x 1.4826 MAD, and than
+ * XR_OUTLIER_MIN_NS: an end recorded late, a calibration that jumped), the
+ * median of the rest, and their spread as the error. */
+static struct xr_clock robust_offset(double *v, double *dev, size_t n)
+{
+    double med = xr_median(v, n);
+    for (size_t k = 0; k < n; k++)
+        dev[k] = fabs(v[k] - med);
+    double cut = XR_OUTLIER_MADS * 1.4826 * xr_median(dev, n);
+    cut = cut > XR_OUTLIER_MIN_NS ? cut : XR_OUTLIER_MIN_NS;
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++)
+        if (fabs(v[k] - med) <= cut)
+            v[kept++] = v[k];
+    med = xr_median(v, kept);
+    for (size_t k = 0; k < kept; k++)
+        dev[k] = fabs(v[k] - med);
+    return (struct xr_clock){ .offset_ns = (int64_t)llround(med), .error_ns = 1.4826 * xr_median(dev, kept),
+                              .samples = n, .rejected = n - kept, .estimated = true };
+}
+
+/* Each process's offset from the reference process: from the differences
+ * of their ends over the collectives they share (those that end together),
+ * robust_offset; then processes that share collectives only with those
+ * just estimated, and so on. Processes reached by none keep their host's
  * offset (0 on the reference host). */
 static void estimate_clocks(struct report *r, struct crossrank *x)
 {
@@ -358,6 +381,7 @@ static void estimate_clocks(struct report *r, struct crossrank *x)
     uint32_t ref = x->members[x->instances[0].first].file;
     x->clocks[ref].estimated = true;
     struct samples *s = xcalloc(r->nfiles, sizeof *s);
+    double *dev = xmalloc(MAX_SAMPLES * sizeof *dev);
     size_t stride = x->ninstances / MAX_SAMPLES + 1;
     for (bool progress = true; progress;) {
         progress = false;
@@ -384,16 +408,13 @@ static void estimate_clocks(struct report *r, struct crossrank *x)
         for (size_t f = 0; f < r->nfiles; f++) {
             if (!s[f].n)
                 continue;
-            double med = xr_median(s[f].v, s[f].n);
-            for (size_t k = 0; k < s[f].n; k++)
-                s[f].v[k] = fabs(s[f].v[k] - med);
-            x->clocks[f] = (struct xr_clock){ (int64_t)llround(med), 1.4826 * xr_median(s[f].v, s[f].n),
-                                              s[f].n, true };
+            x->clocks[f] = robust_offset(s[f].v, dev, s[f].n);
             free(s[f].v);
             s[f] = (struct samples){ NULL, 0 };
             progress = true;
         }
     }
+    free(dev);
     free(s);
 }
 
@@ -428,6 +449,8 @@ static void summarize_hosts(struct report *r, struct crossrank *x)
             if (!x->clocks[i].estimated)
                 continue;
             v[n++] = (double)x->clocks[i].offset_ns;
+            host->samples += x->clocks[i].samples;
+            host->rejected += x->clocks[i].rejected;
             if (x->clocks[i].error_ns > host->error_ns)
                 host->error_ns = x->clocks[i].error_ns;
         }
@@ -542,6 +565,7 @@ void crossrank_free(struct crossrank *x)
     free(x->clocks);
     free(x->hosts);
     free(x->stragglers);
+    free(x->waits);
     free(x->slow);
     memset(x, 0, sizeof *x);
 }

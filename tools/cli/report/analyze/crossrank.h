@@ -49,10 +49,16 @@ struct xr_pair {
 /* How one process's clock was aligned with the reference process's. */
 struct xr_clock {
     int64_t offset_ns;          /* = its rank_file.clock_offset_ns */
-    double error_ns;            /* spread (1.4826 MAD) of the end differences */
-    size_t samples;             /* collectives it was estimated from */
+    double error_ns;            /* spread (1.4826 MAD) of the end differences kept */
+    size_t samples;             /* collectives it was estimated from, outliers included */
+    size_t rejected;            /* of those, outliers left out: further than
+                                   XR_OUTLIER_MADS x 1.4826 MAD (at least
+                                   XR_OUTLIER_MIN_NS) from the first median */
     bool estimated;             /* false: no shared collective; assumed 0 or its host's */
 };
+
+#define XR_OUTLIER_MADS 5.0
+#define XR_OUTLIER_MIN_NS 1000.0
 
 /* One host: the median offset of its processes, relative to the reference
  * host (the reference process's). */
@@ -64,6 +70,7 @@ struct xr_host {
                                    from the median: what each process's own
                                    GPU-to-host calibration adds */
     size_t files;
+    size_t samples, rejected;   /* its processes' end differences, and the outliers */
     bool estimated;
 };
 
@@ -82,6 +89,19 @@ struct xr_straggler {
     uint64_t worst_seq[3];      /* its instances with the largest skew */
     double worst_us[3];
     size_t nworst;
+};
+
+/* Each rank's own wait at its communicator's collectives: the latest start
+ * of the instance minus the rank's own start, over the instances a
+ * straggler is looked for in (complete, after the first). A rank that
+ * arrives early waits long; the straggler waits about nothing. Within the
+ * clocks' error (threshold_ns) a wait is not told from none. */
+struct xr_wait {
+    uint64_t comm;
+    int rank;
+    uint32_t file;
+    size_t instances;
+    double wait_us_total, wait_us_mean, wait_us_max;
 };
 
 /* A communicator (collectives) or a pair (send/recv) whose transfer busbw
@@ -120,6 +140,8 @@ struct crossrank {
     double threshold_ns;            /* skew under this is not called a straggler */
     struct xr_straggler *stragglers;  /* most total wait first */
     size_t nstragglers;
+    struct xr_wait *waits;          /* by comm, then rank */
+    size_t nwaits;
     struct xr_slow *slow;           /* lowest busbw relative to the median first */
     size_t nslow;
 };

@@ -1,6 +1,7 @@
 /* Stragglers: per (communicator, rank), how often the rank started last at
  * the communicator's collectives by more than the clocks' error, and how
- * long it held the others up then (the instance's skew).
+ * long it held the others up then (the instance's skew). And each rank's
+ * own wait there: the latest start minus its own.
  * A communicator's first complete instance is left out: its skew is how
  * much later one rank finished starting up and initialising (NCCL also
  * connects lazily there), not a rank late at its work, the same reason
@@ -49,7 +50,7 @@ static size_t after_first_complete(const struct crossrank *x, size_t c, size_t d
 
 void xr_find_stragglers(const struct report *r, struct crossrank *x)
 {
-    size_t cap = 0;
+    size_t cap = 0, wcap = 0;
     for (size_t c = 0; c < x->ninstances;) {
         size_t d = c;
         int maxrank = 0;
@@ -59,6 +60,7 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
                 maxrank = rank > maxrank ? rank : maxrank;
             }
         struct xr_straggler *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
+        struct xr_wait *wait = xcalloc((size_t)maxrank + 1, sizeof *wait);
         size_t from = after_first_complete(x, c, d);
         for (size_t i = from; i < d; i++) {
             const struct xr_instance *in = &x->instances[i];
@@ -66,9 +68,13 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
                 continue;
             for (size_t k = 0; k < in->n; k++) {
                 struct xr_member m = x->members[in->first + k];
-                struct xr_straggler *s = &acc[xr_event(r, m)->rank];
+                int rank = xr_event(r, m)->rank;
+                struct xr_straggler *s = &acc[rank];
                 s->instances++;
                 s->file = m.file;
+                double w = (double)(in->latest_start_ns - xr_start(r, m)) / 1e3;
+                wait[rank].wait_us_total += w;
+                wait[rank].wait_us_max = w > wait[rank].wait_us_max ? w : wait[rank].wait_us_max;
             }
             if (in->skew_ns <= x->threshold_ns)
                 continue;
@@ -82,6 +88,15 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             struct xr_straggler *s = &acc[rank];
             if (!s->instances)
                 continue;
+            if (x->nwaits == wcap)
+                x->waits = xrealloc(x->waits, (wcap = wcap ? 2 * wcap : 64) * sizeof *x->waits);
+            struct xr_wait *own = &x->waits[x->nwaits++];
+            *own = wait[rank];
+            own->comm = x->instances[c].comm;
+            own->rank = rank;
+            own->file = s->file;
+            own->instances = s->instances;
+            own->wait_us_mean = own->wait_us_total / (double)s->instances;
             s->last_fraction = (double)s->last / (double)s->instances;
             if (s->last < MIN_LAST || s->last_fraction < MIN_LAST_FRACTION)
                 continue;
@@ -103,6 +118,7 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             x->stragglers[x->nstragglers++] = *s;
         }
         free(acc);
+        free(wait);
         c = d;
     }
     if (x->nstragglers)

@@ -1,5 +1,6 @@
 /* `--json`'s cross-rank keys: "crossrank" (what was matched, the clocks,
- * what was dropped), "stragglers", "slow_transfers". */
+ * what was dropped, each rank's own wait), "stragglers",
+ * "slow_transfers". */
 #include "render.h"
 #include "crossrank.h"
 
@@ -21,6 +22,21 @@ static json_t *seqs(const uint64_t *seq, size_t n)
     return a;
 }
 
+/* "waits": each rank's own wait (latest start minus its own), per comm. */
+static json_t *waits_json(const struct report *r, const struct crossrank *x)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; x && i < x->nwaits; i++) {
+        const struct xr_wait *w = &x->waits[i];
+        json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I, s:I, s:f, s:f, s:f}",
+            "comm", comm_id(w->comm), "rank", w->rank, "host", r->files[w->file].host,
+            "pid", (json_int_t)r->files[w->file].pid, "instances", (json_int_t)w->instances,
+            "wait_us_mean", w->wait_us_mean, "wait_us_total", w->wait_us_total,
+            "wait_us_max", w->wait_us_max));
+    }
+    return a;
+}
+
 json_t *crossrank_json(const struct report *r)
 {
     const struct crossrank *x = r->cross;
@@ -29,18 +45,21 @@ json_t *crossrank_json(const struct report *r)
         dropped += r->files[i].events_dropped;
     json_t *hosts = json_array();
     for (size_t h = 0; x && h < x->nhosts; h++)
-        json_array_append_new(hosts, json_pack("{s:s, s:I, s:f, s:f, s:I, s:b}",
+        json_array_append_new(hosts, json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:I, s:I}",
             "host", x->hosts[h].host, "offset_ns", (json_int_t)x->hosts[h].offset_ns,
             "error_us", x->hosts[h].error_ns / 1e3, "spread_us", x->hosts[h].spread_ns / 1e3,
-            "processes", (json_int_t)x->hosts[h].files, "estimated", x->hosts[h].estimated));
-    return json_pack("{s:o, s:f, s:f, s:I, s:I, s:I, s:I, s:I}", "hosts", hosts,
+            "processes", (json_int_t)x->hosts[h].files, "estimated", x->hosts[h].estimated,
+            "samples", (json_int_t)x->hosts[h].samples, "rejected", (json_int_t)x->hosts[h].rejected));
+    json_t *o = json_pack("{s:o, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:o}", "hosts", hosts,
         "error_us", x ? x->clock_error_ns / 1e3 : 0.0,
         "threshold_us", x ? x->threshold_ns / 1e3 : 0.0,
         "instances", (json_int_t)(x ? x->ninstances : 0),
         "incomplete", (json_int_t)(x ? x->incomplete : 0),
         "pairs", (json_int_t)(x ? x->npairs : 0),
         "unmatched", (json_int_t)(x ? x->unmatched : 0),
-        "records_dropped", (json_int_t)dropped);
+        "records_dropped", (json_int_t)dropped,
+        "waits", waits_json(r, x));
+    return o;
 }
 
 json_t *stragglers_json(const struct report *r)

@@ -40,10 +40,79 @@ void print_clocks(const struct report *r, FILE *out)
             fprintf(out, "  %-20s not estimated: it shares no such collective with the others; "
                     "its times are not comparable\n", name);
     }
+    size_t samples = 0, rejected = 0;
+    for (size_t h = 0; h < x->nhosts; h++) {
+        samples += x->hosts[h].samples;
+        rejected += x->hosts[h].rejected;
+    }
     fprintf(out, "  %zu of %zu processes aligned; the ends agree within %.1f us; "
-            "each process's own correction up to %.1f us\n"
-            "  A skew under %.1f us is not called a straggler.\n",
-            estimated, r->nfiles, x->clock_error_ns / 1e3, corr / 1e3, x->threshold_ns / 1e3);
+            "each process's own correction up to %.1f us\n",
+            estimated, r->nfiles, x->clock_error_ns / 1e3, corr / 1e3);
+    if (rejected)
+        fprintf(out, "  %zu of %zu end differences left out as outliers (over %.0f x 1.4826 MAD "
+                "from the median)\n", rejected, samples, XR_OUTLIER_MADS);
+    fprintf(out, "  A skew under %.1f us is not called a straggler.\n", x->threshold_ns / 1e3);
+}
+
+/* Up to 4 of waits[0..n) (one communicator's, by rank) with the longest
+ * mean wait (most) or the shortest, into pick[]; returns how many. */
+static size_t pick_waits(const struct xr_wait *w, size_t n, bool most, size_t pick[4])
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j;
+        if (k < 4)
+            j = k++;
+        else if (most ? w[i].wait_us_mean > w[pick[3]].wait_us_mean : w[i].wait_us_mean < w[pick[3]].wait_us_mean)
+            j = 3;  /* in, the last of the 4 out */
+        else
+            continue;
+        for (; j > 0 && (most ? w[pick[j - 1]].wait_us_mean < w[i].wait_us_mean
+                              : w[pick[j - 1]].wait_us_mean > w[i].wait_us_mean); j--)
+            pick[j] = pick[j - 1];
+        pick[j] = i;
+    }
+    return k;
+}
+
+static void print_wait_list(const struct xr_wait *w, const size_t *pick, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s rank %d %.1f us", i ? "," : "", w[pick[i]].rank, w[pick[i]].wait_us_mean);
+}
+
+/* Each rank's own wait, one line per communicator (at most 8 of them). */
+static void print_waits(const struct crossrank *x, FILE *out)
+{
+    size_t comms = 0;
+    for (size_t i = 0; i < x->nwaits;) {
+        size_t j = i;
+        while (j < x->nwaits && x->waits[j].comm == x->waits[i].comm)
+            j++;
+        if (comms++ == 8) {
+            size_t more = 1;
+            for (size_t k = j; k < x->nwaits; k++)
+                more += x->waits[k].comm != x->waits[k - 1].comm;
+            fprintf(out, "  ... %zu more communicators (--json: crossrank.waits)\n", more);
+            return;
+        }
+        const struct xr_wait *w = x->waits + i;
+        size_t n = j - i, pick[4];
+        fprintf(out, "  comm %016" PRIx64 ", each rank's own wait (latest start minus its own), mean over "
+                "%zu collectives:\n   ", w->comm, w->instances);
+        if (n <= 8) {
+            for (size_t k = 0; k < n; k++)
+                fprintf(out, "%s rank %d %.1f us", k == 0 ? "" : k % 4 ? "," : ",\n   ", w[k].rank,
+                        w[k].wait_us_mean);
+        } else {
+            fprintf(out, " most:");
+            print_wait_list(w, pick, pick_waits(w, n, true, pick), out);
+            fprintf(out, ";\n    least:");
+            print_wait_list(w, pick, pick_waits(w, n, false, pick), out);
+        }
+        fputc('\n', out);
+        i = j;
+    }
 }
 
 static void print_straggler(const struct report *r, const struct xr_straggler *s, FILE *out)
@@ -75,6 +144,7 @@ void print_stragglers(const struct report *r, FILE *out)
                 "collectives.\n", x->threshold_ns / 1e3, x->ninstances);
     for (size_t i = 0; i < x->nstragglers; i++)
         print_straggler(r, &x->stragglers[i], out);
+    print_waits(x, out);
     uint64_t dropped = 0;
     for (size_t i = 0; i < r->nfiles; i++)
         dropped += r->files[i].events_dropped;
