@@ -26,22 +26,42 @@ char *json_rank_path(const char *file, int rank)
     return out;
 }
 
-static void write_row(FILE *f, const struct rank_ctx *rk, const char *name,
-                      const struct step_result *res, const struct step_stats *st, bool *first)
+/* The numbers of one variant, after "{" or ", ". */
+static void write_numbers(FILE *f, const struct rank_ctx *rk, const struct step_result *res,
+                          int v, const struct step_stats *st)
 {
     const struct bench_opts *o = rk->o;
-    fprintf(f, "%s\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"bytes\": %zu, \"count\": %zu, "
-               "\"calls\": %ld, \"mean_us\": %.3f, \"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, "
+    fprintf(f, "\"calls\": %ld, \"mean_us\": %.3f, \"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, "
                "\"wall_us\": %.3f",
-            *first ? "" : ",", name, o->dtype->name, res->bytes, res->count,
             st->calls, st->event_us, st->event_algbw, st->event_busbw, st->wall_us);
-    *first = false;
-    if (res->per_call_us) {
+    if (o->check)
+        fprintf(f, ", \"wrong\": %lld", res->var[v].wrong);
+    else
+        fputs(", \"wrong\": null", f);
+    if (res->var[v].per_call_us) {
         fputs(", \"per_call_us\": [", f);
         size_t n = (size_t)o->iters * o->threads;
         for (size_t i = 0; i < n; i++)
-            fprintf(f, "%s%.3f", i ? ", " : "", res->per_call_us[i]);
+            fprintf(f, "%s%.3f", i ? ", " : "", res->var[v].per_call_us[i]);
         fputc(']', f);
+    }
+}
+
+static void write_row(FILE *f, const struct rank_ctx *rk, enum bench_op op, const char *name,
+                      const struct step_result *res, bool *first)
+{
+    const struct bench_opts *o = rk->o;
+    struct step_stats st;
+    step_stats(rk, op, res, VAR_OUT_OF_PLACE, &st);
+    fprintf(f, "%s\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"bytes\": %zu, \"count\": %zu, ",
+            *first ? "" : ",", name, o->dtype->name, res->bytes, res->count);
+    *first = false;
+    write_numbers(f, rk, res, VAR_OUT_OF_PLACE, &st);
+    if (rank_variants(rk) > VAR_IN_PLACE) {
+        step_stats(rk, op, res, VAR_IN_PLACE, &st);
+        fputs(", \"in_place\": {", f);
+        write_numbers(f, rk, res, VAR_IN_PLACE, &st);
+        fputc('}', f);
     }
     fputc('}', f);
 }
@@ -53,9 +73,10 @@ static void write_all(FILE *f, const struct rank_ctx *rk)
     report_version(rk->nccl_version, version, sizeof version);
     fprintf(f, "{\"rank\": %d, \"nranks\": %d, \"device\": %d, \"nccl_version\": %d, "
                "\"nccl_version_string\": \"%s\", \"threads\": %d, \"iters\": %d, "
-               "\"warmup\": %d, \"group\": %d,\n  \"ops\": [",
+               "\"warmup\": %d, \"group\": %d, \"in_place\": %s, \"check\": %s,\n  \"ops\": [",
             rk->rank, rk->world, rk->device, rk->nccl_version, version,
-            o->threads, o->iters, o->warmup, o->group);
+            o->threads, o->iters, o->warmup, o->group,
+            o->in_place ? "true" : "false", o->check ? "true" : "false");
     bool first = true;
     for (int i = 0; i < o->nops; i++) {
         enum bench_op op = o->ops[i];
@@ -66,11 +87,9 @@ static void write_all(FILE *f, const struct rank_ctx *rk)
             const struct step_result *res = &rk->steps[i * o->nsizes + s];
             if (res->count == 0)
                 continue;
-            struct step_stats st;
-            step_stats(rk, op, res, &st);
             /* sendrecv is one row per NCCL function, as the shim sees it. */
             for (int r = 0; r < d->nrows; r++)
-                write_row(f, rk, d->rows[r], res, &st, &first);
+                write_row(f, rk, op, d->rows[r], res, &first);
         }
     }
     fputs("\n  ]\n}\n", f);

@@ -61,6 +61,7 @@ static int supervise(void)
 {
     int remaining = nchildren;
     int rc = 0;
+    bool wrong = false;     /* a rank ended with BENCH_EXIT_WRONG: it did finish */
     bool stopping = false, killed = false;
     double deadline = 0;
     while (remaining > 0) {
@@ -90,6 +91,10 @@ static int supervise(void)
         remaining--;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
             continue;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == BENCH_EXIT_WRONG) {
+            wrong = true;
+            continue;
+        }
         if (!stopping) {
             say_how_it_ended(r, status);
             rc = 1;
@@ -102,7 +107,7 @@ static int supervise(void)
     }
     if (forwarded)
         return 128 + forwarded;
-    return rc;
+    return rc ? rc : wrong ? BENCH_EXIT_WRONG : 0;
 }
 
 int launch_forked(const struct bench_opts *o)

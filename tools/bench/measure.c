@@ -15,7 +15,7 @@ static double now_us(void)
 /* One unit of work: `n` calls of the op, in one ncclGroupStart/End when
  * `grouped`. NCCL launches a group's work at ncclGroupEnd, so a unit is
  * what can be timed with one event pair. */
-static void issue_unit(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us)
+void measure_issue(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us)
 {
     if (delay_us > 0) {
         struct timespec ts = { delay_us / 1000000, (long)(delay_us % 1000000) * 1000 };
@@ -35,13 +35,21 @@ static int min_int(int a, int b)
     return a < b ? a : b;
 }
 
-void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_result *res)
+void measure_call(const struct worker *w, enum bench_op op, size_t count, int variant,
+                  struct op_call *c)
 {
     const struct bench_opts *o = w->rk->o;
-    const struct cuda_driver *drv = &w->rk->drv;
-    const struct op_call call = {
-        .send = (const void *)(uintptr_t)w->send,
-        .recv = (void *)(uintptr_t)w->recv,
+    size_t ts = o->dtype->size;
+    struct op_layout l;
+    op_layout(op, count, w->rk->rank, w->rk->world, variant == VAR_IN_PLACE, &l);
+    CUdeviceptr send = w->send, recv = w->recv;
+    if (variant == VAR_IN_PLACE) {
+        send = w->recv + l.send_off * ts;
+        recv = w->recv + l.recv_off * ts;
+    }
+    *c = (struct op_call){
+        .send = (const void *)(uintptr_t)send,
+        .recv = (void *)(uintptr_t)recv,
         .count = count,
         .dtype = o->dtype->nccl,
         .root = o->root,
@@ -50,6 +58,15 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_
         .comm = w->comm,
         .stream = (cudaStream_t)w->stream,
     };
+}
+
+void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
+                  struct variant_result *res)
+{
+    const struct bench_opts *o = w->rk->o;
+    const struct cuda_driver *drv = &w->rk->drv;
+    struct op_call call;
+    measure_call(w, op, count, variant, &call);
     int k = o->group;
     /* Send and Recv must meet in one group, or each would wait for the
      * other forever. */
@@ -57,7 +74,7 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_
     int delay_us = w->rk->rank == o->delay_rank ? o->delay_us : 0;
 
     for (int done = 0; done < o->warmup; done += k)
-        issue_unit(op, &call, min_int(k, o->warmup - done), grouped, delay_us);
+        measure_issue(op, &call, min_int(k, o->warmup - done), grouped, delay_us);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
     worker_barrier(w);
 
@@ -68,7 +85,7 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_
     int units = 0;
     for (int done = 0; done < o->iters; done += k, units++) {
         CU_CHECK(drv, cuEventRecord, (w->ev_start[units], w->stream));
-        issue_unit(op, &call, min_int(k, o->iters - done), grouped, delay_us);
+        measure_issue(op, &call, min_int(k, o->iters - done), grouped, delay_us);
         CU_CHECK(drv, cuEventRecord, (w->ev_end[units], w->stream));
     }
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));

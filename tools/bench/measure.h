@@ -4,9 +4,19 @@
 
 #include "worker.h"
 
-/* Warms up, waits for all ranks, then makes --iters timed calls and stores
- * this thread's wall time, event durations and (with --per-call) every
- * call's duration in `res`. */
-void measure_step(struct worker *w, enum bench_op op, size_t count, struct step_result *res);
+/* The call of one variant (VAR_*): out of place, the worker's send and
+ * receive buffers; in place, both in its receive buffer (op_layout). */
+void measure_call(const struct worker *w, enum bench_op op, size_t count, int variant,
+                  struct op_call *c);
+
+/* `n` calls of the op, in one ncclGroupStart/End when `grouped`, after
+ * sleeping `delay_us`. */
+void measure_issue(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us);
+
+/* Warms up, waits for all ranks, then makes --iters timed calls of the
+ * variant and stores this thread's wall time, event durations and (with
+ * --per-call) every call's duration in `res`. */
+void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
+                  struct variant_result *res);
 
 #endif

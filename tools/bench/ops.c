@@ -70,6 +70,42 @@ double op_busbw_factor(enum bench_op op, int n)
     }
 }
 
+bool op_reduces(enum bench_op op)
+{
+    return op == OP_ALLREDUCE || op == OP_REDUCESCATTER || op == OP_REDUCE;
+}
+
+bool op_rooted(enum bench_op op)
+{
+    return op == OP_BROADCAST || op == OP_REDUCE || op == OP_GATHER || op == OP_SCATTER;
+}
+
+void op_layout(enum bench_op op, size_t count, int rank, int n, bool in_place,
+               struct op_layout *l)
+{
+    size_t all = count * (size_t)n, mine = count * (size_t)rank;
+    l->send_elems = l->recv_elems = count;
+    l->send_off = l->recv_off = 0;
+    switch (op) {
+    case OP_ALLGATHER: case OP_GATHER:
+        l->recv_elems = all;
+        l->send_off = mine;
+        break;
+    case OP_REDUCESCATTER: case OP_SCATTER:
+        l->send_elems = all;
+        l->recv_off = mine;
+        break;
+    case OP_ALLTOALL:
+        l->send_elems = l->recv_elems = all;
+        break;
+    default:
+        break;
+    }
+    l->extent = l->send_elems > l->recv_elems ? l->send_elems : l->recv_elems;
+    if (!in_place)
+        l->send_off = l->recv_off = 0;
+}
+
 /* The symbol alone does not say the library has the function: an
  * interposer (nccltap itself) may define it over an older NCCL. So the
  * version must say so too. */

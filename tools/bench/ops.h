@@ -35,6 +35,29 @@ size_t op_bytes(enum bench_op op, size_t count, size_t type_size, int n);
 /* busbw = algbw * factor, as nccl-tests computes it. */
 double op_busbw_factor(enum bench_op op, int n);
 
+/* nccl-tests' redop and root columns: "sum" for the reductions (the bench
+ * reduces with ncclSum), else "none"; whether the op has a root (else the
+ * column says -1). */
+bool op_reduces(enum bench_op op);
+bool op_rooted(enum bench_op op);
+
+/* The buffers of one call, in elements of the data type, as nccl-tests
+ * lays them out: what the rank sends and receives and, in place, where
+ * each lies in the one (receive) buffer. In place, AllGather and Gather
+ * send from the rank's block of the receive buffer, ReduceScatter and
+ * Scatter receive into it; every other op sends and receives at its start
+ * (sendbuff == recvbuff). */
+struct op_layout {
+    size_t send_elems;
+    size_t recv_elems;
+    size_t send_off;        /* in place: offset of the send buffer; else 0 */
+    size_t recv_off;        /* in place: offset of the receive buffer; else 0 */
+    size_t extent;          /* in place: elements of the buffer in use */
+};
+
+void op_layout(enum bench_op op, size_t count, int rank, int n, bool in_place,
+               struct op_layout *l);
+
 /* False when the NCCL in use lacks the op's entry point (AlltoAll, Gather
  * and Scatter appeared in 2.28); `fn` gets the missing function's name. */
 bool op_available(enum bench_op op, const char **fn);

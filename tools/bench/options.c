@@ -33,11 +33,18 @@ static void usage(FILE *f)
 "  --root R           root of broadcast, reduce, gather, scatter (default 0)\n"
 "  --group K          K ops per ncclGroupStart/End (default 1: no group)\n"
 "  --threads T        T threads per rank, each with its own communicator\n"
+"  --in-place 0|1     1: run every op and size in place too (sendbuff ==\n"
+"                     recvbuff), as nccl-tests does; 0: out of place only\n"
+"                     (default 0)\n"
+"  --check            verify every result: rank- and index-dependent data in,\n"
+"                     wrong elements counted in #wrong; exit 3 when any is wrong\n"
+"                     (one more call per op, size, variant and thread)\n"
 "  --json FILE        per-rank results in FILE with .rank<R> before the extension\n"
 "  --per-call         put every call's duration in the JSON\n"
 "  --timeout SEC      give up waiting for other ranks after SEC (default 300)\n"
 "  --delay-rank R     rank R sleeps --delay-us before each op (unit of --group):\n"
 "  --delay-us T       a straggler the others wait for (default 0)\n"
+"  --version          show nccltap-bench's version\n"
 "  -h, --help         this text\n",
             dtype_names());
 }
@@ -96,7 +103,8 @@ out:
 enum {
     OPT_RANKS = 256, OPT_ID_FILE, OPT_OP, OPT_BYTES, OPT_FACTOR, OPT_ITERS,
     OPT_WARMUP, OPT_DTYPE, OPT_ROOT, OPT_GROUP, OPT_THREADS, OPT_JSON,
-    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US
+    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US, OPT_IN_PLACE, OPT_CHECK,
+    OPT_VERSION
 };
 
 static const struct option longopts[] = {
@@ -116,6 +124,9 @@ static const struct option longopts[] = {
     { "timeout",  required_argument, NULL, OPT_TIMEOUT },
     { "delay-rank", required_argument, NULL, OPT_DELAY_RANK },
     { "delay-us", required_argument, NULL, OPT_DELAY_US },
+    { "in-place", required_argument, NULL, OPT_IN_PLACE },
+    { "check",    no_argument,       NULL, OPT_CHECK },
+    { "version",  no_argument,       NULL, OPT_VERSION },
     { "help",     no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -183,6 +194,16 @@ static int take(struct bench_opts *o, int c, const char *arg,
         if (int_arg(arg, 0, INT_MAX, &o->delay_rank))
             return bad("--delay-rank wants a rank, not '%s'", arg);
         return -1;
+    case OPT_IN_PLACE: {
+        int v;
+        if (int_arg(arg, 0, 1, &v))
+            return bad("--in-place wants 0 or 1, not '%s'", arg);
+        o->in_place = v;
+        return -1;
+    }
+    case OPT_CHECK:
+        o->check = true;
+        return -1;
     case OPT_DELAY_US:
         if (int_arg(arg, 0, 60 * 1000 * 1000, &o->delay_us))
             return bad("--delay-us wants microseconds from 0 to 60000000, not '%s'", arg);
@@ -212,6 +233,9 @@ int options_parse(int argc, char **argv, struct bench_opts *o)
         int rc;
         if (c == 'h') {
             usage(stdout);
+            return 0;
+        } else if (c == OPT_VERSION) {
+            printf("nccltap-bench %s\n", NCCLTAP_VERSION);
             return 0;
         } else if (c == ':') {
             rc = bad("option '%s' needs a value", argv[optind - 1]);

@@ -8,6 +8,7 @@
 #include "ops.h"
 
 #define BENCH_EXIT_USAGE 2
+#define BENCH_EXIT_WRONG 3      /* --check found wrong elements */
 #define BENCH_MAX_THREADS 64
 #define BENCH_MAX_FORK_RANKS 1024
 
@@ -28,14 +29,16 @@ struct bench_opts {
     int threads;                /* communicators (threads) per rank */
     const char *json;           /* --json FILE; NULL: none */
     bool per_call;
+    bool in_place;              /* --in-place 1: the in-place variant too */
+    bool check;                 /* --check: verify every result's data */
     int timeout_s;              /* id file and barrier waits */
     int delay_rank;             /* --delay-rank: sleeps delay_us before each op; -1: none */
     int delay_us;
 };
 
 /* Parses argv. Returns -1 when the bench should run, otherwise the exit
- * status to end with (0 after --help, BENCH_EXIT_USAGE after a message on
- * stderr). */
+ * status to end with (0 after --help or --version, BENCH_EXIT_USAGE after
+ * a message on stderr). */
 int options_parse(int argc, char **argv, struct bench_opts *o);
 
 /* Checks what depends on the world size (--root). Returns 0, or -1 after a

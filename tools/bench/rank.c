@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "fail.h"
 #include "json.h"
 #include "report.h"
@@ -47,6 +48,19 @@ static void check_ops(struct rank_ctx *rk)
     }
 }
 
+static void alloc_variant(const struct bench_opts *o, struct variant_result *v)
+{
+    v->wall_us = calloc((size_t)o->threads, sizeof *v->wall_us);
+    v->event_sum_us = calloc((size_t)o->threads, sizeof *v->event_sum_us);
+    if (!v->wall_us || !v->event_sum_us)
+        bench_die("out of memory");
+    if (o->per_call) {
+        v->per_call_us = calloc((size_t)o->threads * (size_t)o->iters, sizeof *v->per_call_us);
+        if (!v->per_call_us)
+            bench_die("out of memory");
+    }
+}
+
 static void alloc_steps(struct rank_ctx *rk)
 {
     const struct bench_opts *o = rk->o;
@@ -60,16 +74,8 @@ static void alloc_steps(struct rank_ctx *rk)
             size_t ts = o->dtype->size;
             res->count = op_count(o->ops[i], o->sizes[s], ts, rk->world);
             res->bytes = op_bytes(o->ops[i], res->count, ts, rk->world);
-            res->wall_us = calloc((size_t)o->threads, sizeof *res->wall_us);
-            res->event_sum_us = calloc((size_t)o->threads, sizeof *res->event_sum_us);
-            if (!res->wall_us || !res->event_sum_us)
-                bench_die("out of memory");
-            if (o->per_call) {
-                res->per_call_us = calloc((size_t)o->threads * (size_t)o->iters,
-                                          sizeof *res->per_call_us);
-                if (!res->per_call_us)
-                    bench_die("out of memory");
-            }
+            for (int v = 0; v < rank_variants(rk); v++)
+                alloc_variant(o, &res->var[v]);
         }
     }
 }
@@ -78,11 +84,29 @@ static void free_steps(struct rank_ctx *rk)
 {
     size_t n = (size_t)rk->o->nops * (size_t)rk->o->nsizes;
     for (size_t i = 0; i < n; i++) {
-        free(rk->steps[i].wall_us);
-        free(rk->steps[i].event_sum_us);
-        free(rk->steps[i].per_call_us);
+        for (int v = 0; v < VAR_COUNT; v++) {
+            free(rk->steps[i].var[v].wall_us);
+            free(rk->steps[i].var[v].event_sum_us);
+            free(rk->steps[i].var[v].per_call_us);
+        }
     }
     free(rk->steps);
+}
+
+/* Whether --check found a wrong element in any result (every rank knows
+ * the sums). */
+static bool any_wrong(const struct rank_ctx *rk)
+{
+    const struct bench_opts *o = rk->o;
+    for (int i = 0; i < o->nops; i++) {
+        if (rk->op_skipped[o->ops[i]])
+            continue;
+        for (int s = 0; s < o->nsizes; s++)
+            for (int v = 0; v < rank_variants(rk); v++)
+                if (rk->steps[i * o->nsizes + s].var[v].wrong > 0)
+                    return true;
+    }
+    return false;
 }
 
 static void run_threads(struct rank_ctx *rk)
@@ -130,6 +154,8 @@ int rank_run(const struct bench_opts *o, struct rdv *rdv, int rank, int world, i
     pick_device(rk, local_rank);
     NCCL_CHECK(ncclGetVersion, (&rk->nccl_version));
     check_ops(rk);
+    if (o->check)
+        check_init(rk);
     alloc_steps(rk);
 
     if (rank == 0)
@@ -139,11 +165,13 @@ int rank_run(const struct bench_opts *o, struct rdv *rdv, int rank, int world, i
 
     report_header(rk);
     run_threads(rk);
+    report_footer(rk);
     if (o->json)
         json_write(rk);
     rdv->ops->finish(rdv);
 
+    int rc = any_wrong(rk) ? BENCH_EXIT_WRONG : 0;
     free_steps(rk);
     free(rk);
-    return 0;
+    return rc;
 }

@@ -9,13 +9,24 @@
 #include "options.h"
 #include "rdv.h"
 
-/* One op at one size, for every thread of the rank. */
+/* The two column groups of nccl-tests: distinct send and receive buffers,
+ * and sendbuff == recvbuff (with --in-place 1). */
+enum { VAR_OUT_OF_PLACE, VAR_IN_PLACE, VAR_COUNT };
+
+/* One variant of one op at one size, for every thread of the rank. */
+struct variant_result {
+    double *wall_us;        /* [threads]: host time per call; NULL: not run */
+    double *event_sum_us;   /* [threads]: sum of per-call event durations */
+    float *per_call_us;     /* [threads * iters] with --per-call, else NULL */
+    long long wrong_here;   /* --check: wrong elements on this rank, all threads */
+    long long wrong;        /* --check: on every rank (thread 0 adds them up) */
+};
+
+/* One op at one size. */
 struct step_result {
     size_t count;           /* NCCL's count argument; 0: size skipped */
     size_t bytes;           /* the nccl-tests size S that count stands for */
-    double *wall_us;        /* [threads]: host time per call */
-    double *event_sum_us;   /* [threads]: sum of per-call event durations */
-    float *per_call_us;     /* [threads * iters] with --per-call, else NULL */
+    struct variant_result var[VAR_COUNT];
 };
 
 struct rank_ctx {
@@ -32,7 +43,18 @@ struct rank_ctx {
     ncclUniqueId ids[BENCH_MAX_THREADS];
     pthread_barrier_t threads_barrier;
     struct step_result *steps;  /* [op index * nsizes + size index] */
+    /* --check: the driver's copies (not in the shim's table), and the rank
+     * whose results NCCLTAP_BENCH_CORRUPT flips (-1: none). */
+    CUresult (*memcpy_htod)(CUdeviceptr dst, const void *src, size_t n);
+    CUresult (*memcpy_dtoh)(void *dst, CUdeviceptr src, size_t n);
+    int corrupt_rank;
 };
+
+/* Variants run: out of place, and in place with --in-place 1. */
+static inline int rank_variants(const struct rank_ctx *rk)
+{
+    return rk->o->in_place ? VAR_COUNT : 1;
+}
 
 static inline struct step_result *rank_step(struct rank_ctx *rk, int op_i, int size_i)
 {
@@ -40,7 +62,8 @@ static inline struct step_result *rank_step(struct rank_ctx *rk, int op_i, int s
 }
 
 /* Runs rank `rank` of `world` to the end. `local_rank` picks the device
- * (local_rank mod device count). Returns 0; dies on any error. */
+ * (local_rank mod device count). Returns 0, or BENCH_EXIT_WRONG when
+ * --check found wrong elements (on any rank); dies on any error. */
 int rank_run(const struct bench_opts *o, struct rdv *rdv, int rank, int world, int local_rank);
 
 #endif

@@ -14,6 +14,8 @@ struct rdv_ops {
     void (*share_ids)(struct rdv *r, ncclUniqueId *ids, int n);
     /* Collective: returns when every rank has called it. */
     void (*barrier)(struct rdv *r);
+    /* Collective: the sum of every rank's `v` (--check's #wrong). */
+    long long (*sum)(struct rdv *r, long long v);
     /* Collective, at the end of the run: removes what the rendezvous left
      * behind and frees `r`. Ranks other than 0 need not wait for the
      * others. */

@@ -2,7 +2,8 @@
  * and share only a directory. Rank 0 writes the ids to the id file at once
  * (temporary file + rename, so nobody reads half of it); a barrier is one
  * empty file per rank and generation, named after a token of this run's ids
- * so that files left by an earlier run never count. */
+ * so that files left by an earlier run never count; a sum is one file per
+ * rank and generation holding the rank's number. */
 #include "rdv.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@ struct file_rdv {
     char token[17];         /* hex of a hash of the ids */
     int timeout_s;
     unsigned gen;           /* barriers passed */
+    unsigned sums;          /* sums done */
 };
 
 static double now_s(void)
@@ -98,6 +100,58 @@ static void file_barrier(struct rdv *r)
         unlink(path);
     }
     f->gen++;
+}
+
+static void write_value(const char *path, long long v)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "we");
+    int ok = fp && fprintf(fp, "%lld\n", v) > 0;
+    if (fp && fclose(fp) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        bench_die("cannot write %s: %s", path, strerror(e));
+    }
+}
+
+static long long read_value(const char *path)
+{
+    long long v;
+    FILE *fp = fopen(path, "re");
+    int ok = fp && fscanf(fp, "%lld", &v) == 1;
+    if (fp)
+        fclose(fp);
+    if (!ok)
+        bench_die("cannot read a number from %s", path);
+    return v;
+}
+
+static long long file_sum(struct rdv *r, long long v)
+{
+    struct file_rdv *f = (struct file_rdv *)r;
+    char what[32], path[PATH_MAX];
+    snprintf(what, sizeof what, "s%u", f->sums);
+    sidecar(f, path, what, r->rank);
+    write_value(path, v);       /* renamed into place: never read half-written */
+    wait_all(f, what);
+    long long total = 0;
+    for (int i = 0; i < r->world; i++) {
+        sidecar(f, path, what, i);
+        total += read_value(path);
+    }
+    /* A rank writes sum k only once it has read every file of sum k - 1:
+     * this rank's file of k - 1 can go. The last sum's files are removed by
+     * rank 0 in finish. */
+    if (f->sums > 0) {
+        snprintf(what, sizeof what, "s%u", f->sums - 1);
+        sidecar(f, path, what, r->rank);
+        unlink(path);
+    }
+    f->sums++;
+    return total;
 }
 
 static void write_ids(struct file_rdv *f, const ncclUniqueId *ids, int n)
@@ -189,11 +243,16 @@ static void file_finish(struct rdv *r)
     /* Every rank is past its last barrier once it says done: rank 0 can
      * clear what is left. */
     wait_all(f, "done");
-    char what[32];
+    char what[32], sum[32];
     snprintf(what, sizeof what, "b%u", f->gen - 1);
+    snprintf(sum, sizeof sum, "s%u", f->sums - 1);
     for (int i = 0; i < r->world; i++) {
         if (f->gen > 0) {
             sidecar(f, path, what, i);
+            unlink(path);
+        }
+        if (f->sums > 0) {
+            sidecar(f, path, sum, i);
             unlink(path);
         }
         sidecar(f, path, "done", i);
@@ -203,7 +262,7 @@ static void file_finish(struct rdv *r)
     free(f);
 }
 
-static const struct rdv_ops file_ops = { file_share_ids, file_barrier, file_finish };
+static const struct rdv_ops file_ops = { file_share_ids, file_barrier, file_sum, file_finish };
 
 struct rdv *rdv_file(const char *id_path, int rank, int world, int timeout_s)
 {

@@ -7,13 +7,19 @@
 #include <sys/mman.h>
 #include "fail.h"
 
-/* Lives in the shared mapping: every child sees the parent's copy. */
+/* Lives in the shared mapping: every child sees the parent's copy. After
+ * the ids: one long long per rank for sums. */
 struct shm_area {
     pthread_barrier_t barrier;
     int world;
     int nids;
     ncclUniqueId ids[];
 };
+
+static long long *area_sums(struct shm_area *a)
+{
+    return (long long *)(void *)(a->ids + a->nids);
+}
 
 struct rdv_shm {
     struct shm_area *area;
@@ -44,19 +50,33 @@ static void shm_share_ids(struct rdv *r, ncclUniqueId *ids, int n)
         memcpy(ids, a->ids, (size_t)n * sizeof *ids);
 }
 
+static long long shm_sum(struct rdv *r, long long v)
+{
+    struct shm_area *a = ((struct shm_rdv *)r)->area;
+    long long *sums = area_sums(a);
+    sums[r->rank] = v;
+    shm_barrier(r);         /* every rank's value is there */
+    long long total = 0;
+    for (int i = 0; i < a->world; i++)
+        total += sums[i];
+    shm_barrier(r);         /* and read by all before the next sum writes */
+    return total;
+}
+
 static void shm_finish(struct rdv *r)
 {
     free(r);    /* the parent unmaps the area once every child is gone */
 }
 
-static const struct rdv_ops shm_ops = { shm_share_ids, shm_barrier, shm_finish };
+static const struct rdv_ops shm_ops = { shm_share_ids, shm_barrier, shm_sum, shm_finish };
 
 struct rdv_shm *rdv_shm_create(int world, int nids)
 {
     struct rdv_shm *shm = calloc(1, sizeof *shm);
     if (!shm)
         bench_die("out of memory");
-    shm->len = sizeof(struct shm_area) + (size_t)nids * sizeof(ncclUniqueId);
+    shm->len = sizeof(struct shm_area) + (size_t)nids * sizeof(ncclUniqueId) +
+               (size_t)world * sizeof(long long);
     void *p = mmap(NULL, shm->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         bench_die("mmap of the shared rendezvous area failed: %s", strerror(errno));

@@ -10,7 +10,13 @@ static void solo_nothing(struct rdv *r)
     (void)r;
 }
 
-static const struct rdv_ops solo_ops = { solo_share_ids, solo_nothing, solo_nothing };
+static long long solo_sum(struct rdv *r, long long v)
+{
+    (void)r;
+    return v;
+}
+
+static const struct rdv_ops solo_ops = { solo_share_ids, solo_nothing, solo_sum, solo_nothing };
 
 struct rdv *rdv_solo(void)
 {

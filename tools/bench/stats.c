@@ -7,13 +7,14 @@ static double gbs(size_t bytes, double us)
 }
 
 void step_stats(const struct rank_ctx *rk, enum bench_op op,
-                const struct step_result *res, struct step_stats *st)
+                const struct step_result *res, int v, struct step_stats *st)
 {
     const struct bench_opts *o = rk->o;
+    const struct variant_result *var = &res->var[v];
     double wall = 0, events = 0;
     for (int t = 0; t < o->threads; t++) {
-        wall += res->wall_us[t];
-        events += res->event_sum_us[t];
+        wall += var->wall_us[t];
+        events += var->event_sum_us[t];
     }
     double factor = op_busbw_factor(op, rk->world);
     st->calls = (long)o->iters * o->threads;

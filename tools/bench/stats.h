@@ -14,7 +14,8 @@ struct step_stats {
     double event_busbw;
 };
 
+/* The numbers of variant `v` (VAR_*), which must have run. */
 void step_stats(const struct rank_ctx *rk, enum bench_op op,
-                const struct step_result *res, struct step_stats *st);
+                const struct step_result *res, int v, struct step_stats *st);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "fail.h"
 #include "measure.h"
 #include "report.h"
@@ -48,6 +49,9 @@ static void setup(struct worker *w)
         CU_CHECK(drv, cuMemsetD8, (w->recv, 0, o->max_size));
     }
 
+    if (o->check && !(w->host = malloc(o->max_size)))
+        bench_die("--check: cannot allocate %zu bytes of host memory", o->max_size);
+
     w->nev = (o->iters + o->group - 1) / o->group;
     w->ev_start = calloc((size_t)w->nev, sizeof *w->ev_start);
     w->ev_end = calloc((size_t)w->nev, sizeof *w->ev_end);
@@ -72,6 +76,7 @@ static void teardown(struct worker *w)
     }
     free(w->ev_start);
     free(w->ev_end);
+    free(w->host);
     CU_CHECK(drv, cuMemFree, (w->send));
     CU_CHECK(drv, cuMemFree, (w->recv));
     CU_CHECK(drv, cuStreamDestroy, (w->stream));
@@ -97,11 +102,22 @@ void *worker_main(void *arg)
                     report_skipped(rk, op, o->sizes[s]);
                 continue;
             }
-            measure_step(w, op, res->count, res);
-            /* Thread 0 reports once every thread has stored its numbers. */
+            /* As nccl-tests: out of place, then in place, each checked
+             * right after its timed calls. */
+            for (int v = 0; v < rank_variants(rk); v++) {
+                measure_step(w, op, res->count, v, &res->var[v]);
+                if (o->check)
+                    __atomic_add_fetch(&res->var[v].wrong_here,
+                                       check_step(w, op, res->count, v), __ATOMIC_RELAXED);
+            }
+            /* Thread 0 reports once every thread has stored its numbers,
+             * and the wrong elements of every rank are added up. */
             threads_wait(rk);
-            if (w->thread == 0)
+            if (w->thread == 0) {
+                for (int v = 0; o->check && v < rank_variants(rk); v++)
+                    res->var[v].wrong = rk->rdv->ops->sum(rk->rdv, res->var[v].wrong_here);
                 report_step(rk, op, res);
+            }
         }
     }
 

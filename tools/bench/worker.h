@@ -12,6 +12,7 @@ struct worker {
     CUstream stream;
     CUdeviceptr send;
     CUdeviceptr recv;
+    unsigned char *host;    /* --check: max-size host buffer */
     CUevent *ev_start;      /* one pair per timed call or group */
     CUevent *ev_end;
     int nev;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """CTest cases for nccltap-bench on the simulated NCCL (tests/sim).
 
-usage: bench_test.py BENCH CASE LIBDIR [COUNTER]
+usage: bench_test.py BENCH CASE LIBDIR [COUNTER | VERSION]
 
-COUNTER is tests/nccl_count.c built as a preload library (nccl_calls only).
+COUNTER is tests/nccl_count.c built as a preload library (nccl_calls,
+inplace_calls); VERSION the project's version (version).
 
 CTest sets LD_LIBRARY_PATH to the simulator and NCCLSIM_LAT_US=0,
 NCCLSIM_BUSBW_GBS=100, so an op of S bytes with bus factor f takes exactly
@@ -21,6 +22,13 @@ import time
 BENCH, CASE, LIBDIR = sys.argv[1], sys.argv[2], sys.argv[3]
 COUNTER = sys.argv[4] if len(sys.argv) > 4 else None
 BUSBW = 100.0  # NCCLSIM_BUSBW_GBS
+# The table's columns: nccl-tests' (size count type redop root, then time
+# algbw busbw #wrong out of place and in place), then the bench's own.
+COLUMNS = ["size", "count", "type", "redop", "root",
+           "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
+           "op", "oop-events", "ip-events"]
+ROOTED = {"Broadcast", "Reduce", "Gather", "Scatter"}
+REDUCING = {"AllReduce", "ReduceScatter", "Reduce"}
 
 # --op name -> (JSON row names, count is per rank, bus factor(n))
 OPS = {
@@ -79,16 +87,31 @@ def load(path):
         return json.load(f)
 
 
-def table_rows(stdout):
-    """Data lines of the table: (bytes, count, type, op, time, algbw, busbw, events)."""
-    rows = []
+def table_lines(stdout):
+    """Data lines of the table, split in their 16 fields (strings)."""
+    lines = []
     for line in stdout.splitlines():
         if line.startswith("#") or not line.strip():
             continue
         f = line.split()
-        check(len(f) == 8, f"table line has {len(f)} fields: {line!r}")
-        rows.append((int(f[0]), int(f[1]), f[2], f[3], *map(float, f[4:])))
-    return rows
+        check(len(f) == len(COLUMNS), f"table line has {len(f)} fields: {line!r}")
+        lines.append(f)
+    return lines
+
+
+def table_rows(stdout):
+    """Out of place: (bytes, count, type, op, time, algbw, busbw, events)."""
+    return [(int(f[0]), int(f[1]), f[2], f[13], float(f[5]), float(f[6]), float(f[7]), float(f[14]))
+            for f in table_lines(stdout)]
+
+
+def footer(stdout):
+    """nccl-tests' closing lines: (results with wrong elements, "OK"/"FAILED", avg busbw)."""
+    bad = [l for l in stdout.splitlines() if l.startswith("# Out of bounds values : ")]
+    avg = [l for l in stdout.splitlines() if l.startswith("# Avg bus bandwidth    : ")]
+    check(len(bad) == 1 and len(avg) == 1, f"footer lines {bad} {avg}")
+    n, verdict = bad[0].split(":")[1].split()
+    return int(n), verdict, float(avg[0].split(":")[1])
 
 
 def expected_rows(ops, sizes, n, ts=4):
@@ -400,6 +423,186 @@ def case_signal(tmp):
     while not all(gone(k) for k in kids) and time.monotonic() < deadline:
         time.sleep(0.05)
     check(all(gone(k) for k in kids), "a rank outlived its parent")
+
+
+def case_nccl_tests_format(tmp):
+    """nccl-tests' columns: both column groups, redop and root per op, N/A
+    where a variant did not run or nothing was checked; --in-place 1 runs
+    every op and size in place too (JSON: an in_place object per row)."""
+    n, iters = 3, 4
+    sizes = [8, 1024, 1 << 20]
+    p = run_ok(["--ranks", str(n), "--op", "all", "--bytes", "8,1K,1M", "--iters", str(iters),
+                "--warmup", "1", "--in-place", "1", "--json", f"{tmp}/f.json"])
+    head = [l for l in p.stdout.splitlines() if l.startswith("#")]
+    groups = [l for l in head if "out-of-place" in l]
+    check(len(groups) == 1 and groups[0].index("out-of-place") < groups[0].index("in-place"),
+          f"column group line {groups}")
+    names = [l[1:].split() for l in head if l[1:].split()[:2] == ["size", "count"]]
+    check(names == [COLUMNS], f"column names {names}")
+    lines = table_lines(p.stdout)
+    want = expected_rows(list(OPS), sizes, n)
+    check(len(lines) == len(want) - len(sizes), f"{len(lines)} table lines")
+    for f in lines:
+        op = f[13]
+        check(f[3] == ("sum" if op in REDUCING else "none"), f"{op}: redop {f[3]}")
+        check(f[4] == ("0" if op in ROOTED else "-1"), f"{op}: root {f[4]}")
+        for i in (5, 6, 7, 9, 10, 11, 14, 15):
+            float(f[i])     # numbers in both groups
+        check(f[8] == "N/A" and f[12] == "N/A", f"{op}: #wrong without --check {f[8]} {f[12]}")
+        check(float(f[9]) > 0 and float(f[5]) > 0, f"{op}: times {f[5]} {f[9]}")
+    for r in range(n):
+        d = load(f"{tmp}/f.rank{r}.json")
+        check(d["in_place"] is True and d["check"] is False, f"rank {r}: header {d}")
+        for o in d["ops"]:
+            ip = o["in_place"]
+            check(o["calls"] == iters and ip["calls"] == iters, f"rank {r}: {o['op']} calls")
+            check(o["wrong"] is None and ip["wrong"] is None, f"rank {r}: {o['op']} wrong")
+            check(ip["mean_us"] > 0 and ip["wall_us"] > 0 and ip["busbw_gbs"] > 0, f"rank {r}: {ip}")
+    # The default: out of place only, the in-place group N/A.
+    p = run_ok(["--ranks", "2", "--op", "allgather,broadcast", "--bytes", "1K", "--iters", "2",
+                "--json", f"{tmp}/o.json"])
+    lines = table_lines(p.stdout)
+    check(len(lines) == 2, f"{len(lines)} lines")
+    for f in lines:
+        check(f[9:13] == ["N/A"] * 4 and f[15] == "N/A", f"in place without --in-place: {f}")
+        float(f[5])
+    d = load(f"{tmp}/o.rank0.json")
+    check(d["in_place"] is False and all("in_place" not in o for o in d["ops"]), "JSON without --in-place")
+
+
+def case_inplace_calls(tmp):
+    """Counted by a preloaded library: --in-place 1 makes the warm-up and
+    timed calls once per variant, --check one more call per variant."""
+    check(COUNTER, "no counter library given")
+    n, t, iters, warmup, nsizes = 2, 2, 3, 2, 2
+    colls = ["ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast",
+             "ncclReduce", "ncclAlltoAll", "ncclGather", "ncclScatter"]
+    for args, per_variant in ((["--in-place", "1"], warmup + iters),
+                              (["--in-place", "1", "--check"], warmup + iters + 1),
+                              (["--check"], warmup + iters + 1)):
+        d = f"{tmp}/{len(os.listdir(tmp))}"
+        os.mkdir(d)
+        variants = 2 if "--in-place" in args else 1
+        run_ok(["--ranks", str(n), "--threads", str(t), "--op", "all", "--bytes", "1K,64K",
+                "--iters", str(iters), "--warmup", str(warmup)] + args,
+               env=clean_env(LD_PRELOAD=COUNTER, NCCL_COUNT_DIR=d, NCCLSIM_DATA=1))
+        calls = nsizes * t * variants * per_variant
+        want = {fn: calls for fn in colls + ["ncclSend", "ncclRecv"]}
+        want["ncclGroupStart"] = want["ncclGroupEnd"] = calls   # sendrecv's
+        want["ncclCommInitRank"] = want["ncclCommDestroy"] = t
+        for name in os.listdir(d):
+            with open(f"{d}/{name}") as f:
+                got = {k: int(v) for k, v in (line.split() for line in f)}
+            check(got == want, f"{args}: counted {got}, want {want}")
+
+
+def check_run(args, n, env_extra=None, corrupt=None):
+    """Runs with --check on the simulator with data; returns (process, lines)."""
+    env = clean_env(NCCLSIM_DATA=1, **(env_extra or {}))
+    if corrupt is not None:
+        env["NCCLTAP_BENCH_CORRUPT"] = str(corrupt)
+    p = run(["--ranks", str(n), "--check", "--warmup", "1", "--iters", "2"] + args, env=env)
+    return p, table_lines(p.stdout)
+
+
+def case_check(tmp):
+    """--check on every op, both variants, odd rank counts and sizes, every
+    type, threads and groups, launcher mode: #wrong 0 everywhere."""
+    runs = [(["--op", "all", "--in-place", "1", "--bytes", "8,1K,1000,64K"], 3),
+            (["--op", "all", "--in-place", "1", "--bytes", "4K", "--root", "2"], 4),
+            (["--op", "all", "--in-place", "1", "--bytes", "4K", "--threads", "2", "--group", "2"], 2),
+            (["--op", "allreduce,reducescatter", "--in-place", "1", "--bytes", "1K"], 1)]
+    for dtype in ("half", "bfloat16", "double", "int8", "uint8", "int32", "uint64",
+                  "fp8e4m3", "fp8e5m2"):
+        runs.append((["--op", "all", "--in-place", "1", "--bytes", "2K", "--dtype", dtype], 4))
+    for args, n in runs:
+        p, lines = check_run(args + ["--json", f"{tmp}/c.json"], n)
+        check(p.returncode == 0, f"{args}: exit {p.returncode}")
+        check(lines, f"{args}: no table")
+        for f in lines:
+            check(f[8] == "0" and f[12] == "0", f"{args}: {f[13]} {f[0]} B: #wrong {f[8]} {f[12]}")
+        check(footer(p.stdout)[:2] == (0, "OK"), f"{args}: footer {footer(p.stdout)}")
+        for r in range(n):
+            for o in load(f"{tmp}/c.rank{r}.json")["ops"]:
+                check(o["wrong"] == 0 and o["in_place"]["wrong"] == 0, f"{args}: rank {r}: {o}")
+    # Launcher mode: the ranks add their wrong elements up through files.
+    d = f"{tmp}/launcher"
+    os.mkdir(d)
+    outs = launch_ranks(3, ("RANK", "WORLD_SIZE", "LOCAL_RANK"), {"NCCLSIM_DATA": 1},
+                        ["--id-file", f"{d}/id", "--op", "all", "--bytes", "1K", "--iters", "2",
+                         "--in-place", "1", "--check"])
+    lines = table_lines(outs[0])
+    check(lines and all(f[8] == "0" and f[12] == "0" for f in lines), "launcher: #wrong")
+    check(os.listdir(d) == [], f"launcher: left behind {os.listdir(d)}")
+
+
+def case_check_fails(tmp):
+    """The check can fail: with one element of rank 1's results flipped
+    after each checked call (NCCLTAP_BENCH_CORRUPT), every column counts
+    exactly 1, the footer says FAILED, the exit status is 3 (on every
+    rank, launcher mode too). Without data to check (the simulator without
+    NCCLSIM_DATA) --check fails instead of passing."""
+    n = 3
+    p, lines = check_run(["--op", "all", "--in-place", "1", "--bytes", "1K,64K", "--root", "1",
+                          "--json", f"{tmp}/x.json"], n, corrupt=1)
+    check(p.returncode == 3, f"corrupted: exit {p.returncode}, want 3")
+    check(len(lines) == 2 * len(OPS), f"{len(lines)} lines")
+    for f in lines:
+        check(f[8] == "1" and f[12] == "1", f"{f[13]} {f[0]} B: #wrong {f[8]} {f[12]}, want 1 and 1")
+    check(footer(p.stdout)[:2] == (2 * len(lines), "FAILED"), f"footer {footer(p.stdout)}")
+    for r in range(n):
+        for o in load(f"{tmp}/x.rank{r}.json")["ops"]:
+            check(o["wrong"] == 1 and o["in_place"]["wrong"] == 1, f"rank {r}: {o}")
+    # Rank 2's Reduce and Gather results are not results (root 0): nothing wrong there.
+    p, lines = check_run(["--op", "reduce,gather,allreduce", "--bytes", "1K"], n, corrupt=2)
+    check(p.returncode == 3, f"corrupted rank 2: exit {p.returncode}")
+    check([(f[13], f[8]) for f in lines] == [("Reduce", "0"), ("Gather", "0"), ("AllReduce", "1")],
+          f"corrupted rank 2: {[(f[13], f[8]) for f in lines]}")
+    check(footer(p.stdout)[:2] == (1, "FAILED"), f"footer {footer(p.stdout)}")
+    # Launcher mode: every rank knows, every rank exits 3.
+    d = f"{tmp}/launcher"
+    os.mkdir(d)
+    procs = []
+    for r in range(2):
+        env = clean_env(NCCLSIM_DATA=1, NCCLTAP_BENCH_CORRUPT=0, RANK=r, WORLD_SIZE=2, LOCAL_RANK=r)
+        procs.append(subprocess.Popen([BENCH, "--id-file", f"{d}/id", "--bytes", "1K", "--iters", "1",
+                                       "--check"], env=env, text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    for r, q in enumerate(procs):
+        out, err = q.communicate(timeout=90)
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        check(q.returncode == 3, f"launcher rank {r}: exit {q.returncode}, want 3")
+    # No data behind the simulator's memory: the check cannot be made.
+    p = run(["--ranks", "2", "--bytes", "1K", "--iters", "1", "--check"])
+    check(p.returncode == 1 and "NCCLSIM_DATA=1" in p.stderr, f"no data: exit {p.returncode} {p.stderr!r}")
+    check("Out of bounds values" not in p.stdout, "no data: a footer was printed")
+
+
+def case_avg_busbw(tmp):
+    """# Avg bus bandwidth: the mean of the table's busbw columns (both
+    variants when run), within their rounding to 2 decimals."""
+    for args in (["--in-place", "1"], []):
+        p = run_ok(["--ranks", "2", "--op", "allreduce,allgather,sendrecv", "--bytes", "64K:4M",
+                    "--factor", "4", "--iters", "3", "--warmup", "1"] + args)
+        busbw = []
+        for f in table_lines(p.stdout):
+            busbw += [float(f[7])] + ([float(f[11])] if args else [])
+        check(len(busbw) == 3 * 4 * (2 if args else 1), f"{args}: {len(busbw)} busbw values")
+        bad, verdict, avg = footer(p.stdout)
+        mean = sum(busbw) / len(busbw)
+        check(bad == 0 and verdict == "OK", f"{args}: out of bounds {bad} {verdict}")
+        check(abs(avg - mean) <= 0.005 + 1e-5 * mean, f"{args}: Avg bus bandwidth {avg}, the columns' mean {mean}")
+        check(mean > 1, f"{args}: busbw too small to compare ({mean})")
+
+
+def case_version(tmp):
+    """--version prints the project's version, as `nccltap --version` does."""
+    p = run_ok(["--version"])
+    check(p.stdout == f"nccltap-bench {COUNTER}\n" and p.stderr == "", f"--version: {p.stdout!r} {p.stderr!r}")
+    p = run_ok(["--help"])
+    for opt in ("--in-place", "--check", "--version"):
+        check(opt in p.stdout, f"--help does not mention {opt}")
 
 
 def main():
