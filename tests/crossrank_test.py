@@ -118,6 +118,72 @@ def slow_link(run):
     for s in rep["slow_transfers"]:
         check(s["op"] == "Send" and s["bytes"] == 16 << 20, "slow transfer %s" % s)
         check(s["busbw_gbs"] < 0.5 * s["median_busbw_gbs"], "not well below the median: %s" % s)
+        check(s["reference"] == "job", "compared with %s, not the job's median" % s["reference"])
+    # The rank both slow pairs go through: where the slow link is.
+    sus = [(x["rank"], x["pairs"]) for x in rep["crossrank"]["slow_link_ranks"]]
+    check(sus == [(1, 2)], "ranks in every slow pair %s, want rank 1 (2 pairs)" % sus)
+    # The AllReduce on its one communicator is as slow, but nothing in the
+    # job says how fast it should be: said, not named.
+    u = rep["crossrank"]["uncompared"]
+    check(u["count"] == 1 and u["op"] == "AllReduce", "uncompared %s, want the AllReduce" % u)
+
+
+SIM_LAT_NS, SIM_BUSBW = 5000, 100e9   # the simulator's defaults
+
+
+def sim_allreduce_busbw(nbytes, nranks, link=1.0):
+    """busbw the simulator gives an AllReduce (tests/sim/README.md, Time
+    model), its transfer `link` times slower."""
+    bus = nbytes * 2.0 * (nranks - 1) / nranks
+    return bus / (SIM_LAT_NS + bus * link / SIM_BUSBW * 1e9)
+
+
+def slow_link_single(run):
+    """The issue's scenario: 4 ranks, 100 AllReduce of 1 MiB, rank 1's link
+    4 times slower, arrivals unchanged. On its one communicator every
+    AllReduce is as slow, on every rank: nothing in the job is faster to
+    compare with, so the report says that it cannot tell and how to say
+    what to expect; given the busbw expected (NCCLTAP_EXPECT_BUSBW_GBS),
+    the communicator's AllReduce of 1 MiB is named, with all its ranks
+    (which link cannot be told from one AllReduce), and no straggler. The
+    same expectation on the same run without the slow link names nothing."""
+    bench = ["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
+    run.bench_run(bench, NCCLSIM_SLOW_LINK_RANK=1, NCCLSIM_SLOW_LINK_FACTOR=4)
+    slow, healthy = sim_allreduce_busbw(1 << 20, 4, 4), sim_allreduce_busbw(1 << 20, 4)
+    expect = "AllReduce:%.0f@1M" % (0.8 * healthy)   # 61 GB/s: well above the slow 23
+    rep, text, _ = run.report()
+    check(rep["stragglers"] == [], "a slow link is not a straggler: %s" % rep["stragglers"])
+    check(rep["slow_transfers"] == [], "named with nothing to compare with: %s" % rep["slow_transfers"])
+    u = rep["crossrank"]["uncompared"]
+    check(u["count"] == 1 and u["op"] == "AllReduce" and u["bytes"] == 1 << 20
+          and abs(u["busbw_gbs"] - slow) <= 0.02 * slow,
+          "uncompared %s, want AllReduce 1 MiB at %.2f GB/s" % (u, slow))
+    check("NCCLTAP_EXPECT_BUSBW_GBS=AllReduce:GBS@1M" in text, "the text does not say how to compare it")
+
+    rep, text, _ = run.report(NCCLTAP_EXPECT_BUSBW_GBS=expect)
+    check(rep["stragglers"] == [], "a slow link is not a straggler: %s" % rep["stragglers"])
+    st = rep["slow_transfers"]
+    check(len(st) == 1, "slow transfers %s, want the AllReduce" % st)
+    s = st[0]
+    check(s["op"] == "AllReduce" and s["bytes"] == 1 << 20 and s["ranks"] == [0, 1, 2, 3],
+          "slow transfer %s" % s)
+    check(s["reference"] == "expected" and abs(s["expected_busbw_gbs"] - 0.8 * healthy) < 1,
+          "compared with %s %s" % (s["reference"], s["expected_busbw_gbs"]))
+    check(abs(s["busbw_gbs"] - slow) <= 0.02 * slow, "busbw %.2f, want %.2f" % (s["busbw_gbs"], slow))
+    check(s["instances"] >= 99 and s["slow"] == s["instances"], "%d of %d instances slow"
+          % (s["slow"], s["instances"]))
+    check(rep["crossrank"]["uncompared"]["count"] == 0, "compared, yet %s" % rep["crossrank"]["uncompared"])
+    check("expected (NCCLTAP_EXPECT_BUSBW_GBS)" in text, "the text does not say what it was compared with")
+
+    rep, text, _ = run.report(NCCLTAP_EXPECT_BUSBW_GBS="AllReduce:fast")
+    check(rep["slow_transfers"] == [] and rep["crossrank"]["expect_error"],
+          "a bad expectation: %s, %s" % (rep["slow_transfers"], rep["crossrank"]["expect_error"]))
+    check("NCCLTAP_EXPECT_BUSBW_GBS not used" in text, "the text does not say the expectation was bad")
+
+    shutil.rmtree(run.dir)
+    run.bench_run(bench)
+    rep, _, _ = run.report(NCCLTAP_EXPECT_BUSBW_GBS=expect)
+    check(rep["slow_transfers"] == [], "a healthy link named slow: %s" % rep["slow_transfers"])
 
 
 def ring(run):
@@ -370,6 +436,7 @@ def main():
         "straggler_all": lambda: straggler(run, "all"),
         "straggler_auto": lambda: straggler(run, "auto"),
         "slow_link": lambda: slow_link(run),
+        "slow_link_single": lambda: slow_link_single(run),
         "clock_outliers": lambda: clock_outliers(run),
         "skew_below_error": lambda: skew_below_error(run),
         "ring": lambda: ring(run),

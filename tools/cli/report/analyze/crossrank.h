@@ -104,8 +104,26 @@ struct xr_wait {
     double wait_us_total, wait_us_mean, wait_us_max;
 };
 
+/* What a transfer is compared with. */
+enum xr_reference {
+    XR_REF_JOB,                 /* the job's median for the same op and size */
+    XR_REF_EXPECTED,            /* NCCLTAP_EXPECT_BUSBW_GBS (struct xr_expect) */
+};
+
+/* A busbw the user expects (NCCLTAP_EXPECT_BUSBW_GBS=[OP:]GBS[@MINBYTES],
+ * comma separated): transfers of op (any op when op_name is "") of at
+ * least min_bytes well below it are slow, also where the job has nothing
+ * to compare them with (a single communicator). */
+struct xr_expect {
+    char op_name[24];
+    double gbs;
+    uint64_t min_bytes;
+};
+#define XR_EXPECT_MAX 16        /* entries (expect_error says "more than 16") */
+
 /* A communicator (collectives) or a pair (send/recv) whose transfer busbw
- * falls well below the job's median for the same op and size. */
+ * falls well below the job's median for the same op and size, or below
+ * the busbw expected for it. */
 struct xr_slow {
     uint64_t comm;
     uint8_t op;
@@ -116,9 +134,19 @@ struct xr_slow {
     size_t instances, slow;     /* instances, and those below the threshold */
     double busbw_gbs;           /* the median over its instances */
     double median_busbw_gbs;    /* the job's median for (op, bytes) */
+    enum xr_reference reference;  /* what it is well below: XR_REF_JOB first */
+    double expected_gbs;        /* the busbw expected for it, 0: none given */
     uint64_t worst_seq[3];      /* lowest busbw first (p2p: the pair's order) */
     double worst_gbs[3];
     size_t nworst;
+};
+
+/* A rank in every slow pair of a communicator (at least 2 pairs): the
+ * link they share is at that rank. */
+struct xr_suspect {
+    uint64_t comm;
+    int rank;
+    size_t pairs;               /* slow pairs it is in (all of the communicator's) */
 };
 
 #define XR_SLOW_FRACTION 0.5    /* "well below": under half the job's median */
@@ -144,6 +172,18 @@ struct crossrank {
     size_t nwaits;
     struct xr_slow *slow;           /* lowest busbw relative to the median first */
     size_t nslow;
+    struct xr_suspect *suspects;    /* ranks in every slow pair of their communicator */
+    size_t nsuspects;
+    struct xr_expect expect[XR_EXPECT_MAX];  /* NCCLTAP_EXPECT_BUSBW_GBS */
+    size_t nexpect;
+    const char *expect_error;       /* why NCCLTAP_EXPECT_BUSBW_GBS was not used; NULL */
+    char expect_bad[48];            /* the entry it could not use */
+    /* Collective (op, bytes) run by a single communicator, not grouped,
+     * with no busbw expected for them: nothing to compare them with. */
+    size_t uncompared;
+    uint8_t uncompared_op;          /* the one with the most instances */
+    uint64_t uncompared_bytes;
+    double uncompared_gbs;          /* its median busbw */
 };
 
 /* Matches the records of every file of r, estimates the clocks (setting
@@ -175,6 +215,13 @@ double xr_bus_factor(const char *name, int n);
 /* Parts of crossrank_analyze, in stragglers.c and slow_transfers.c. */
 void xr_find_stragglers(const struct report *r, struct crossrank *x);
 void xr_find_slow(const struct report *r, struct crossrank *x);
+
+/* Parses NCCLTAP_EXPECT_BUSBW_GBS's value into x->expect; false (and
+ * x->expect_error says why, x->nexpect is 0) when it is not one. */
+bool xr_parse_expect(struct crossrank *x, const char *spec);
+
+/* The busbw expected for op `name` of `bytes`, 0 if none is. */
+double xr_expected_gbs(const struct crossrank *x, const char *name, uint64_t bytes);
 
 /* Keeps the 3 worst (seq, value) seen in seq[], val[] (*n of them),
  * worst first: the highest values when `highest`, else the lowest. */

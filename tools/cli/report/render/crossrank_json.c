@@ -1,5 +1,6 @@
 /* `--json`'s cross-rank keys: "crossrank" (what was matched, the clocks,
- * what was dropped, each rank's own wait), "stragglers",
+ * what was dropped, each rank's own wait, the ranks every slow pair goes
+ * through, what nothing could be compared with), "stragglers",
  * "slow_transfers". */
 #include "render.h"
 #include "crossrank.h"
@@ -37,6 +38,33 @@ static json_t *waits_json(const struct report *r, const struct crossrank *x)
     return a;
 }
 
+/* "expect_busbw": what NCCLTAP_EXPECT_BUSBW_GBS said, and "uncompared":
+ * the (op, size)s of one communicator, with no busbw expected for them. */
+static void add_references(json_t *o, const struct crossrank *x, const struct report *r)
+{
+    json_t *e = json_array();
+    for (size_t i = 0; x && i < x->nexpect; i++)
+        json_array_append_new(e, json_pack("{s:s?, s:f, s:I}", "op",
+            x->expect[i].op_name[0] ? x->expect[i].op_name : NULL, "busbw_gbs", x->expect[i].gbs,
+            "min_bytes", (json_int_t)x->expect[i].min_bytes));
+    json_object_set_new(o, "expect_busbw", e);
+    json_object_set_new(o, "expect_error", x && x->expect_error
+        ? json_sprintf("%s: '%s'", x->expect_error, x->expect_bad) : json_null());
+    json_t *u = json_object();
+    json_object_set_new(u, "count", json_integer((json_int_t)(x ? x->uncompared : 0)));
+    if (x && x->uncompared) {
+        json_object_set_new(u, "op", json_string(report_name(r, x->uncompared_op)));
+        json_object_set_new(u, "bytes", json_integer((json_int_t)x->uncompared_bytes));
+        json_object_set_new(u, "busbw_gbs", json_real(x->uncompared_gbs));
+    }
+    json_object_set_new(o, "uncompared", u);
+    json_t *s = json_array();
+    for (size_t i = 0; x && i < x->nsuspects; i++)
+        json_array_append_new(s, json_pack("{s:o, s:i, s:I}", "comm", comm_id(x->suspects[i].comm),
+            "rank", x->suspects[i].rank, "pairs", (json_int_t)x->suspects[i].pairs));
+    json_object_set_new(o, "slow_link_ranks", s);
+}
+
 json_t *crossrank_json(const struct report *r)
 {
     const struct crossrank *x = r->cross;
@@ -59,6 +87,8 @@ json_t *crossrank_json(const struct report *r)
         "unmatched", (json_int_t)(x ? x->unmatched : 0),
         "records_dropped", (json_int_t)dropped,
         "waits", waits_json(r, x));
+    if (o)
+        add_references(o, x, r);
     return o;
 }
 
@@ -96,9 +126,12 @@ json_t *slow_transfers_json(const struct report *r)
             for (int k = 0; k < s->nranks; k++)
                 json_array_append_new(ranks, json_integer(k));
         }
-        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:o, s:f, s:f, s:I, s:I, s:o}",
+        json_t *expected = s->expected_gbs > 0 ? json_real(s->expected_gbs) : json_null();
+        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:o, s:f, s:f, s:o, s:s, s:I, s:I, s:o}",
             "comm", comm_id(s->comm), "op", report_name(r, s->op), "bytes", (json_int_t)s->bytes,
             "ranks", ranks, "busbw_gbs", s->busbw_gbs, "median_busbw_gbs", s->median_busbw_gbs,
+            "expected_busbw_gbs", expected,
+            "reference", s->reference == XR_REF_JOB ? "job" : "expected",
             "instances", (json_int_t)s->instances, "slow", (json_int_t)s->slow,
             s->p2p ? "worst_orders" : "worst_seqs", seqs(s->worst_seq, s->nworst)));
     }

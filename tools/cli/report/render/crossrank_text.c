@@ -166,8 +166,12 @@ static void print_slow(const struct report *r, const struct xr_slow *s, FILE *ou
         fprintf(out, "rank %d -> %d", s->src, s->dst);
     else
         fprintf(out, "ranks 0-%d", s->nranks - 1);
-    fprintf(out, ": %.2f GB/s median vs %.2f GB/s for the job; %zu of %zu %s slow\n    worst %s",
-            s->busbw_gbs, s->median_busbw_gbs, s->slow, s->instances,
+    if (s->reference == XR_REF_JOB)
+        fprintf(out, ": %.2f GB/s median vs %.2f GB/s for the job", s->busbw_gbs, s->median_busbw_gbs);
+    else
+        fprintf(out, ": %.2f GB/s median vs %.2f GB/s expected (NCCLTAP_EXPECT_BUSBW_GBS)",
+                s->busbw_gbs, s->expected_gbs);
+    fprintf(out, ";\n    %zu of %zu %s slow; worst %s", s->slow, s->instances,
             s->p2p ? "transfers" : "instances", s->p2p ? "transfers (order)" : "seqs");
     for (size_t i = 0; i < s->nworst; i++)
         fprintf(out, "%s %" PRIu64 " (%.2f GB/s)", i ? "," : "", s->worst_seq[i], s->worst_gbs[i]);
@@ -180,12 +184,31 @@ void print_slow_transfers(const struct report *r, FILE *out)
     if (!have_records(x))
         return;
     fprintf(out, "\nSlow transfers: busbw from the last arrival to the end, under %.0f%% of the "
-            "job's median for the op and size\n", 100 * XR_SLOW_FRACTION);
+            "job's median for the op and size%s\n", 100 * XR_SLOW_FRACTION,
+            x->nexpect ? " or of the busbw expected" : "");
     if (!x->nslow)
         fprintf(out, "  None among %zu collectives and %zu send/receive pairs.\n",
                 x->ninstances, x->npairs);
     for (size_t i = 0; i < x->nslow; i++)
         print_slow(r, &x->slow[i], out);
+    for (size_t i = 0; i < x->nsuspects; i++)
+        fprintf(out, "  comm %016" PRIx64 " rank %d is in all %zu slow pairs: look at its link\n",
+                x->suspects[i].comm, x->suspects[i].rank, x->suspects[i].pairs);
+    if (x->expect_error) {
+        char bad[SHOWN_MAX];
+        fprintf(out, "  NOTE: NCCLTAP_EXPECT_BUSBW_GBS not used: '%s' is %s.\n", shown(x->expect_bad, bad),
+                x->expect_error);
+    }
+    if (x->uncompared) {
+        char b[16], op[SHOWN_MAX];
+        fprintf(out, "  NOTE: %zu op and size%s ran on one communicator only, with nothing to compare "
+                "%s with (a slow link slows\n  every collective of it, on all ranks alike): e.g. %s %s "
+                "at %.2f GB/s. Give the busbw the hardware\n  should reach, e.g. "
+                "NCCLTAP_EXPECT_BUSBW_GBS=%s:GBS@%s nccltap report ...\n", x->uncompared,
+                x->uncompared == 1 ? "" : "s", x->uncompared == 1 ? "it" : "them",
+                shown(report_name(r, x->uncompared_op), op), human_bytes((double)x->uncompared_bytes, b),
+                x->uncompared_gbs, op, b);
+    }
     if (x->unmatched)
         fprintf(out, "  NOTE: %zu sends or receives had no recorded other side.\n", x->unmatched);
 }
