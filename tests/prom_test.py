@@ -18,7 +18,10 @@ Cases:
             within 1%, histogram_quantile(0.5) within the bucket that holds
             the simulated duration.
   dashboard every metric and label that tools/grafana/nccltap.json's
-            queries use appears in that real scrape.
+            queries use appears in that real scrape, and every panel's
+            query, run while the job writes its files, gives finite
+            values; the p50 panel's AllReduce is in the simulated
+            duration's bucket, bytes/s over calls/s is the size.
 
 The binaries come from Debian's prometheus and prometheus-node-exporter.
 Without them the test is skipped (exit 77), except in CI (CI=true), where
@@ -297,27 +300,56 @@ def case_removed(args, work):
 
 
 def case_shared_gpu(args, work):
-    """Two processes on one GPU: two files, no series in both."""
+    """Two processes on one GPU: two files, no series in both, also while
+    both write them."""
     (promtool,) = need_tools("promtool")
-    prom = run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLSIM_NDEV": "1"},
-                   ["--ranks", "2", "--op", "allreduce", "--bytes", "1M", "--iters", "50", "--warmup", "1"])
+    # A process names its file at its first write and holds the name while
+    # it lives: both must write while both live. With the default interval
+    # (5 s) this short job wrote only at exit, and on a busy machine the
+    # first had exited (its lock gone) before the second wrote, which then
+    # took the name. Inspector's gauges are the last interval's: the files
+    # are read while the job runs, when both have them.
+    live = []
+
+    def watch(proc, prom):
+        while proc.poll() is None:
+            texts = []
+            for path in prom_files(prom):
+                try:
+                    with open(path) as f:
+                        texts.append((os.path.basename(path), f.read()))
+                except FileNotFoundError:
+                    pass
+            if len(texts) == 2 and all("\nnccl_bus_bandwidth_gbs{" in t for _, t in texts):
+                live[:] = texts
+            time.sleep(0.01)
+
+    prom = run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLSIM_NDEV": "1", "NCCLTAP_INTERVAL_MS": "50"},
+                   ["--ranks", "2", "--op", "allreduce", "--bytes", "128M", "--iters", "500", "--warmup", "1"],
+                   watch=watch)
     files = [os.path.basename(f) for f in prom_files(prom)]
     own = [f for f in files if re.match(r"^nccltap_GPU-[0-9a-f-]{36}\.prom$", f)]
     other = [f for f in files if re.match(r"^nccltap_GPU-[0-9a-f-]{36}-[0-9]+\.prom$", f)]
     if len(files) != 2 or len(own) != 1 or len(other) != 1 or own[0][:-5] != other[0].rsplit("-", 1)[0]:
         fail("expected nccltap_<UUID>.prom and nccltap_<UUID>-<pid>.prom, found %s" % files)
-    series = []
-    for name in files:
-        promtool_accepts(promtool, os.path.join(prom, name))
-        with open(os.path.join(prom, name)) as f:
-            _, samples = parse(f.read())
-        series.append({(n, tuple(sorted(l.items()))) for n, l, _ in samples})
-        if not any(n == "nccl_bus_bandwidth_gbs" for n, _ in series[-1]):
-            fail("%s: no Inspector gauge" % name)
-    both = series[0] & series[1]
-    if both:
-        fail("series in both files (node_exporter would drop them): %s" % sorted(both)[:3])
-    print("ok: two processes on one GPU: %s, no series in both" % files)
+    if sorted(n for n, _ in live) != sorted(files):
+        fail("the two files, each with Inspector's gauges, were never seen while the job ran: %s"
+             % [n for n, _ in live])
+    for when, texts in (("at exit", [(n, open(os.path.join(prom, n)).read()) for n in files]),
+                        ("while running", live)):
+        series = []
+        for name, text in texts:
+            path = os.path.join(work, "check.prom")
+            with open(path, "w") as f:
+                f.write(text)
+            promtool_accepts(promtool, path)
+            _, samples = parse(text)
+            series.append({(n, tuple(sorted(l.items()))) for n, l, _ in samples})
+        both = series[0] & series[1]
+        if both:
+            fail("%s: series in both files (node_exporter would drop them): %s" % (when, sorted(both)[:3]))
+    print("ok: two processes on one GPU: %s, no series in both, at exit or while both ran with "
+          "Inspector's gauges" % files)
 
 
 def case_no_gpu(args, work):
@@ -434,8 +466,12 @@ class Services:
                     out += "--- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:]))
         return out
 
-    def query(self, expr):
-        url = "http://127.0.0.1:%d/api/v1/query?%s" % (self.prom_port, urllib.parse.urlencode({"query": expr}))
+    def query(self, expr, at=None):
+        """The instant query's result, evaluated now or at time `at`."""
+        params = {"query": expr}
+        if at is not None:
+            params["time"] = "%.3f" % at
+        url = "http://127.0.0.1:%d/api/v1/query?%s" % (self.prom_port, urllib.parse.urlencode(params))
         with urllib.request.urlopen(url, timeout=5) as r:
             body = json.load(r)
         if body.get("status") != "success":
@@ -516,7 +552,17 @@ def dashboard_query(expr):
     return re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", expr)
 
 
+def finite(v):
+    return v == v and v not in (float("inf"), float("-inf"))
+
+
 def case_dashboard(args, work):
+    """The dashboard's metrics and labels are in a real scrape, and every
+    panel's query, run while the job is still writing its files (so that
+    rates see counters grow, as they do in production), gives finite
+    values: a query over files that no longer change gives rate() = 0 and
+    histogram_quantile() = NaN, which a check for "any data" passes. The
+    p50 panel's AllReduce falls in the bucket of the simulated duration."""
     dashboard = os.path.join(args.src, "tools", "grafana", "nccltap.json")
     sys.path.insert(0, os.path.join(args.src, "tools", "grafana"))
     from dashboard_queries import metrics_and_labels  # noqa: E402
@@ -526,9 +572,20 @@ def case_dashboard(args, work):
     used = metrics_and_labels(board)
     if not used:
         fail("no queries found in %s" % dashboard)
+    exporter, server = need_tools("prometheus-node-exporter|node_exporter", "prometheus")
+    prom = os.path.join(work, "prom")
+    os.mkdir(prom, 0o755)
+    services = Services(work, prom)
+    old = signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # finally runs on ctest's kill
+    live = {}
 
-    def check(s):
-        _, samples = parse(s.scrape())
+    def check(proc, _):
+        # Files every 200 ms, scraped every second, for about 8 s (1.0 ms
+        # per simulated AllReduce of 128 MiB at 200 GB/s).
+        ar = 'op="AllReduce"'
+        services.wait_for('rate(nccltap_ops_total{%s}[1m]) > 0' % ar, NRANKS)
+        services.wait_for('rate(nccltap_op_duration_seconds_count{%s}[1m]) > 0' % ar, NRANKS)
+        _, samples = parse(services.scrape())
         scraped = {}
         for name, labels, _ in samples:
             scraped.setdefault(name, set()).update(labels)
@@ -541,15 +598,84 @@ def case_dashboard(args, work):
                      % (sorted(missing), metric, sorted(scraped[metric])))
         print("ok: the %d metrics the dashboard uses, with their labels, are in the scrape: %s"
               % (len(used), ", ".join(sorted(used))))
-        # And every panel's query is PromQL that Prometheus answers with data
-        # (rates need two scrapes in their window).
-        s.wait_for("count_over_time(up[1m]) >= 3", 1)
+        # Every panel at one instant, as Grafana draws them: the same scrapes
+        # in every rate's window.
+        results, at = {}, time.time()
         for panel in board["panels"]:
             for target in panel["targets"]:
-                if not s.query(dashboard_query(target["expr"])):
-                    fail("panel %r: no data for %s" % (panel["title"], dashboard_query(target["expr"])))
-        print("ok: every panel's query has data: %d queries" % sum(len(p["targets"]) for p in board["panels"]))
-    with_services(args, work, check)
+                expr = dashboard_query(target["expr"])
+                res = services.query(expr, at)
+                if not res:
+                    fail("panel %r: no data for %s" % (panel["title"], expr))
+                bad = [r for r in res if not finite(float(r["value"][1]))]
+                if bad:
+                    fail("panel %r: %s gives %s" % (panel["title"], expr,
+                         ", ".join("%s=%s" % (r["metric"], r["value"][1]) for r in bad)))
+                results[target["expr"]] = res
+        live["running"] = proc.poll() is None
+        live["results"] = results
+        print("ok: every panel's query gives finite values: %d queries%s"
+              % (len(results), " (the job still running)" if live["running"] else ""))
+
+    try:
+        services.start(exporter, server)
+        services.wait_for("up", 1)
+        run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_JOB_ID": "prom-test-job",
+                             "NCCLTAP_INTERVAL_MS": "200"},
+                ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", str(ALLREDUCE_BYTES),
+                 "--iters", "8000", "--warmup", "2"], watch=check)
+        bounds = sorted({float(r["metric"]["le"]) for r in
+                         services.query('nccltap_op_duration_seconds_bucket{op="AllReduce"}')})
+    finally:
+        services.stop()
+        signal.signal(signal.SIGTERM, old)
+    if "results" not in live:
+        fail("the panels were not queried")
+
+    def panel(title_part, expr_part):
+        for p in board["panels"]:
+            for t in p["targets"]:
+                if title_part in p["title"] and expr_part in t["expr"]:
+                    return {tuple(sorted(r["metric"].items())): float(r["value"][1])
+                            for r in live["results"][t["expr"]]}
+        fail("no panel %r with %r" % (title_part, expr_part))
+
+    def allreduce(values, **more):
+        got = [v for k, v in values.items() if dict(k).get("op") == "AllReduce"
+               and all(dict(k).get(a) == b for a, b in more.items())]
+        if len(got) != 1:
+            fail("expected one AllReduce series, got %s" % values)
+        return got[0]
+
+    # p50 and p99 of the rates of the buckets: the simulated duration's bucket.
+    size = {"size_class": str(ALLREDUCE_BYTES)}
+    p50 = allreduce(panel("p50", "histogram_quantile(0.5,"), **size)
+    p99 = allreduce(panel("p50", "histogram_quantile(0.99,"), **size)
+    want = expected_duration_s()
+    upper = min(b for b in bounds if b >= want)
+    lower = max([b for b in bounds if b < want] or [0.0])
+    if not lower <= p50 <= upper:
+        fail("the p50 panel's AllReduce %.6f s is outside the bucket (%.6g, %.6g] of the simulated %.6f s"
+             % (p50, lower, upper, want))
+    if not p50 <= p99:
+        fail("the p99 panel's AllReduce %.6f s is below its p50 %.6f s" % (p99, p50))
+    # Rates of counters that grow: calls and bytes per second, and bytes per
+    # call exactly the size (both counters are in one file, one scrape, and
+    # were queried at one instant).
+    calls = allreduce(panel("Calls per second", ""))
+    nbytes = allreduce(panel("Bytes per second", ""))
+    if not calls > 0 or abs(nbytes / calls - ALLREDUCE_BYTES) > 1e-6 * ALLREDUCE_BYTES:
+        fail("calls/s %.3f, bytes/s %.3f: not > 0 with %d bytes per call" % (calls, nbytes, ALLREDUCE_BYTES))
+    busbw = allreduce(panel("per collective", ""), **size)
+    if not 0.5 * BUSBW_GBS < busbw < 1.5 * BUSBW_GBS:
+        fail("the busbw panel's AllReduce %.3f GB/s, the simulator's %.1f" % (busbw, BUSBW_GBS))
+    for title, expr in (("Dropped", "dropped"), ("Dropped", "untimed")):
+        vals = panel(title, expr)
+        if any(v != 0 for v in vals.values()):
+            fail("the %s calls panel: %s, not 0" % (expr, vals))
+    print("ok: p50 %.6f s in the bucket (%.6g, %.6g] of the simulated %.6f s; p99 %.6f s; %.1f calls/s "
+          "of %d bytes; busbw %.2f GB/s; nothing dropped or untimed"
+          % (p50, lower, upper, want, p99, calls, ALLREDUCE_BYTES, busbw))
 
 
 def main():
