@@ -6,7 +6,9 @@ Format", Google; the JSON Object Format), since neither Perfetto's UI nor
 its trace processor can be fetched here.
 
 usage: perfetto_test.py CASE NCCLTAP WORKDIR
-  CASE  bench    the structure, against the run's per-op records
+  CASE  bench    the structure, against the run's per-op records (dtype in
+                 the op args; each enqueue on its calling thread's track, also
+                 with two threads per rank)
         filters  --ranks and --from/--to keep what they say
         callsites  ops name their call site where their row has one site
         kernel   a trace with kernel events (kernel_trace_fixture.py): CPU
@@ -128,11 +130,11 @@ def enclosing(slices, ev):
     return held[0] if len(held) == 1 and held[0]["name"] == ev["name"] else None
 
 
-def bench_run(nccltap, work, name="run", warmup=1, env=None):
+def bench_run(nccltap, work, name="run", warmup=1, env=None, args=("--op", "all", "--bytes", "1K:1M")):
     bench = os.path.join(os.path.dirname(os.path.abspath(nccltap)), "nccltap-bench")
     d = os.path.join(work, name)
-    run([nccltap, "run", "--sim", "--dir", d, "--", bench, "--ranks", "4", "--op", "all",
-         "--bytes", "1K:1M", "--iters", "5", "--warmup", str(warmup)],
+    run([nccltap, "run", "--sim", "--dir", d, "--", bench, "--ranks", "4", *args,
+         "--iters", "5", "--warmup", str(warmup)],
         env=dict({"NCCLTAP_TIMING": "all", "NCCLTAP_OPS_JSONL": "1"}, **(env or {})))
     return d
 
@@ -162,10 +164,10 @@ def case_bench(nccltap, work):
     for pid, rs in recs.items():
         check(per_proc[by_pid.get(pid)] == len(rs), f"process {pid}: {per_proc[by_pid.get(pid)]} "
               f"slices for {len(rs)} ops")
-    want = collections.Counter((r["comm"], r["seq"], r["rank"], r["op"], r["bytes"])
+    want = collections.Counter((r["comm"], r["seq"], r["rank"], r["op"], r["bytes"], r["dtype"])
                                for rs in recs.values() for r in rs)
     got = collections.Counter((e["args"]["comm"], e["args"]["seq"], e["args"]["rank"], e["name"],
-                               e["args"]["bytes"]) for e in slices)
+                               e["args"]["bytes"], e["args"].get("dtype")) for e in slices)
     check(want == got, f"the slices are the ops: {list((want - got).items())[:3]}, "
           f"{list((got - want).items())[:3]}")
     check(all(isinstance(e["args"].get("busbw_gbs"), float) for e in slices
@@ -180,6 +182,22 @@ def case_bench(nccltap, work):
     check(len(enq) == timed, f"one enqueue instant per op ({len(enq)})")
     threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     check(all((e["pid"], e["tid"]) in threads for e in enq + slices), "every track is named")
+    check_enqueue_threads(events, recs)
+    # Threads of their own (a communicator each) and another datatype: the
+    # enqueues on each calling thread's track, not the process's.
+    d = bench_run(nccltap, work, "threads", args=("--op", "allreduce,allgather", "--bytes", "1K:4K",
+                                                  "--threads", "2", "--dtype", "bfloat16"))
+    events = check_format(perfetto(nccltap, d, os.path.join(work, "threads.json")))
+    recs = records(d)
+    procs = processes(events)
+    callers = {(pid, r["tid"]) for pid, rs in recs.items() for r in rs}
+    check(len(callers) == 8 and len({pid for pid, _ in callers}) == 4 and
+          sum(tid != pid for pid, tid in callers) == 4,
+          f"2 calling threads per process, one of them not its main thread: {sorted(callers)}")
+    slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "op"]
+    check(slices and all(e["args"].get("dtype") == "bfloat16" for e in slices),
+          f"op slices say dtype bfloat16: {collections.Counter(e['args'].get('dtype') for e in slices)}")
+    check_enqueue_threads(events, recs)
     # One flow per collective instance, through its 4 ranks in time order.
     op_slices = collections.defaultdict(list)
     for e in slices:
@@ -200,6 +218,28 @@ def case_bench(nccltap, work):
             break
         linked.add((held[0]["args"]["comm"], held[0]["args"]["seq"]))
     check(linked == instances, "every collective instance has its flow")
+
+
+def check_enqueue_threads(events, recs):
+    """Each op's enqueue instant is on the track of the thread that called
+    it, as its per-op record says (tid), in its process's pid, the track
+    named "thread TID"."""
+    procs = processes(events)
+    by_pid = {p[1]: fpid for fpid, p in procs.items()}
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    tid_of = {(r["comm"], r["seq"], r["rank"]): (by_pid.get(pid), r["tid"], r["dtype"])
+              for pid, rs in recs.items() for r in rs}
+    wrong = []
+    for e in events:
+        if e["ph"] != "i" or e.get("cat") != "enqueue":
+            continue
+        want = tid_of.get((e["args"]["comm"], e["args"]["seq"], e["args"]["rank"]))
+        if (not want or (e["pid"], e["tid"]) != want[:2] or e["args"].get("dtype") != want[2]
+                or names.get((e["pid"], e["tid"])) != "thread %d" % want[1]):
+            wrong.append((e, want))
+    check(not wrong and tid_of, f"enqueue instants on the calling thread's track (the record's tid), "
+          f"with its dtype: {len(wrong)} not, e.g. {wrong[:2]}")
 
 
 def case_filters(nccltap, work):
