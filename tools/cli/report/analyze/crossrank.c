@@ -340,11 +340,6 @@ static void match_p2p(const struct report *r, struct crossrank *x)
 
 #define MAX_SAMPLES 4096  /* per process: plenty for a robust median */
 
-struct samples {
-    double *v;
-    size_t n;
-};
-
 /* The offset and error of one process from its end differences v[0..n)
  * (reordered; dev: scratch of n): the median; then, outliers left out
  * (further from it than XR_OUTLIER_MADS x 1.4826 MAD, and than
@@ -368,54 +363,76 @@ static struct xr_clock robust_offset(double *v, double *dev, size_t n)
                               .samples = n, .rejected = n - kept, .estimated = true };
 }
 
+/* The end differences of file f's records with the processes estimated
+ * before this round, into v (at most MAX_SAMPLES, spread evenly over its
+ * collectives that end together); returns how many. together[op]: whether
+ * op ends together on all ranks. One file at a time, so that one buffer
+ * serves them all (32 KiB, where one per file took 32 MiB for 1,024). */
+static size_t end_differences(const struct report *r, const struct crossrank *x, uint32_t f,
+                              const bool *together, double *v)
+{
+    const struct rank_file *file = &r->files[f];
+    size_t candidates = 0, n = 0, k = 0;
+    for (size_t j = 0; j < file->nevents; j++)
+        candidates += together[file->events[j].op];
+    size_t stride = candidates / MAX_SAMPLES + 1;
+    for (size_t j = 0; j < file->nevents && n < MAX_SAMPLES; j++) {
+        const struct op_event *e = &file->events[j];
+        if (!together[e->op] || k++ % stride)
+            continue;
+        const struct xr_instance *in = xr_find(x, e->comm, e->seq);
+        if (!in || in->n < 2)
+            continue;
+        const struct xr_member *m = x->members + in->first;
+        size_t a = 0;
+        while (a < in->n && !x->clocks[m[a].file].estimated)
+            a++;
+        if (a == in->n)
+            continue;
+        double anchor = (double)xr_event(r, m[a])->end_ns - (double)x->clocks[m[a].file].offset_ns;
+        v[n++] = (double)e->end_ns - anchor;
+    }
+    return n;
+}
+
 /* Each process's offset from the reference process: from the differences
  * of their ends over the collectives they share (those that end together),
  * robust_offset; then processes that share collectives only with those
- * just estimated, and so on. Processes reached by none keep their host's
- * offset (0 on the reference host). */
+ * estimated in that round, and so on. Processes reached by none keep their
+ * host's offset (0 on the reference host). */
 static void estimate_clocks(struct report *r, struct crossrank *x)
 {
     x->clocks = xcalloc(r->nfiles ? r->nfiles : 1, sizeof *x->clocks);
     if (!x->ninstances)
         return;
+    bool together[256];
+    for (unsigned op = 0; op < 256; op++)
+        together[op] = ends_together(report_name(r, (uint8_t)op));
     uint32_t ref = x->members[x->instances[0].first].file;
     x->clocks[ref].estimated = true;
-    struct samples *s = xcalloc(r->nfiles, sizeof *s);
-    double *dev = xmalloc(MAX_SAMPLES * sizeof *dev);
-    size_t stride = x->ninstances / MAX_SAMPLES + 1;
+    double *v = xmalloc(MAX_SAMPLES * sizeof *v), *dev = xmalloc(MAX_SAMPLES * sizeof *dev);
+    bool *fresh = xcalloc(r->nfiles, sizeof *fresh);
     for (bool progress = true; progress;) {
         progress = false;
-        for (size_t i = 0; i < x->ninstances; i += stride) {
-            const struct xr_instance *in = &x->instances[i];
-            if (!ends_together(report_name(r, in->op)) || in->n < 2)
+        for (uint32_t f = 0; f < r->nfiles; f++) {
+            size_t n = x->clocks[f].estimated ? 0 : end_differences(r, x, f, together, v);
+            if (!n)
                 continue;
-            const struct xr_member *m = x->members + in->first;
-            size_t a = 0;
-            while (a < in->n && !x->clocks[m[a].file].estimated)
-                a++;
-            if (a == in->n)
-                continue;
-            double anchor = (double)xr_event(r, m[a])->end_ns - (double)x->clocks[m[a].file].offset_ns;
-            for (size_t k = 0; k < in->n; k++) {
-                struct samples *fs = &s[m[k].file];
-                if (x->clocks[m[k].file].estimated || fs->n == MAX_SAMPLES)
-                    continue;
-                if (!fs->v)
-                    fs->v = xmalloc(MAX_SAMPLES * sizeof *fs->v);
-                fs->v[fs->n++] = (double)xr_event(r, m[k])->end_ns - anchor;
+            /* Estimated at the end of the round: its processes are anchors
+             * only for the next. */
+            x->clocks[f] = robust_offset(v, dev, n);
+            x->clocks[f].estimated = false;
+            fresh[f] = progress = true;
+        }
+        for (size_t f = 0; f < r->nfiles; f++)
+            if (fresh[f]) {
+                x->clocks[f].estimated = true;
+                fresh[f] = false;
             }
-        }
-        for (size_t f = 0; f < r->nfiles; f++) {
-            if (!s[f].n)
-                continue;
-            x->clocks[f] = robust_offset(s[f].v, dev, s[f].n);
-            free(s[f].v);
-            s[f] = (struct samples){ NULL, 0 };
-            progress = true;
-        }
     }
+    free(fresh);
+    free(v);
     free(dev);
-    free(s);
 }
 
 static int cmp_str(const void *a, const void *b)
