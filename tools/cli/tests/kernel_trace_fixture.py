@@ -18,8 +18,11 @@ usage: kernel_trace_fixture.py CASE OUTDIR
           OUTDIR/ust/uid/0/64-bit/, each a CTF trace with its own metadata,
           as `lttng` lays a session out
 
-The traces are written with libbabeltrace2's Python bindings (Debian's
+The UST trace is written with libbabeltrace2's Python bindings (Debian's
 python3-bt2): a source component of this script's own feeds sink.ctf.fs.
+The kernel trace is written byte by byte as lttng-modules writes it (CTF
+1.8: TSDL metadata, packets with lttng's packet header and context, its
+large event header), since babeltrace2's trace IR has no text arrays.
 They follow what LTTng writes:
 - both traces share LTTng's clock class: "monotonic", 1 GHz, the machine's
   boot id as UUID (here a fixed one), an offset to the epoch; values are
@@ -36,14 +39,19 @@ They follow what LTTng writes:
   {parent_comm, parent_tid, parent_pid, parent_ns_inum, child_comm,
   child_tid, vtids, child_pid, child_ns_inum};
   irq_handler_entry {irq, name}; irq_handler_exit {irq, ret}.
-  lttng-modules declares comm fields as char[16] text arrays; sink.ctf.fs
-  writes them as CTF strings, which readers see as the same string field;
+  Field types as lttng-modules declares them (ctf_array_text(char, ...,
+  TASK_COMM_LEN): comm fields are 16-byte UTF-8 text arrays, NUL-padded;
+  pid_t and int 32-bit, long 64-bit; vtids a sequence with an 8-bit length;
+  the irq handler's name a string), each field named with lttng's leading
+  underscore, as the real traces of tracecompass-test-traces (many-threads,
+  lttng-modules 2.8) hold them; babeltrace2 reads a text array as a string;
 - the UST trace holds nccltap's events (tracepoints/nccltap_tp.h: same
   names, field names, integer widths and enumerations) with the vpid, vtid
   and procname contexts `nccltap run --lttng` adds.
 """
 import os
 import shutil
+import struct as bin
 import sys
 import uuid
 
@@ -333,6 +341,171 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iterator):
             yield it._create_stream_end_message(stream)
 
 
+# ---- the kernel trace, as lttng-modules writes it ----------------------------
+
+CTF_MAGIC = 0xC1FC1FC1
+TRACE_UUID = uuid.UUID("4b2d7e1a-8c3f-4e59-a0d6-1f7b9c2e5a34")
+PAGE = 4096
+EXTENDED = 65535                 # event_header_large's id for the extended form
+
+COMM = "integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _%s[16];"
+INT = "integer { size = %d; align = 8; signed = %d; encoding = none; base = 10; } _%s;"
+# name, id, [(field, kind)]: kinds comm (char[16]), i32, u32, i64, str, seq32
+# (an int32 sequence after its uint8 length), as lttng-modules 2.13 declares them.
+KERNEL_EVENTS = [
+    ("sched_switch", 1, [("prev_comm", "comm"), ("prev_tid", "i32"), ("prev_prio", "i32"),
+                         ("prev_state", "i64"), ("next_comm", "comm"), ("next_tid", "i32"),
+                         ("next_prio", "i32")]),
+    ("sched_wakeup", 2, [("comm", "comm"), ("tid", "i32"), ("prio", "i32"), ("target_cpu", "i32")]),
+    ("sched_process_fork", 3, [("parent_comm", "comm"), ("parent_tid", "i32"), ("parent_pid", "i32"),
+                               ("parent_ns_inum", "u32"), ("child_comm", "comm"), ("child_tid", "i32"),
+                               ("vtids", "seq32"), ("child_pid", "i32"), ("child_ns_inum", "u32")]),
+    ("irq_handler_entry", 4, [("irq", "i32"), ("name", "str")]),
+    ("irq_handler_exit", 5, [("irq", "i32"), ("ret", "i32")]),
+]
+
+
+def kernel_metadata():
+    decl = {"i32": (32, 1), "u32": (32, 0), "i64": (64, 1)}
+    events = []
+    for name, eid, fields in KERNEL_EVENTS:
+        lines = []
+        for f, kind in fields:
+            if kind == "comm":
+                lines.append(COMM % f)
+            elif kind == "str":
+                lines.append("string _%s;" % f)
+            elif kind == "seq32":
+                lines.append(INT % (8, 0, "_%s_length" % f))
+                lines.append("integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } "
+                             "_%s[ __%s_length ];" % (f, f))
+            else:
+                lines.append(INT % (decl[kind] + (f,)))
+        events.append("event {\n\tname = \"%s\";\n\tid = %d;\n\tstream_id = 0;\n\tfields := struct {\n%s\n\t};\n};\n"
+                      % (name, eid, "\n".join("\t\t" + l for l in lines)))
+    return """/* CTF 1.8 */
+
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = false; } := unsigned long;
+
+trace {
+\tmajor = 1;
+\tminor = 8;
+\tuuid = "%s";
+\tbyte_order = le;
+\tpacket.header := struct {
+\t\tuint32_t magic;
+\t\tuint8_t  uuid[16];
+\t\tuint32_t stream_id;
+\t\tuint64_t stream_instance_id;
+\t};
+};
+
+env {
+\thostname = "%s";
+\tdomain = "kernel";
+\tsysname = "Linux";
+\tkernel_release = "6.1.0-fixture";
+\ttracer_name = "lttng-modules";
+\ttracer_major = 2;
+\ttracer_minor = 13;
+\ttracer_patchlevel = 0;
+\ttrace_name = "nccltap-fixture";
+\tarchitecture_bit_width = 64;
+};
+
+clock {
+\tname = "monotonic";
+\tuuid = "%s";
+\tdescription = "Monotonic Clock";
+\tfreq = 1000000000;
+\toffset = %d;
+};
+
+typealias integer {
+\tsize = 32; align = 8; signed = false;
+\tmap = clock.monotonic.value;
+} := uint32_clock_monotonic_t;
+
+typealias integer {
+\tsize = 64; align = 8; signed = false;
+\tmap = clock.monotonic.value;
+} := uint64_clock_monotonic_t;
+
+struct packet_context {
+\tuint64_clock_monotonic_t timestamp_begin;
+\tuint64_clock_monotonic_t timestamp_end;
+\tuint64_t content_size;
+\tuint64_t packet_size;
+\tuint64_t packet_seq_num;
+\tunsigned long events_discarded;
+\tuint32_t cpu_id;
+};
+
+struct event_header_large {
+\tenum : uint16_t { compact = 0 ... 65534, extended = 65535 } id;
+\tvariant <id> {
+\t\tstruct {
+\t\t\tuint32_clock_monotonic_t timestamp;
+\t\t} compact;
+\t\tstruct {
+\t\t\tuint32_t id;
+\t\t\tuint64_clock_monotonic_t timestamp;
+\t\t} extended;
+\t} v;
+} align(8);
+
+stream {
+\tid = 0;
+\tevent.header := struct event_header_large;
+\tpacket.context := struct packet_context;
+};
+
+""" % (TRACE_UUID, HOST, BOOT_ID, EPOCH_OFFSET_S * 1_000_000_000) + "\n".join(events)
+
+
+def kernel_event(ts, name, fields):
+    """One event: the large header's extended form (full id and 64-bit
+    timestamp), then the payload, every field byte-aligned as declared."""
+    eid, decl = next((eid, decl) for n, eid, decl in KERNEL_EVENTS if n == name)
+    out = bin.pack("<HIQ", EXTENDED, eid, ts)
+    for f, kind in decl:
+        v = fields[f]
+        if kind == "comm":
+            b = v.encode()
+            assert len(b) < 16, v  # TASK_COMM_LEN, its NUL included
+            out += b.ljust(16, b"\0")
+        elif kind == "str":
+            out += v.encode() + b"\0"
+        elif kind == "seq32":
+            out += bin.pack("<B%di" % len(v), len(v), *v)
+        else:
+            out += bin.pack({"i32": "<i", "u32": "<I", "i64": "<q"}[kind], v)
+    return out
+
+
+def write_kernel(run, path):
+    """OUTDIR/kernel: metadata and one stream file per CPU (channel0_CPU),
+    each one packet."""
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, "metadata"), "w") as f:
+        f.write(kernel_metadata())
+    for cpu, evs in sorted(run.kernel.items()):
+        if not evs:
+            continue
+        body = b"".join(kernel_event(ts, name, fields) for ts, name, fields in evs)
+        header_size = 32 + 52
+        content = header_size + len(body)
+        size = (content + PAGE - 1) // PAGE * PAGE
+        header = bin.pack("<I16sIQ", CTF_MAGIC, TRACE_UUID.bytes, 0, cpu)
+        context = bin.pack("<QQQQQQI", evs[0][0], evs[-1][0], content * 8, size * 8, 0, 0, cpu)
+        with open(os.path.join(path, "channel0_%d" % cpu), "wb") as f:
+            f.write((header + context + body).ljust(size, b"\0"))
+
+
 def write(domain, run, path):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     g = bt2.Graph()
@@ -349,7 +522,7 @@ def main():
     case, out = sys.argv[1], sys.argv[2]
     shutil.rmtree(out, ignore_errors=True)
     run = Run(case)
-    write("kernel", run, os.path.join(out, "kernel"))
+    write_kernel(run, os.path.join(out, "kernel"))
     write("ust", run, os.path.join(out, "ust", "uid", "0", "64-bit"))
 
 

@@ -65,6 +65,14 @@ def main():
                    check=True, capture_output=True)
     if case == "no_kernel":
         shutil.rmtree(os.path.join(trace, "kernel"))
+    else:
+        # The kernel trace as lttng-modules writes it: comm fields are
+        # char[16] text arrays (ctf_array_text), not CTF strings.
+        with open(os.path.join(trace, "kernel", "metadata")) as f:
+            meta = f.read()
+        array = "integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _%s[16];"
+        check(all(array % n in meta for n in ("prev_comm", "next_comm", "comm", "child_comm")) and
+              "string _prev_comm" not in meta, "the fixture's comm fields are lttng-modules' char[16] arrays")
 
     doc = json.loads(report(nccltap, trace, "--json"))
     text = report(nccltap, trace)
