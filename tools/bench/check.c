@@ -31,8 +31,9 @@ void check_init(struct rank_ctx *rk)
         *(void **)&rk->memcpy_htod = dlsym(lib, "cuMemcpyHtoD_v2");
         *(void **)&rk->memcpy_dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
     }
-    if (!rk->memcpy_htod || !rk->memcpy_dtoh)
-        bench_die("--check: the CUDA driver has no cuMemcpyHtoD_v2 and cuMemcpyDtoH_v2");
+    if (!rk->memcpy_htod || !rk->memcpy_dtoh || !rk->drv.cuCtxSynchronize)
+        bench_die("--check: the CUDA driver has no cuMemcpyHtoD_v2, cuMemcpyDtoH_v2 "
+                  "or cuCtxSynchronize");
 }
 
 static void copy_check(const struct rank_ctx *rk, CUresult r, const char *fn)
@@ -173,6 +174,11 @@ long long check_step(struct worker *w, enum bench_op op, size_t count, int varia
         memset(h, SENTINEL, l.recv_elems * ts);
         copy_in(rk, w->recv, h, l.recv_elems * ts);
     }
+    /* A copy from pageable memory may return before its DMA has landed,
+     * and it runs on the legacy stream, which the bench's non-blocking
+     * stream does not wait for: without this the call can read buffers
+     * half filled (seen on H100s, as wrong elements in some columns). */
+    CU_CHECK(drv, cuCtxSynchronize, ());
     /* One call, grouped only where it must be (Send with Recv). */
     measure_issue(op, &c, 1, op == OP_SENDRECV, 0);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
@@ -185,6 +191,7 @@ long long check_step(struct worker *w, enum bench_op op, size_t count, int varia
         copy_out(rk, e, out, ts);
         e[0] ^= 1;
         copy_in(rk, out, e, ts);
+        CU_CHECK(drv, cuCtxSynchronize, ());
     }
     copy_out(rk, h, out, l.recv_elems * ts);
     long long wrong = 0;
