@@ -11,7 +11,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: nccltap-bench [options]\n"
+"Usage: nccltap-bench [options]\n"
 "Runs NCCL operations and times every call with its own CUDA events.\n"
 "\n"
 "  --ranks N          fork N ranks on this host (rank r uses device r mod ndev)\n"
