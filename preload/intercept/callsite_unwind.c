@@ -4,8 +4,10 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "config.h"
 #include "log.h"
@@ -46,21 +48,64 @@ bool tap_unwind_ready(void)
 
 /* ---- which addresses are in skipped libraries ----
  * A sorted snapshot of every loaded object's address range, marked skipped
- * or not, rebuilt when an address falls outside all of them (a library
- * loaded since). A snapshot is never freed: a thread may still read it;
- * there is one per rebuild, and rebuilds follow dlopen. */
+ * or not, stamped with the loader's counts of objects loaded and unloaded
+ * when it was made (dl_phdr_info's dlpi_adds and dlpi_subs). Lookups are
+ * lock-free. An address outside every range (a library loaded since, or
+ * code outside every object: JIT, a bad frame) rebuilds it only when those
+ * counts have changed; otherwise it costs one step of dl_iterate_phdr and
+ * no allocation. A rebuilt snapshot replaces the one it was made for only
+ * if no other thread replaced it first (else it is freed unseen), so no
+ * lock is taken. A replaced snapshot is never freed, as a thread may still
+ * read it: each new one links to the one it replaced, so there is one per
+ * change of the loaded objects, all reachable. */
 struct range {
     uintptr_t start, end;
     bool skip;
 };
+
+/* The loader's counts of objects loaded and unloaded (0, 0 and the number
+ * of objects where dl_phdr_info lacks them). */
+struct stamp {
+    unsigned long long adds, subs;
+    unsigned objects;
+};
+
 struct module_map {
+    const struct module_map *older;
+    struct stamp stamp;
     unsigned n;
     struct range r[];
 };
 static struct module_map *_Atomic current;
 
+static bool has_counts(size_t size)
+{
+    return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(((struct dl_phdr_info *)0)->dlpi_subs);
+}
+
+static int read_stamp(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct stamp *s = data;
+    if (has_counts(size)) {
+        s->adds = info->dlpi_adds;
+        s->subs = info->dlpi_subs;
+        return 1; /* the same in every object's info: the first is enough */
+    }
+    s->objects++;
+    return 0;
+}
+
+/* Whether objects were loaded or unloaded since m was made. */
+static bool changed(const struct module_map *m)
+{
+    struct stamp now = {0, 0, 0};
+    dl_iterate_phdr(read_stamp, &now);
+    return now.adds != m->stamp.adds || now.subs != m->stamp.subs || now.objects != m->stamp.objects;
+}
+
 /* NCCLTAP_CALLSITE_SKIP names a library by its file name, with or without
- * the version suffix ("libtorch_cuda" or "libtorch_cuda.so"), or by path. */
+ * the version suffix ("libtorch_cuda" or "libtorch_cuda.so"), or by path;
+ * the program itself by the name it was run as (AT_EXECFN: "python3.11"). */
 static bool named_skipped(const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -78,13 +123,19 @@ static bool named_skipped(const char *path)
 
 struct build {
     struct module_map *map;
-    unsigned cap;
+    unsigned cap, objects;
+    bool counts;
 };
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 {
-    (void)size;
     struct build *b = data;
+    b->objects++;
+    if (has_counts(size)) {
+        b->counts = true;
+        b->map->stamp.adds = info->dlpi_adds;
+        b->map->stamp.subs = info->dlpi_subs;
+    }
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (unsigned i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -104,7 +155,11 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
         b->map = m;
         b->cap = cap;
     }
-    b->map->r[b->map->n++] = (struct range){lo, hi, named_skipped(info->dlpi_name)};
+    /* The program comes first, with no name of its own. */
+    const char *name = info->dlpi_name;
+    if (!name[0] && b->objects == 1 && getauxval(AT_EXECFN))
+        name = (const char *)getauxval(AT_EXECFN);
+    b->map->r[b->map->n++] = (struct range){lo, hi, named_skipped(name)};
     return 0;
 }
 
@@ -114,16 +169,27 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static struct module_map *rebuild(void)
+/* A snapshot of the objects loaded now, published in place of `old`
+ * unless another thread published one first (then that one, and this one
+ * freed: no thread has seen it); `old` when there is no memory. */
+static const struct module_map *rebuild(struct module_map *old)
 {
-    struct build b = {malloc(sizeof *b.map + 64 * sizeof b.map->r[0]), 64};
+    struct build b = {malloc(sizeof *b.map + 64 * sizeof b.map->r[0]), 64, 0, false};
     if (!b.map)
-        return NULL;
+        return old;
+    b.map->older = old;
+    b.map->stamp = (struct stamp){0, 0, 0};
     b.map->n = 0;
     dl_iterate_phdr(add_object, &b);
+    if (!b.counts)
+        b.map->stamp.objects = b.objects;
     qsort(b.map->r, b.map->n, sizeof b.map->r[0], by_start);
-    atomic_store_explicit(&current, b.map, memory_order_release);
-    return b.map;
+    struct module_map *seen = old;
+    if (atomic_compare_exchange_strong_explicit(&current, &seen, b.map, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return b.map;
+    free(b.map);
+    return seen;
 }
 
 static const struct range *find(const struct module_map *m, uintptr_t pc)
@@ -145,9 +211,10 @@ bool tap_skip_wanted(void) { return tap_config.callsite_skip[0] != '\0'; }
 
 bool tap_skip_pc(uintptr_t pc)
 {
-    const struct range *r = find(atomic_load_explicit(&current, memory_order_acquire), pc);
-    if (!r)
-        r = find(rebuild(), pc); /* code outside every object (JIT) lands here each time */
+    struct module_map *m = atomic_load_explicit(&current, memory_order_acquire);
+    const struct range *r = find(m, pc);
+    if (!r && (!m || changed(m)))
+        r = find(rebuild(m), pc);
     return r && r->skip;
 }
 
