@@ -104,6 +104,8 @@ struct hang_comm {
     uint64_t seq, bytes;     /* the oldest one */
     const char *op;          /* interned */
     bool started;            /* its GPU start event completed: the rank arrived */
+    bool untimed;            /* the op is the last it issued, not timed (auto), in a
+                                process quiet for the timeout: started not known */
     double pending_s;        /* how long it had waited */
     unsigned site;           /* where it was called: the id of a callsite of its
                                 process (struct callsite.id), 0: not known */
