@@ -9,6 +9,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -243,14 +244,49 @@ def hang_run(run):
     return stuck, err
 
 
+HANG_LINE = re.compile(r"nccltap: hang: rank (\d+) of comm ([0-9a-f]{16}) \((\d+) ranks\) "
+                       r"(waits|no NCCL call for) ([0-9.]+) s (?:in|since) (\w+) seq (\d+) \((\d+) bytes\)"
+                       r"(?: from \S+(?: \([^)]*\))?)?, GPU start (completed|not completed|not known)(?: \([^)]*\))?; "
+                       r"last completed seq by comm: ((?:[0-9a-f]{16}:(?:\d+|none) ?)+)")
+
+
+def hang_lines(err):
+    """The watchdog's stderr lines: {rank: [fields of each line]}, each a
+    dict of rank, comm, nranks, waits (timed) or quiet, s, op, seq, bytes,
+    start (completed, not completed, not known), done {comm: seq or None}."""
+    lines = {}
+    for m in HANG_LINE.finditer(err):
+        done = dict(kv.split(":") for kv in m.group(10).split())
+        lines.setdefault(int(m.group(1)), []).append({
+            "comm": m.group(2), "nranks": int(m.group(3)), "timed": m.group(4) == "waits",
+            "s": float(m.group(5)), "op": m.group(6), "seq": int(m.group(7)), "bytes": int(m.group(8)),
+            "start": m.group(9), "done": {c: None if v == "none" else int(v) for c, v in done.items()}})
+    return lines
+
+
 def hang(run):
     """Rank 3 never reaches AllReduce seq 50: with NCCLTAP_HANG_TIMEOUT_S=2,
     ranks 0-2 write their hang files within 4 s; the report names rank 3
     missing at seq 50 and ranks 0-2 stuck in it, and the call site all four
-    issued it from (the bench's one AllReduce call)."""
+    issued it from (the bench's one AllReduce call). Each rank's stderr line
+    says the op, seq 50, its bytes, whether its GPU started it (ranks 0-2
+    did, rank 3's never reached it) and the last op completed on the
+    communicator (49, on all)."""
     stuck, err = hang_run(run)
     check(max(stuck[r] for r in (0, 1, 2)) <= 4.0, "hang files after %s s, want within 4 s" % stuck)
     check(err.count("nccltap: hang: ") >= 3, "no hang line on stderr:\n" + err[-2000:])
+    lines = hang_lines(err)
+    check(sorted(lines) == [0, 1, 2, 3], "hang lines of ranks %s, want 0-3:\n%s" % (sorted(lines), err[-2000:]))
+    for rank, ls in lines.items():
+        first = ls[0]
+        check(first["timed"] and first["op"] == "AllReduce" and first["seq"] == 50 and first["bytes"] == 1 << 20
+              and first["nranks"] == 4, "rank %d's hang line: %s" % (rank, first))
+        want = "not completed" if rank == 3 else "completed"
+        check(first["start"] == want, "rank %d: GPU start %s, want %s" % (rank, first["start"], want))
+        check(list(first["done"].values()) == [49], "rank %d: last completed by comm %s, want 49"
+              % (rank, first["done"]))
+        check(2.0 <= first["s"] <= 3.0, "rank %d said it waits %.1f s at its first line (timeout 2 s)"
+              % (rank, first["s"]))
     rep, text, _ = run.report()
     check(len(rep["hang"]) == 1, "hang %s" % rep["hang"])
     h = rep["hang"][0]

@@ -29,9 +29,11 @@ static void write_comm(FILE *f, const struct tap_hang_comm *c)
     else
         fputs("null", f);
     if (c->pending) {
-        fprintf(f, ", \"pending\": {\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"started\": %s, "
-                "\"pending_s\": %.3f, \"site\": ", (unsigned long long)c->seq, tap_op_name((enum tap_op)c->op),
-                (unsigned long long)c->bytes, c->started ? "true" : "false", (double)c->age_ns / 1e9);
+        /* Not timed: whether its GPU started it is not known (null). */
+        fprintf(f, ", \"pending\": {\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"timed\": %s, "
+                "\"started\": %s, \"pending_s\": %.3f, \"site\": ", (unsigned long long)c->seq,
+                tap_op_name((enum tap_op)c->op), (unsigned long long)c->bytes, c->timed ? "true" : "false",
+                !c->timed ? "null" : c->started ? "true" : "false", (double)c->age_ns / 1e9);
         /* The id of the rank file's "callsites" entry, which the report symbolizes. */
         if (c->site)
             fprintf(f, "%u}", (unsigned)c->site);
@@ -97,12 +99,14 @@ static void say(const struct tap_hang *h, const char *name, bool written)
     }
     char from[300];
     where_called(s, from, sizeof from);
-    tap_log("hang: rank %d of comm %016llx (%d ranks) waits %.1f s in %s seq %llu (%llu bytes)%s, "
+    tap_log("hang: rank %d of comm %016llx (%d ranks) %s %.1f s %s %s seq %llu (%llu bytes)%s, "
             "GPU start %s; last completed seq by comm: %s%s%s%s%s",
-            s->comm->rank, (unsigned long long)s->comm->id, s->comm->nranks, (double)s->age_ns / 1e9,
+            s->comm->rank, (unsigned long long)s->comm->id, s->comm->nranks,
+            s->timed ? "waits" : "no NCCL call for", (double)s->age_ns / 1e9, s->timed ? "in" : "since",
             tap_op_name((enum tap_op)s->op), (unsigned long long)s->seq, (unsigned long long)s->bytes, from,
-            s->started ? "completed (it arrived; others may not have)"
-                       : "not completed (its GPU never reached the op)",
+            !s->timed ? "not known (the op was not timed: it waits in it, or is idle)"
+            : s->started ? "completed (it arrived; others may not have)"
+                         : "not completed (its GPU never reached the op)",
             done, written ? "; details in " : "", written ? tap_config.dir : "", written ? "/" : "",
             written ? name : "");
 }

@@ -1,5 +1,6 @@
 #include "hang.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "comm_registry.h"
@@ -13,8 +14,72 @@
 static uint64_t next_report_ns;  /* 0: no hang going on */
 static unsigned reports;
 static uint64_t last_look_ns;
+static uint64_t calls_seen;        /* ops issued on all communicators at a look */
+static uint64_t calls_changed_ns;  /* the look that saw them change */
 
 #define LOOK_EVERY_NS 100000000ull  /* 100 ms: a hang is looked for, not timed */
+
+/* The latest untimed op of each communicator (reducer thread only). */
+struct untimed {
+    const struct tap_comm *comm;
+    uint64_t seq, bytes, enqueue_ns;
+    uint8_t op;
+    uint16_t site;
+};
+static struct untimed *untimed;
+static unsigned nuntimed, untimed_cap, untimed_hit;
+
+static struct untimed *untimed_of(const struct tap_comm *comm)
+{
+    if (untimed_hit < nuntimed && untimed[untimed_hit].comm == comm)
+        return &untimed[untimed_hit];
+    for (unsigned i = 0; i < nuntimed; i++)
+        if (untimed[i].comm == comm)
+            return &untimed[untimed_hit = i];
+    return NULL;
+}
+
+void tap_hang_note_untimed(const struct tap_op_rec *op)
+{
+    if (!tap_config.hang_timeout_s || !op->comm)
+        return;
+    struct untimed *u = untimed_of(op->comm);
+    if (!u) {
+        if (nuntimed == untimed_cap) {
+            unsigned cap = untimed_cap ? 2 * untimed_cap : 16;
+            struct untimed *v = realloc(untimed, cap * sizeof *v);
+            if (!v)
+                return;  /* no memory: this communicator's untimed ops go unwatched */
+            untimed = v;
+            untimed_cap = cap;
+        }
+        u = &untimed[untimed_hit = nuntimed++];
+        *u = (struct untimed){ .comm = op->comm };
+    } else if (op->seq < u->seq) {
+        return;  /* an older one, from another thread's queue slot */
+    }
+    *u = (struct untimed){ op->comm, op->seq, op->bytes, op->enqueue_ns, op->op, op->site };
+}
+
+/* A communicator with no timed op pending whose last op issued was not
+ * timed, no timed op after it completed, alive, in a process that issued
+ * nothing for the timeout: its last op, as not timed. */
+static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t timeout_ns)
+{
+    const struct untimed *u = untimed_of(c->comm);
+    if (c->pending || !u || u->seq + 1 != c->issued || c->done_seq > u->seq ||
+        atomic_load_explicit(&c->comm->state, memory_order_relaxed) != TAP_COMM_ALIVE ||
+        now_ns - calls_changed_ns < timeout_ns)
+        return;
+    c->pending = true;
+    c->timed = false;
+    c->started = false;
+    c->seq = u->seq;
+    c->bytes = u->bytes;
+    c->op = u->op;
+    c->site = u->site;
+    c->enqueue_ns = u->enqueue_ns;
+}
 
 /* The oldest pending op of each communicator, into h->comms (found by
  * pointer: the registry's order). */
@@ -27,6 +92,7 @@ static void note(const struct tap_op_rec *op, const struct tap_event *start, voi
             continue;
         if (!c->pending || op->seq < c->seq) {
             c->pending = true;
+            c->timed = true;
             c->seq = op->seq;
             c->bytes = op->bytes;
             c->op = op->op;
@@ -49,15 +115,22 @@ bool tap_hang_check(uint64_t now_ns)
     struct tap_hang h = { calloc(n ? n : 1, sizeof *h.comms), n, 0, timeout_ns, 0 };
     if (!h.comms)
         return false;  /* no memory now: looked for again at the next look */
+    uint64_t calls = 0;
     for (unsigned i = 0; i < n; i++) {
         h.comms[i].comm = tap_comm_at(i);
         h.comms[i].issued = atomic_load_explicit(&h.comms[i].comm->seq, memory_order_relaxed);
         h.comms[i].done_seq = h.comms[i].comm->done_seq;
+        calls += h.comms[i].issued;
+    }
+    if (calls != calls_seen || !calls_changed_ns) {
+        calls_seen = calls;
+        calls_changed_ns = now_ns;
     }
     tap_reducer_each_pending(note, &h);
     uint64_t oldest = UINT64_MAX;
     for (unsigned i = 0; i < n; i++) {
         struct tap_hang_comm *c = &h.comms[i];
+        note_untimed_last(c, now_ns, timeout_ns);
         if (!c->pending)
             continue;
         c->age_ns = now_ns > c->enqueue_ns ? now_ns - c->enqueue_ns : 0;
@@ -73,7 +146,8 @@ bool tap_hang_check(uint64_t now_ns)
     } else if (!next_report_ns || now_ns >= next_report_ns) {
         h.reports = ++reports;
         tap_hang_file_write(&h);
-        TAP_TRACE(hang, &h.comms[h.stuck]);
+        if (h.comms[h.stuck].timed)
+            TAP_TRACE(hang, &h.comms[h.stuck]);
         next_report_ns = now_ns + timeout_ns;
         fired = true;
     }
@@ -86,4 +160,8 @@ void tap_hang_reset(void)
     next_report_ns = 0;
     reports = 0;
     last_look_ns = 0;
+    calls_seen = calls_changed_ns = 0;
+    /* The parent's communicators are not the child's; the table is the
+     * parent's allocation, kept (the child's own heap holds a copy). */
+    nuntimed = untimed_hit = 0;
 }

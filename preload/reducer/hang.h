@@ -3,7 +3,16 @@
  * file (output/hang_file.c), print one line and emit an LTTng `hang` event;
  * again every timeout while it lasts. It reads what the reducer already
  * holds, and queries one event per communicator: it never blocks or slows
- * the application. */
+ * the application.
+ *
+ * An op that was not timed (`auto` samples) never completes as far as the
+ * reducer can see. So a communicator whose last op issued was not timed,
+ * not followed by a completed timed one, in a process that has issued no
+ * NCCL call at all for the timeout, is reported too, as such (timed:
+ * false): the application waits in it, or is busy elsewhere with nothing
+ * left to issue; its GPU start is not known. The reducer notes each
+ * untimed op (tap_hang_note_untimed); the hot path does nothing more. No
+ * LTTng event for those: its `started` field cannot say "not known". */
 #ifndef NCCLTAP_HANG_H
 #define NCCLTAP_HANG_H
 
@@ -18,11 +27,14 @@ struct tap_hang_comm {
     const struct tap_comm *comm;
     uint64_t issued;          /* ops issued on it (the next seq) */
     uint64_t done_seq;        /* seq + 1 of the latest timed op completed, 0: none */
-    bool pending;             /* it has a timed op not complete: */
+    bool pending;             /* it has a timed op not complete, or (timed false)
+                                 its last op was untimed and the process quiet: */
+    bool timed;               /* true: the oldest timed op not complete; false:
+                                 the last op issued, not timed */
     uint64_t seq, bytes;      /* the oldest one */
     uint8_t op;               /* enum tap_op */
     uint16_t site;            /* its call site (intercept/callsite.h), 0: none */
-    bool started;             /* its GPU start event has completed */
+    bool started;             /* its GPU start event has completed (timed only) */
     uint64_t enqueue_ns;      /* when it was issued, CLOCK_MONOTONIC */
     uint64_t age_ns;          /* since then */
 };
@@ -41,6 +53,10 @@ struct tap_hang {
  * caller writes the rank file and the per-op records then, so that the
  * report has them even if the job is killed before its next interval. */
 bool tap_hang_check(uint64_t now_ns);
+
+/* From the reducer, for each op it counts without a time (sampled out,
+ * or no event to time it with): the latest per communicator is kept. */
+void tap_hang_note_untimed(const struct tap_op_rec *op);
 
 /* In a forked child. */
 void tap_hang_reset(void);

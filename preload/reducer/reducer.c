@@ -8,6 +8,7 @@
 #include "comm_registry.h"
 #include "config.h"
 #include "gpu_timing.h"
+#include "hang.h"
 #include "mpmc_queue.h"
 #include "ops_file.h"
 #include "ops_log.h"
@@ -118,8 +119,11 @@ static void settle_untimed(struct group *g)
     else if (g->rec.flags & TAP_GRPF_SIMULATED)
         tap_reducer_totals.simulated += g->n;
     else
-        for (uint32_t i = 0; i < g->n; i++)
+        for (uint32_t i = 0; i < g->n; i++) {
             tap_stats_record(&g->members[i], g->n, NULL);
+            if (!(g->members[i].flags & TAP_OPF_CAPTURED))
+                tap_hang_note_untimed(&g->members[i]);
+        }
     free_group(g);
 }
 
@@ -158,8 +162,11 @@ static void on_op(const struct tap_op_rec *op)
         tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
         add_pending(op, NULL);
     }
-    else
+    else {
         tap_stats_record(op, 1, NULL);
+        if (!(op->flags & TAP_OPF_CAPTURED))
+            tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
+    }
 }
 
 static void on_group_stream(const struct tap_group_stream_rec *rec)
