@@ -330,6 +330,77 @@ def hang_untimed(run):
           "ranks 0-2 stuck, 3 missing: %s" % rep["hang"][0])
 
 
+def hang_auto(run):
+    """auto, and a hang at an op it did not time: rank 3 issues 32,768
+    AllReduces of 8 B and stops (it exits), ranks 0-2 issue one more, seq
+    32768, far past auto's 1,024 learning calls and sampled out, then wait
+    for it and call nothing else. The op never completes as the reducer
+    can see, untimed or stuck alike; with no NCCL call in their process for
+    NCCLTAP_HANG_TIMEOUT_S=2 they report it, as not timed, within the
+    timeout (a look every 100 ms): their hang files name seq 32768 (timed
+    false, started null) and the report names rank 3 missing (its last op
+    32767) and ranks 0-2 stuck in seq 32768."""
+    seq = 32768
+    id_file = os.path.join(run.work, "id")
+    procs = []
+    for rank in range(4):
+        env = run.env(RANK=rank, WORLD_SIZE=4, LOCAL_RANK=rank, NCCLTAP_RUN_ID="hangauto",
+                      NCCLTAP_TIMING="auto", NCCLTAP_OVERHEAD_PCT="0.0001", NCCLTAP_INTERVAL_MS=3600000,
+                      NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_LAT_US=0)
+        cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--id-file", id_file,
+               "--op", "allreduce", "--bytes", "8", "--iters", str(seq if rank == 3 else seq + 1),
+               "--warmup", "0"]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      text=True))
+    files = {}
+    try:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60 and len(files) < 3:
+            for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+                try:
+                    with open(path) as f:
+                        h = json.load(f)
+                except (OSError, ValueError):
+                    continue
+                files[h["stuck"]["rank"]] = h
+            time.sleep(0.05)
+        out3 = procs[3].communicate(timeout=30)[1]
+        check(procs[3].returncode == 0, "rank 3 exited %d:\n%s" % (procs[3].returncode, out3[-2000:]))
+        for p in procs[:3]:
+            check(p.poll() is None, "a rank ended although rank 3 never issued seq %d" % seq)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        errs = [p.communicate(timeout=30)[1] for p in procs[:3]]
+    check(sorted(files) == [0, 1, 2], "hang files of ranks %s, want 0-2" % sorted(files))
+    for rank, h in sorted(files.items()):
+        p = h["stuck"]["pending"]
+        check(p and p["seq"] == seq and p["op"] == "AllReduce" and p["bytes"] == 8,
+              "rank %d's hang file: %s" % (rank, h["stuck"]))
+        check(p["timed"] is False and p["started"] is None,
+              "rank %d timed seq %d (auto sampled it in): %s" % (rank, seq, p))
+        check(h["stuck"]["issued"] == seq + 1 and (h["stuck"]["last_done"] or 0) < seq,
+              "rank %d: issued %s, last done %s" % (rank, h["stuck"]["issued"], h["stuck"]["last_done"]))
+    for rank, err in enumerate(errs):
+        ls = hang_lines(err).get(rank)
+        check(ls, "no hang line from rank %d:\n%s" % (rank, err[-2000:]))
+        first = ls[0]
+        check(not first["timed"] and first["start"] == "not known" and first["seq"] == seq
+              and first["op"] == "AllReduce" and first["bytes"] == 8, "rank %d's hang line: %s" % (rank, first))
+        check(2.0 <= first["s"] <= 3.0, "rank %d: first said after %.1f s of quiet (timeout 2 s)" % (rank, first["s"]))
+        check(all(v is None or v < seq for v in first["done"].values()), "rank %d: %s" % (rank, first["done"]))
+    rep, text, _ = run.report()
+    check(len(rep["hang"]) == 1, "hang %s" % rep["hang"])
+    h = rep["hang"][0]
+    check(h["seq"] == seq and h["op"] == "AllReduce" and h["bytes"] == 8,
+          "stuck at %s seq %d, want AllReduce seq %d" % (h["op"], h["seq"], seq))
+    check(h["missing_ranks"] == [3] and h["missing"][0]["last_seq"] == seq - 1,
+          "missing %s, want rank 3 after seq %d" % (h["missing"], seq - 1))
+    check(h["stuck_ranks"] == [0, 1, 2], "stuck ranks %s, want [0, 1, 2]" % h["stuck_ranks"])
+    check("MISSING rank 3" in text, "the text report does not name rank 3 missing")
+
+
 def hang_first_op(run):
     """A hang at the first call of a site (rank 1 never runs AllReduce seq
     0, as when a job hangs at its first collective): no call there has
@@ -501,6 +572,7 @@ def main():
         "ring": lambda: ring(run),
         "hang": lambda: hang(run),
         "hang_first_op": lambda: hang_first_op(run),
+        "hang_auto": lambda: hang_auto(run),
         "hang_untimed": lambda: hang_untimed(run),
         "hosts": lambda: hosts(run),
         "synthetic": lambda: synthetic(run),

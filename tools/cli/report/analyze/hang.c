@@ -3,7 +3,15 @@
  * whose GPU started S waits in it (stuck), as does one that issued S
  * untimed and completed nothing from S on; a rank that never issued S, or
  * issued it but whose GPU never reached it (its start event did not
- * complete), is missing, and its last op says where it is instead. */
+ * complete), is missing, and its last op says where it is instead.
+ *
+ * A process quiet since an untimed op reports that op (untimed): its last,
+ * which may well have completed. Where some rank reports one, and the
+ * ranks have not all issued as many ops, S is rather the first op some
+ * rank never issued (unless a timed op pending is older): that rank is
+ * missing, those that issued S and completed nothing from it on wait in
+ * it. Where all issued as many, S is their last: all wait in it, or all
+ * are idle; nccltap cannot tell which rank's GPU did not reach it. */
 #include "hang.h"
 #include "callsites.h"
 #include "util.h"
@@ -80,7 +88,7 @@ static void classify(const struct report *r, struct hang_instance *h)
             const struct callsite *site = site_of(file, e->site);
             if (site)
                 add_site(h, site, rank);
-            if (e->started)
+            if (e->started || e->untimed)
                 h->stuck[h->nstuck++] = rank;
             else
                 h->missing[h->nmissing++] = (struct hang_missing){ rank, (int64_t)h->seq - 1, true };
@@ -103,6 +111,44 @@ static void classify(const struct report *r, struct hang_instance *h)
     }
 }
 
+/* S where some rank reports an untimed op (see the top): the fewest ops
+ * any rank of the communicator issued, when another issued more; else the
+ * oldest untimed op reported. At most `timed_seq`, the oldest timed op
+ * pending (UINT64_MAX: none). */
+static uint64_t stuck_seq_untimed(const struct report *r, uint64_t comm, int nranks, uint64_t timed_seq,
+                                  uint64_t untimed_seq)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int rank = 0; rank < nranks; rank++) {
+        const struct rank_file *file;
+        const struct hang_comm *e = find_entry(r, comm, rank, &file);
+        bool known = e != NULL;
+        uint64_t issued = e ? e->issued : issued_per_rank_file(r, comm, rank, &known);
+        if (!known)
+            continue;
+        lo = issued < lo ? issued : lo;
+        hi = issued > hi ? issued : hi;
+    }
+    uint64_t seq = lo < hi ? lo : untimed_seq;
+    return seq < timed_seq ? seq : timed_seq;
+}
+
+/* The op and size of h->seq, from a report that has it pending. */
+static void name_seq(const struct report *r, struct hang_instance *h)
+{
+    for (size_t j = 0; j < r->nhangs; j++)
+        for (size_t m = 0; m < r->hangs[j].ncomms; m++) {
+            const struct hang_comm *d = &r->hangs[j].comms[m];
+            if (d->comm == h->comm && d->pending && d->seq == h->seq) {
+                h->op = d->op;
+                h->bytes = d->bytes;
+                return;
+            }
+        }
+    h->op = "unknown";  /* no rank reports it: the one after the missing rank's last */
+    h->bytes = 0;
+}
+
 void report_hangs(const struct report *r, struct hang_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -115,21 +161,22 @@ void report_hangs(const struct report *r, struct hang_summary *out)
             struct hang_instance h = { .comm = c->comm, .seq = c->seq, .op = c->op, .bytes = c->bytes,
                                        .nranks = c->nranks };
             /* The oldest op any rank of the communicator waits in. */
+            uint64_t timed_seq = UINT64_MAX, untimed_seq = UINT64_MAX;
             for (size_t j = 0; j < r->nhangs; j++)
                 for (size_t m = 0; m < r->hangs[j].ncomms; m++) {
                     const struct hang_comm *d = &r->hangs[j].comms[m];
                     if (d->comm != c->comm || !d->pending)
                         continue;
-                    if (d->seq < h.seq) {
-                        h.seq = d->seq;
-                        h.op = d->op;
-                        h.bytes = d->bytes;
-                    }
+                    uint64_t *oldest = d->untimed ? &untimed_seq : &timed_seq;
+                    *oldest = d->seq < *oldest ? d->seq : *oldest;
                     if (d->pending_s > h.pending_s)
                         h.pending_s = d->pending_s;
                     if (d->nranks > h.nranks)
                         h.nranks = d->nranks;
                 }
+            h.seq = untimed_seq == UINT64_MAX
+                ? timed_seq : stuck_seq_untimed(r, h.comm, h.nranks, timed_seq, untimed_seq);
+            name_seq(r, &h);
             classify(r, &h);
             if (out->n == cap)
                 out->v = xrealloc(out->v, (cap = cap ? 2 * cap : 4) * sizeof *out->v);

@@ -38,6 +38,7 @@ static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
         c->bytes = u64(p, "bytes");
         c->op = report_intern(r, op ? op : "unknown");
         c->started = json_is_true(json_object_get(p, "started"));
+        c->untimed = json_is_false(json_object_get(p, "timed"));  /* absent: timed */
         c->pending_s = json_number_value(json_object_get(p, "pending_s"));
         c->site = (unsigned)u64(p, "site");
     }
