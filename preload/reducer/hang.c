@@ -39,9 +39,9 @@ static struct untimed *untimed_of(const struct tap_comm *comm)
     return NULL;
 }
 
-void tap_hang_note_untimed(const struct tap_op_rec *op)
+void tap_hang_note_last_untimed(const struct tap_op_rec *op)
 {
-    if (!tap_config.hang_timeout_s || !op->comm)
+    if (!tap_config.hang_timeout_s || (op->flags & TAP_OPF_CAPTURED))
         return;
     struct untimed *u = untimed_of(op->comm);
     if (!u) {

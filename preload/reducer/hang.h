@@ -16,11 +16,12 @@
 #ifndef NCCLTAP_HANG_H
 #define NCCLTAP_HANG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-struct tap_comm;
-struct tap_op_rec;
+#include "comm_registry.h"
+#include "op_record.h"
 
 /* One communicator's state when the watchdog fired. */
 struct tap_hang_comm {
@@ -55,8 +56,18 @@ struct tap_hang {
 bool tap_hang_check(uint64_t now_ns);
 
 /* From the reducer, for each op it counts without a time (sampled out,
- * or no event to time it with): the latest per communicator is kept. */
-void tap_hang_note_untimed(const struct tap_op_rec *op);
+ * or no event to time it with; not captured into a CUDA graph, whose
+ * replays make no call): the one that is its communicator's last op
+ * issued when the reducer sees it is kept. Only those can be the last
+ * when the process goes quiet; the others (most, in a burst) cost a load
+ * and a compare: the reducer's work per call is budgeted
+ * (perf.callgrind_cost). */
+void tap_hang_note_last_untimed(const struct tap_op_rec *op);
+static inline void tap_hang_note_untimed(const struct tap_op_rec *op)
+{
+    if (op->seq + 1 == atomic_load_explicit(&op->comm->seq, memory_order_relaxed))
+        tap_hang_note_last_untimed(op);
+}
 
 /* In a forked child. */
 void tap_hang_reset(void);

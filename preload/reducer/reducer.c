@@ -121,8 +121,7 @@ static void settle_untimed(struct group *g)
     else
         for (uint32_t i = 0; i < g->n; i++) {
             tap_stats_record(&g->members[i], g->n, NULL);
-            if (!(g->members[i].flags & TAP_OPF_CAPTURED))
-                tap_hang_note_untimed(&g->members[i]);
+            tap_hang_note_untimed(&g->members[i]);
         }
     free_group(g);
 }
@@ -164,8 +163,7 @@ static void on_op(const struct tap_op_rec *op)
     }
     else {
         tap_stats_record(op, 1, NULL);
-        if (!(op->flags & TAP_OPF_CAPTURED))
-            tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
+        tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
     }
 }
 
