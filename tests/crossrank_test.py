@@ -175,6 +175,12 @@ def slow_link_single(run):
           % (s["slow"], s["instances"]))
     check(rep["crossrank"]["uncompared"]["count"] == 0, "compared, yet %s" % rep["crossrank"]["uncompared"])
     check("expected (NCCLTAP_EXPECT_BUSBW_GBS)" in text, "the text does not say what it was compared with")
+    # The same given as an option, which wins over the variable.
+    p = subprocess.run([run.nccltap, "report", "--json", run.dir, "--expect-busbw", expect],
+                       capture_output=True, text=True, timeout=120,
+                       env=run.env(NCCLTAP_EXPECT_BUSBW_GBS="AllReduce:1e6"))
+    check(p.returncode == 0 and json.loads(p.stdout)["slow_transfers"] == st,
+          "--expect-busbw: %s, want what the variable gave" % p.stdout[-2000:])
 
     rep, text, _ = run.report(NCCLTAP_EXPECT_BUSBW_GBS="AllReduce:fast")
     check(rep["slow_transfers"] == [] and rep["crossrank"]["expect_error"],

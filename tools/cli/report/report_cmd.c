@@ -47,15 +47,15 @@ static int print_report(const struct report *r, const struct print_opts *o)
     return rc;
 }
 
-static int report_path(const char *path, const char *run, const struct print_opts *o,
-                       const struct perfetto_opts *p)
+static int report_path(const char *path, const char *run, const char *expect_busbw,
+                       const struct print_opts *o, const struct perfetto_opts *p)
 {
     struct report r;
     int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, run, &r);
     if (loaded != 0)
         return 1;
     struct crossrank cross;
-    crossrank_analyze(&r, &cross);
+    crossrank_analyze(&r, expect_busbw, &cross);
     r.cross = &cross;
     int rc;
     report_symbolize(&r, debug_dirs, ndebug_dirs);
@@ -77,12 +77,12 @@ static int report_path(const char *path, const char *run, const struct print_opt
 int report_dir_text(const char *dir)
 {
     const struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
-    return report_path(dir, NULL, &o, NULL);
+    return report_path(dir, NULL, getenv("NCCLTAP_EXPECT_BUSBW_GBS"), &o, NULL);
 }
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_RUN, OPT_PERFETTO,
+    enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_EXPECT, OPT_RUN, OPT_PERFETTO,
            OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
@@ -91,6 +91,7 @@ int cmd_report(int argc, char **argv)
         { "top", required_argument, NULL, OPT_TOP },
         { "comm", required_argument, NULL, OPT_COMM },
         { "op", required_argument, NULL, OPT_OP },
+        { "expect-busbw", required_argument, NULL, OPT_EXPECT },
         { "run", required_argument, NULL, OPT_RUN },
         { "perfetto", required_argument, NULL, OPT_PERFETTO },
         { "from", required_argument, NULL, OPT_FROM },
@@ -103,6 +104,9 @@ int cmd_report(int argc, char **argv)
     struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
     bool json = false, csv = false;
     const char *run = NULL;
+    /* What the transfers should reach (crossrank.h): the option, or the
+     * variable, so that a job's environment can carry it. */
+    const char *expect_busbw = getenv("NCCLTAP_EXPECT_BUSBW_GBS");
     struct perfetto_opts p = { .tl = { .from_s = 0, .to_s = -1 } };
     int *ranks = NULL;
     char *end;
@@ -137,6 +141,9 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_OP:
             o.summary.op = optarg;
+            break;
+        case OPT_EXPECT:
+            expect_busbw = optarg;
             break;
         case OPT_RUN:
             run = optarg;
@@ -188,7 +195,7 @@ int cmd_report(int argc, char **argv)
     else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)
         rc = usage_error(argv[0], "--to must be after --from");
     else
-        rc = report_path(argv[optind], run, &o, &p);
+        rc = report_path(argv[optind], run, expect_busbw, &o, &p);
     free(ranks);
     return rc;
 }

@@ -560,13 +560,12 @@ const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint
         ? &x->instances[lo] : NULL;
 }
 
-void crossrank_analyze(struct report *r, struct crossrank *x)
+void crossrank_analyze(struct report *r, const char *expect_busbw, struct crossrank *x)
 {
     memset(x, 0, sizeof *x);
     /* The busbw the user expects, where the job has no other reference. */
-    const char *expect = getenv("NCCLTAP_EXPECT_BUSBW_GBS");
-    if (expect && *expect)
-        xr_parse_expect(x, expect);
+    if (expect_busbw && *expect_busbw)
+        xr_parse_expect(x, expect_busbw);
     match_collectives(r, x);
     match_p2p(r, x);
     estimate_clocks(r, x);

@@ -189,7 +189,9 @@ struct crossrank {
 /* Matches the records of every file of r, estimates the clocks (setting
  * each file's clock_offset_ns), and finds stragglers and slow transfers.
  * A report without per-op records gives an empty result. */
-void crossrank_analyze(struct report *r, struct crossrank *x);
+/* expect_busbw: what the user expects ([OP:]GBS[@MINBYTES],...: nccltap
+ * report --expect-busbw, or NCCLTAP_EXPECT_BUSBW_GBS), NULL: nothing. */
+void crossrank_analyze(struct report *r, const char *expect_busbw, struct crossrank *x);
 void crossrank_free(struct crossrank *x);
 
 /* A member's record, and its start and end in the reference clock. */
