@@ -1,4 +1,5 @@
 #include "callsites.h"
+#include "merge.h"
 #include "util.h"
 
 #include <math.h>
@@ -104,10 +105,8 @@ void report_callsites(const struct report *r, struct callsite_summary *out)
         for (size_t j = 0; j < f->nsites; j++)
             n += f->sites[j].nrows;
         for (size_t j = 0; j < f->nops; j++) {
-            const struct op_row *o = &f->ops[j];
-            /* No steady timed call: no mean (NaN), and no time at its sites either. */
-            if (!isnan(o->us_mean))
-                total_ns += o->us_mean * 1e3 * (double)o->calls / (o->grouped > 1.0 ? o->grouped : 1.0);
+            /* No steady timed call: no mean, and no time at its sites either. */
+            total_ns += op_row_time_us(&f->ops[j]) * 1e3;
         }
     }
     if (n == 0)

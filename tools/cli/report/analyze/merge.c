@@ -137,6 +137,13 @@ const struct op_row **report_rows(const struct report *r, size_t *n)
     return rows;
 }
 
+double op_row_time_us(const struct op_row *row)
+{
+    if (isnan(row->us_mean))
+        return 0.0;
+    return row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
+}
+
 /* Bytes per nanosecond is 1e9 bytes per second: GB/s as nccl-tests counts. */
 double op_row_busbw_total(const struct op_row *row)
 {

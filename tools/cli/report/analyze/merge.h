@@ -37,6 +37,12 @@ const struct op_row **report_rows(const struct report *r, size_t *n);
 /* True when two rows belong to the same merged line (comm, op, dtype, size). */
 bool op_row_same_key(const struct op_row *a, const struct op_row *b);
 
+/* The row's NCCL time: its calls x its mean time (the first call kept
+ * apart, as its times are), a group's time shared among its ops; 0 when
+ * no call but the first was timed. What "where the time goes" and call
+ * sites add up. */
+double op_row_time_us(const struct op_row *row);
+
 /* bw_busbytes / time_ns.sum in GB/s (bytes per ns), 0 when untimed. */
 double op_row_busbw_total(const struct op_row *row);
 double op_row_algbw_total(const struct op_row *row);

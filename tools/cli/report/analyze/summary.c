@@ -43,14 +43,6 @@ bool summary_keeps_row(const struct report_summary *s, const struct op_row *row)
     return row_kept(&s->options, row, c && c->name[0] ? c->name : row->comm_name);
 }
 
-/* NCCL time of one rank's row, as call sites count it (callsites.c). */
-static double row_time_us(const struct op_row *row)
-{
-    if (isnan(row->us_mean))
-        return 0.0;
-    return row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
-}
-
 static void summarize_line(const struct op_row *const *rows, size_t n, struct line_summary *l)
 {
     memset(l, 0, sizeof *l);
@@ -62,7 +54,7 @@ static void summarize_line(const struct op_row *const *rows, size_t n, struct li
         l->calls_max = row->calls > l->calls_max ? row->calls : l->calls_max;
         l->timed_min = row->timed < l->timed_min ? row->timed : l->timed_min;
         l->timed_max = row->timed > l->timed_max ? row->timed : l->timed_max;
-        l->time_us += row_time_us(row);
+        l->time_us += op_row_time_us(row);
     }
     const struct op_merged *m = &l->m;
     l->bytes = m->calls ? (double)m->bytes_total / (double)m->calls : m->first->bytes;
