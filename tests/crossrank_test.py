@@ -186,6 +186,9 @@ def slow_link_single(run):
     check(rep["slow_transfers"] == [] and rep["crossrank"]["expect_error"],
           "a bad expectation: %s, %s" % (rep["slow_transfers"], rep["crossrank"]["expect_error"]))
     check("NCCLTAP_EXPECT_BUSBW_GBS not used" in text, "the text does not say the expectation was bad")
+    rep, _, _ = run.report(NCCLTAP_EXPECT_BUSBW_GBS="AllReduce:100@nan")
+    check(rep["slow_transfers"] == [] and rep["crossrank"]["expect_error"],
+          "a size of nan: %s" % rep["crossrank"]["expect_error"])
 
     shutil.rmtree(run.dir)
     run.bench_run(bench)

@@ -292,6 +292,21 @@ def check_options(nccltap, d):
         if j["busbw_gbs"] is not None:
             check(close(float(c["busbw_gbs"]), j["busbw_gbs"]) and close(float(c["p50_us"]), j["time_us"]["p50"]),
                   f"csv: the JSON's numbers: {c}")
+    # Sizes past 10 GB stay exact (a "%.10g" would round 16 GiB), in the
+    # per-rank rows, the merged rows and the CSV.
+    with tempfile.TemporaryDirectory() as big:
+        for name in os.listdir(d):
+            with open(os.path.join(d, name)) as f:
+                text = f.read()
+            with open(os.path.join(big, name), "w") as f:
+                f.write(text.replace('"bytes": 67108864', '"bytes": 17179869185')
+                        .replace('"bytes_total": 335544320', '"bytes_total": 85899345925'))
+        rc, js, _ = run(nccltap, "report", "--json", "--op", "AllReduce", big)
+        doc = json.loads(js)
+        check(rc == 0 and 17179869185 in [r["bytes"] for r in doc["ops"]]
+              and 17179869185 in [r["bytes"] for r in doc["rows"]], "16 GiB + 1 exact in --json")
+        rc, out, _ = run(nccltap, "report", "--csv", big)
+        check(rc == 0 and ",17179869185," in out, "16 GiB + 1 exact in --csv")
     for bad in (("--top", "x"), ("--json", "--csv")):
         rc, _, err = run(nccltap, "report", *bad, d)
         check(rc == 2 and "--help" in err, f"{bad}: a usage error")

@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -202,7 +203,7 @@ static bool parse_bytes(const char *s, const char *end, uint64_t *out)
     char *e;
     errno = 0;
     double v = strtod(s, &e);
-    if (e == s || errno || v < 0)
+    if (e == s || errno || !(v >= 0) || !isfinite(v))
         return false;
     double unit = 1;
     if (e < end) {

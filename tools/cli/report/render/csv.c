@@ -28,7 +28,9 @@ static void text(const char *s, FILE *out)
 
 static void number(double v, FILE *out)
 {
-    if (!isnan(v))
+    if (v == floor(v) && fabs(v) < 9e15)  /* whole: exact (sizes past 10 GB) */
+        fprintf(out, "%.0f", v);
+    else if (isfinite(v))
         fprintf(out, "%.10g", v);
 }
 

@@ -141,26 +141,39 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
  * times as long (BENCHMARKS.md, the report at scale). */
 
 /* A string: as it is when nothing in it needs escaping (names in the files
- * are mostly plain), else as jansson escapes it. */
+ * are mostly plain), else as jansson escapes it; bytes that are not UTF-8
+ * (a foreign trace's names) as \u00XX each, so that the output stays JSON. */
 static void put_string(const char *s, FILE *out)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p < 0x20 || *p == '"' || *p == '\\' || *p >= 0x7f) {
-            json_t *v = json_string(s);
-            if (!v)  /* not UTF-8: the bytes as they are, escaped */
-                v = json_string_nocheck(s);
-            json_dumpf(v, out, JSON_ENCODE_ANY);
-            json_decref(v);
-            return;
-        }
-    fprintf(out, "\"%s\"", s);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x7f)
+        p++;
+    if (!*p) {
+        fprintf(out, "\"%s\"", s);
+        return;
+    }
+    json_t *v = json_string(s);
+    if (v) {
+        json_dumpf(v, out, JSON_ENCODE_ANY);
+        json_decref(v);
+        return;
+    }
+    fputc('"', out);
+    for (p = (const unsigned char *)s; *p; p++)
+        if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+            fputc(*p, out);
+        else
+            fprintf(out, "\\u%04x", *p);
+    fputc('"', out);
 }
 
 /* ,"key":v: a time or bandwidth, null where there is none, as known()
  * gives it; no comma when it is the first of its object. */
 static void put_real(const char *key, double v, bool first, FILE *out)
 {
-    if (isfinite(v))
+    if (v == floor(v) && fabs(v) < 9e15)  /* whole: exact, as number() keeps it */
+        fprintf(out, ",\"%s\":%.0f" + first, key, v);
+    else if (isfinite(v))
         fprintf(out, ",\"%s\":%.10g" + first, key, v);
     else
         fprintf(out, ",\"%s\":null" + first, key);

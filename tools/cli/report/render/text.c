@@ -159,7 +159,7 @@ static const char *ranks_of(const struct rank_file *f, char buf[32])
         snprintf(buf, 32, "-");
     else if (f->nranks == 1)
         snprintf(buf, 32, "%d", f->ranks[0]);
-    else if (f->ranks[f->nranks - 1] - f->ranks[0] == (int)f->nranks - 1)
+    else if ((long long)f->ranks[f->nranks - 1] - f->ranks[0] == (long long)f->nranks - 1)
         snprintf(buf, 32, "%d-%d", f->ranks[0], f->ranks[f->nranks - 1]);
     else
         snprintf(buf, 32, "%d,%d,+%zu", f->ranks[0], f->ranks[1], f->nranks - 2);
