@@ -127,17 +127,24 @@ bool tap_hang_check(uint64_t now_ns)
         calls_changed_ns = now_ns;
     }
     tap_reducer_each_pending(note, &h);
+    /* The stuck op: the oldest timed op not complete, where there is one
+     * (it is known to be waited in); else the oldest untimed last op. A
+     * communicator idle since an untimed op at start-up must not take the
+     * blame, nor the LTTng event, from a timed op hung since. */
     uint64_t oldest = UINT64_MAX;
+    bool have = false;
     for (unsigned i = 0; i < n; i++) {
         struct tap_hang_comm *c = &h.comms[i];
         note_untimed_last(c, now_ns, timeout_ns);
         if (!c->pending)
             continue;
         c->age_ns = now_ns > c->enqueue_ns ? now_ns - c->enqueue_ns : 0;
-        if (c->enqueue_ns < oldest) {
+        if (c->enqueue_ns < oldest)
             oldest = c->enqueue_ns;
+        const struct tap_hang_comm *s = &h.comms[h.stuck];
+        if (!have || (c->timed && !s->timed) || (c->timed == s->timed && c->enqueue_ns < s->enqueue_ns))
             h.stuck = i;
-        }
+        have = true;
     }
     bool hung = oldest != UINT64_MAX && now_ns - oldest >= timeout_ns, fired = false;
     if (!hung) {
@@ -161,7 +168,11 @@ void tap_hang_reset(void)
     reports = 0;
     last_look_ns = 0;
     calls_seen = calls_changed_ns = 0;
-    /* The parent's communicators are not the child's; the table is the
-     * parent's allocation, kept (the child's own heap holds a copy). */
+    /* The parent's communicators are not the child's. The table is left
+     * to leak, not reused: the fork may have come while the reducer was
+     * between its realloc and storing the result, so the pointer may be
+     * freed memory in the child. */
+    untimed = NULL;
+    untimed_cap = 0;
     nuntimed = untimed_hit = 0;
 }
