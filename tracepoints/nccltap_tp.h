@@ -18,12 +18,12 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
-#include "comm_registry.h"
-#include "hang.h"
-#include "load_map.h"
-#include "op_record.h"
-#include "ops_log.h"
-#include "stats.h"
+#include "state/comm_registry.h"
+#include "reducer/hang.h"
+#include "writers/load_map.h"
+#include "base/op_record.h"
+#include "writers/ops_log.h"
+#include "stats/stats.h"
 
 LTTNG_UST_TRACEPOINT_ENUM(nccltap, op_enum,
     LTTNG_UST_TP_ENUM_VALUES(

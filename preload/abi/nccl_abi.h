@@ -68,7 +68,7 @@ typedef struct {
 #define NCCLTAP_CONFIG_COMMNAME_VERSION 22700
 
 /* Every NCCL function nccltap calls or exports, with its real prototype. */
-#include "nccl_api.def"
+#include "abi/nccl_api.def"
 #define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params;
 NCCLTAP_NCCL_API(NCCLTAP_PROTOTYPE)
 #undef NCCLTAP_PROTOTYPE

@@ -1,4 +1,4 @@
-#include "busy.h"
+#include "reducer/busy.h"
 
 #include <string.h>
 

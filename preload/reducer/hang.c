@@ -1,15 +1,15 @@
-#include "hang.h"
+#include "reducer/hang.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "comm_registry.h"
-#include "config.h"
-#include "gpu_timing.h"
-#include "hang_file.h"
-#include "op_record.h"
-#include "reducer.h"
-#include "tracing.h"
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "cuda/gpu_timing.h"
+#include "writers/hang_file.h"
+#include "base/op_record.h"
+#include "reducer/reducer.h"
+#include "writers/tracing.h"
 
 static uint64_t next_report_ns;  /* 0: no hang going on */
 static unsigned reports;

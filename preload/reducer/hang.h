@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "comm_registry.h"
-#include "op_record.h"
+#include "state/comm_registry.h"
+#include "base/op_record.h"
 
 /* One communicator's state when the watchdog fired. */
 struct tap_hang_comm {

@@ -8,7 +8,7 @@
  *   third of the steady cost under load. An average moving by 1/32 of
  *   itself per op stayed near the calibration, and auto timed 36 of 1,020
  *   8 B AllReduces on two H200s where its rule says 8 (BENCHMARKS.md). */
-#include "pair_cost.h"
+#include "reducer/pair_cost.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,24 +1,24 @@
-#include "reducer.h"
+#include "reducer/reducer.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "callsite_out.h"
-#include "comm_registry.h"
-#include "config.h"
-#include "gpu_timing.h"
-#include "hang.h"
-#include "mpmc_queue.h"
-#include "ops_file.h"
-#include "ops_log.h"
-#include "pair_cost.h"
-#include "prom_file.h"
-#include "runtime.h"
-#include "sampling.h"
-#include "busy.h"
-#include "stats.h"
-#include "tracing.h"
+#include "writers/callsite_out.h"
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "cuda/gpu_timing.h"
+#include "reducer/hang.h"
+#include "base/mpmc_queue.h"
+#include "writers/ops_file.h"
+#include "writers/ops_log.h"
+#include "reducer/pair_cost.h"
+#include "writers/prom_file.h"
+#include "runtime/runtime.h"
+#include "entry/sampling.h"
+#include "reducer/busy.h"
+#include "stats/stats.h"
+#include "writers/tracing.h"
 
 struct tap_reducer_totals tap_reducer_totals;
 

@@ -1,4 +1,4 @@
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,24 +9,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "callsite_out.h"
-#include "comm_hooks.h"
-#include "comm_registry.h"
-#include "config.h"
-#include "gpu_timing.h"
-#include "hang.h"
-#include "intercept.h"
-#include "log.h"
-#include "monotonic.h"
-#include "mpmc_queue.h"
-#include "op_record.h"
-#include "ops_file.h"
-#include "ops_log.h"
-#include "prom_file.h"
-#include "rank_file.h"
-#include "reducer.h"
-#include "site_stats.h"
-#include "stats.h"
+#include "writers/callsite_out.h"
+#include "entry/comm_hooks.h"
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "cuda/gpu_timing.h"
+#include "reducer/hang.h"
+#include "entry/intercept.h"
+#include "base/log.h"
+#include "base/monotonic.h"
+#include "base/mpmc_queue.h"
+#include "base/op_record.h"
+#include "writers/ops_file.h"
+#include "writers/ops_log.h"
+#include "writers/prom_file.h"
+#include "writers/rank_file.h"
+#include "reducer/reducer.h"
+#include "stats/site_stats.h"
+#include "stats/stats.h"
 
 struct tap_totals tap_totals;
 struct tap_process tap_process;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "abi/nccl_abi.h"
-#include "cuda_driver.h"
+#include "cuda/cuda_driver.h"
 
 extern struct cuda_driver cu;
 

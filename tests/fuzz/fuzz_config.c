@@ -2,9 +2,9 @@
  * function over one variable's value (config.c, out_dir.c, run_id.c).
  * Whatever the value, no crash, and what a parser accepts is within what
  * README's configuration table promises. */
-#include "config.h"
-#include "out_dir.h"
-#include "run_id.h"
+#include "base/config.h"
+#include "base/out_dir.h"
+#include "base/run_id.h"
 
 #include <math.h>
 #include <stdint.h>

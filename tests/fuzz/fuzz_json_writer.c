@@ -5,9 +5,9 @@
  * a JSON parser (yajl; jansson's names clash with the writer's) reads back; text that was UTF-8 comes back unchanged; a copy
  * truncated to any size never ends inside a character; the in-memory
  * writer's text is the stream writer's. */
-#include "json_writer.h"
-#include "prom_text.h"
-#include "utf8.h"
+#include "base/json_writer.h"
+#include "writers/prom_text.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "cuda_driver.h"
+#include "cuda/cuda_driver.h"
 
 static double now_ns(void)
 {

@@ -14,14 +14,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "comm_registry.h"
-#include "config.h"
-#include "nccl_ops.h"
-#include "ops_log.h"
-#include "prom_file.h"
-#include "reducer.h"
-#include "runtime.h"
-#include "stats.h"
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "nccl/nccl_ops.h"
+#include "writers/ops_log.h"
+#include "writers/prom_file.h"
+#include "reducer/reducer.h"
+#include "runtime/runtime.h"
+#include "stats/stats.h"
 
 /* What the writer needs of the rest of the shim. */
 struct tap_totals tap_totals;

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mpmc_queue.h"
+#include "base/mpmc_queue.h"
 #include "test.h"
 
 enum { PRODUCERS = 4, PER_PRODUCER = 200000 };

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "nccl_ops.h"
+#include "nccl/nccl_ops.h"
 #include "test.h"
 
 void test_nccl_ops(void)

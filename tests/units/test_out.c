@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "out_dir.h"
-#include "out_file.h"
-#include "run_id.h"
+#include "base/config.h"
+#include "base/out_dir.h"
+#include "base/out_file.h"
+#include "base/run_id.h"
 #include "test.h"
 
 static const char *const *fake_env;

@@ -1,7 +1,7 @@
 /* The pair cost auto's rate rests on: the steady cost within a few timed
  * ops of the start, whatever the calibration said, and not moved by a
  * thread descheduled between its records. */
-#include "pair_cost.h"
+#include "reducer/pair_cost.h"
 #include "test.h"
 
 void test_pair_cost(void)

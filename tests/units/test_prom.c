@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "prom_text.h"
+#include "base/config.h"
+#include "writers/prom_text.h"
 #include "test.h"
 
 /* What `fn` writes, as a string (static buffer). */

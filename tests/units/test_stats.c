@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "comm_registry.h"
-#include "stats.h"
+#include "state/comm_registry.h"
+#include "stats/stats.h"
 #include "test.h"
 
 static struct tap_op_rec op_of(struct tap_comm *c, int op, uint64_t bytes)

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_writer.h"
+#include "base/json_writer.h"
 #include "test.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 static char *json_of(const char *s)
 {

@@ -3,7 +3,7 @@
 #ifndef NCCLTAP_BENCH_FAIL_H
 #define NCCLTAP_BENCH_FAIL_H
 
-#include "cuda_driver.h"
+#include "cuda/cuda_driver.h"
 #include "abi/nccl_abi.h"
 
 /* Who is speaking: set once per process (rank) and per thread. A negative

@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
-#include "cuda_driver.h"
+#include "cuda/cuda_driver.h"
 #include "options.h"
 #include "rdv.h"
 

@@ -2,7 +2,7 @@
  * the bench under the shim, on the GPUs when there are any, otherwise on
  * the simulator (said aloud: its numbers are made up), then the report. */
 #include "cli.h"
-#include "cuda_driver.h"
+#include "cuda/cuda_driver.h"
 #include "run.h"
 #include "util.h"
 

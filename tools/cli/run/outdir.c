@@ -1,7 +1,7 @@
 #include "outdir.h"
-#include "out_dir.h"
+#include "base/out_dir.h"
 #include "paths.h"
-#include "run_id.h"
+#include "base/run_id.h"
 #include "util.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ops_file_format.h"
+#include "writers/ops_file_format.h"
 
 #define CHUNK 4096  /* records read at a time */
 

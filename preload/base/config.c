@@ -1,0 +1,274 @@
+#include "base/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "base/out_dir.h"
+#include "base/run_id.h"
+
+struct tap_config tap_config;
+
+static const char *const timing_names[] = {
+    [TAP_TIMING_OFF] = "off", [TAP_TIMING_AUTO] = "auto", [TAP_TIMING_ALL] = "all"};
+
+const char *tap_timing_mode_name(enum tap_timing_mode m) { return timing_names[m]; }
+
+int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *value)
+{
+    if (*s < '0' || *s > '9') /* no sign, no space: strtoull would take them */
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *value = (uint32_t)v;
+    return 0;
+}
+
+int tap_parse_pct(const char *s, double *value)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0 && v <= 100)) /* NaN fails the range */
+        return -1;
+    *value = v;
+    return 0;
+}
+
+static uint32_t env_u32(const char *name, uint32_t def, uint32_t min, uint32_t max)
+{
+    const char *s = getenv(name);
+    uint32_t v;
+    if (!s || !*s)
+        return def;
+    if (tap_parse_u32(s, min, max, &v) == 0)
+        return v;
+    tap_log("%s=%s is not valid: expected a whole number from %u to %u; using %u", name, s, min, max, def);
+    return def;
+}
+
+static double env_pct(const char *name, double def)
+{
+    const char *s = getenv(name);
+    double v;
+    if (!s || !*s)
+        return def;
+    if (tap_parse_pct(s, &v) == 0)
+        return v;
+    tap_log("%s=%s is not valid: expected a percentage above 0 and at most 100; using %g", name, s, def);
+    return def;
+}
+
+static enum tap_timing_mode env_timing(void)
+{
+    const char *s = getenv("NCCLTAP_TIMING");
+    if (!s || !*s)
+        return TAP_TIMING_AUTO;
+    for (int m = 0; m < 3; m++)
+        if (!strcmp(s, timing_names[m]))
+            return (enum tap_timing_mode)m;
+    tap_log("NCCLTAP_TIMING=%s is not valid: expected auto, all or off; using auto", s);
+    return TAP_TIMING_AUTO;
+}
+
+static enum tap_lttng_mode env_lttng(void)
+{
+    const char *s = getenv("NCCLTAP_LTTNG");
+    if (!s || !*s || !strcmp(s, "auto"))
+        return TAP_LTTNG_AUTO;
+    if (!strcmp(s, "0"))
+        return TAP_LTTNG_OFF;
+    if (!strcmp(s, "1"))
+        return TAP_LTTNG_ON;
+    tap_log("NCCLTAP_LTTNG=%s is not valid: expected auto, 0 or 1; using auto", s);
+    return TAP_LTTNG_AUTO;
+}
+
+int tap_parse_flag(const char *s, bool *value)
+{
+    if (!strcmp(s, "0") || !strcmp(s, "1")) {
+        *value = s[0] == '1';
+        return 0;
+    }
+    return -1;
+}
+
+/* A boolean variable: unset or empty is `def`; a bad value is said and
+ * `def` used, as for every other variable. */
+static bool env_flag(const char *name, bool def)
+{
+    const char *s = getenv(name);
+    bool v;
+    if (!s || !*s)
+        return def;
+    if (tap_parse_flag(s, &v) == 0)
+        return v;
+    tap_log("%s=%s is not valid: expected 0 or 1; using %d", name, s, def);
+    return def;
+}
+
+int tap_parse_ops_jsonl(const char *s, enum tap_ops_jsonl *value)
+{
+    bool on;
+    if (tap_parse_flag(s, &on) == 0) {
+        *value = on ? TAP_OPS_JSONL_NCCLTAP : TAP_OPS_JSONL_OFF;
+        return 0;
+    }
+    if (!strcmp(s, "inspector")) {
+        *value = TAP_OPS_JSONL_INSPECTOR;
+        return 0;
+    }
+    return -1;
+}
+
+static enum tap_ops_jsonl env_ops_jsonl(void)
+{
+    const char *s = getenv("NCCLTAP_OPS_JSONL");
+    enum tap_ops_jsonl v;
+    if (!s || !*s)
+        return TAP_OPS_JSONL_OFF;
+    if (tap_parse_ops_jsonl(s, &v) == 0)
+        return v;
+    tap_log("NCCLTAP_OPS_JSONL=%s is not valid: expected 0, 1 or inspector; using 0", s);
+    return TAP_OPS_JSONL_OFF;
+}
+
+/* A positive count from `get`, or 0. */
+static uint32_t launcher_count(char *(*get)(const char *), const char *name)
+{
+    const char *s = get(name);
+    uint32_t v;
+    return s && tap_parse_u32(s, 1, 1u << 24, &v) == 0 ? v : 0;
+}
+
+int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *nodes)
+{
+    /* Per node: torchrun and Open MPI give the ranks of one node (the
+     * same on every node, as they start them); Slurm gives the nodes. */
+    static const char *const per_node[][2] = {{"WORLD_SIZE", "LOCAL_WORLD_SIZE"},
+                                              {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE"}};
+    for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++) {
+        uint32_t world = launcher_count(get, per_node[i][0]), local = launcher_count(get, per_node[i][1]);
+        if (world && local) {
+            if (world % local)
+                return -1;
+            *ranks = world;
+            *nodes = world / local;
+            return 0;
+        }
+    }
+    uint32_t tasks = launcher_count(get, "SLURM_NTASKS"), slurm_nodes = launcher_count(get, "SLURM_NNODES");
+    if (!tasks || !slurm_nodes || slurm_nodes > tasks)
+        return -1;
+    *ranks = tasks;
+    *nodes = slurm_nodes;
+    return 0;
+}
+
+static mode_t env_dir_mode(void)
+{
+    const char *s = getenv("NCCLTAP_DIR_MODE");
+    mode_t m;
+    if (!s || !*s)
+        return TAP_OUT_DIR_MODE_DEFAULT;
+    if (tap_out_parse_mode(s, &m) == 0)
+        return m;
+    tap_log("NCCLTAP_DIR_MODE=%s is not valid: expected an octal mode from 0700 to 0777; using %04o", s,
+            TAP_OUT_DIR_MODE_DEFAULT);
+    return TAP_OUT_DIR_MODE_DEFAULT;
+}
+
+/* The key that names one launch, the same on every rank of it: the
+ * launcher's job id where there is one. */
+static void job_key(char *out, size_t len)
+{
+    static const char *const vars[] = {"SLURM_JOB_ID", "PMIX_NAMESPACE",
+                                       "TORCHELASTIC_RUN_ID", "LSB_JOBID"};
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v && strcmp(v, "none")) {
+            snprintf(out, len, "%s", v);
+            return;
+        }
+    }
+}
+
+int tap_job_id_of(char *out, size_t len, char *(*get)(const char *))
+{
+    static const char *const vars[] = {"NCCLTAP_JOB_ID", "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID"};
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = get(vars[i]);
+        if (v && *v) {
+            if (strlen(v) >= len)
+                return -1;
+            snprintf(out, len, "%s", v);
+            return 0;
+        }
+    }
+    return 0;
+}
+
+void tap_config_load(void)
+{
+    struct tap_config *c = &tap_config;
+    memset(c, 0, sizeof *c);
+    job_key(c->job, sizeof c->job);
+    const char *dir = getenv("NCCLTAP_DIR");
+    if (dir && *dir) {
+        snprintf(c->dir, sizeof c->dir, "%s", dir);
+    } else if (c->job[0]) {
+        snprintf(c->dir, sizeof c->dir, "nccltap-%.*s", (int)sizeof c->job, c->job);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+        snprintf(c->dir, sizeof c->dir, "nccltap-%s", stamp);
+    }
+    const char *lib = getenv("NCCLTAP_NCCL_LIBRARY");
+    c->nccl_library = lib && *lib ? lib : NULL;
+    c->timing = env_timing();
+    c->overhead_pct = env_pct("NCCLTAP_OVERHEAD_PCT", 1.0);
+    c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, 10, 3600000);
+    c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);
+    c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
+    c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
+    c->verbose = env_flag("NCCLTAP_VERBOSE", false);
+    c->ops_jsonl = env_ops_jsonl();
+    c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
+    c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, 7 * 24 * 3600);
+    c->dir_mode = env_dir_mode();
+    if (tap_parse_job_shape(getenv, &c->job_ranks, &c->job_nodes) != 0)
+        c->job_ranks = c->job_nodes = 0;
+    if (!tap_run_id_of_launcher(c->run_id, sizeof c->run_id, getenv))
+        tap_run_id_of_process_group(c->run_id, sizeof c->run_id);
+    c->lttng = env_lttng();
+    c->callsite_depth = env_u32("NCCLTAP_CALLSITE_DEPTH", 1, 0, TAP_CALLSITE_MAX_DEPTH);
+    const char *skip = getenv("NCCLTAP_CALLSITE_SKIP");
+    if (skip && strlen(skip) >= sizeof c->callsite_skip)
+        tap_log("NCCLTAP_CALLSITE_SKIP is too long (at most %zu characters): no library is skipped",
+                sizeof c->callsite_skip - 1);
+    else if (skip)
+        snprintf(c->callsite_skip, sizeof c->callsite_skip, "%s", skip);
+    const char *prom = getenv("NCCLTAP_PROM_DIR");
+    if (prom && strlen(prom) >= sizeof c->prom_dir)
+        tap_log("NCCLTAP_PROM_DIR is too long (at most %zu characters): no Prometheus file is written",
+                sizeof c->prom_dir - 1);
+    else if (prom)
+        memcpy(c->prom_dir, prom, strlen(prom) + 1);
+    c->prom_keep = env_flag("NCCLTAP_PROM_KEEP", false);
+    c->prom_inspector = env_flag("NCCLTAP_PROM_INSPECTOR", true);
+    if (tap_job_id_of(c->job_id, sizeof c->job_id, getenv) != 0)
+        tap_log("the job id (NCCLTAP_JOB_ID, SLURM_JOB_ID or TORCHELASTIC_RUN_ID) is longer than %zu characters: "
+                "the metrics' job_id is empty", sizeof c->job_id - 1);
+    const char *slurm = getenv("SLURM_JOB_ID");
+    if (slurm && strlen(slurm) < sizeof c->slurm_job_id)
+        snprintf(c->slurm_job_id, sizeof c->slurm_job_id, "%s", slurm);
+}

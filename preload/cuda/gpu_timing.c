@@ -1,0 +1,303 @@
+#include "cuda/gpu_timing.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "base/mpmc_queue.h"
+#include "base/monotonic.h"
+
+#define MAX_CONTEXTS 64
+#define CHUNK 1024 /* events created at a time: 512 ops in flight */
+/* A pool starts larger: calls enqueued back to back, faster than the
+ * reducer wakes to grow it, would otherwise find it empty (2048 ops). */
+#define FIRST_CHUNK 4096
+
+struct event_pool {
+    CUcontext ctx;
+    struct mpmc_queue *free_events; /* struct tap_event * */
+    _Atomic uint32_t created;
+    _Atomic int want_more;
+    /* Reducer only. */
+    CUstream calib_stream;
+    CUevent ref;
+    uint64_t ref_ns; /* CLOCK_MONOTONIC of `ref`; 0: not calibrated */
+};
+
+struct cuda_driver tap_cu;
+static _Atomic int gpu_state; /* 0 unknown, 1 ready, -1 unavailable */
+static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;
+static char gpu_note[256];
+static _Atomic uint64_t pair_cost_ns;
+
+static struct event_pool *_Atomic pools[MAX_CONTEXTS];
+static _Atomic unsigned npools;
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static __thread void *tl_stream __attribute__((tls_model("initial-exec")));
+static __thread struct event_pool *tl_pool __attribute__((tls_model("initial-exec")));
+
+static void load_driver(void)
+{
+    if (cuda_driver_load(&tap_cu, NULL, gpu_note, sizeof gpu_note) != 0 ||
+        !tap_cu.cuStreamGetCtx || !tap_cu.cuCtxPushCurrent || !tap_cu.cuCtxPopCurrent ||
+        !tap_cu.cuEventSynchronize || !tap_cu.cuStreamCreate) {
+        if (!gpu_note[0])
+            snprintf(gpu_note, sizeof gpu_note, "the CUDA driver lacks entry points nccltap needs");
+        atomic_store(&gpu_state, -1);
+        tap_log("cannot time operations (%s): counting only", gpu_note);
+        return;
+    }
+    atomic_store(&gpu_state, 1);
+}
+
+bool tap_gpu_init(void)
+{
+    if (tap_config.timing == TAP_TIMING_OFF)
+        return false;
+    pthread_once(&gpu_once, load_driver);
+    return atomic_load(&gpu_state) == 1;
+}
+
+bool tap_gpu_ready(void) { return atomic_load_explicit(&gpu_state, memory_order_relaxed) == 1; }
+
+const char *tap_gpu_note(void) { return gpu_note; }
+
+uint64_t tap_event_pair_cost_ns(void) { return atomic_load_explicit(&pair_cost_ns, memory_order_relaxed); }
+
+/* Creates up to `n` events in the pool's context; the caller has it current. */
+static void create_events(struct event_pool *p, uint32_t n)
+{
+    uint32_t have = atomic_load(&p->created);
+    if (have + n > tap_config.max_inflight)
+        n = tap_config.max_inflight > have ? tap_config.max_inflight - have : 0;
+    if (n == 0)
+        return;
+    struct tap_event *chunk = calloc(n, sizeof *chunk);
+    if (!chunk)
+        return;
+    uint32_t made = 0;
+    for (; made < n; made++) {
+        if (tap_cu.cuEventCreate(&chunk[made].ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+            break;
+        chunk[made].pool = p;
+        struct tap_event *e = &chunk[made];
+        mpmc_push(p->free_events, &e, sizeof e);
+    }
+    atomic_fetch_add(&p->created, made);
+}
+
+/* Host cost of one event record, on a private stream: what every timed op
+ * pays twice on the caller's thread. The first few hundred records are
+ * cheaper than the steady state (the driver's command queue is empty), so
+ * only the second half is timed. Timed ops measure it again as they run. */
+static void measure_pair_cost(struct event_pool *p)
+{
+    enum { N = 1000 };
+    for (int i = 0; i < N; i++)
+        tap_cu.cuEventRecord(p->ref, p->calib_stream);
+    uint64_t t0 = tap_monotonic_ns();
+    for (int i = 0; i < N; i++)
+        tap_cu.cuEventRecord(p->ref, p->calib_stream);
+    uint64_t t1 = tap_monotonic_ns();
+    tap_cu.cuEventSynchronize(p->ref);
+    atomic_store(&pair_cost_ns, 2 * (t1 - t0) / N);
+}
+
+static struct event_pool *create_pool(CUcontext ctx)
+{
+    struct event_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->ctx = ctx;
+    p->free_events = mpmc_create(tap_config.max_inflight, sizeof(struct tap_event *));
+    if (!p->free_events || tap_cu.cuCtxPushCurrent(ctx) != CUDA_SUCCESS) {
+        free(p);
+        return NULL;
+    }
+    if (tap_cu.cuStreamCreate(&p->calib_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        tap_cu.cuEventCreate(&p->ref, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+        CUcontext popped;
+        tap_cu.cuCtxPopCurrent(&popped);
+        free(p);
+        return NULL;
+    }
+    create_events(p, FIRST_CHUNK);
+    if (tap_event_pair_cost_ns() == 0)
+        measure_pair_cost(p);
+    CUcontext popped;
+    tap_cu.cuCtxPopCurrent(&popped);
+    return p;
+}
+
+static struct event_pool *find_pool(CUcontext ctx)
+{
+    unsigned n = atomic_load_explicit(&npools, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++) {
+        struct event_pool *p = atomic_load_explicit(&pools[i], memory_order_relaxed);
+        if (p->ctx == ctx)
+            return p;
+    }
+    return NULL;
+}
+
+static struct event_pool *pool_of_context(CUcontext ctx)
+{
+    struct event_pool *p = find_pool(ctx);
+    if (p)
+        return p;
+    pthread_mutex_lock(&pools_lock);
+    p = find_pool(ctx);
+    unsigned n = atomic_load(&npools);
+    if (!p && n < MAX_CONTEXTS && (p = create_pool(ctx)) != NULL) {
+        atomic_store_explicit(&pools[n], p, memory_order_relaxed);
+        atomic_store_explicit(&npools, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&pools_lock);
+    return p;
+}
+
+struct event_pool *tap_pool_of_stream(void *stream)
+{
+    if (stream && stream == tl_stream)
+        return tl_pool;
+    CUcontext ctx = NULL;
+    CUresult r = stream ? tap_cu.cuStreamGetCtx((CUstream)stream, &ctx)
+                        : tap_cu.cuCtxGetCurrent(&ctx);
+    if (r != CUDA_SUCCESS || !ctx)
+        return NULL;
+    struct event_pool *p = pool_of_context(ctx);
+    if (stream) {
+        tl_stream = stream;
+        tl_pool = p;
+    }
+    return p;
+}
+
+void tap_pool_of_current_context(void)
+{
+    CUcontext ctx = NULL;
+    if (tap_gpu_ready() && tap_cu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx)
+        pool_of_context(ctx);
+}
+
+struct tap_event *tap_event_take(struct event_pool *p)
+{
+    struct tap_event *e;
+    if (mpmc_pop(p->free_events, &e, sizeof e))
+        return e;
+    atomic_store_explicit(&p->want_more, 1, memory_order_relaxed);
+    return NULL;
+}
+
+void tap_event_give(struct tap_event *e)
+{
+    mpmc_push(e->pool->free_events, &e, sizeof e);
+}
+
+bool tap_stream_capturing(void *stream)
+{
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!tap_cu.cuStreamIsCapturing ||
+        tap_cu.cuStreamIsCapturing((CUstream)stream, &status) != CUDA_SUCCESS)
+        return false;
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+void tap_pools_grow(void)
+{
+    unsigned n = atomic_load_explicit(&npools, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++) {
+        struct event_pool *p = atomic_load_explicit(&pools[i], memory_order_relaxed);
+        if (!atomic_exchange_explicit(&p->want_more, 0, memory_order_relaxed))
+            continue;
+        if (tap_cu.cuCtxPushCurrent(p->ctx) != CUDA_SUCCESS)
+            continue;
+        /* Double: a pool that ran dry once will again at the same rate. */
+        uint32_t have = atomic_load(&p->created);
+        create_events(p, have > CHUNK ? have : CHUNK);
+        CUcontext popped;
+        tap_cu.cuCtxPopCurrent(&popped);
+    }
+}
+
+/* t_ref = the host time at which the GPU stamped `ref`: recorded on an idle
+ * private stream, it is stamped between the host's record and the return of
+ * the synchronize, so the midpoint is off by at most half that window. A
+ * window wider than 20 us (the thread was descheduled) is tried again. */
+static void calibrate(struct event_pool *p)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        uint64_t t0 = tap_monotonic_ns();
+        if (tap_cu.cuEventRecord(p->ref, p->calib_stream) != CUDA_SUCCESS ||
+            tap_cu.cuEventSynchronize(p->ref) != CUDA_SUCCESS) {
+            p->ref_ns = 0;
+            return;
+        }
+        uint64_t t1 = tap_monotonic_ns();
+        p->ref_ns = t0 + (t1 - t0) / 2;
+        if (t1 - t0 < 20000)
+            return;
+    }
+}
+
+void tap_pools_calibrate(void)
+{
+    unsigned n = atomic_load_explicit(&npools, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++)
+        calibrate(atomic_load_explicit(&pools[i], memory_order_relaxed));
+}
+
+CUresult tap_event_query(const struct tap_event *e) { return tap_cu.cuEventQuery(e->ev); }
+
+bool tap_event_elapsed_ns(const struct tap_event *start, const struct tap_event *end, uint64_t *ns)
+{
+    float ms = 0;
+    if (tap_cu.cuEventElapsedTime(&ms, start->ev, end->ev) != CUDA_SUCCESS || ms < 0)
+        return false;
+    *ns = (uint64_t)((double)ms * 1e6 + 0.5);
+    return true;
+}
+
+bool tap_event_time_ns(const struct tap_event *e, uint64_t *ns)
+{
+    struct event_pool *p = e->pool;
+    if (!p->ref_ns)
+        calibrate(p);
+    float ms = 0;
+    if (!p->ref_ns || tap_cu.cuEventElapsedTime(&ms, p->ref, e->ev) != CUDA_SUCCESS)
+        return false;
+    *ns = (uint64_t)((int64_t)p->ref_ns + (int64_t)((double)ms * 1e6));
+    return true;
+}
+
+void tap_gpu_uuid(int device, char *out, size_t len)
+{
+    CUdevice dev;
+    CUuuid u;
+    out[0] = 0;
+    if (!tap_gpu_ready() || device < 0 || !tap_cu.cuDeviceGet || !tap_cu.cuDeviceGetUuid ||
+        tap_cu.cuDeviceGet(&dev, device) != CUDA_SUCCESS || tap_cu.cuDeviceGetUuid(&u, dev) != CUDA_SUCCESS)
+        return;
+    const unsigned char *b = (const unsigned char *)u.bytes;
+    snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+void tap_gpu_after_fork(void)
+{
+    /* CUDA does not survive fork: a child of a process that initialized the
+     * driver cannot use it, so it counts without timing. */
+    if (atomic_load(&gpu_state) == 1) {
+        atomic_store(&gpu_state, -1);
+        snprintf(gpu_note, sizeof gpu_note, "the process forked after CUDA was initialized");
+    }
+    atomic_store(&npools, 0);
+    tl_stream = NULL;
+    tl_pool = NULL;
+}
+

@@ -1,0 +1,70 @@
+/* GPU timing with CUDA events: the driver, a pool of events per context,
+ * and the conversion of event times to CLOCK_MONOTONIC.
+ *
+ * Threads: the hot path takes events (tap_event_take) and records them;
+ * everything else here runs on the reducer thread, except tap_gpu_init and
+ * pool creation, which run once per context on a cold path. */
+#ifndef NCCLTAP_GPU_TIMING_H
+#define NCCLTAP_GPU_TIMING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda/cuda_driver.h"
+
+struct event_pool;
+
+struct tap_event {
+    CUevent ev;
+    struct event_pool *pool;
+};
+
+extern struct cuda_driver tap_cu;
+
+/* Loads the driver once. False, with the reason in tap_gpu_note(), when
+ * events cannot be used: the shim then counts without timing. */
+bool tap_gpu_init(void);
+bool tap_gpu_ready(void);
+const char *tap_gpu_note(void);
+
+/* Host cost of recording one start/end pair, measured at the first pool. */
+uint64_t tap_event_pair_cost_ns(void);
+
+/* The pool for the context that owns `stream` (NULL: the current context's
+ * default stream); created on first use. NULL if the context is unknown.
+ * Hot path: a thread-local cache makes the common case one comparison. */
+struct event_pool *tap_pool_of_stream(void *stream);
+
+/* Precreates the pool of the current context (cold path, at comm init). */
+void tap_pool_of_current_context(void);
+
+/* Hot path: an event from the pool, or NULL when none is free (the pool asks
+ * the reducer to grow, up to NCCLTAP_MAX_INFLIGHT events). */
+struct tap_event *tap_event_take(struct event_pool *p);
+void tap_event_give(struct tap_event *e);
+
+/* Whether `stream` is being captured into a CUDA graph. */
+bool tap_stream_capturing(void *stream);
+
+/* Reducer: grows pools that ran dry; recalibrates every context's clock. */
+void tap_pools_grow(void);
+void tap_pools_calibrate(void);
+
+/* Reducer (and the hot path while `auto` learns): CUDA_SUCCESS when the event has completed, CUDA_ERROR_NOT_READY
+ * while it has not, another code when it never will (context destroyed). */
+CUresult tap_event_query(const struct tap_event *e);
+/* Reducer: the completed event's time in CLOCK_MONOTONIC ns; false if the
+ * driver cannot say. */
+bool tap_event_time_ns(const struct tap_event *e, uint64_t *ns);
+/* Reducer: end - start in ns, from cuEventElapsedTime (both in one context). */
+bool tap_event_elapsed_ns(const struct tap_event *start, const struct tap_event *end, uint64_t *ns);
+
+/* "GPU-xxxxxxxx-xxxx-..." as nvidia-smi prints it, or "" if unknown. */
+void tap_gpu_uuid(int device, char *out, size_t len);
+
+/* In a forked child: CUDA cannot be used there if the parent initialized it. */
+void tap_gpu_after_fork(void);
+
+#endif

@@ -1,0 +1,341 @@
+#include "entry/intercept.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "cuda/gpu_timing.h"
+#include "base/monotonic.h"
+#include "base/mpmc_queue.h"
+#include "runtime/runtime.h"
+#include "entry/sampling.h"
+
+/* Per thread: the group being built (the rest is in tap_fast). */
+struct tap_thread {
+    uint64_t group_id;
+    uint32_t group_nops;
+    bool group_captured;
+    bool group_streams_overflow;
+    uint32_t nstreams;
+    void *streams[TAP_GROUP_MAX_STREAMS];
+    struct tap_event *ev_start[TAP_GROUP_MAX_STREAMS], *ev_end[TAP_GROUP_MAX_STREAMS];
+    bool group_timed;
+    struct tap_comm *first_comm; /* the group's first op decides its timing */
+    uint64_t first_seq;
+    uint8_t first_op, first_class;
+};
+
+static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
+static _Atomic uint64_t next_group_id = 1;
+
+__thread struct tap_thread_fast tap_fast __attribute__((tls_model("initial-exec")));
+
+uint32_t tap_thread_id_slow(void)
+{
+    tap_fast.tid = (uint32_t)syscall(SYS_gettid);
+    return tap_fast.tid;
+}
+
+static void give_pair(struct tap_event *start, struct tap_event *end)
+{
+    if (start)
+        tap_event_give(start);
+    if (end)
+        tap_event_give(end);
+}
+
+/* While learning, the calls after the first timed one that are all timed
+ * while the stream is backlogged: a quarter of a new pool's events. */
+#define LEARN_ALL_CALLS 1024
+
+static uint64_t timing_cost_ns(void)
+{
+    uint64_t cost = atomic_load_explicit(&tap_timing_cost_ns, memory_order_relaxed);
+    return cost ? cost : 2 * tap_event_pair_cost_ns();
+}
+
+/* Learning a (comm, op, size class): no duration of it is known yet but
+ * the first's (kept apart: it may have set up connections). Each timed
+ * call is watched until the next one is timed. While the watched call has
+ * not completed, the stream is backlogged: later calls queue behind it, and
+ * the host's time spent timing them is hidden by the GPU's; then the next
+ * LEARN_ALL_CALLS calls of the communicator after the first are timed, and
+ * after those one in 2, 4, ... per further LEARN_ALL_CALLS: the same calls
+ * on every rank, and events for them stay within the pool. Once it has
+ * completed (and is not the first), its duration says whether calls of this
+ * class are sampled: if so, the calling thread sets the rate at once, since
+ * waiting for the reducer to wake would time every call of a small op for a
+ * millisecond; the reducer refines it with every later duration. Until then
+ * the host's time is what timing costs: the budget's rate of it, the pair
+ * cost against the time between the communicator's calls. */
+static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, uint64_t seq)
+{
+    uint8_t state = atomic_load_explicit(&h->learning, memory_order_acquire);
+    if (state == 0)
+        return true;
+    struct tap_event *start = atomic_load_explicit(&h->watch_start, memory_order_relaxed);
+    struct tap_event *end = atomic_load_explicit(&h->watch_end, memory_order_relaxed);
+    uint64_t calls = seq - atomic_load_explicit(&h->first_seq, memory_order_relaxed);
+    if (tap_event_query(end) == CUDA_ERROR_NOT_READY) {
+        unsigned shift = 0;
+        for (uint64_t n = calls / LEARN_ALL_CALLS; n; n >>= 1)
+            shift++;
+        return tap_sample_selected(c->id, seq, shift);
+    }
+    double cost = (double)timing_cost_ns();
+    /* The events go back to the pool when the reducer has them, and the
+     * pool hands out thousands of others before them: read at once, they
+     * still hold this call's times (and if not, the reducer will set the
+     * rate right). */
+    uint64_t duration_ns;
+    if (state == 2 && tap_event_elapsed_ns(start, end, &duration_ns) && duration_ns) {
+        unsigned shift = tap_sample_shift(cost, (double)duration_ns, tap_config.overhead_pct);
+        uint8_t unknown = 0;
+        if (shift > 0) {
+            atomic_compare_exchange_strong_explicit(&h->rate, &unknown, (uint8_t)(shift + 1), memory_order_relaxed,
+                                                    memory_order_relaxed);
+            return tap_sample_selected(c->id, seq, shift);
+        }
+    }
+    double since = (double)(tap_monotonic_ns() - atomic_load_explicit(&h->first_ns, memory_order_relaxed));
+    double gap = since / (double)(calls ? calls : 1);
+    return tap_sample_selected(c->id, seq, tap_sample_shift(cost, gap, tap_config.overhead_pct));
+}
+
+/* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` follows
+ * sampling.h, and also times the first op of a (comm, op, size class) in
+ * every interval, so that each row has a time. */
+static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
+{
+    if (tap_config.timing == TAP_TIMING_ALL)
+        return true;
+    struct tap_hint *h = &c->hints[op][cls];
+    unsigned rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
+    if (rate == 0)
+        return learning_says_time(c, h, seq);
+    if (tap_sample_selected(c->id, seq, rate - 1))
+        return true;
+    uint32_t interval = atomic_load_explicit(&tap_interval_no, memory_order_relaxed) + 1;
+    if (atomic_load_explicit(&h->last_interval, memory_order_relaxed) != interval) {
+        atomic_store_explicit(&h->last_interval, interval, memory_order_relaxed);
+        return true;
+    }
+    return false;
+}
+
+/* A timed call whose events are recorded: while its (comm, op, size class)
+ * is learning, it is the one watched (the first also says where learning
+ * began). */
+static void note_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *start,
+                       struct tap_event *end, uint64_t seq, uint64_t ns)
+{
+    struct tap_hint *h = &c->hints[op][cls];
+    if (atomic_load_explicit(&h->rate, memory_order_relaxed) != 0)
+        return;
+    uint8_t state = atomic_load_explicit(&h->learning, memory_order_relaxed);
+    if (state == 0) {
+        atomic_store_explicit(&h->first_ns, ns, memory_order_relaxed);
+        atomic_store_explicit(&h->first_seq, seq, memory_order_relaxed);
+    }
+    atomic_store_explicit(&h->watch_start, start, memory_order_relaxed);
+    atomic_store_explicit(&h->watch_end, end, memory_order_relaxed);
+    if (state < 2)
+        atomic_store_explicit(&h->learning, (uint8_t)(state + 1), memory_order_release);
+}
+
+/* Takes a start/end pair and records the start on `stream`. */
+static bool start_timing(void *stream, struct tap_event **start, struct tap_event **end)
+{
+    struct event_pool *p = tap_pool_of_stream(stream);
+    if (!p)
+        return false;
+    *start = tap_event_take(p);
+    *end = *start ? tap_event_take(p) : NULL;
+    if (*end && tap_cu.cuEventRecord((*start)->ev, (CUstream)stream) == CUDA_SUCCESS)
+        return true;
+    if (*start)
+        tap_event_give(*start);
+    if (*end)
+        tap_event_give(*end);
+    *start = *end = NULL;
+    return false;
+}
+
+static bool timing_on(void)
+{
+    return tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready();
+}
+
+static void group_add_stream(void *stream)
+{
+    for (uint32_t i = 0; i < th.nstreams; i++)
+        if (th.streams[i] == stream)
+            return;
+    if (th.nstreams == TAP_GROUP_MAX_STREAMS) {
+        th.group_streams_overflow = true;
+        return;
+    }
+    th.streams[th.nstreams++] = stream;
+}
+
+struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation)
+{
+    struct tap_comm *c = comm ? tap_comm_lookup(comm) : NULL;
+    if (c)
+        tap_runtime_start(); /* a communicator created where nccltap did not see it */
+    tap_fast.last_handle = comm;
+    tap_fast.last_comm = c;
+    tap_fast.last_generation = generation;
+    return c;
+}
+
+void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream)
+{
+    struct tap_op_rec *r = &c->rec.u.op;
+    enum tap_op op = (enum tap_op)r->op;
+    bool capturing = timing_on() && tap_stream_capturing(stream);
+    if (capturing) {
+        r->flags |= TAP_OPF_CAPTURED;
+        atomic_fetch_add_explicit(&tap_totals.captured, 1, memory_order_relaxed);
+        TAP_TRACE(op_captured, r);
+    }
+    if (tap_fast.group_depth > 0) {
+        r->group_id = th.group_id;
+        if (th.group_nops++ == 0) {
+            th.first_comm = tc;
+            th.first_op = (uint8_t)op;
+            th.first_class = (uint8_t)tap_size_class(r->bytes);
+            th.first_seq = r->seq;
+        }
+        th.group_captured |= capturing;
+        group_add_stream(stream);
+    } else if (timing_on() && !capturing && should_time(tc, op, tap_size_class(r->bytes), r->seq)) {
+        uint64_t t0 = tap_monotonic_ns();
+        if (start_timing(stream, &r->ev_start, &r->ev_end)) {
+            r->flags |= TAP_OPF_TIMED;
+            r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
+        } else {
+            atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
+        }
+    }
+}
+
+void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
+{
+    struct tap_op_rec *r = &c->rec.u.op;
+    uint64_t t0 = tap_monotonic_ns();
+    /* ncclInProgress (a non-blocking communicator): NCCL may put the work on
+     * the stream later, after an end event recorded now. Not timed. */
+    CUresult recorded = result != ncclSuccess ? CUDA_ERROR_NOT_READY
+                                              : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
+    r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
+    if (recorded == CUDA_SUCCESS && tap_config.timing == TAP_TIMING_AUTO)
+        note_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_start, r->ev_end, r->seq, r->enqueue_ns);
+    if (recorded != CUDA_SUCCESS) {
+        give_pair(r->ev_start, r->ev_end);
+        r->ev_start = r->ev_end = NULL;
+        r->flags &= (uint8_t)~TAP_OPF_TIMED;
+        if (result == ncclInProgress)
+            atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
+    }
+}
+
+void tap_submit_lost(const struct tap_record *rec)
+{
+    /* Lost: count it, and take back its events (recorded, so reusable). */
+    if (rec->kind == TAP_REC_OP) {
+        atomic_fetch_add_explicit(&tap_totals.dropped, 1, memory_order_relaxed);
+        give_pair(rec->u.op.ev_start, rec->u.op.ev_end);
+    } else if (rec->kind == TAP_REC_GROUP_STREAM) {
+        give_pair(rec->u.stream.ev_start, rec->u.stream.ev_end);
+    }
+}
+
+void tap_group_start_done(ncclResult_t result)
+{
+    if (tap_op_failed(result))
+        return;
+    if (tap_fast.group_depth++ == 0) {
+        th.group_id = atomic_fetch_add_explicit(&next_group_id, 1, memory_order_relaxed);
+        th.group_nops = 0;
+        th.nstreams = 0;
+        th.group_captured = false;
+        th.group_streams_overflow = false;
+    }
+}
+
+/* Before the outermost ncclGroupEnd: the group's kernels are launched inside
+ * it, so start events recorded now on every stream it used bracket them. */
+void tap_group_end_begin(void)
+{
+    tap_fast.busy = 1;
+    th.group_timed = false;
+    if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured ||
+        !timing_on() || !should_time(th.first_comm, th.first_op, th.first_class, th.first_seq))
+        return;
+    if (th.group_streams_overflow) {
+        atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
+        return;
+    }
+    for (uint32_t i = 0; i < th.nstreams; i++) {
+        if (!start_timing(th.streams[i], &th.ev_start[i], &th.ev_end[i])) {
+            for (uint32_t j = 0; j < i; j++)
+                give_pair(th.ev_start[j], th.ev_end[j]);
+            atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
+            return;
+        }
+    }
+    th.group_timed = true;
+}
+
+bool tap_group_end_done(ncclResult_t result, bool simulated)
+{
+    tap_fast.busy = 0;
+    if (tap_fast.group_depth == 0)
+        return false; /* unmatched ncclGroupEnd: NCCL has said so */
+    if (--tap_fast.group_depth > 0 && !tap_op_failed(result))
+        return false;
+    tap_fast.group_depth = 0; /* a failed group end leaves no group open in NCCL */
+    struct tap_record end = {.kind = TAP_REC_GROUP_END};
+    struct tap_group_end_rec *g = &end.u.group;
+    g->group_id = th.group_id;
+    g->nops = th.group_nops;
+    g->end_ns = tap_monotonic_ns();
+    g->flags = (uint8_t)((simulated ? TAP_GRPF_SIMULATED : 0) | (tap_op_failed(result) ? TAP_GRPF_FAILED : 0));
+    if (th.group_timed) {
+        bool ok = !g->flags && result == ncclSuccess; /* ncclInProgress: see tap_op_end_timed */
+        if (!g->flags && result == ncclInProgress)
+            atomic_fetch_add_explicit(&tap_totals.untimed, g->nops, memory_order_relaxed);
+        for (uint32_t i = 0; i < th.nstreams && ok; i++)
+            ok = tap_cu.cuEventRecord(th.ev_end[i]->ev, (CUstream)th.streams[i]) == CUDA_SUCCESS;
+        for (uint32_t i = 0; i < th.nstreams; i++) {
+            if (!ok) {
+                give_pair(th.ev_start[i], th.ev_end[i]);
+                continue;
+            }
+            struct tap_record sr = {.kind = TAP_REC_GROUP_STREAM};
+            sr.u.stream = (struct tap_group_stream_rec){th.group_id, th.streams[i], th.ev_start[i], th.ev_end[i]};
+            tap_submit(&sr);
+        }
+        if (ok) {
+            if (tap_config.timing == TAP_TIMING_AUTO)
+                note_timed(th.first_comm, th.first_op, th.first_class, th.ev_start[0], th.ev_end[0], th.first_seq,
+                           g->end_ns);
+            g->flags |= TAP_GRPF_TIMED;
+            g->nstreams = th.nstreams;
+        }
+    }
+    if (g->nops > 0) {
+        TAP_TRACE(group_end, g);
+        tap_submit(&end);
+    }
+    return true;
+}
+
+void tap_intercept_after_fork(void)
+{
+    tap_fast.busy = 0;
+    tap_fast.group_depth = 0;
+    tap_fast.tid = 0;
+}

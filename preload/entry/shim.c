@@ -1,0 +1,16 @@
+/* Load and unload of libnccltap.so. Loading does no more than bring the
+ * configuration up: a program that never calls NCCL pays nothing and sees
+ * nothing. The runtime starts with the first communicator. */
+#include "runtime/runtime.h"
+
+__attribute__((constructor)) static void tap_load(void)
+{
+    tap_bring_up();
+}
+
+/* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;
+ * this covers an unload without exit. */
+__attribute__((destructor)) static void tap_unload(void)
+{
+    tap_runtime_stop();
+}

@@ -1,0 +1,48 @@
+/* The exported NCCL functions, generated from abi/nccl_api.def: each one
+ * resolves the real function, records around it, and returns exactly what
+ * the real function returned.
+ *
+ * A row's `kind` is pasted onto TAP_BEGIN_ / TAP_END_, which selects what
+ * runs before and after the real call. TAP_OP rows carry their own
+ * arguments; the (name, args) that follows is then consumed by TAP_IGNORE,
+ * while TAP_COMM and TAP_GROUP rows take (name, args) to call their hooks. */
+#include <stdbool.h>
+
+#include "abi/nccl_abi.h"
+#include "entry/comm_hooks.h"
+#include "entry/intercept.h"
+#include "nccl/real_nccl.h"
+
+#define TAP_EXPORT __attribute__((visibility("default")))
+#define TAP_UNPAREN(...) __VA_ARGS__
+#define TAP_IGNORE(...)
+
+#define TAP_BEGIN_TAP_OP(op, count, dtype, peer, redop) \
+    tap_op_begin(&call, op, comm, stream, count, (int)(dtype), peer, (int)(redop), \
+                 (uintptr_t)__builtin_return_address(0)) TAP_IGNORE
+#define TAP_END_TAP_OP(op, count, dtype, peer, redop) tap_op_end(&call, result) TAP_IGNORE
+
+#define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
+#define TAP_END_TAP_COMM(name, args) (tap_leave(), tap_comm_after_##name(result, TAP_UNPAREN args))
+
+#define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()
+#define TAP_END_TAP_GROUP(name, args) tap_group_after_##name(result)
+
+#define TAP_WRAP(name, params, args, kind)                  \
+    TAP_EXPORT ncclResult_t name params                      \
+    {                                                        \
+        ncclResult_t (*fn) params = real_nccl()->name;       \
+        if (!fn && !(fn = real_nccl_retry()->name))          \
+            return real_nccl_missing(#name);                 \
+        if (tap_reentered())                                 \
+            return fn args;                                  \
+        struct tap_call call;                                \
+        (void)call;                                          \
+        bool recording = TAP_BEGIN_##kind(name, args);       \
+        ncclResult_t result = fn args;                       \
+        if (recording)                                       \
+            TAP_END_##kind(name, args);                      \
+        return result;                                       \
+    }
+
+NCCLTAP_NCCL_API(TAP_WRAP)

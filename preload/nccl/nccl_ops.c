@@ -1,0 +1,51 @@
+#include "nccl/nccl_ops.h"
+
+#include <stdio.h>
+
+static const char *const op_names[TAP_OP_COUNT] = {
+    "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
+    "AlltoAll", "Gather", "Scatter", "Send", "Recv"};
+
+/* Indexed by ncclDataType_t (fp8 types since 2.24). */
+static const char *const dtype_names[] = {
+    "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16",
+    "float32", "float64", "bfloat16", "fp8e4m3", "fp8e5m2"};
+#define NDTYPES (int)(sizeof dtype_names / sizeof dtype_names[0])
+
+const char *tap_op_name(enum tap_op op) { return op_names[op]; }
+
+const char *tap_dtype_name(int dtype, char *buf, size_t len)
+{
+    if (dtype >= 0 && dtype < NDTYPES)
+        return dtype_names[dtype];
+    snprintf(buf, len, "unknown(%d)", dtype);
+    return buf;
+}
+
+double tap_op_busbw_factor(enum tap_op op, int nranks)
+{
+    double n = nranks > 0 ? nranks : 1;
+    switch (op) {
+    case TAP_OP_ALLREDUCE:
+        return 2.0 * (n - 1) / n;
+    case TAP_OP_ALLGATHER:
+    case TAP_OP_REDUCESCATTER:
+    case TAP_OP_ALLTOALL:
+    case TAP_OP_GATHER:
+    case TAP_OP_SCATTER:
+        return (n - 1) / n;
+    default:
+        return 1.0;
+    }
+}
+
+const char *tap_nccl_version_str(int code, char *buf, size_t len)
+{
+    if (code <= 0)
+        snprintf(buf, len, "unknown");
+    else if (code < 10000)
+        snprintf(buf, len, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+    else
+        snprintf(buf, len, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+    return buf;
+}

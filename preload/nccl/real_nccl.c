@@ -1,0 +1,204 @@
+#include "nccl/real_nccl.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "nccl/nccl_ops.h"
+#include "runtime/runtime.h"
+
+struct real_nccl tap_real_nccl;
+_Atomic int tap_real_nccl_ready;
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+#define real tap_real_nccl
+
+static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    const char *slash = strrchr(info->dlpi_name, '/');
+    const char *base = slash ? slash + 1 : info->dlpi_name;
+    if (strncmp(base, "libnccl.so", 10) != 0)
+        return 0;
+    *(void **)found = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    return *(void **)found != NULL;
+}
+
+/* The NCCL to call. Usually the next definition after the shim in the
+ * global scope (RTLD_NEXT). An application whose NCCL comes with a library
+ * it dlopen()s privately (Python extension modules, PyTorch among them) has
+ * it outside that scope, although its calls still reach the shim: then the
+ * loaded libnccl.so is found by name among the process's objects. */
+
+/* Exported by nccltap and by nothing else (exports.map): a library that
+ * has it is nccltap, at whatever path, a copy included. Calling it as the
+ * NCCL would call the wrappers forever. */
+#define TAP_MARKER "nccltap_shim_marker"
+__attribute__((visibility("default"), used)) const char nccltap_shim_marker[] = "nccltap " NCCLTAP_VERSION;
+
+/* Whether the ELF file at `path` names the marker in its dynamic string
+ * table: nccltap told before it is loaded, so that no constructor of a
+ * second copy of it runs in the process. False where the file cannot be
+ * read as this machine's ELF; the loaded library is checked then. */
+static bool file_is_nccltap(const char *path)
+{
+    enum { MAX_PHDRS = 64, MAX_DYN = 65536, MAX_STRTAB = 64 << 20 };
+    static const char want[] = "\0" TAP_MARKER; /* and the '\0' ending it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool found = false;
+    ElfW(Dyn) *dyn = NULL;
+    char *strtab = NULL;
+    ElfW(Ehdr) eh;
+    ElfW(Phdr) ph[MAX_PHDRS];
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        eh.e_phentsize != sizeof ph[0] || eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
+        goto out;
+    size_t ph_len = eh.e_phnum * sizeof ph[0];
+    if (pread(fd, ph, ph_len, (off_t)eh.e_phoff) != (ssize_t)ph_len)
+        goto out;
+    const ElfW(Phdr) *dp = NULL;
+    for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC)
+            dp = &ph[i];
+    if (!dp || dp->p_filesz == 0 || dp->p_filesz > MAX_DYN || !(dyn = malloc(dp->p_filesz)) ||
+        pread(fd, dyn, dp->p_filesz, (off_t)dp->p_offset) != (ssize_t)dp->p_filesz)
+        goto out;
+    ElfW(Addr) str_addr = 0;
+    size_t str_len = 0;
+    for (size_t i = 0; i < dp->p_filesz / sizeof *dyn && dyn[i].d_tag != DT_NULL; i++) {
+        if (dyn[i].d_tag == DT_STRTAB)
+            str_addr = dyn[i].d_un.d_ptr;
+        else if (dyn[i].d_tag == DT_STRSZ)
+            str_len = dyn[i].d_un.d_val;
+    }
+    if (!str_len || str_len > MAX_STRTAB)
+        goto out;
+    /* The table's address in the file: the loadable segment holding it. */
+    for (int i = 0; i < eh.e_phnum && !strtab; i++) {
+        if (ph[i].p_type != PT_LOAD || str_addr < ph[i].p_vaddr || str_addr - ph[i].p_vaddr > ph[i].p_filesz ||
+            str_len > ph[i].p_filesz - (str_addr - ph[i].p_vaddr))
+            continue;
+        off_t at = (off_t)(ph[i].p_offset + (str_addr - ph[i].p_vaddr));
+        if (!(strtab = malloc(str_len)) || pread(fd, strtab, str_len, at) != (ssize_t)str_len)
+            goto out;
+    }
+    found = strtab && memmem(strtab, str_len, want, sizeof want) != NULL;
+out:
+    free(strtab);
+    free(dyn);
+    close(fd);
+    return found;
+}
+
+/* Why the library NCCLTAP_NCCL_LIBRARY names cannot be the NCCL to call,
+ * or NULL when it can. */
+static const char *not_nccl(void *lib)
+{
+    if (dlsym(lib, TAP_MARKER))
+        return "it is nccltap itself";
+    if (!dlsym(lib, "ncclCommInitRank") || !dlsym(lib, "ncclGetVersion"))
+        return "it has no NCCL (no ncclGetVersion or ncclCommInitRank)";
+    return NULL;
+}
+
+static atomic_flag library_said = ATOMIC_FLAG_INIT;
+static bool library_refused; /* under resolve_lock */
+
+/* Caller holds resolve_lock. */
+static void *nccl_library(void)
+{
+    if (tap_config.nccl_library && !library_refused) {
+        const char *path = tap_config.nccl_library, *why = NULL;
+        void *lib = NULL;
+        /* A name without '/' is looked for as dlopen() does: only the
+         * library it loads can be checked. */
+        if (strchr(path, '/') && file_is_nccltap(path))
+            why = "it is nccltap itself";
+        else if (!(lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL)))
+            why = dlerror();
+        else if ((why = not_nccl(lib)) != NULL && dlsym(lib, TAP_MARKER))
+            dlclose(lib); /* nccltap: its constructor only read the configuration */
+        if (!why)
+            return lib;
+        library_refused = true;
+        TAP_LOG_ONCE(library_said, "NCCLTAP_NCCL_LIBRARY=%s cannot be used (%s); using the NCCL the "
+                     "application links", path, why);
+    }
+    if (dlsym(RTLD_NEXT, "ncclGetVersion"))
+        return RTLD_NEXT;
+    void *lib = NULL;
+    dl_iterate_phdr(find_nccl, &lib);
+    return lib;
+}
+
+/* Caller holds resolve_lock. */
+static void resolve(void)
+{
+    void *lib = nccl_library();
+    if (!lib)
+        return; /* not loaded yet: tried again when a function is missing */
+#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real.name = dlsym(lib, #name);
+    NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
+#undef NCCLTAP_REAL_RESOLVE
+#define NCCLTAP_REAL_QUERY_RESOLVE(ret, name, params, args) *(void **)&real.name = dlsym(lib, #name);
+    NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_RESOLVE)
+#undef NCCLTAP_REAL_QUERY_RESOLVE
+    int v = 0;
+    if (real.ncclGetVersion && real.ncclGetVersion(&v) == ncclSuccess)
+        real.version = v;
+}
+
+const struct real_nccl *real_nccl_resolve(void)
+{
+    tap_bring_up(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
+    pthread_mutex_lock(&resolve_lock);
+    if (!atomic_load_explicit(&tap_real_nccl_ready, memory_order_relaxed)) {
+        resolve();
+        atomic_store_explicit(&tap_real_nccl_ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&resolve_lock);
+    return &real;
+}
+
+const struct real_nccl *real_nccl_retry(void)
+{
+    pthread_mutex_lock(&resolve_lock);
+    if (!real.ncclGetVersion)
+        resolve();
+    pthread_mutex_unlock(&resolve_lock);
+    return &real;
+}
+
+/* Distinct functions are few; a small table of names said keeps "once". */
+#define MISSING_MAX 32
+static const char *_Atomic missing_said[MISSING_MAX];
+
+ncclResult_t real_nccl_missing(const char *name)
+{
+    for (int i = 0; i < MISSING_MAX; i++) {
+        const char *seen = atomic_load(&missing_said[i]);
+        if (seen == name)
+            return ncclInvalidUsage;
+        if (!seen) {
+            const char *expected = NULL;
+            if (atomic_compare_exchange_strong(&missing_said[i], &expected, name)) {
+                char v[32];
+                tap_log("%s is not in the NCCL library in use (version %s); returning ncclInvalidUsage",
+                        name, tap_nccl_version_str(real.version, v, sizeof v));
+                return ncclInvalidUsage;
+            }
+            if (expected == name)
+                return ncclInvalidUsage;
+        }
+    }
+    return ncclInvalidUsage;
+}

@@ -1,0 +1,101 @@
+/* Every communicator the application creates, found from its handle on the
+ * hot path without a lock. Entries are never freed: the reducer may still
+ * hold records that point at a destroyed communicator. */
+#ifndef NCCLTAP_COMM_REGISTRY_H
+#define NCCLTAP_COMM_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/nccl_abi.h"
+#include "nccl/nccl_ops.h"
+
+enum tap_comm_origin {
+    TAP_ORIGIN_INIT, TAP_ORIGIN_INITALL, TAP_ORIGIN_CONFIG, TAP_ORIGIN_SCALABLE,
+    TAP_ORIGIN_SPLIT, TAP_ORIGIN_SHRINK, TAP_ORIGIN_GROW, TAP_ORIGIN_UNREGISTERED
+};
+enum tap_comm_state { TAP_COMM_ALIVE, TAP_COMM_FINALIZED, TAP_COMM_DESTROYED, TAP_COMM_ABORTED };
+
+struct tap_event;
+
+/* What `auto` knows of one (communicator, op, size class): sampling.h has
+ * the rule. The hot path reads and, while learning, writes it; the reducer
+ * sets the rate from measured durations. */
+struct tap_hint {
+    /* 0: learning (no duration measured yet); k > 0: time the calls that
+     * tap_sample_selected picks with shift k - 1. */
+    _Atomic uint8_t rate;
+    _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
+    /* Learning (rate 0): 0 before the first timed call, 1 after it, 2
+     * after a second; the events of the last timed call, watched
+     * (intercept.c); when and at which seq the first was made. */
+    _Atomic uint8_t learning;
+    struct tap_event *_Atomic watch_start;
+    struct tap_event *_Atomic watch_end;
+    _Atomic uint64_t first_ns, first_seq;
+    uint64_t fastest_ns;            /* reducer only: shortest duration seen, but the first */
+    uint32_t completions;           /* reducer only: timed calls completed */
+};
+
+struct tap_comm {
+    ncclComm_t handle;
+    uint64_t id;        /* the same on every rank of the communicator */
+    uint64_t parent_id; /* 0 for a root communicator */
+    char name[64];      /* ncclConfig_t.commName, "" if none */
+    char gpu_uuid[48];  /* of its device, "" if unknown */
+    int rank, nranks, device;
+    unsigned creation;  /* order of creation in this process */
+    /* Host time of the call that created it (init, split...), from its
+     * start to its handle's appearing: connection set-up, bootstrap. 0 when
+     * nccltap did not see the call. */
+    uint64_t init_ns;
+    enum tap_comm_origin origin;
+    _Atomic int state;           /* enum tap_comm_state */
+    _Atomic uint64_t seq;        /* operations issued: the next op's number */
+    _Atomic uint32_t children;   /* communicators split, shrunk or grown from it */
+    uint64_t done_seq;           /* reducer only: seq + 1 of the latest timed op
+                                    completed, 0 if none (the hang watchdog) */
+    struct tap_hint hints[TAP_OP_COUNT][TAP_SIZE_CLASSES];
+};
+
+/* Registers a new communicator. rank and nranks as the caller knows them, or
+ * -1 to ask NCCL; the device is asked. Cold path (a mutex and an allocation);
+ * the caller starts the runtime (tap_runtime_start).
+ * Returns NULL only when memory is exhausted. */
+struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
+                                   enum tap_comm_origin origin, const char *name,
+                                   int rank, int nranks);
+
+/* Advances whenever a communicator is registered: a cached lookup is valid
+ * while it stays the same. */
+extern _Atomic uint32_t tap_comm_generation;
+
+/* Hot path: lock-free. A handle never registered (created where nccltap did
+ * not see it) is registered then, as origin "unregistered". */
+struct tap_comm *tap_comm_lookup(ncclComm_t handle);
+
+/* The communicator registered for `handle`, or NULL; never registers. */
+struct tap_comm *tap_comm_find(ncclComm_t handle);
+
+/* Stable snapshot for writers: communicator i of n, in creation order. */
+unsigned tap_comm_count(void);
+struct tap_comm *tap_comm_at(unsigned i);
+
+/* Operations issued on all communicators: every call that reached NCCL
+ * took a sequence number. */
+uint64_t tap_comm_total_calls(void);
+
+/* In a forked child: the parent's communicators are not the child's. */
+void tap_comm_registry_reset(void);
+/* Around fork(): taken before, released after in parent and child. */
+void tap_comm_registry_fork_lock(bool lock);
+
+const char *tap_comm_origin_name(enum tap_comm_origin o);
+const char *tap_comm_state_name(int state);
+
+/* 64-bit FNV-1a, for communicator identities. */
+uint64_t tap_hash(uint64_t h, const void *data, size_t len);
+#define TAP_HASH_SEED 0xcbf29ce484222325ull
+
+#endif

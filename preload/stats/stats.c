@@ -1,0 +1,202 @@
+#include "stats/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state/comm_registry.h"
+#include "nccl/nccl_ops.h"
+#include "stats/site_stats.h"
+
+/* Entries in an array (stable order for the writer) indexed by an
+ * open-addressing table of indexes that doubles when half full. */
+static struct tap_stat *entries;
+static unsigned nentries, entries_cap;
+static unsigned *index_of; /* slot -> entry index + 1, 0 empty */
+static unsigned index_slots;
+
+static uint64_t key_hash(const struct tap_comm *c, int op, int dtype, int cls)
+{
+    uint64_t h = (uint64_t)(uintptr_t)c * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)op << 40) ^ ((uint64_t)(uint32_t)dtype << 8) ^ (uint64_t)cls;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+static int key_equal(const struct tap_stat *s, const struct tap_comm *c, int op, int dtype, int cls)
+{
+    return s->comm == c && s->op == op && s->dtype == dtype && s->size_class == cls;
+}
+
+static int grow_index(void)
+{
+    unsigned slots = index_slots ? index_slots * 2 : 256;
+    unsigned *idx = calloc(slots, sizeof *idx);
+    if (!idx)
+        return -1;
+    for (unsigned e = 0; e < nentries; e++) {
+        const struct tap_stat *s = &entries[e];
+        unsigned i = (unsigned)key_hash(s->comm, s->op, s->dtype, s->size_class) & (slots - 1);
+        while (idx[i])
+            i = (i + 1) & (slots - 1);
+        idx[i] = e + 1;
+    }
+    free(index_of);
+    index_of = idx;
+    index_slots = slots;
+    return 0;
+}
+
+__attribute__((noinline)) static struct tap_stat *find_or_add_indexed(struct tap_comm *c, int op,
+                                                                       int dtype, int cls)
+{
+    if (2 * (nentries + 1) > index_slots && grow_index() != 0)
+        return NULL;
+    unsigned i = (unsigned)key_hash(c, op, dtype, cls) & (index_slots - 1);
+    for (; index_of[i]; i = (i + 1) & (index_slots - 1)) {
+        struct tap_stat *s = &entries[index_of[i] - 1];
+        if (key_equal(s, c, op, dtype, cls))
+            return s;
+    }
+    if (nentries == entries_cap) {
+        unsigned cap = entries_cap ? entries_cap * 2 : 64;
+        struct tap_stat *grown = realloc(entries, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        entries = grown;
+        entries_cap = cap;
+    }
+    struct tap_stat *s = &entries[nentries];
+    memset(s, 0, sizeof *s);
+    s->comm = c;
+    s->op = (uint8_t)op;
+    s->dtype = dtype;
+    s->size_class = (uint8_t)cls;
+    s->time_min_ns = UINT64_MAX;
+    index_of[i] = ++nentries;
+    return s;
+}
+
+/* The row of the last record: consecutive records are mostly of one key. */
+static unsigned last;
+
+static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int cls)
+{
+    if (last < nentries && key_equal(&entries[last], c, op, dtype, cls))
+        return &entries[last];
+    struct tap_stat *s = find_or_add_indexed(c, op, dtype, cls);
+    if (s)
+        last = (unsigned)(s - entries);
+    return s;
+}
+
+unsigned tap_stat_hist_bucket(uint64_t ns)
+{
+    if (ns <= 1)
+        return 0;
+    double b = log((double)ns) / log(TAP_HIST_BASE);
+    return b >= TAP_HIST_BUCKETS - 1 ? TAP_HIST_BUCKETS - 1 : (unsigned)b;
+}
+
+__attribute__((noinline)) static void add_time(struct tap_stat *s, const struct tap_timing *t)
+{
+    if (!s->hist && !(s->hist = calloc(TAP_HIST_BUCKETS, sizeof *s->hist)))
+        return;
+    uint64_t d = t->duration_ns;
+    s->timed++;
+    if (!s->has_first) {
+        s->has_first = true;
+        s->first_ns = d;
+        return;
+    }
+    s->steady++;
+    s->time_sum_ns += d;
+    if (d < s->time_min_ns)
+        s->time_min_ns = d;
+    if (d > s->time_max_ns)
+        s->time_max_ns = d;
+    s->hist[tap_stat_hist_bucket(d)]++;
+    s->bw_bytes += t->bytes;
+    s->bw_busbytes += t->busbytes;
+    if (d > 0) {
+        s->algbw_sum += t->bytes / (double)d; /* bytes/ns = GB/s */
+        s->busbw_sum += t->busbytes / (double)d;
+    }
+}
+
+/* A call that was timed, or made at another site than its row's last. */
+__attribute__((noinline)) static void record_rest(struct tap_stat *s, const struct tap_op_rec *op,
+                                                  const struct tap_timing *t)
+{
+    struct tap_site_stat *site = tap_site_stats_find(op->site, last);
+    if (site) {
+        s->site_hint = (uint32_t)(site - tap_site_entries) + 1;
+        site->calls++;
+        site->bytes_total += op->bytes;
+    }
+    if (t) {
+        /* The row's first timed call is kept apart from its statistics
+         * (first_us: a connection set up lazily can take 10^4 times the
+         * steady time), and so from its site's. */
+        bool first = !s->has_first;
+        add_time(s, t);
+        if (site && !first)
+            tap_site_stat_add_time(site, t);
+    }
+}
+
+/* Runs for every call: the common case (same key as the last call, same
+ * call site, no time) is two compares and five additions. */
+void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (!s)
+        return;
+    s->calls++;
+    s->bytes_total += op->bytes;
+    s->group_ops += group_ops;
+    uint32_t k = s->site_hint;
+    if (!t && k && tap_site_entries[k - 1].site == op->site) {
+        tap_site_entries[k - 1].calls++;
+        tap_site_entries[k - 1].bytes_total += op->bytes;
+        return;
+    }
+    record_rest(s, op, t);
+}
+
+unsigned tap_stats_count(void) { return nentries; }
+
+const struct tap_stat *tap_stats_at(unsigned i) { return &entries[i]; }
+
+double tap_stat_quantile_ns(const struct tap_stat *s, double q)
+{
+    if (!s->steady || !s->hist)
+        return 0;
+    uint64_t want = (uint64_t)ceil(q * (double)s->steady);
+    if (want < 1)
+        want = 1;
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < TAP_HIST_BUCKETS; b++) {
+        seen += s->hist[b];
+        if (seen >= want) {
+            double v = pow(TAP_HIST_BASE, b + 0.5);
+            /* The extremes are known exactly; never report beyond them. */
+            if (v < (double)s->time_min_ns)
+                v = (double)s->time_min_ns;
+            if (v > (double)s->time_max_ns)
+                v = (double)s->time_max_ns;
+            return v;
+        }
+    }
+    return (double)s->time_max_ns;
+}
+
+void tap_stats_reset(void)
+{
+    last = 0;
+    /* The child starts empty; the parent's tables are left allocated. */
+    entries = NULL;
+    nentries = entries_cap = 0;
+    index_of = NULL;
+    index_slots = 0;
+}

@@ -1,0 +1,63 @@
+/* Statistics per (communicator, op, datatype, size class), owned by the
+ * reducer thread: nothing else reads or writes them, so no locks. */
+#ifndef NCCLTAP_STATS_H
+#define NCCLTAP_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/op_record.h"
+
+/* Log-scale histogram: bucket b holds durations in [1.04^b, 1.04^(b+1)) ns,
+ * so a percentile read as the bucket's geometric middle is within 2%. */
+#define TAP_HIST_BASE 1.04
+#define TAP_HIST_BUCKETS 720 /* up to about 30 minutes */
+
+/* The histogram bucket of a duration. */
+unsigned tap_stat_hist_bucket(uint64_t ns);
+
+struct tap_stat {
+    struct tap_comm *comm;
+    int32_t dtype;
+    uint8_t op;
+    uint8_t size_class;
+    uint64_t calls;
+    uint64_t bytes_total;
+    uint64_t group_ops;    /* sum over calls of the ops in the call's group (1 alone) */
+    uint64_t timed;
+    /* The first timed call is kept apart: NCCL connects lazily, and the
+     * first call that needs a connection can take 10^4 times the steady
+     * time. Everything below it is over the other timed calls, `steady`. */
+    bool has_first;
+    uint64_t first_ns;
+    uint64_t steady;
+    uint64_t time_sum_ns, time_min_ns, time_max_ns;
+    double algbw_sum, busbw_sum;  /* GB/s, summed over steady calls */
+    double bw_bytes, bw_busbytes; /* bytes behind time_sum_ns, and x factor */
+    uint32_t *hist;               /* TAP_HIST_BUCKETS counts, once timed */
+    uint32_t site_hint;           /* site_stats.h's entry of its last call's site */
+};
+
+/* How a call was timed. A grouped call carries its whole group's time and
+ * bytes: its group is the unit that ran. */
+struct tap_timing {
+    uint64_t duration_ns;
+    double bytes;    /* the op's S, or the sum over its group */
+    double busbytes; /* the same, each times its busbw factor */
+};
+
+/* Counts one call; `t` is NULL when it was not timed. `group_ops` is the
+ * number of ops in its group, 1 when it was not grouped. */
+void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t);
+
+unsigned tap_stats_count(void);
+const struct tap_stat *tap_stats_at(unsigned i);
+
+/* Duration at quantile q (0..1) of the steady timed calls, in ns; 0 when
+ * there are none. */
+double tap_stat_quantile_ns(const struct tap_stat *s, double q);
+
+/* In a forked child: the parent's statistics are not the child's. */
+void tap_stats_reset(void);
+
+#endif

@@ -1,0 +1,90 @@
+#include "writers/line_log.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "base/out_file.h"
+#include "writers/output.h"
+
+void tap_line_log_init(struct tap_line_log *log, const char *suffix, uint64_t limit)
+{
+    log->suffix = suffix;
+    log->limit = limit;
+    log->fd = -1;
+    tap_line_log_reset(log);
+}
+
+static int open_log(struct tap_line_log *log)
+{
+    if (log->fd >= 0 || log->failed)
+        return log->fd;
+    char name[TAP_OUT_NAME_MAX];
+    tap_output_name(name, sizeof name, log->suffix);
+    int dir = tap_output_dir();
+    log->fd = dir < 0 ? -1 : tap_out_file_create(dir, name, TAP_OUT_FILE_MODE);
+    if (log->fd < 0) {
+        log->failed = true;
+        if (dir >= 0)
+            TAP_LOG_ONCE(log->error_said, "cannot create %s/%s (%s): no per-operation log", tap_config.dir,
+                         name, strerror(errno));
+    }
+    return log->fd;
+}
+
+void tap_line_log_flush(struct tap_line_log *log)
+{
+    size_t done = 0;
+    while (done < log->used && log->fd >= 0) {
+        ssize_t n = write(log->fd, log->buf + done, log->used - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            TAP_LOG_ONCE(log->error_said, "cannot write the per-operation log (%s); lines are missing",
+                         n < 0 ? strerror(errno) : "nothing written");
+            break;
+        }
+        done += (size_t)n;
+    }
+    log->used = 0;
+}
+
+bool tap_line_log_skip_if_full(struct tap_line_log *log)
+{
+    if (log->full)
+        log->not_written++;
+    return log->full;
+}
+
+void tap_line_log_put(struct tap_line_log *log, const char *line, size_t len)
+{
+    if (len == 0 || len > sizeof log->buf || log->full || log->accepted + len > log->limit) {
+        /* The file keeps its first lines, with no gap: a line that does
+         * not fit ends it. */
+        log->full = log->full || len != 0;
+        log->not_written++;
+        return;
+    }
+    if (open_log(log) < 0)
+        return; /* said once */
+    if (sizeof log->buf - log->used < len)
+        tap_line_log_flush(log);
+    memcpy(log->buf + log->used, line, len);
+    log->used += len;
+    log->accepted += len;
+}
+
+void tap_line_log_reset(struct tap_line_log *log)
+{
+    log->used = 0;
+    if (log->fd >= 0)
+        close(log->fd);
+    log->fd = -1;
+    log->failed = false;
+    log->full = false;
+    log->accepted = 0;
+    log->not_written = 0;
+    atomic_flag_clear(&log->error_said);
+}

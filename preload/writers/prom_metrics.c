@@ -1,0 +1,335 @@
+#include "writers/prom_metrics.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "nccl/nccl_ops.h"
+#include "writers/prom_inspector.h"
+#include "writers/prom_text.h"
+#include "reducer/reducer.h"
+#include "runtime/runtime.h"
+#include "stats/stats.h"
+
+/* One series key: a (communicator, op, size class), its datatypes merged. */
+struct agg {
+    const struct tap_comm *comm;
+    uint8_t op, size_class;
+    uint64_t calls, bytes;
+    uint64_t le[TAP_PROM_BUCKETS + 1]; /* per bucket, not yet cumulative; last: above all */
+    uint64_t timed;
+    double time_s;
+    double d_bytes, d_busbytes, d_time_ns; /* in the last interval */
+    size_t labels; /* its labels, escaped once per write: at labels_text + this */
+};
+
+/* What each statistics row had at the end of the last interval. */
+struct prev {
+    double bw_bytes, bw_busbytes;
+    uint64_t time_sum_ns;
+};
+
+static struct prev *prev;
+static unsigned nprev;
+static unsigned *order;
+static struct agg *aggs;
+static unsigned cap; /* of order and aggs */
+static uint64_t *pending;
+static unsigned pending_cap;
+
+static int grow(unsigned rows)
+{
+    if (rows <= cap)
+        return 0;
+    unsigned n = cap ? cap : 64;
+    while (n < rows)
+        n *= 2;
+    unsigned *o = realloc(order, n * sizeof *o);
+    if (o)
+        order = o;
+    struct agg *a = realloc(aggs, n * sizeof *a);
+    if (a)
+        aggs = a;
+    if (!o || !a)
+        return -1;
+    cap = n;
+    return 0;
+}
+
+/* Rows of one key next to each other, communicators in creation order. */
+static int by_key(const void *pa, const void *pb)
+{
+    const struct tap_stat *a = tap_stats_at(*(const unsigned *)pa), *b = tap_stats_at(*(const unsigned *)pb);
+    if (a->comm->creation != b->comm->creation)
+        return a->comm->creation < b->comm->creation ? -1 : 1;
+    if (a->op != b->op)
+        return a->op < b->op ? -1 : 1;
+    if (a->size_class != b->size_class)
+        return a->size_class < b->size_class ? -1 : 1;
+    return 0;
+}
+
+/* The bucket (0 .. TAP_PROM_BUCKETS; the last is +Inf only) that holds the
+ * statistics' histogram bucket b, [1.04^b, 1.04^(b+1)) ns: the first
+ * bound 1.04^E with b + 1 <= E. */
+static unsigned prom_bucket(unsigned b)
+{
+    if (b + 1 <= TAP_PROM_BUCKET_FIRST)
+        return 0;
+    unsigned k = (b + 1 - TAP_PROM_BUCKET_FIRST + TAP_PROM_BUCKET_STEP - 1) / TAP_PROM_BUCKET_STEP;
+    return k > TAP_PROM_BUCKETS ? TAP_PROM_BUCKETS : k;
+}
+
+static void add_row(struct agg *g, const struct tap_stat *s, unsigned row)
+{
+    g->calls += s->calls;
+    g->bytes += s->bytes_total;
+    g->timed += s->steady + (s->has_first ? 1 : 0);
+    g->time_s += (double)s->time_sum_ns * 1e-9 + (s->has_first ? (double)s->first_ns * 1e-9 : 0);
+    if (s->has_first)
+        g->le[prom_bucket(tap_stat_hist_bucket(s->first_ns))]++;
+    for (unsigned b = 0; s->hist && b < TAP_HIST_BUCKETS; b++)
+        if (s->hist[b])
+            g->le[prom_bucket(b)] += s->hist[b];
+    struct prev p = row < nprev ? prev[row] : (struct prev){0, 0, 0};
+    g->d_bytes += s->bw_bytes - p.bw_bytes;
+    g->d_busbytes += s->bw_busbytes - p.bw_busbytes;
+    g->d_time_ns += (double)(s->time_sum_ns - p.time_sum_ns);
+}
+
+/* The rows of communicators on `gpu` merged by key, in aggs; their count. */
+static unsigned gather(const char *gpu)
+{
+    unsigned rows = tap_stats_count(), n = 0;
+    if (grow(rows) != 0)
+        return 0;
+    for (unsigned i = 0; i < rows; i++)
+        if (!strcmp(tap_stats_at(i)->comm->gpu_uuid, gpu))
+            order[n++] = i;
+    qsort(order, n, sizeof *order, by_key);
+    unsigned keys = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct tap_stat *s = tap_stats_at(order[i]);
+        struct agg *g = keys ? &aggs[keys - 1] : NULL;
+        if (!g || g->comm != s->comm || g->op != s->op || g->size_class != s->size_class) {
+            g = &aggs[keys++];
+            memset(g, 0, sizeof *g);
+            g->comm = s->comm;
+            g->op = s->op;
+            g->size_class = s->size_class;
+        }
+        add_row(g, s, order[i]);
+    }
+    return keys;
+}
+
+static void comm_labels(FILE *f, const struct tap_comm *c)
+{
+    char rank[16], id[24];
+    snprintf(rank, sizeof rank, "%d", c->rank);
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)c->id);
+    tap_prom_label(f, "{", "job_id", tap_config.job_id);
+    tap_prom_label(f, ",", "host", tap_process.host);
+    tap_prom_label(f, ",", "gpu", c->gpu_uuid);
+    tap_prom_label(f, ",", "rank", rank);
+    tap_prom_label(f, ",", "comm", id);
+    tap_prom_label(f, ",", "comm_name", c->name);
+}
+
+/* Each series' labels, escaped once for the ~30 lines that repeat them,
+ * '{' and all but the closing '}'. */
+static char *labels_text;
+
+static int make_labels(unsigned n)
+{
+    size_t size;
+    FILE *m = open_memstream(&labels_text, &size);
+    if (!m)
+        return -1;
+    for (unsigned i = 0; i < n; i++) {
+        struct agg *g = &aggs[i];
+        char cls[24];
+        /* The power of two at or below the size, in bytes, as the rank
+         * file's size_class ("0" when no call had a known size). */
+        snprintf(cls, sizeof cls, "%llu", g->size_class || g->bytes ? 1ull << g->size_class : 0ull);
+        g->labels = (size_t)ftell(m);
+        comm_labels(m, g->comm);
+        tap_prom_label(m, ",", "op", tap_op_name((enum tap_op)g->op));
+        tap_prom_label(m, ",", "size_class", cls);
+        fputc('\0', m);
+    }
+    if (fclose(m) != 0) {
+        labels_text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* name{labels of g[,le="..."]} */
+static void series(FILE *f, const char *name, const char *suffix, const struct agg *g, const char *le)
+{
+    fputs(name, f);
+    fputs(suffix, f);
+    fputs(labels_text + g->labels, f);
+    if (le) {
+        fputs(",le=\"", f);
+        fputs(le, f);
+        fputc('"', f);
+    }
+    fputs("} ", f);
+}
+
+static void counter_family(FILE *f, const char *name, const char *help, unsigned n, bool bytes)
+{
+    tap_prom_family(f, name, "counter", help);
+    for (unsigned i = 0; i < n; i++) {
+        series(f, name, "", &aggs[i], NULL);
+        tap_prom_uint(f, bytes ? aggs[i].bytes : aggs[i].calls);
+        fputc('\n', f);
+    }
+}
+
+static void histogram_family(FILE *f, unsigned n)
+{
+    static char bounds[TAP_PROM_BUCKETS][32];
+    if (!bounds[0][0])
+        for (unsigned k = 0; k < TAP_PROM_BUCKETS; k++)
+            snprintf(bounds[k], sizeof bounds[k], "%.6g",
+                     pow(TAP_HIST_BASE, TAP_PROM_BUCKET_FIRST + k * TAP_PROM_BUCKET_STEP) * 1e-9);
+    const char *name = "nccltap_op_duration_seconds";
+    tap_prom_family(f, name, "histogram",
+                    "Time of every timed op (CUDA events around the call on its stream), over the run");
+    for (unsigned i = 0; i < n; i++) {
+        const struct agg *g = &aggs[i];
+        uint64_t cumulative = 0;
+        for (unsigned k = 0; k < TAP_PROM_BUCKETS; k++) {
+            cumulative += g->le[k];
+            series(f, name, "_bucket", g, bounds[k]);
+            tap_prom_uint(f, cumulative);
+            fputc('\n', f);
+        }
+        series(f, name, "_bucket", g, "+Inf");
+        tap_prom_uint(f, g->timed);
+        fputc('\n', f);
+        series(f, name, "_sum", g, NULL);
+        tap_prom_value(f, g->time_s);
+        fputc('\n', f);
+        series(f, name, "_count", g, NULL);
+        tap_prom_uint(f, g->timed);
+        fputc('\n', f);
+    }
+}
+
+static void bandwidth_family(FILE *f, const char *name, const char *help, unsigned n, bool bus)
+{
+    tap_prom_family(f, name, "gauge", help);
+    for (unsigned i = 0; i < n; i++) {
+        const struct agg *g = &aggs[i];
+        if (g->d_time_ns <= 0)
+            continue; /* nothing timed in the interval: no bandwidth, not 0 */
+        series(f, name, "", g, NULL);
+        tap_prom_value(f, (bus ? g->d_busbytes : g->d_bytes) / g->d_time_ns); /* bytes/ns = GB/s */
+        fputc('\n', f);
+    }
+}
+
+static void count_pending(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
+{
+    (void)start;
+    (void)arg;
+    if (op->comm->creation < pending_cap)
+        pending[op->comm->creation]++;
+}
+
+static void pending_family(FILE *f, const char *gpu)
+{
+    unsigned comms = tap_comm_count();
+    if (comms > pending_cap) {
+        uint64_t *p = realloc(pending, comms * sizeof *p);
+        if (p) {
+            pending = p;
+            pending_cap = comms;
+        }
+    }
+    if (pending_cap)
+        memset(pending, 0, pending_cap * sizeof *pending);
+    tap_reducer_each_pending(count_pending, NULL);
+    tap_prom_family(f, "nccltap_pending_ops", "gauge", "Timed ops issued and not complete on the GPU");
+    for (unsigned i = 0; i < comms && i < pending_cap; i++) {
+        const struct tap_comm *c = tap_comm_at(i);
+        if (strcmp(c->gpu_uuid, gpu))
+            continue;
+        fputs("nccltap_pending_ops", f);
+        comm_labels(f, c);
+        fprintf(f, "} %llu\n", (unsigned long long)pending[c->creation]);
+    }
+}
+
+static void process_counter(FILE *f, const char *gpu, const char *name, const char *help, uint64_t v)
+{
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", tap_process.pid);
+    tap_prom_family(f, name, "counter", help);
+    fputs(name, f);
+    tap_prom_label(f, "{", "job_id", tap_config.job_id);
+    tap_prom_label(f, ",", "host", tap_process.host);
+    tap_prom_label(f, ",", "gpu", gpu);
+    tap_prom_label(f, ",", "pid", pid);
+    fprintf(f, "} %llu\n", (unsigned long long)v);
+}
+
+void tap_prom_metrics_write(FILE *f, const char *gpu, bool process)
+{
+    unsigned n = gather(gpu);
+    if (make_labels(n) != 0)
+        n = 0; /* out of memory: no series this time, the families still valid */
+    counter_family(f, "nccltap_ops_total", "NCCL operations called", n, false);
+    counter_family(f, "nccltap_bytes_total", "Bytes of the NCCL operations called (nccl-tests' S)", n, true);
+    histogram_family(f, n);
+    bandwidth_family(f, "nccltap_busbw_gbs", "Bus bandwidth (GB/s) of the ops timed in the last interval", n, true);
+    bandwidth_family(f, "nccltap_algbw_gbs", "Algorithm bandwidth (GB/s) of the ops timed in the last interval", n,
+                     false);
+    free(labels_text);
+    labels_text = NULL;
+    pending_family(f, gpu);
+    if (!process)
+        return;
+    process_counter(f, gpu, "nccltap_dropped_ops_total", "Op records lost to a full queue (NCCLTAP_RING_SIZE)",
+                    atomic_load(&tap_totals.dropped));
+    process_counter(f, gpu, "nccltap_untimed_ops_total", "Ops that wanted timing when no CUDA event was free",
+                    atomic_load(&tap_totals.untimed));
+    process_counter(f, gpu, "nccltap_prom_ops_not_kept_total",
+                    "Timed ops left out of the Inspector gauges: too many series in an interval",
+                    tap_prom_inspector_overflow());
+}
+
+void tap_prom_metrics_next_interval(void)
+{
+    unsigned rows = tap_stats_count();
+    if (rows > nprev) {
+        struct prev *p = realloc(prev, rows * sizeof *p);
+        if (!p)
+            return; /* the next gauges cover two intervals */
+        prev = p;
+        nprev = rows;
+    }
+    for (unsigned i = 0; i < rows; i++) {
+        const struct tap_stat *s = tap_stats_at(i);
+        prev[i] = (struct prev){s->bw_bytes, s->bw_busbytes, s->time_sum_ns};
+    }
+}
+
+void tap_prom_metrics_reset(void)
+{
+    /* The child's statistics start empty: so do their previous values. */
+    prev = NULL;
+    nprev = 0;
+    order = NULL;
+    aggs = NULL;
+    cap = 0;
+    pending = NULL;
+    pending_cap = 0;
+}

@@ -1,0 +1,249 @@
+#include "writers/rank_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "writers/callsite_out.h"
+#include "reducer/busy.h"
+#include "state/comm_registry.h"
+#include "base/config.h"
+#include "cuda/gpu_timing.h"
+#include "base/json_writer.h"
+#include "base/log.h"
+#include "base/monotonic.h"
+#include "writers/ops_log.h"
+#include "base/out_file.h"
+#include "writers/output.h"
+#include "nccl/real_nccl.h"
+#include "reducer/reducer.h"
+#include "runtime/runtime.h"
+#include "stats/stats.h"
+
+static char path[4096 + TAP_OUT_NAME_MAX + 1];
+static atomic_flag write_error_said = ATOMIC_FLAG_INIT;
+static _Atomic bool written; /* the file exists: the summary may point at it */
+
+const char *tap_rank_file_path(void)
+{
+    char name[TAP_OUT_NAME_MAX];
+    tap_output_name(name, sizeof name, ".json");
+    snprintf(path, sizeof path, "%s/%s", tap_config.dir, name);
+    return path;
+}
+
+bool tap_rank_file_written(void)
+{
+    return atomic_load(&written);
+}
+
+void tap_rank_file_reset(void)
+{
+    atomic_store(&written, false);
+    atomic_flag_clear(&write_error_said);
+}
+
+static bool is_root(const struct tap_comm *c)
+{
+    return c->origin <= TAP_ORIGIN_SCALABLE;
+}
+
+/* Ranks this process holds in root communicators, ascending, distinct. */
+static void write_ranks(FILE *f)
+{
+    fputs("  \"ranks\": [", f);
+    int last = -1;
+    for (;;) {
+        int next = -1;
+        for (unsigned i = 0; i < tap_comm_count(); i++) {
+            const struct tap_comm *c = tap_comm_at(i);
+            if (is_root(c) && c->rank > last && (next < 0 || c->rank < next))
+                next = c->rank;
+        }
+        if (next < 0)
+            break;
+        fprintf(f, "%s%d", last < 0 ? "" : ", ", next);
+        last = next;
+    }
+    fputs("],\n", f);
+}
+
+static void write_comms(FILE *f)
+{
+    fputs("  \"comms\": [", f);
+    for (unsigned i = 0; i < tap_comm_count(); i++) {
+        const struct tap_comm *c = tap_comm_at(i);
+        fprintf(f, "%s\n    {\"id\": \"%016llx\", \"parent\": ", i ? "," : "", (unsigned long long)c->id);
+        if (c->parent_id)
+            fprintf(f, "\"%016llx\"", (unsigned long long)c->parent_id);
+        else
+            fputs("\"\"", f);
+        fputs(", \"name\": ", f);
+        json_string(f, c->name);
+        fprintf(f, ", \"rank\": %d, \"nranks\": %d, \"device\": %d, \"origin\": \"%s\", \"state\": \"%s\", \"calls\": %llu",
+                c->rank, c->nranks, c->device, tap_comm_origin_name(c->origin),
+                tap_comm_state_name(atomic_load(&c->state)), (unsigned long long)atomic_load(&c->seq));
+        fputs(", \"init_ms\": ", f);
+        json_number_or_null(f, (double)c->init_ns * 1e-6, c->init_ns != 0);
+        fputc('}', f);
+    }
+    fputs("\n  ],\n", f);
+}
+
+static void write_op(FILE *f, const struct tap_stat *s)
+{
+    char dtype_buf[32];
+    double us = 1e-3;
+    fprintf(f, "    {\"rank\": %d, \"comm\": \"%016llx\", \"comm_name\": ", s->comm->rank,
+            (unsigned long long)s->comm->id);
+    json_string(f, s->comm->name);
+    fprintf(f, ", \"op\": \"%s\", \"dtype\": \"%s\", \"size_class\": %llu, \"bytes\": %llu, \"bytes_total\": %llu,\n",
+            tap_op_name((enum tap_op)s->op), tap_dtype_name(s->dtype, dtype_buf, sizeof dtype_buf),
+            s->size_class || s->bytes_total ? 1ull << s->size_class : 0ull,
+            (unsigned long long)(s->calls ? s->bytes_total / s->calls : 0),
+            (unsigned long long)s->bytes_total);
+    fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"grouped\": ", (unsigned long long)s->calls,
+            (unsigned long long)s->timed);
+    json_number(f, s->calls ? (double)s->group_ops / (double)s->calls : 1);
+    /* The first timed call apart; the times over the others ("steady"),
+     * null when there are none: no time is not a time of 0. */
+    fputs(", \"first_us\": ", f);
+    json_number_or_null(f, (double)s->first_ns * us, s->has_first);
+    bool timed = s->steady > 0;
+    double n = (double)s->steady;
+    fprintf(f, ",\n     \"time_ns\": {\"count\": %llu, \"sum\": %llu, \"min\": ", (unsigned long long)s->steady,
+            (unsigned long long)s->time_sum_ns);
+    json_number_or_null(f, (double)s->time_min_ns, timed);
+    fputs(", \"max\": ", f);
+    json_number_or_null(f, (double)s->time_max_ns, timed);
+    fputs("},\n     \"time_us\": {\"mean\": ", f);
+    json_number_or_null(f, (double)s->time_sum_ns / n * us, timed);
+    fputs(", \"min\": ", f);
+    json_number_or_null(f, (double)s->time_min_ns * us, timed);
+    const double q[] = {0.5, 0.9, 0.99};
+    const char *qname[] = {"p50", "p90", "p99"};
+    for (int i = 0; i < 3; i++) {
+        fprintf(f, ", \"%s\": ", qname[i]);
+        json_number_or_null(f, tap_stat_quantile_ns(s, q[i]) * us, timed);
+    }
+    fputs(", \"max\": ", f);
+    json_number_or_null(f, (double)s->time_max_ns * us, timed);
+    fputs("},\n     \"algbw_gbs\": ", f);
+    json_number_or_null(f, s->algbw_sum / n, timed);
+    fputs(", \"busbw_gbs\": ", f);
+    json_number_or_null(f, s->busbw_sum / n, timed);
+    fputs(", \"bw_bytes\": ", f);
+    json_number(f, s->bw_bytes);
+    fputs(", \"bw_busbytes\": ", f);
+    json_number(f, s->bw_busbytes);
+    fputs(",\n     \"hist\": [", f);
+    bool first = true;
+    for (unsigned b = 0; s->hist && b < TAP_HIST_BUCKETS; b++)
+        if (s->hist[b]) {
+            fprintf(f, "%s[%u, %u]", first ? "" : ", ", b, s->hist[b]);
+            first = false;
+        }
+    fputs("]}", f);
+}
+
+static void write_body(FILE *f, bool final)
+{
+    char version[32];
+    int code = real_nccl()->version;
+    fprintf(f, "{\n  \"format\": \"nccltap-rank/1\",\n  \"nccltap_version\": \"%s\",\n  \"final\": %s,\n",
+            NCCLTAP_VERSION, final ? "true" : "false");
+    fputs("  \"host\": ", f);
+    json_string(f, tap_process.host);
+    fprintf(f, ",\n  \"pid\": %d,\n  \"job\": ", tap_process.pid);
+    json_string(f, tap_config.job);
+    fprintf(f, ",\n  \"nccl_version\": %d,\n  \"nccl_version_str\": \"%s\",\n", code,
+            tap_nccl_version_str(code, version, sizeof version));
+    fprintf(f, "  \"timing\": \"%s\",\n  \"timing_note\": ", tap_timing_mode_name(tap_config.timing));
+    json_string(f, tap_config.timing == TAP_TIMING_OFF ? "" : tap_gpu_note());
+    fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",
+            (unsigned long long)tap_reducer_pair_cost_ns(), (unsigned long long)tap_process.start_unix_ns);
+    json_number(f, (double)(tap_monotonic_ns() - tap_process.start_mono_ns) * 1e-9);
+    /* The time the process had timed NCCL work on the GPU (the union of
+     * the intervals) and the sum of their durations: what the report's
+     * share of time in NCCL is made of (README, Outputs). */
+    fputs(",\n  \"nccl_busy_s\": ", f);
+    json_number(f, (double)tap_busy_union_ns() * 1e-9);
+    fputs(", \"nccl_timed_s\": ", f);
+    json_number(f, (double)tap_busy_sum_ns() * 1e-9);
+    fputs(",\n", f);
+    write_ranks(f);
+    write_comms(f);
+    tap_callsites_write_json(f);
+    fputs("  \"ops\": [", f);
+    for (unsigned i = 0; i < tap_stats_count(); i++) {
+        fputs(i ? ",\n" : "\n", f);
+        write_op(f, tap_stats_at(i));
+    }
+    const struct tap_reducer_totals *r = &tap_reducer_totals;
+    /* Calls not in a row yet: queued for the reducer, or waiting for their
+     * group's end or the GPU (the last interval of a killed process holds
+     * them). The calls are read last, so that every call is in a row,
+     * counted as dropped, failed or simulated, or in flight. */
+    uint64_t in_rows = 0;
+    for (unsigned i = 0; i < tap_stats_count(); i++)
+        in_rows += tap_stats_at(i)->calls;
+    uint64_t dropped = atomic_load(&tap_totals.dropped);
+    uint64_t calls = tap_comm_total_calls();
+    uint64_t settled = in_rows + dropped + r->failed + r->simulated;
+    fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
+               "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
+               "\"in_flight\": %llu, \"ops_lines_dropped\": %llu}\n}\n",
+            (unsigned long long)calls, (unsigned long long)dropped,
+            (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
+            (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
+            (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,
+            (unsigned long long)(calls > settled ? calls - settled : 0),
+            (unsigned long long)tap_ops_log_not_written());
+}
+
+int tap_rank_file_write(bool final)
+{
+    int dir = tap_output_dir();
+    if (dir < 0)
+        return -1; /* said once */
+    char name[TAP_OUT_NAME_MAX];
+    tap_output_name(name, sizeof name, ".json");
+    struct tap_out_file out;
+    FILE *f = tap_out_file_begin(&out, dir, name, TAP_OUT_FILE_MODE);
+    if (!f) {
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)", tap_rank_file_path(), strerror(errno));
+        return -1;
+    }
+    write_body(f, final);
+    if (tap_out_file_commit(&out) != 0) {
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s); the previous version is kept",
+                     tap_rank_file_path(), strerror(errno));
+        return -1;
+    }
+    atomic_store(&written, true);
+    return 0;
+}
+
+void tap_print_summary(void)
+{
+    bool rank0 = false;
+    unsigned n = tap_comm_count();
+    for (unsigned i = 0; i < n; i++)
+        rank0 |= is_root(tap_comm_at(i)) && tap_comm_at(i)->rank == 0;
+    if (!rank0 && !tap_config.verbose)
+        return;
+    const struct tap_reducer_totals *r = &tap_reducer_totals;
+    uint64_t dropped = atomic_load(&tap_totals.dropped);
+    /* Per-op lines past NCCLTAP_OPS_MAX_MB: the log is not the whole run. */
+    char lines[96] = "";
+    uint64_t not_written = tap_ops_log_not_written();
+    if (not_written)
+        snprintf(lines, sizeof lines, ", %llu per-op lines past NCCLTAP_OPS_MAX_MB not written",
+                 (unsigned long long)not_written);
+    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s%s%s%s",
+            (unsigned long long)tap_comm_total_calls(), n, n == 1 ? "" : "s",
+            (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
+            dropped ? "see totals.dropped" : "", lines,
+            tap_rank_file_written() ? "; output in " : ", no output written",
+            tap_rank_file_written() ? tap_rank_file_path() : "");
+}
