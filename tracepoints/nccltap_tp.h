@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "state/comm_registry.h"
-#include "reducer/hang.h"
+#include "writers/hang_file.h"
 #include "writers/load_map.h"
 #include "base/op_record.h"
 #include "writers/ops_log.h"

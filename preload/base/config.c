@@ -1,6 +1,7 @@
 #include "base/config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,4 +272,10 @@ void tap_config_load(void)
     const char *slurm = getenv("SLURM_JOB_ID");
     if (slurm && strlen(slurm) < sizeof c->slurm_job_id)
         snprintf(c->slurm_job_id, sizeof c->slurm_job_id, "%s", slurm);
+}
+
+void tap_config_ensure(void)
+{
+    static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+    pthread_once(&loaded, tap_config_load);
 }

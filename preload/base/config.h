@@ -48,8 +48,13 @@ struct tap_config {
 
 extern struct tap_config tap_config;
 
-/* Fills tap_config from the environment. Called once, at load. */
+/* Fills tap_config from the environment, saying what is wrong in it. */
 void tap_config_load(void);
+
+/* tap_config_load, once per process and thread-safely: whichever path
+ * needs the configuration first (bring-up, or the NCCL resolver called
+ * before the shim's constructor) loads it. */
+void tap_config_ensure(void);
 
 /* Parsers of one variable's value: each returns 0 and sets *value, or -1
  * when `s` is not valid. Pure (the configuration fuzzer calls them; the

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "entry/comm_enroll.h"
+#include "entry/thread.h"
 #include "state/comm_registry.h"
-#include "cuda/gpu_timing.h"
+#include "base/monotonic.h"
 #include "entry/intercept.h"
-#include "nccl/real_nccl.h"
 #include "writers/tracing.h"
-#include "base/utf8.h"
 
 static bool created(ncclResult_t r, const ncclComm_t *comm)
 {
@@ -38,8 +38,6 @@ static const char *config_name(const ncclConfig_t *config)
     return config->commName;
 }
 
-/* The first communicator starts the runtime; every new one prepares GPU
- * timing for the current context, off the hot path. */
 /* When this thread's current communicator call (init, split...) began. */
 static __thread uint64_t call_start_ns __attribute__((tls_model("initial-exec")));
 
@@ -48,86 +46,6 @@ bool tap_comm_call_begin(void)
     call_start_ns = tap_monotonic_ns();
     tap_enter();
     return true;
-}
-
-static void add(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                const char *name, int rank, int nranks, uint64_t start_ns)
-{
-    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
-    if (c && start_ns)
-        c->init_ns = tap_monotonic_ns() - start_ns;
-    tap_runtime_start();
-    if (tap_gpu_init()) {
-        tap_pool_of_current_context();
-        if (c)
-            tap_gpu_uuid(c->device, c->gpu_uuid, sizeof c->gpu_uuid);
-    }
-    tap_tracing_start();
-    if (c)
-        TAP_TRACE(comm_init, c, real_nccl()->version);
-}
-
-/* ncclCommSplit, Shrink and Grow set *newcomm only once the child exists:
- * at the outermost ncclGroupEnd when called in a group, later still on a
- * non-blocking communicator. Until then the child waits here, and is
- * registered when its handle appears: after a group ends, or when an
- * operation names a handle nccltap does not know. */
-#define MAX_UNBORN 256
-struct unborn {
-    ncclComm_t *where;
-    uint64_t start_ns;  /* when the call that asked for it began */
-    uint64_t id, parent;
-    enum tap_comm_origin origin;
-    char name[64];
-    int rank, nranks;
-};
-static struct unborn unborn[MAX_UNBORN];
-static unsigned nunborn;
-static pthread_mutex_t unborn_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void add_or_wait(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                        const char *name, int rank, int nranks)
-{
-    if (*where) {
-        add(*where, id, parent, origin, name, rank, nranks, call_start_ns);
-        return;
-    }
-    pthread_mutex_lock(&unborn_lock);
-    if (nunborn < MAX_UNBORN) {
-        struct unborn *u = &unborn[nunborn++];
-        *u = (struct unborn){where, call_start_ns, id, parent, origin, "", rank, nranks};
-        if (name)
-            tap_utf8_copy(u->name, sizeof u->name, name);
-    }
-    pthread_mutex_unlock(&unborn_lock);
-}
-
-/* Registers the children whose handles have appeared. With `forget_empty`
- * (after a group ends) children that did not appear are dropped: NCCL said
- * no child for this rank (NCCL_SPLIT_NOCOLOR) or the group failed. */
-void tap_comm_hooks_fork_lock(bool lock)
-{
-    (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&unborn_lock);
-}
-
-void tap_comm_register_born(bool forget_empty)
-{
-    struct unborn born[MAX_UNBORN];
-    unsigned nborn = 0;
-    pthread_mutex_lock(&unborn_lock);
-    unsigned kept = 0;
-    for (unsigned i = 0; i < nunborn; i++) {
-        ncclComm_t handle = *unborn[i].where;
-        if (handle)
-            born[nborn++] = unborn[i];
-        else if (!forget_empty)
-            unborn[kept++] = unborn[i];
-    }
-    nunborn = kept;
-    pthread_mutex_unlock(&unborn_lock);
-    for (unsigned i = 0; i < nborn; i++)
-        add(*born[i].where, born[i].id, born[i].parent, born[i].origin, born[i].name[0] ? born[i].name : NULL,
-            born[i].rank, born[i].nranks, born[i].start_ns);
 }
 
 static uint64_t child_id(struct tap_comm *parent, const char *how, uint32_t child_no)
@@ -140,7 +58,7 @@ static uint64_t child_id(struct tap_comm *parent, const char *how, uint32_t chil
 void tap_comm_after_ncclCommInitRank(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
     if (created(r, comm))
-        add(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_INIT, NULL, rank, nranks,
+        tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_INIT, NULL, rank, nranks,
             call_start_ns);
 }
 
@@ -148,7 +66,7 @@ void tap_comm_after_ncclCommInitRankConfig(ncclResult_t r, ncclComm_t *comm, int
                                            int rank, ncclConfig_t *config)
 {
     if (created(r, comm))
-        add(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_CONFIG,
+        tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_CONFIG,
             config_name(config), rank, nranks, call_start_ns);
 }
 
@@ -157,7 +75,7 @@ void tap_comm_after_ncclCommInitRankScalable(ncclResult_t r, ncclComm_t *comm, i
 {
     if (!created(r, comm) || nid < 1 || !ids)
         return;
-    add(*comm, tap_hash(TAP_HASH_SEED, ids, sizeof *ids * (size_t)nid), 0, TAP_ORIGIN_SCALABLE,
+    tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, ids, sizeof *ids * (size_t)nid), 0, TAP_ORIGIN_SCALABLE,
         config_name(config), rank, nranks, call_start_ns);
 }
 
@@ -172,7 +90,7 @@ void tap_comm_after_ncclCommInitAll(ncclResult_t r, ncclComm_t *comm, int ndev, 
     uint64_t id = tap_hash(TAP_HASH_SEED, &key, sizeof key);
     for (int i = 0; i < ndev; i++)
         if (comm[i])
-            add(comm[i], id, 0, TAP_ORIGIN_INITALL, NULL, i, ndev, call_start_ns);
+            tap_comm_enroll(comm[i], id, 0, TAP_ORIGIN_INITALL, NULL, i, ndev, call_start_ns);
 }
 
 void tap_comm_after_ncclCommSplit(ncclResult_t r, ncclComm_t comm, int color, int key,
@@ -186,8 +104,8 @@ void tap_comm_after_ncclCommSplit(ncclResult_t r, ncclComm_t comm, int color, in
     if (!accepted(r, newcomm) || color == NCCL_SPLIT_NOCOLOR)
         return;
     uint64_t id = child_id(parent, "split", child_no);
-    add_or_wait(newcomm, tap_hash(id, &color, sizeof color), parent->id, TAP_ORIGIN_SPLIT,
-                config_name(config), -1, -1);
+    tap_comm_enroll_or_park(newcomm, tap_hash(id, &color, sizeof color), parent->id, TAP_ORIGIN_SPLIT,
+                            config_name(config), -1, -1, call_start_ns);
 }
 
 static int compare_int(const void *a, const void *b)
@@ -213,7 +131,8 @@ void tap_comm_after_ncclCommShrink(ncclResult_t r, ncclComm_t comm, int *exclude
         qsort(sorted, (size_t)nexclude, sizeof *sorted, compare_int);
         id = tap_hash(id, sorted, sizeof *sorted * (size_t)nexclude);
     }
-    add_or_wait(newcomm, id, parent->id, TAP_ORIGIN_SHRINK, config_name(config), -1, -1);
+    tap_comm_enroll_or_park(newcomm, id, parent->id, TAP_ORIGIN_SHRINK, config_name(config), -1, -1,
+                            call_start_ns);
 }
 
 void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, const ncclUniqueId *uid,
@@ -228,7 +147,8 @@ void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, co
     uint64_t id = uid ? tap_hash(TAP_HASH_SEED, uid, sizeof *uid)
                 : parent ? child_id(parent, "grow", child_no)
                          : tap_hash(TAP_HASH_SEED, newcomm, sizeof *newcomm);
-    add_or_wait(newcomm, id, parent ? parent->id : 0, TAP_ORIGIN_GROW, config_name(config), rank, nranks);
+    tap_comm_enroll_or_park(newcomm, id, parent ? parent->id : 0, TAP_ORIGIN_GROW, config_name(config),
+                            rank, nranks, call_start_ns);
 }
 
 static void set_state(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
@@ -255,7 +175,7 @@ bool tap_group_before_ncclGroupEnd(void)
 void tap_group_after_ncclGroupEnd(ncclResult_t r)
 {
     if (tap_group_end_done(r, false))
-        tap_comm_register_born(true);
+        tap_comm_enroll_born(true);
 }
 
 bool tap_group_before_ncclGroupSimulateEnd(void)

@@ -27,12 +27,6 @@ void tap_comm_after_ncclCommFinalize(ncclResult_t r, ncclComm_t comm);
 void tap_comm_after_ncclCommDestroy(ncclResult_t r, ncclComm_t comm);
 void tap_comm_after_ncclCommAbort(ncclResult_t r, ncclComm_t comm);
 
-/* Registers split/shrink/grow children whose handles NCCL has set since
- * the call; see comm_hooks.c. */
-void tap_comm_register_born(bool forget_empty);
-/* Around fork(): taken before, released after in parent and child. */
-void tap_comm_hooks_fork_lock(bool lock);
-
 bool tap_group_before_ncclGroupStart(void);
 void tap_group_after_ncclGroupStart(ncclResult_t r);
 bool tap_group_before_ncclGroupEnd(void);

@@ -1,15 +1,14 @@
 #include "entry/intercept.h"
 
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "state/comm_registry.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
 #include "base/monotonic.h"
 #include "base/mpmc_queue.h"
+#include "entry/bring_up.h"
+#include "entry/comm_enroll.h"
 #include "runtime/runtime.h"
-#include "entry/sampling.h"
+#include "state/sampling.h"
 
 /* Per thread: the group being built (the rest is in tap_fast). */
 struct tap_thread {
@@ -28,14 +27,6 @@ struct tap_thread {
 
 static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
 static _Atomic uint64_t next_group_id = 1;
-
-__thread struct tap_thread_fast tap_fast __attribute__((tls_model("initial-exec")));
-
-uint32_t tap_thread_id_slow(void)
-{
-    tap_fast.tid = (uint32_t)syscall(SYS_gettid);
-    return tap_fast.tid;
-}
 
 static void give_pair(struct tap_event *start, struct tap_event *end)
 {
@@ -182,12 +173,25 @@ static void group_add_stream(void *stream)
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation)
 {
     struct tap_comm *c = comm ? tap_comm_lookup(comm) : NULL;
-    if (c)
-        tap_runtime_start(); /* a communicator created where nccltap did not see it */
+    if (c) { /* a communicator created where nccltap did not see it */
+        tap_bring_up();
+        tap_runtime_start();
+    }
     tap_fast.last_handle = comm;
     tap_fast.last_comm = c;
     tap_fast.last_generation = generation;
     return c;
+}
+
+uint16_t tap_site_miss(uintptr_t ra)
+{
+    bool same_every_time;
+    uint16_t id = tap_site_slow(ra, &same_every_time);
+    if (same_every_time) {
+        tap_fast.site_ra = ra;
+        tap_fast.site_id = id;
+    }
+    return id;
 }
 
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream)
@@ -331,11 +335,4 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
         tap_submit(&end);
     }
     return true;
-}
-
-void tap_intercept_after_fork(void)
-{
-    tap_fast.busy = 0;
-    tap_fast.group_depth = 0;
-    tap_fast.tid = 0;
 }

@@ -15,33 +15,13 @@
 #include "base/mpmc_queue.h"
 #include "nccl/nccl_ops.h"
 #include "base/op_record.h"
-#include "runtime/runtime.h"
+#include "state/shared.h"
+#include "entry/thread.h"
 #include "writers/tracing.h"
 
 struct tap_call {
     struct tap_record rec;
 };
-
-/* What the inline fast path keeps per thread. */
-struct tap_thread_fast {
-    ncclComm_t last_handle;     /* the last communicator looked up */
-    struct tap_comm *last_comm;
-    uint32_t last_generation;   /* ... valid while tap_comm_generation is this */
-    uint32_t tid;               /* 0 until first asked */
-    int group_depth;            /* ncclGroupStart nesting */
-    int busy;                   /* inside a wrapper */
-    uintptr_t site_ra;          /* the last one-frame call site (or any, when off): return address */
-    uint16_t site_id;           /* ... and its id */
-};
-extern __thread struct tap_thread_fast tap_fast __attribute__((tls_model("initial-exec")));
-
-/* True when this thread is already inside a wrapper (NCCL calling its own
- * API, or nccltap calling NCCL): the call then goes straight through. */
-static inline bool tap_reentered(void) { return tap_fast.busy; }
-
-/* Marks the thread as inside / outside a wrapper around a real call. */
-static inline void tap_enter(void) { tap_fast.busy = 1; }
-static inline void tap_leave(void) { tap_fast.busy = 0; }
 
 static inline bool tap_op_failed(ncclResult_t result)
 {
@@ -50,10 +30,12 @@ static inline bool tap_op_failed(ncclResult_t result)
 
 /* The out-of-line parts of the hot path. */
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation);
-uint32_t tap_thread_id_slow(void);
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream);
 void tap_op_end_timed(struct tap_call *c, ncclResult_t result);
 void tap_submit_lost(const struct tap_record *rec);
+/* The site of a new return address, remembered when it is the same for
+ * every call from there. */
+uint16_t tap_site_miss(uintptr_t ra);
 
 /* The communicator of `comm`; the thread's last one is remembered. */
 static inline struct tap_comm *tap_comm_cached(ncclComm_t comm)
@@ -76,15 +58,16 @@ static inline void tap_submit(const struct tap_record *rec)
  * NCCL from one place again and again finds it in one compare. */
 static inline uint16_t tap_site(uintptr_t ra)
 {
-    return ra == tap_fast.site_ra ? tap_fast.site_id : tap_site_slow(ra);
+    return ra == tap_fast.site_ra ? tap_fast.site_id : tap_site_miss(ra);
 }
 
 /* Before the real call. False when there is nothing to record (no
  * communicator): then call through and do not call tap_op_end. Inline in
  * the wrappers: this and tap_op_end run on every NCCL call. `ra` is the
  * wrapper's return address: where the application called it. */
-static inline bool tap_op_begin(struct tap_call *c, enum tap_op op, ncclComm_t comm, cudaStream_t stream,
-                                size_t count, int dtype, int peer, int redop, uintptr_t ra)
+__attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *c, enum tap_op op,
+                                                              ncclComm_t comm, cudaStream_t stream, size_t count,
+                                                              int dtype, int peer, int redop, uintptr_t ra)
 {
     struct tap_comm *tc = tap_comm_cached(comm);
     if (!tc)
@@ -131,8 +114,5 @@ void tap_group_start_done(ncclResult_t result);
 void tap_group_end_begin(void);
 /* True when it closed the outermost group. */
 bool tap_group_end_done(ncclResult_t result, bool simulated);
-
-/* In a forked child, for the one thread that survives. */
-void tap_intercept_after_fork(void);
 
 #endif

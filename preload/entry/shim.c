@@ -1,6 +1,8 @@
 /* Load and unload of libnccltap.so. Loading does no more than bring the
- * configuration up: a program that never calls NCCL pays nothing and sees
- * nothing. The runtime starts with the first communicator. */
+ * process up (configuration, identity, fork handlers): a program that never
+ * calls NCCL pays nothing and sees nothing. The runtime starts with the
+ * first communicator. */
+#include "entry/bring_up.h"
 #include "runtime/runtime.h"
 
 __attribute__((constructor)) static void tap_load(void)

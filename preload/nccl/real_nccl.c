@@ -12,7 +12,6 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "nccl/nccl_ops.h"
-#include "runtime/runtime.h"
 
 struct real_nccl tap_real_nccl;
 _Atomic int tap_real_nccl_ready;
@@ -159,7 +158,7 @@ static void resolve(void)
 
 const struct real_nccl *real_nccl_resolve(void)
 {
-    tap_bring_up(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
+    tap_config_ensure(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
     pthread_mutex_lock(&resolve_lock);
     if (!atomic_load_explicit(&tap_real_nccl_ready, memory_order_relaxed)) {
         resolve();

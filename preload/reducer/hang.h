@@ -1,6 +1,6 @@
 /* The hang watchdog, in the reducer thread: a timed op enqueued and not
  * complete after NCCLTAP_HANG_TIMEOUT_S makes the process write its hang
- * file (output/hang_file.c), print one line and emit an LTTng `hang` event;
+ * file (writers/hang_file.c), print one line and emit an LTTng `hang` event;
  * again every timeout while it lasts. It reads what the reducer already
  * holds, and queries one event per communicator: it never blocks or slows
  * the application.
@@ -20,35 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "state/comm_registry.h"
 #include "base/op_record.h"
-
-/* One communicator's state when the watchdog fired. */
-struct tap_hang_comm {
-    const struct tap_comm *comm;
-    uint64_t issued;          /* ops issued on it (the next seq) */
-    uint64_t done_seq;        /* seq + 1 of the latest timed op completed, 0: none */
-    bool pending;             /* it has a timed op not complete, or (timed false)
-                                 its last op was untimed and the process quiet: */
-    bool timed;               /* true: the oldest timed op not complete; false:
-                                 the last op issued, not timed */
-    uint64_t seq, bytes;      /* the oldest one */
-    uint8_t op;               /* enum tap_op */
-    uint16_t site;            /* its call site (intercept/callsite.h), 0: none */
-    bool started;             /* its GPU start event has completed (timed only) */
-    uint64_t enqueue_ns;      /* when it was issued, CLOCK_MONOTONIC */
-    uint64_t age_ns;          /* since then */
-};
-
-/* What the watchdog saw: every communicator, and the oldest pending op of
- * all (stuck: an index into comms). */
-struct tap_hang {
-    struct tap_hang_comm *comms;
-    unsigned ncomms;
-    unsigned stuck;
-    uint64_t timeout_ns;
-    unsigned reports;         /* how many times it fired in this hang, from 1 */
-};
+#include "state/comm_registry.h"
+#include "writers/hang_file.h"
 
 /* From the reducer's loop, after each pass. True when it fired: the
  * caller writes the rank file and the per-op records then, so that the

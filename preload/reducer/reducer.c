@@ -14,13 +14,13 @@
 #include "writers/ops_log.h"
 #include "reducer/pair_cost.h"
 #include "writers/prom_file.h"
-#include "runtime/runtime.h"
-#include "entry/sampling.h"
+#include "state/shared.h"
+#include "state/sampling.h"
 #include "reducer/busy.h"
 #include "stats/stats.h"
 #include "writers/tracing.h"
 
-struct tap_reducer_totals tap_reducer_totals;
+struct tap_reducer_counts tap_reducer_totals;
 
 /* What recording an event pair costs the caller, as timed ops report it
  * (pair_cost.c): more than the calibration at start says, once the
@@ -189,8 +189,6 @@ static void on_group_end(const struct tap_group_end_rec *rec)
     else
         settle_untimed(g);
 }
-
-_Atomic uint64_t tap_timing_cost_ns;
 
 /* The auto policy's rate for a (comm, op, size class), from its shortest
  * duration (sampling.h). */
@@ -459,6 +457,42 @@ void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct
     }
 }
 
+/* Pending timed ops per communicator, for the snapshot; grown as
+ * communicators come (when it cannot grow, those past its end count none). */
+static uint64_t *pending_by_comm;
+static unsigned pending_by_comm_cap;
+
+static void count_pending(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
+{
+    (void)start;
+    (void)arg;
+    if (op->comm->creation < pending_by_comm_cap)
+        pending_by_comm[op->comm->creation]++;
+}
+
+void tap_reducer_snapshot(struct tap_snapshot *s)
+{
+    unsigned comms = tap_comm_count();
+    if (comms > pending_by_comm_cap) {
+        uint64_t *p = realloc(pending_by_comm, comms * sizeof *p);
+        if (p) {
+            pending_by_comm = p;
+            pending_by_comm_cap = comms;
+        }
+    }
+    if (pending_by_comm_cap)
+        memset(pending_by_comm, 0, pending_by_comm_cap * sizeof *pending_by_comm);
+    tap_reducer_each_pending(count_pending, NULL);
+    *s = (struct tap_snapshot){
+        .counts = tap_reducer_totals,
+        .pair_cost_ns = (uint64_t)tap_reducer_pair_cost_ns(),
+        .busy_union_ns = tap_busy_union_ns(),
+        .busy_sum_ns = tap_busy_sum_ns(),
+        .pending_by_comm = pending_by_comm,
+        .npending_by_comm = pending_by_comm_cap,
+    };
+}
+
 int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; }
 
 void tap_reducer_abandon_pending(void)
@@ -490,4 +524,6 @@ void tap_reducer_reset(void)
     nopen = open_cap = 0;
     pending = NULL;
     npending = pending_cap = 0;
+    pending_by_comm = NULL;
+    pending_by_comm_cap = 0;
 }

@@ -6,15 +6,10 @@
 
 #include <stdint.h>
 
-/* Counted by the reducer; read by the writer on the same thread. */
-struct tap_reducer_totals {
-    uint64_t timed;   /* ops with a duration */
-    uint64_t failed;  /* calls NCCL rejected */
-    uint64_t simulated; /* calls in a group closed by ncclGroupSimulateEnd: never run */
-    uint64_t pending; /* timed ops still running at exit */
-    uint64_t lost;    /* events that never completed (context destroyed) */
-};
-extern struct tap_reducer_totals tap_reducer_totals;
+#include "writers/snapshot.h"
+
+/* Counted by the reducer (reducer thread only). */
+extern struct tap_reducer_counts tap_reducer_totals;
 
 /* One pass: drain the queue and complete what the GPU has finished.
  * Returns how many records and completions it handled. */
@@ -43,6 +38,10 @@ void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct
 /* The host cost of timing one op (its two event records), as measured on
  * timed ops; the calibration at start until there are some. */
 double tap_reducer_pair_cost_ns(void);
+
+/* What the writers are handed (snapshot.h): filled from the reducer's
+ * state now. */
+void tap_reducer_snapshot(struct tap_snapshot *s);
 
 /* In a forked child. */
 void tap_reducer_reset(void);

@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "writers/callsite_out.h"
-#include "entry/comm_hooks.h"
+#include "state/comm_parked.h"
 #include "state/comm_registry.h"
 #include "base/config.h"
+#include "base/process.h"
 #include "cuda/gpu_timing.h"
 #include "reducer/hang.h"
-#include "entry/intercept.h"
 #include "base/log.h"
 #include "base/monotonic.h"
 #include "base/mpmc_queue.h"
@@ -27,11 +27,7 @@
 #include "reducer/reducer.h"
 #include "stats/site_stats.h"
 #include "stats/stats.h"
-
-struct tap_totals tap_totals;
-struct tap_process tap_process;
-struct mpmc_queue *_Atomic tap_ring;
-_Atomic uint32_t tap_interval_no;
+#include "state/shared.h"
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -84,19 +80,22 @@ static void *reducer_main(void *arg)
     uint64_t interval_ns = (uint64_t)tap_config.interval_ms * 1000000ull;
     uint64_t next_interval = tap_monotonic_ns() + interval_ns;
     uint64_t sleep_ns = POLL_MIN_NS;
+    struct tap_snapshot snap;
     while (!nap(sleep_ns)) {
         sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
         uint64_t now = tap_monotonic_ns();
         if (tap_hang_check(now)) {
-            tap_rank_file_write(false);
+            tap_reducer_snapshot(&snap);
+            tap_rank_file_write(&snap, false);
             tap_ops_file_flush();
         }
         if (now >= next_interval) {
             atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);
             if (tap_gpu_ready())
                 tap_pools_calibrate();
-            tap_rank_file_write(false);
-            tap_prom_write();
+            tap_reducer_snapshot(&snap);
+            tap_rank_file_write(&snap, false);
+            tap_prom_write(&snap);
             tap_ops_file_flush();
             tap_ops_log_flush();
             tap_reducer_trace_stats();
@@ -113,12 +112,13 @@ static void *reducer_main(void *arg)
     } while (tap_monotonic_ns() < stop_deadline_ns);
     tap_reducer_pass();
     tap_reducer_abandon_pending();
-    tap_rank_file_write(true);
-    tap_prom_finish();
+    tap_reducer_snapshot(&snap);
+    tap_rank_file_write(&snap, true);
+    tap_prom_finish(&snap);
     tap_ops_file_flush();
     tap_ops_log_flush();
     tap_reducer_trace_stats();
-    tap_print_summary();
+    tap_print_summary(&snap);
     return NULL;
 }
 
@@ -126,7 +126,6 @@ void tap_runtime_start(void)
 {
     if (atomic_load_explicit(&started, memory_order_acquire))
         return;
-    tap_bring_up();
     pthread_mutex_lock(&start_lock);
     if (running) {
         pthread_mutex_unlock(&start_lock);
@@ -200,27 +199,16 @@ void tap_runtime_stop(void)
  * inversion; TSan found it with the simulator), and never taken in a child
  * of a process that used CUDA (timing is off there: tap_gpu_after_fork);
  * the NCCL resolver's, held around dlopen on the first call only. */
-static void fork_locks(bool lock)
+void tap_runtime_fork_lock(bool lock)
 {
     (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&start_lock);
     (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&wake_lock);
     tap_comm_registry_fork_lock(lock);
-    tap_comm_hooks_fork_lock(lock);
+    tap_parked_fork_lock(lock);
 }
 
-static void before_fork(void)
+void tap_runtime_after_fork_child(void)
 {
-    fork_locks(true);
-}
-
-static void after_fork_parent(void)
-{
-    fork_locks(false);
-}
-
-static void after_fork_child(void)
-{
-    fork_locks(false);
     running = false;
     atomic_store(&started, false);
     stopping = false;
@@ -229,42 +217,16 @@ static void after_fork_child(void)
     if (q)
         mpmc_clear(q);
     memset(&tap_totals, 0, sizeof tap_totals);
-    tap_process.pid = getpid();
-    tap_process.start_mono_ns = tap_monotonic_ns();
+    tap_process_after_fork();
     tap_comm_registry_reset();
     tap_stats_reset();
     tap_site_stats_reset();
     tap_callsites_after_fork();
     tap_reducer_reset();
     tap_gpu_after_fork();
-    tap_intercept_after_fork();
     tap_ops_log_reset();
     tap_rank_file_reset();
     tap_ops_file_reset();
     tap_hang_reset();
     tap_prom_reset();
-}
-
-static void process_init(void)
-{
-    gethostname(tap_process.host, sizeof tap_process.host - 1);
-    tap_process.pid = getpid();
-    tap_process.start_mono_ns = tap_monotonic_ns();
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    tap_process.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-}
-
-static pthread_once_t brought_up = PTHREAD_ONCE_INIT;
-
-static void bring_up(void)
-{
-    tap_config_load();
-    process_init();
-}
-
-void tap_bring_up(void)
-{
-    pthread_once(&brought_up, bring_up);
 }

@@ -7,7 +7,6 @@
 
 #include "state/callsite_unwind.h"
 #include "base/config.h"
-#include "entry/intercept.h"
 #include "base/log.h"
 
 /* Open addressing, twice as many slots as sites, so that a probe always
@@ -84,28 +83,24 @@ static uint16_t intern(const uintptr_t *key)
     return table_full();
 }
 
-uint16_t tap_site_slow(uintptr_t ra)
+uint16_t tap_site_slow(uintptr_t ra, bool *same_every_time)
 {
     init();
-    if (depth == 0) {
-        /* Off: remembered as a one-frame site is, so that call sites off
-         * cost the one compare of tap_site(), not this call every time. */
-        tap_fast.site_ra = ra;
-        tap_fast.site_id = TAP_SITE_NONE;
+    /* Off: remembered as a one-frame site is, so that call sites off
+     * cost the one compare of tap_site(), not this call every time. */
+    *same_every_time = true;
+    if (depth == 0)
         return TAP_SITE_NONE;
-    }
     uintptr_t key[TAP_CALLSITE_MAX_DEPTH];
     bool unwind = depth > 1 || (tap_skip_wanted() && tap_skip_pc(ra) && tap_unwind_ready());
     if (unwind) {
+        *same_every_time = false;
         tap_unwind_site(ra, key, depth);
         return intern(key);
     }
     /* One frame, the same for every call from here: the thread remembers it. */
     key[0] = ra;
-    uint16_t id = intern(key);
-    tap_fast.site_ra = ra;
-    tap_fast.site_id = id;
-    return id;
+    return intern(key);
 }
 
 unsigned tap_sites_depth(void)

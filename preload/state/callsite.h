@@ -18,8 +18,10 @@
 
 /* The site of a call whose wrapper returns to `ra`. Any thread, lock-free;
  * allocates only at its first call. Outside the common case of intercept.h's
- * tap_site(): a new return address, or depth > 1 (unwinds every time). */
-uint16_t tap_site_slow(uintptr_t ra);
+ * tap_site(): a new return address, or depth > 1 (unwinds every time).
+ * *same_every_time says whether every call returning to `ra` has this site
+ * (one frame, or call sites off), so that the caller may remember it. */
+uint16_t tap_site_slow(uintptr_t ra, bool *same_every_time);
 
 /* The frames each site has (NCCLTAP_CALLSITE_DEPTH, or 1 when deeper stacks
  * cannot be had); 0 when call sites are off. */

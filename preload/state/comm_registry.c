@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "entry/comm_hooks.h"
 #include "base/log.h"
 #include "nccl/real_nccl.h"
 #include "base/utf8.h"
@@ -103,18 +102,6 @@ struct tap_comm *tap_comm_find(ncclComm_t handle)
         if (k == NULL)
             return NULL;
     }
-}
-
-struct tap_comm *tap_comm_lookup(ncclComm_t handle)
-{
-    struct tap_comm *c = tap_comm_find(handle);
-    if (c || !handle)
-        return c;
-    tap_comm_register_born(false); /* a child whose handle came late? */
-    if ((c = tap_comm_find(handle)) != NULL)
-        return c;
-    uint64_t id = tap_hash(TAP_HASH_SEED, &handle, sizeof handle);
-    return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1);
 }
 
 unsigned tap_comm_count(void) { return atomic_load(&ncomms); }

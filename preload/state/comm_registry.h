@@ -71,10 +71,6 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
  * while it stays the same. */
 extern _Atomic uint32_t tap_comm_generation;
 
-/* Hot path: lock-free. A handle never registered (created where nccltap did
- * not see it) is registered then, as origin "unregistered". */
-struct tap_comm *tap_comm_lookup(ncclComm_t handle);
-
 /* The communicator registered for `handle`, or NULL; never registers. */
 struct tap_comm *tap_comm_find(ncclComm_t handle);
 

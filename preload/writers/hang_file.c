@@ -15,7 +15,7 @@
 #include "nccl/nccl_ops.h"
 #include "base/out_file.h"
 #include "writers/output.h"
-#include "runtime/runtime.h"
+#include "base/process.h"
 
 static atomic_flag error_said = ATOMIC_FLAG_INIT;
 

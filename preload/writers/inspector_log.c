@@ -8,7 +8,7 @@
 #include "state/comm_registry.h"
 #include "base/config.h"
 #include "base/json_writer.h"
-#include "runtime/runtime.h"
+#include "base/process.h"
 
 /* Inspector's format version whose records this writes: self-contained
  * lines (v4.3 moved header and metadata into a per-dump marker, and

@@ -14,7 +14,6 @@
 #include "writers/ops_file_format.h"
 #include "base/out_file.h"
 #include "writers/output.h"
-#include "runtime/runtime.h"
 
 /* Names of datatypes up to this ncclDataType_t go into the header. */
 #define NDTYPES 12

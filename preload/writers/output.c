@@ -9,7 +9,7 @@
 #include "base/log.h"
 #include "base/out_dir.h"
 #include "base/out_file.h"
-#include "runtime/runtime.h"
+#include "base/process.h"
 
 static pthread_once_t dir_once = PTHREAD_ONCE_INIT;
 static int dir_fd = -1;

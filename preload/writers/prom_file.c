@@ -16,7 +16,7 @@
 #include "base/out_file.h"
 #include "writers/prom_inspector.h"
 #include "writers/prom_metrics.h"
-#include "runtime/runtime.h"
+#include "base/process.h"
 
 /* Files a process can write: one per GPU it uses, and one for its
  * communicators without a known GPU. Beyond, GPUs are left out (said). */
@@ -134,7 +134,7 @@ static struct prom_out *out_of(int dir, const char *gpu)
     return o;
 }
 
-static int write_file(int dir, struct prom_out *o, bool process)
+static int write_file(int dir, struct prom_out *o, bool process, const struct tap_snapshot *snap)
 {
     struct tap_out_file out;
     FILE *f = tap_out_file_begin(&out, dir, o->name, PROM_FILE_MODE);
@@ -148,7 +148,7 @@ static int write_file(int dir, struct prom_out *o, bool process)
     static char buf[1 << 16];
     setvbuf(f, buf, _IOFBF, sizeof buf);
     __fsetlocking(f, FSETLOCKING_BYCALLER);
-    tap_prom_metrics_write(f, o->gpu, process);
+    tap_prom_metrics_write(f, o->gpu, process, snap);
     if (tap_config.prom_inspector)
         tap_prom_inspector_write(f, o->gpu, tap_process.host, tap_config.slurm_job_id, o->pid);
     if (tap_out_file_commit(&out) != 0) {
@@ -160,7 +160,7 @@ static int write_file(int dir, struct prom_out *o, bool process)
     return 0;
 }
 
-int tap_prom_write(void)
+int tap_prom_write(const struct tap_snapshot *snap)
 {
     if (!tap_prom_enabled())
         return 0;
@@ -174,19 +174,19 @@ int tap_prom_write(void)
     int rc = 0;
     for (unsigned i = 0; i < nouts; i++)
         /* The process's counters once, in the file of its first GPU. */
-        if (write_file(dir, &outs[i], i == 0) != 0)
+        if (write_file(dir, &outs[i], i == 0, snap) != 0)
             rc = -1;
     tap_prom_metrics_next_interval();
     tap_prom_inspector_next_interval();
     return rc;
 }
 
-void tap_prom_finish(void)
+void tap_prom_finish(const struct tap_snapshot *snap)
 {
     if (!tap_prom_enabled())
         return;
     if (tap_config.prom_keep) {
-        tap_prom_write();
+        tap_prom_write(snap);
         return;
     }
     /* Gone with the process: node_exporter would serve its last values

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "writers/ops_log.h"
+#include "writers/snapshot.h"
 
 /* Whether NCCLTAP_PROM_DIR asks for the files. */
 bool tap_prom_enabled(void);
@@ -22,11 +23,11 @@ void tap_prom_observe(const struct tap_completion *c);
 
 /* Writes every file: each interval. Returns 0, or -1 when a file could not
  * be written (said once; the previous version of it stays). */
-int tap_prom_write(void);
+int tap_prom_write(const struct tap_snapshot *snap);
 
 /* At exit: writes the files a last time and leaves them with
  * NCCLTAP_PROM_KEEP=1, otherwise removes the ones this process wrote. */
-void tap_prom_finish(void);
+void tap_prom_finish(const struct tap_snapshot *snap);
 
 /* In a forked child: its files (if any) are its own. */
 void tap_prom_reset(void);

@@ -10,8 +10,8 @@
 #include "nccl/nccl_ops.h"
 #include "writers/prom_inspector.h"
 #include "writers/prom_text.h"
-#include "reducer/reducer.h"
-#include "runtime/runtime.h"
+#include "base/process.h"
+#include "state/shared.h"
 #include "stats/stats.h"
 
 /* One series key: a (communicator, op, size class), its datatypes merged. */
@@ -37,8 +37,6 @@ static unsigned nprev;
 static unsigned *order;
 static struct agg *aggs;
 static unsigned cap; /* of order and aggs */
-static uint64_t *pending;
-static unsigned pending_cap;
 
 static int grow(unsigned rows)
 {
@@ -236,35 +234,17 @@ static void bandwidth_family(FILE *f, const char *name, const char *help, unsign
     }
 }
 
-static void count_pending(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
-{
-    (void)start;
-    (void)arg;
-    if (op->comm->creation < pending_cap)
-        pending[op->comm->creation]++;
-}
-
-static void pending_family(FILE *f, const char *gpu)
+static void pending_family(FILE *f, const char *gpu, const struct tap_snapshot *snap)
 {
     unsigned comms = tap_comm_count();
-    if (comms > pending_cap) {
-        uint64_t *p = realloc(pending, comms * sizeof *p);
-        if (p) {
-            pending = p;
-            pending_cap = comms;
-        }
-    }
-    if (pending_cap)
-        memset(pending, 0, pending_cap * sizeof *pending);
-    tap_reducer_each_pending(count_pending, NULL);
     tap_prom_family(f, "nccltap_pending_ops", "gauge", "Timed ops issued and not complete on the GPU");
-    for (unsigned i = 0; i < comms && i < pending_cap; i++) {
+    for (unsigned i = 0; i < comms && i < snap->npending_by_comm; i++) {
         const struct tap_comm *c = tap_comm_at(i);
         if (strcmp(c->gpu_uuid, gpu))
             continue;
         fputs("nccltap_pending_ops", f);
         comm_labels(f, c);
-        fprintf(f, "} %llu\n", (unsigned long long)pending[c->creation]);
+        fprintf(f, "} %llu\n", (unsigned long long)snap->pending_by_comm[c->creation]);
     }
 }
 
@@ -281,7 +261,7 @@ static void process_counter(FILE *f, const char *gpu, const char *name, const ch
     fprintf(f, "} %llu\n", (unsigned long long)v);
 }
 
-void tap_prom_metrics_write(FILE *f, const char *gpu, bool process)
+void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct tap_snapshot *snap)
 {
     unsigned n = gather(gpu);
     if (make_labels(n) != 0)
@@ -294,7 +274,7 @@ void tap_prom_metrics_write(FILE *f, const char *gpu, bool process)
                      false);
     free(labels_text);
     labels_text = NULL;
-    pending_family(f, gpu);
+    pending_family(f, gpu, snap);
     if (!process)
         return;
     process_counter(f, gpu, "nccltap_dropped_ops_total", "Op records lost to a full queue (NCCLTAP_RING_SIZE)",
@@ -330,6 +310,4 @@ void tap_prom_metrics_reset(void)
     order = NULL;
     aggs = NULL;
     cap = 0;
-    pending = NULL;
-    pending_cap = 0;
 }

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "writers/snapshot.h"
+
 /* The histogram's bucket bounds: 1.04^(first + k * step) ns for k from 0
  * to TAP_PROM_BUCKETS - 1 (2.0 us to 5.5 s, each 2.03 times the last),
  * then +Inf. They are bounds of the statistics' own log-scale histogram
@@ -26,7 +28,7 @@
 
 /* The families for communicators on the GPU `gpu_uuid` ("" for those
  * without one); with `process`, the process's counters too. */
-void tap_prom_metrics_write(FILE *f, const char *gpu_uuid, bool process);
+void tap_prom_metrics_write(FILE *f, const char *gpu_uuid, bool process, const struct tap_snapshot *snap);
 
 /* Ends the interval: the bandwidth gauges of the next write cover what
  * completes after this. */

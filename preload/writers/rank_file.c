@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "writers/callsite_out.h"
-#include "reducer/busy.h"
 #include "state/comm_registry.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
@@ -16,8 +15,9 @@
 #include "base/out_file.h"
 #include "writers/output.h"
 #include "nccl/real_nccl.h"
-#include "reducer/reducer.h"
-#include "runtime/runtime.h"
+#include "writers/snapshot.h"
+#include "base/process.h"
+#include "state/shared.h"
 #include "stats/stats.h"
 
 static char path[4096 + TAP_OUT_NAME_MAX + 1];
@@ -146,7 +146,7 @@ static void write_op(FILE *f, const struct tap_stat *s)
     fputs("]}", f);
 }
 
-static void write_body(FILE *f, bool final)
+static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
 {
     char version[32];
     int code = real_nccl()->version;
@@ -161,15 +161,15 @@ static void write_body(FILE *f, bool final)
     fprintf(f, "  \"timing\": \"%s\",\n  \"timing_note\": ", tap_timing_mode_name(tap_config.timing));
     json_string(f, tap_config.timing == TAP_TIMING_OFF ? "" : tap_gpu_note());
     fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",
-            (unsigned long long)tap_reducer_pair_cost_ns(), (unsigned long long)tap_process.start_unix_ns);
+            (unsigned long long)snap->pair_cost_ns, (unsigned long long)tap_process.start_unix_ns);
     json_number(f, (double)(tap_monotonic_ns() - tap_process.start_mono_ns) * 1e-9);
     /* The time the process had timed NCCL work on the GPU (the union of
      * the intervals) and the sum of their durations: what the report's
      * share of time in NCCL is made of (README, Outputs). */
     fputs(",\n  \"nccl_busy_s\": ", f);
-    json_number(f, (double)tap_busy_union_ns() * 1e-9);
+    json_number(f, (double)snap->busy_union_ns * 1e-9);
     fputs(", \"nccl_timed_s\": ", f);
-    json_number(f, (double)tap_busy_sum_ns() * 1e-9);
+    json_number(f, (double)snap->busy_sum_ns * 1e-9);
     fputs(",\n", f);
     write_ranks(f);
     write_comms(f);
@@ -179,7 +179,7 @@ static void write_body(FILE *f, bool final)
         fputs(i ? ",\n" : "\n", f);
         write_op(f, tap_stats_at(i));
     }
-    const struct tap_reducer_totals *r = &tap_reducer_totals;
+    const struct tap_reducer_counts *r = &snap->counts;
     /* Calls not in a row yet: queued for the reducer, or waiting for their
      * group's end or the GPU (the last interval of a killed process holds
      * them). The calls are read last, so that every call is in a row,
@@ -201,7 +201,7 @@ static void write_body(FILE *f, bool final)
             (unsigned long long)tap_ops_log_not_written());
 }
 
-int tap_rank_file_write(bool final)
+int tap_rank_file_write(const struct tap_snapshot *snap, bool final)
 {
     int dir = tap_output_dir();
     if (dir < 0)
@@ -214,7 +214,7 @@ int tap_rank_file_write(bool final)
         TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)", tap_rank_file_path(), strerror(errno));
         return -1;
     }
-    write_body(f, final);
+    write_body(f, snap, final);
     if (tap_out_file_commit(&out) != 0) {
         TAP_LOG_ONCE(write_error_said, "cannot write %s (%s); the previous version is kept",
                      tap_rank_file_path(), strerror(errno));
@@ -224,7 +224,7 @@ int tap_rank_file_write(bool final)
     return 0;
 }
 
-void tap_print_summary(void)
+void tap_print_summary(const struct tap_snapshot *snap)
 {
     bool rank0 = false;
     unsigned n = tap_comm_count();
@@ -232,7 +232,7 @@ void tap_print_summary(void)
         rank0 |= is_root(tap_comm_at(i)) && tap_comm_at(i)->rank == 0;
     if (!rank0 && !tap_config.verbose)
         return;
-    const struct tap_reducer_totals *r = &tap_reducer_totals;
+    const struct tap_reducer_counts *r = &snap->counts;
     uint64_t dropped = atomic_load(&tap_totals.dropped);
     /* Per-op lines past NCCLTAP_OPS_MAX_MB: the log is not the whole run. */
     char lines[96] = "";

@@ -6,9 +6,11 @@
 
 #include <stdbool.h>
 
+#include "writers/snapshot.h"
+
 /* Returns 0, or -1 after saying once on stderr why the file could not be
  * written (the application goes on either way). */
-int tap_rank_file_write(bool final);
+int tap_rank_file_write(const struct tap_snapshot *snap, bool final);
 
 /* The file's path, for messages. */
 const char *tap_rank_file_path(void);
@@ -21,6 +23,6 @@ void tap_rank_file_reset(void);
 
 /* One line on stderr summing up this process's run: rank 0 only, every
  * rank with NCCLTAP_VERBOSE=1. */
-void tap_print_summary(void);
+void tap_print_summary(const struct tap_snapshot *snap);
 
 #endif

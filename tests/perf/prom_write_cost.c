@@ -4,8 +4,8 @@
  * (8 B to 128 MiB, every 4th power of two): 24 statistics rows per
  * communicator, every row timed, and each interval one completed op per
  * row for Inspector's gauges. The shim's own writer, statistics and
- * Inspector aggregation; the communicator registry and the reducer's
- * pending list are replaced by an array (prom_write_cost_stubs below).
+ * Inspector aggregation; the communicator registry is replaced by an
+ * array (below), and the reducer's snapshot has no op pending.
  * Usage: prom_write_cost DIR COMMS REPS; prints the median and the
  * fastest write, in microseconds, and the file's size. BENCHMARKS.md. */
 #include <stdio.h>
@@ -19,13 +19,11 @@
 #include "nccl/nccl_ops.h"
 #include "writers/ops_log.h"
 #include "writers/prom_file.h"
-#include "reducer/reducer.h"
-#include "runtime/runtime.h"
+#include "base/process.h"
 #include "stats/stats.h"
+#include "writers/snapshot.h"
 
 /* What the writer needs of the rest of the shim. */
-struct tap_totals tap_totals;
-struct tap_process tap_process;
 static struct tap_comm *comms;
 static unsigned ncomms;
 
@@ -37,12 +35,6 @@ uint64_t tap_hash(uint64_t h, const void *data, size_t len)
     for (const unsigned char *p = data; len--; p++)
         h = (h ^ *p) * 0x100000001b3ull;
     return h;
-}
-
-void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct tap_event *, void *), void *arg)
-{
-    (void)fn;
-    (void)arg;
 }
 
 static uint64_t now_ns(void)
@@ -106,6 +98,8 @@ int main(int argc, char **argv)
         snprintf(comms[c].name, sizeof comms[c].name, "tp-group-%u", c);
         snprintf(comms[c].gpu_uuid, sizeof comms[c].gpu_uuid, "GPU-6e63636c-7461-702d-7369-6d2d00000000");
     }
+    /* Nothing pending: every communicator's gauge reads 0. */
+    struct tap_snapshot snap = {.pending_by_comm = calloc(ncomms, sizeof(uint64_t)), .npending_by_comm = ncomms};
     uint64_t *t = calloc(reps, sizeof *t);
     if (!comms || !t)
         return 1;
@@ -113,7 +107,7 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < reps && !rc; i++) {
         interval(i);
         uint64_t t0 = now_ns();
-        rc = tap_prom_write() != 0;
+        rc = tap_prom_write(&snap) != 0;
         t[i] = now_ns() - t0;
     }
     char path[4200];
@@ -126,7 +120,7 @@ int main(int argc, char **argv)
         printf("%u communicators, %u statistics rows: write median %.1f us, fastest %.1f us; file %lld bytes\n",
                ncomms, tap_stats_count(), (double)t[reps / 2] / 1e3, (double)t[0] / 1e3, (long long)st.st_size);
     }
-    tap_prom_finish();
+    tap_prom_finish(&snap);
     free(t);
     free(comms);
     return rc;

@@ -1,0 +1,36 @@
+#include "entry/bring_up.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "base/config.h"
+#include "base/process.h"
+#include "entry/thread.h"
+#include "runtime/runtime.h"
+
+/* fork(): the runtime takes the locks a child may need before, and
+ * releases them after, in parent and child (runtime.h says why); the
+ * child then starts afresh, and its one thread forgets its wrapper state. */
+static void before_fork(void) { tap_runtime_fork_lock(true); }
+
+static void after_fork_parent(void) { tap_runtime_fork_lock(false); }
+
+static void after_fork_child(void)
+{
+    tap_runtime_fork_lock(false);
+    tap_runtime_after_fork_child();
+    tap_thread_after_fork();
+}
+
+static void bring_up(void)
+{
+    tap_config_ensure();
+    tap_process_init();
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+void tap_bring_up(void)
+{
+    static pthread_once_t brought_up = PTHREAD_ONCE_INIT;
+    pthread_once(&brought_up, bring_up);
+}

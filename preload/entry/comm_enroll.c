@@ -1,0 +1,64 @@
+#include "entry/comm_enroll.h"
+
+#include "base/monotonic.h"
+#include "base/utf8.h"
+#include "cuda/gpu_timing.h"
+#include "entry/bring_up.h"
+#include "nccl/real_nccl.h"
+#include "runtime/runtime.h"
+#include "state/comm_parked.h"
+#include "writers/tracing.h"
+
+/* The first communicator starts the runtime; every new one prepares GPU
+ * timing for the current context, off the hot path. */
+void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
+                     const char *name, int rank, int nranks, uint64_t start_ns)
+{
+    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
+    if (c && start_ns)
+        c->init_ns = tap_monotonic_ns() - start_ns;
+    tap_bring_up();
+    tap_runtime_start();
+    if (tap_gpu_init()) {
+        tap_pool_of_current_context();
+        if (c)
+            tap_gpu_uuid(c->device, c->gpu_uuid, sizeof c->gpu_uuid);
+    }
+    tap_tracing_start();
+    if (c)
+        TAP_TRACE(comm_init, c, real_nccl()->version);
+}
+
+void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
+                             const char *name, int rank, int nranks, uint64_t start_ns)
+{
+    if (*where) {
+        tap_comm_enroll(*where, id, parent, origin, name, rank, nranks, start_ns);
+        return;
+    }
+    struct tap_parked p = {where, start_ns, id, parent, origin, "", rank, nranks};
+    if (name)
+        tap_utf8_copy(p.name, sizeof p.name, name);
+    tap_parked_add(&p);
+}
+
+void tap_comm_enroll_born(bool forget_empty)
+{
+    struct tap_parked born[TAP_PARKED_MAX];
+    unsigned n = tap_parked_take_born(born, TAP_PARKED_MAX, forget_empty);
+    for (unsigned i = 0; i < n; i++)
+        tap_comm_enroll(*born[i].where, born[i].id, born[i].parent, born[i].origin,
+                        born[i].name[0] ? born[i].name : NULL, born[i].rank, born[i].nranks, born[i].start_ns);
+}
+
+struct tap_comm *tap_comm_lookup(ncclComm_t handle)
+{
+    struct tap_comm *c = tap_comm_find(handle);
+    if (c || !handle)
+        return c;
+    tap_comm_enroll_born(false); /* a child whose handle came late? */
+    if ((c = tap_comm_find(handle)) != NULL)
+        return c;
+    uint64_t id = tap_hash(TAP_HASH_SEED, &handle, sizeof handle);
+    return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1);
+}

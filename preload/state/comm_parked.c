@@ -1,0 +1,36 @@
+#include "state/comm_parked.h"
+
+#include <pthread.h>
+
+static struct tap_parked parked[TAP_PARKED_MAX];
+static unsigned nparked;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tap_parked_add(const struct tap_parked *p)
+{
+    pthread_mutex_lock(&lock);
+    if (nparked < TAP_PARKED_MAX)
+        parked[nparked++] = *p;
+    pthread_mutex_unlock(&lock);
+}
+
+unsigned tap_parked_take_born(struct tap_parked *born, unsigned max, bool forget_empty)
+{
+    unsigned nborn = 0, kept = 0;
+    pthread_mutex_lock(&lock);
+    for (unsigned i = 0; i < nparked; i++) {
+        bool appeared = *parked[i].where != NULL;
+        if (appeared && nborn < max)
+            born[nborn++] = parked[i];
+        else if (appeared || !forget_empty)
+            parked[kept++] = parked[i];
+    }
+    nparked = kept;
+    pthread_mutex_unlock(&lock);
+    return nborn;
+}
+
+void tap_parked_fork_lock(bool lock_it)
+{
+    (lock_it ? pthread_mutex_lock : pthread_mutex_unlock)(&lock);
+}

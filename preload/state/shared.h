@@ -1,0 +1,29 @@
+/* The state the hot path and the reducer share besides the registries:
+ * the counters the hot path keeps, the queue of op records and the
+ * interval number. Written by application threads (atomics only) and read
+ * by the reducer and the writers it hands them to. */
+#ifndef NCCLTAP_SHARED_H
+#define NCCLTAP_SHARED_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct mpmc_queue;
+
+/* Counted on the hot path. Calls are counted per communicator (its
+ * sequence number); tap_comm_total_calls() sums them. */
+struct tap_totals {
+    _Atomic uint64_t dropped;  /* records lost: the queue was full */
+    _Atomic uint64_t untimed;  /* wanted timing, no event was free */
+    _Atomic uint64_t captured; /* issued during CUDA graph capture */
+};
+extern struct tap_totals tap_totals;
+
+/* Op records to the reducer; NULL until the first communicator appears. */
+extern struct mpmc_queue *_Atomic tap_ring;
+
+/* Advanced by the reducer every NCCLTAP_INTERVAL_MS; the timing policy
+ * times at least one op per key in each. */
+extern _Atomic uint32_t tap_interval_no;
+
+#endif
