@@ -307,7 +307,7 @@ def shortest_path(graph, start, goal, members):
                     following.append(nxt)
         frontier = following
     path = [goal]
-    while path[-1] != start or len(path) == 1:
+    while path[-1] != start:
         path.append(previous[path[-1]])
     return path[::-1]
 
@@ -442,7 +442,9 @@ def self_test(fixtures, cc):
                 if name.endswith(".c"):
                     path = os.path.join(root, name)
                     obj = os.path.join(tmp, os.path.relpath(path, fixtures).replace(os.sep, "_") + ".o")
-                    subprocess.run([cc, "-c", "-I", os.path.join(fixtures, "preload"), path, "-o", obj], check=True)
+                    made = subprocess.run([cc, "-c", "-I", os.path.join(fixtures, "preload"), path, "-o", obj])
+                    if made.returncode != 0:
+                        raise BuildTreeError(f"{path}: {cc} could not compile the fixture")
                     objects[obj] = os.path.relpath(path, fixtures)
         keys = {}
         for folder in ("mutual", "oneway", "included", "preload"):
