@@ -8,7 +8,6 @@
 #include "cuda/gpu_timing.h"
 #include "writers/hang_file.h"
 #include "base/op_record.h"
-#include "reducer/reducer.h"
 #include "writers/tracing.h"
 
 static uint64_t next_report_ns;  /* 0: no hang going on */
@@ -105,7 +104,7 @@ static void note(const struct tap_op_rec *op, const struct tap_event *start, voi
     }
 }
 
-bool tap_hang_check(uint64_t now_ns)
+bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
 {
     if (!tap_config.hang_timeout_s || now_ns - last_look_ns < LOOK_EVERY_NS)
         return false;
@@ -126,7 +125,7 @@ bool tap_hang_check(uint64_t now_ns)
         calls_seen = calls;
         calls_changed_ns = now_ns;
     }
-    tap_reducer_each_pending(note, &h);
+    each_pending(note, &h);
     /* The stuck op: the oldest timed op not complete, where there is one
      * (it is known to be waited in); else the oldest untimed last op. A
      * communicator idle since an untimed op at start-up must not take the

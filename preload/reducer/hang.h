@@ -24,10 +24,18 @@
 #include "state/comm_registry.h"
 #include "writers/hang_file.h"
 
+/* Calls fn(op, start event, arg) for every timed op waiting for its events
+ * (reducer.h, tap_reducer_each_pending: the reducer's pass sits above the
+ * watchdog, which it feeds the untimed ops, so the list comes as an
+ * argument). */
+struct tap_event;
+typedef void tap_pending_fn(const struct tap_op_rec *op, const struct tap_event *start, void *arg);
+typedef void tap_each_pending_fn(tap_pending_fn *fn, void *arg);
+
 /* From the reducer's loop, after each pass. True when it fired: the
  * caller writes the rank file and the per-op records then, so that the
  * report has them even if the job is killed before its next interval. */
-bool tap_hang_check(uint64_t now_ns);
+bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending);
 
 /* From the reducer, for each op it counts without a time (sampled out,
  * or no event to time it with; not captured into a CUDA graph, whose

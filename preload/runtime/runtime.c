@@ -84,7 +84,7 @@ static void *reducer_main(void *arg)
     while (!nap(sleep_ns)) {
         sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
         uint64_t now = tap_monotonic_ns();
-        if (tap_hang_check(now)) {
+        if (tap_hang_check(now, tap_reducer_each_pending)) {
             tap_reducer_snapshot(&snap);
             tap_rank_file_write(&snap, false);
             tap_ops_file_flush();

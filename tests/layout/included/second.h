@@ -1,0 +1,2 @@
+/* Included by first.h. */
+int second(void);

@@ -1,0 +1,2 @@
+/* The ground floor: anything may call it. */
+int ground_count(void);

@@ -1,0 +1,3 @@
+/* In preload/ but in no floor folder. */
+int misplaced(void);
+int misplaced(void) { return 0; }

@@ -1,0 +1,2 @@
+/* The state floor, below writers/. */
+void low_run(void);
