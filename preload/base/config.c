@@ -171,15 +171,18 @@ int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *n
     return 0;
 }
 
+/* NCCLTAP_DIR_MODE: a mode nccltap would make directories with and then
+ * refuse to write in is refused here, with the reason. */
 static mode_t env_dir_mode(void)
 {
     const char *s = getenv("NCCLTAP_DIR_MODE");
     mode_t m;
     if (!s || !*s)
         return TAP_OUT_DIR_MODE_DEFAULT;
-    if (tap_out_parse_mode(s, &m) == 0)
+    const char *why = tap_out_mode_refusal(s, &m);
+    if (!why)
         return m;
-    tap_log("NCCLTAP_DIR_MODE=%s is not valid: expected an octal mode from 0700 to 0777; using %04o", s,
+    tap_log("NCCLTAP_DIR_MODE=%s is not valid: %s; expected " TAP_OUT_DIR_MODES_ACCEPTED "; using %04o", s, why,
             TAP_OUT_DIR_MODE_DEFAULT);
     return TAP_OUT_DIR_MODE_DEFAULT;
 }

@@ -64,3 +64,11 @@ void tap_run_id_of_process_group(char *out, size_t len)
     pid_t pgid = getpgrp();
     snprintf(out, len, "pg%d-%llu", (int)pgid, start_ticks(pgid));
 }
+
+void tap_job_dir_name(char *out, size_t len, const char *job)
+{
+    char part[TAP_JOB_DIR_ID_MAX + 1];
+    tap_out_name_part(part, sizeof part, job);
+    /* The prefix keeps the name from being "." or ".." or hidden. */
+    snprintf(out, len, "nccltap-%s", part);
+}

@@ -9,7 +9,9 @@
  *      LSB_JOBID, PBS_JOBID, FLUX_JOB_ID;
  *   3. else the process group: pg<pgid>-<its leader's start time>, shared
  *      by what one shell command line starts (a launcher and its ranks).
- * Ids are reduced to file-name characters (out_file.h). */
+ * Ids are reduced to file-name characters (out_file.h). Where the job id
+ * names the default output directory, tap_job_dir_name() makes it one safe
+ * path component. */
 #ifndef NCCLTAP_RUN_ID_H
 #define NCCLTAP_RUN_ID_H
 
@@ -21,5 +23,17 @@ int tap_run_id_of_launcher(char *out, size_t len, char *(*get)(const char *));
 
 /* Step 3, for this process. */
 void tap_run_id_of_process_group(char *out, size_t len);
+
+/* The most characters of a job id kept in a directory name. */
+#define TAP_JOB_DIR_ID_MAX 128
+
+/* The default output directory's name for the launcher's job id `job`:
+ * "nccltap-<job>", the id reduced to file-name characters (out_file.h) and
+ * cut to TAP_JOB_DIR_ID_MAX of them. Always one path component: never "."
+ * or "..", never hidden, no '/' or control character, well under
+ * NAME_MAX, whatever the launcher's environment holds
+ * (TORCHELASTIC_RUN_ID='a/../../x' must not lead out of the working
+ * directory). Pure. */
+void tap_job_dir_name(char *out, size_t len, const char *job);
 
 #endif

@@ -64,6 +64,19 @@ static void test_run_ids(void)
     run_id_is((const char *const[]){"TORCHELASTIC_RUN_ID=abc", "TORCHELASTIC_RESTART_COUNT=2", NULL}, "abc.r2");
     run_id_is((const char *const[]){"OMPI_MCA_ess_base_jobid=../../etc", NULL}, ".._.._etc");
     run_id_is((const char *const[]){"HOME=/root", NULL}, NULL);
+    /* The default directory's name: one safe component, whatever the id. */
+    char name[256];
+    tap_job_dir_name(name, sizeof name, "a/../../escaped");
+    CHECK(!strcmp(name, "nccltap-a_.._.._escaped"));
+    tap_job_dir_name(name, sizeof name, "..");
+    CHECK(!strcmp(name, "nccltap-.."));
+    tap_job_dir_name(name, sizeof name, "x\033[2J\n");
+    CHECK(!strcmp(name, "nccltap-x__2J_"));
+    char longid[400];
+    memset(longid, '7', sizeof longid - 1);
+    longid[sizeof longid - 1] = '\0';
+    tap_job_dir_name(name, sizeof name, longid);
+    CHECK(strlen(name) == strlen("nccltap-") + TAP_JOB_DIR_ID_MAX);
     /* pg<pgid>-<leader's start>; the start is 0 when the leader is gone. */
     char pg[64], again[64], want[32], leader[32];
     tap_run_id_of_process_group(pg, sizeof pg);
@@ -84,6 +97,12 @@ static void test_parsers(void)
     CHECK(tap_out_parse_mode("4755", &m) != 0);
     CHECK(tap_out_parse_mode("0789", &m) != 0);
     CHECK(tap_out_parse_mode("", &m) != 0);
+    /* Modes whose directories nccltap would then refuse to write in
+     * (others may write, not sticky): refused up front, with the reason. */
+    CHECK(tap_out_parse_mode("0777", &m) != 0 && tap_out_parse_mode("0772", &m) != 0);
+    CHECK(strstr(tap_out_mode_refusal("0777", &m), "others could write"));
+    CHECK(tap_out_parse_mode("0775", &m) == 0 && m == 0775);
+    CHECK(tap_out_parse_mode("0770", &m) == 0 && m == 0770);
     bool flag;
     CHECK(tap_parse_flag("1", &flag) == 0 && flag);
     CHECK(tap_parse_flag("0", &flag) == 0 && !flag);
@@ -108,6 +127,57 @@ static void test_parsers(void)
     CHECK(!strcmp(part, "a_b__c"));
     tap_out_name_part(part, sizeof part, "");
     CHECK(!strcmp(part, "_"));
+}
+
+/* Opens `base`/`rel` as the output directory: 0, or -1 and *why. */
+static int open_below(const char *base, const char *rel, const char **why)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", base, rel);
+    int fd = tap_out_dir_open(path, 0700, why, NULL);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+/* Symlinks above the output directory (issue 19): followed only when
+ * nobody else could have put them there. Another user's symlink needs
+ * root: tests/security/parent_symlink.sh. */
+static void test_symlinks_above(const char *base)
+{
+    char path[512], target[512];
+    const char *why = NULL;
+    /* Ours, in our directory, relative and absolute: followed. */
+    snprintf(path, sizeof path, "%s/s", base);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/s/rel", base);
+    CHECK(symlink("../a", path) == 0);
+    snprintf(path, sizeof path, "%s/s/abs", base);
+    snprintf(target, sizeof target, "%s/a", base);
+    CHECK(symlink(target, path) == 0);
+    CHECK(open_below(base, "s/rel/c", &why) == 0);
+    CHECK(open_below(base, "s/abs/d", &why) == 0);
+    snprintf(path, sizeof path, "%s/a/c", base);
+    CHECK(access(path, F_OK) == 0);
+    /* Ours, but where others could replace it: refused. */
+    snprintf(path, sizeof path, "%s/open", base);
+    CHECK(mkdir(path, 0700) == 0 && chmod(path, 0777) == 0);
+    snprintf(path, sizeof path, "%s/open/link", base);
+    CHECK(symlink(target, path) == 0);
+    CHECK(open_below(base, "open/link/e", &why) < 0 && errno == EPERM &&
+          !strcmp(why, "above it, a symlink in a directory others can write in, not sticky"));
+    snprintf(path, sizeof path, "%s/a/e", base);
+    CHECK(access(path, F_OK) != 0);
+    /* A loop; a file where a directory should be. */
+    snprintf(path, sizeof path, "%s/s/loop", base);
+    CHECK(symlink("loop", path) == 0);
+    CHECK(open_below(base, "s/loop/f", &why) < 0 && errno == ELOOP && !strcmp(why, "too many symlinks above it"));
+    snprintf(path, sizeof path, "%s/s/file", base);
+    int fd = open(path, O_CREAT | O_WRONLY, 0600);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(open_below(base, "s/file/g", &why) < 0 && !strcmp(why, "above it, a file that is not a directory"));
 }
 
 static void test_dirs_and_files(void)
@@ -165,6 +235,7 @@ static void test_dirs_and_files(void)
     CHECK(dir >= 0 && !created); /* sticky, like /tmp: usable */
     if (dir >= 0)
         close(dir);
+    test_symlinks_above(base);
     umask(old);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);

@@ -5,17 +5,22 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 static char *default_name(void)
 {
     const char *job = getenv("SLURM_JOB_ID");
-    if (job && *job)
-        return xasprintf("nccltap-%s", job);
+    if (job && *job) {
+        char name[TAP_JOB_DIR_ID_MAX + 16];
+        tap_job_dir_name(name, sizeof name, job);
+        return xstrdup(name);
+    }
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -24,16 +29,20 @@ static char *default_name(void)
     return xasprintf("nccltap-%s", stamp);
 }
 
-/* NCCLTAP_DIR_MODE as the shim reads it: a bad value is said, 0700 used. */
+/* NCCLTAP_DIR_MODE as the shim reads it: a refused value is said once,
+ * with the reason, and 0700 used. */
 static mode_t dir_mode(void)
 {
+    static int read;
+    static mode_t m = TAP_OUT_DIR_MODE_DEFAULT;
+    if (read)
+        return m;
+    read = 1;
     const char *s = getenv("NCCLTAP_DIR_MODE");
-    mode_t m = TAP_OUT_DIR_MODE_DEFAULT;
-    if (s && *s && tap_out_parse_mode(s, &m) != 0) {
-        msg("NCCLTAP_DIR_MODE=%s is not valid: expected an octal mode from 0700 to 0777; using %04o", s,
+    const char *why = s && *s ? tap_out_mode_refusal(s, &m) : NULL;
+    if (why)
+        msg("NCCLTAP_DIR_MODE=%s is not valid: %s; expected " TAP_OUT_DIR_MODES_ACCEPTED "; using %04o", s, why,
             TAP_OUT_DIR_MODE_DEFAULT);
-        m = TAP_OUT_DIR_MODE_DEFAULT;
-    }
     return m;
 }
 
@@ -65,6 +74,33 @@ char *outdir_prepare(const char *requested)
 int outdir_open(const char *path, const char **why)
 {
     return tap_out_dir_open(path, dir_mode(), why, NULL);
+}
+
+/* Below this, a rank file (tens of KiB) may not have fitted. */
+#define NEARLY_FULL_BYTES (64 * 1024)
+
+const char *outdir_why_unwritten(const char *dir, char *buf, size_t len)
+{
+    struct statvfs fs;
+    if (statvfs(dir, &fs) == 0 && (fs.f_flag & ST_RDONLY))
+        return "nccltap cannot write there (its filesystem is read-only)";
+    /* As the shim runs: with the effective ids. */
+    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
+        snprintf(buf, len, "nccltap cannot write there (%s)", strerror(errno));
+        return buf;
+    }
+    if (statvfs(dir, &fs) != 0)
+        return NULL;
+    /* Root may use the blocks reserved for it; others only the available. */
+    unsigned long long blocks = geteuid() == 0 ? fs.f_bfree : fs.f_bavail;
+    unsigned long long free_bytes = blocks * fs.f_frsize;
+    if (free_bytes < NEARLY_FULL_BYTES) {
+        snprintf(buf, len, "its filesystem is full (%llu KiB free)", free_bytes / 1024);
+        return buf;
+    }
+    if (fs.f_files > 0 && fs.f_favail == 0)
+        return "its filesystem has no free inode left";
+    return NULL;
 }
 
 void outdir_set_run_id(char *id, size_t len)

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,21 +69,58 @@ static char *shell_quoted(const char *s)
     return q;
 }
 
-/* What the run left, and how to read it; `killed`: by which signal, or 0. */
-static void say_where(const char *dir, const char *run_id, int killed)
+/* How the command ended, for what nccltap says about it. */
+struct run_end {
+    int status;       /* as a shell reports it */
+    int signal;       /* that killed it, or 0 when it exited */
+    int shell_signal; /* an exit status 128+N that a shell gives when its
+                       * command was killed by signal N; or 0 */
+};
+
+/* The signal a shell's exit status 128+N may stand for: only a real one,
+ * since any status up to 255 is a program's to give (exit 200). */
+static int shell_signal_of(int status)
+{
+    return status > 128 && status - 128 <= SIGRTMAX ? status - 128 : 0;
+}
+
+static void say_how_it_ended(const char *cmd, const struct run_end *e)
+{
+    if (e->signal)
+        msg("%s was killed by signal %d (%s)", cmd, e->signal, strsignal(e->signal));
+    else if (e->shell_signal)
+        msg("%s exited with status %d, as a shell does when its command was killed by signal %d (%s)", cmd,
+            e->status, e->shell_signal, strsignal(e->shell_signal));
+}
+
+/* Why the run left no rank file, the most certain reason first. */
+static void say_why_nothing(const char *dir, const struct run_end *e)
+{
+    char buf[256];
+    const char *why = outdir_why_unwritten(dir, buf, sizeof buf);
+    if (why)
+        msg("no per-rank file of this run in %s: %s", dir, why);
+    else if (e->signal)
+        msg("no per-rank file of this run in %s: the command was killed before nccltap wrote its "
+            "first interval (NCCLTAP_INTERVAL_MS, default 5000)", dir);
+    else if (e->shell_signal)
+        msg("no per-rank file of this run in %s: the command made no NCCL call, the shim was not "
+            "loaded into it, or (if signal %d killed it) it was killed before nccltap wrote its first "
+            "interval (NCCLTAP_INTERVAL_MS, default 5000)", dir, e->shell_signal);
+    else
+        msg("no per-rank file of this run in %s: the command made no NCCL call, or the shim was "
+            "not loaded into it", dir);
+}
+
+/* What the run left, and how to read it. */
+static void say_where(const char *dir, const char *run_id, const struct run_end *e)
 {
     size_t n;
     char **files = report_files(dir, &n);
     size_t ours = report_files_of_run(files, n, run_id);
     report_files_free(files);
-    if (ours == 0 && killed) {
-        msg("no per-rank file of this run in %s: the command was killed before nccltap wrote its "
-            "first interval (NCCLTAP_INTERVAL_MS, default 5000)", dir);
-        return;
-    }
     if (ours == 0) {
-        msg("no per-rank file of this run in %s: the command made no NCCL call, or the shim was "
-            "not loaded into it", dir);
+        say_why_nothing(dir, e);
         return;
     }
     msg("output in %s (run %s)", dir, run_id);
@@ -125,7 +163,8 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
     env_prepend("LD_PRELOAD", p->shim);
 
     int err;
-    int status = spawn_wait(argv, &err);
+    struct run_end end;
+    int status = spawn_wait(argv, &err, &end.signal);
     if (session)
         lttng_session_finish(session);
     if (status == -1) {
@@ -138,9 +177,10 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
         free(dir);
         return EXIT_NCCLTAP_FAILED;
     }
-    if (status > 128)
-        msg("%s was killed by signal %d (%s)", argv[0], status - 128, strsignal(status - 128));
-    say_where(dir, run_id, status > 128 ? status - 128 : 0);
+    end.status = status;
+    end.shell_signal = end.signal ? 0 : shell_signal_of(status);
+    say_how_it_ended(argv[0], &end);
+    say_where(dir, run_id, &end);
     if (outdir)
         *outdir = dir;
     else

@@ -48,16 +48,18 @@ static void install_forwarding(void)
     }
 }
 
-static int exit_status(int status)
+/* The status a shell would report, and the signal that killed the child
+ * (0 when it exited: then even a status above 128 is its own). */
+static int exit_status(int status, int *signal)
 {
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return *signal ? 128 + *signal : WEXITSTATUS(status);
 }
 
-int spawn_wait(char *const argv[], int *err)
+int spawn_wait(char *const argv[], int *err, int *signal)
 {
     *err = 0;
+    *signal = 0;
     /* Exec failures come back through a close-on-exec pipe: it reads EOF
      * when exec succeeds, or the child's errno when it fails. */
     int pipefd[2];
@@ -117,5 +119,5 @@ int spawn_wait(char *const argv[], int *err)
         *err = errno;
         return -2;
     }
-    return exit_status(status);
+    return exit_status(status, signal);
 }

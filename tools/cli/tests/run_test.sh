@@ -36,6 +36,51 @@ signal_status)
     expect_rc $? 143 "killed by SIGTERM"
     expect_err "signal 15"
     ;;
+exit_status_high)
+    # An exit status above 128 is not a signal: exit 200 is just that. A
+    # shell's 128+N (its command killed by signal N) is said as what it
+    # may be, not as nccltap's own observation.
+    "$nccltap" run --dir "$out" -- sh -c 'exit 200' 2>"$err"
+    expect_rc $? 200 "exit 200"
+    grep -q "signal" "$err" && fail "exit 200 reported as a signal"
+    expect_err "nccltap: no per-rank file of this run in $out: the command made no NCCL call"
+    "$nccltap" run --dir "$out" -- sh -c 'exit 137' 2>"$err"
+    expect_rc $? 137 "exit 137"
+    expect_err "exited with status 137, as a shell does when its command was killed by signal 9"
+    grep -q "sh was killed by signal" "$err" && fail "exit 137 reported as nccltap seeing a signal"
+    ;;
+outdir_unwritable)
+    # No rank file because nccltap could not write: say that, not "no NCCL
+    # call". Not writable: a 0500 directory (root ignores modes: then as
+    # nobody, in a directory of nobody's).
+    mkdir -p "$work/ro" && chmod 500 "$work/ro"
+    as_user=""
+    if [ "$(id -u)" -eq 0 ]; then
+        command -v setpriv >/dev/null || { echo "SKIP: needs setpriv as root"; exit 77; }
+        nobody=$(id -u nobody 2>/dev/null || echo 65534)
+        chmod 755 "$work" && chown "$nobody:$nobody" "$work/ro"
+        touch "$err" && chown "$nobody" "$err"
+        as_user="setpriv --reuid=$nobody --regid=$nobody --clear-groups"
+    fi
+    $as_user "$nccltap" run --dir "$work/ro" -- true 2>"$err"
+    expect_rc $? 0 "true in a read-only directory"
+    expect_err "no per-rank file of this run in $work/ro: nccltap cannot write there (Permission denied)"
+    grep -q "no NCCL call" "$err" && fail "unwritable directory said as 'no NCCL call'"
+    # A read-only and a full filesystem, where mounts can be made (root).
+    if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+        mkdir -p "$work/rofs" "$work/full"
+        unshare -m sh -c '
+            mount -t tmpfs -o ro,size=1m tmpfs "$2/rofs" &&
+            "$1" run --dir "$2/rofs" -- true 2>"$2/stderr.rofs"
+            mount -t tmpfs -o size=256k tmpfs "$2/full" &&
+            { dd if=/dev/zero of="$2/full/fill" bs=4k 2>/dev/null; true; } &&
+            "$1" run --dir "$2/full" -- true 2>"$2/stderr.full"' sh "$nccltap" "$work"
+        err=$work/stderr.rofs
+        expect_err "no per-rank file of this run in $work/rofs: nccltap cannot write there (its filesystem is read-only)"
+        err=$work/stderr.full
+        expect_err "no per-rank file of this run in $work/full: its filesystem is full"
+    fi
+    ;;
 forward_signal)
     # SIGTERM sent to nccltap reaches the command; SIGUSR1 too.
     for sig in TERM USR1; do
@@ -105,6 +150,40 @@ output_dir_unsafe)
     [ "$(stat -c %a "$work/made/sub")" = 700 ] || fail "made with mode $(stat -c %a "$work/made/sub")"
     (umask 077 && NCCLTAP_DIR_MODE=0750 "$nccltap" run --dir "$work/made750" -- true 2>"$err")
     [ "$(stat -c %a "$work/made750")" = 750 ] || fail "NCCLTAP_DIR_MODE=0750: mode $(stat -c %a "$work/made750")"
+    ;;
+dir_mode_refused)
+    # NCCLTAP_DIR_MODE=0777 would make directories nccltap then refuses to
+    # write in (others can write, not sticky): refused up front, said, and
+    # 0700 used for what is made, parents included.
+    (umask 022 && NCCLTAP_DIR_MODE=0777 "$nccltap" run --dir "$work/m777/sub" -- true 2>"$err")
+    expect_rc $? 0 "NCCLTAP_DIR_MODE=0777"
+    expect_err "NCCLTAP_DIR_MODE=0777 is not valid: others could write in the directories nccltap makes"
+    expect_err "expected an octal mode from 0700 to 0775 without write permission for others"
+    expect_err "using 0700"
+    [ "$(stat -c %a "$work/m777")" = 700 ] && [ "$(stat -c %a "$work/m777/sub")" = 700 ] ||
+        fail "NCCLTAP_DIR_MODE=0777: made $(stat -c %a "$work/m777") and $(stat -c %a "$work/m777/sub")"
+    (umask 022 && NCCLTAP_DIR_MODE=0772 "$nccltap" run --dir "$work/m772" -- true 2>"$err")
+    expect_rc $? 0 "NCCLTAP_DIR_MODE=0772"
+    [ "$(stat -c %a "$work/m772")" = 700 ] || fail "NCCLTAP_DIR_MODE=0772: made $(stat -c %a "$work/m772")"
+    (umask 077 && NCCLTAP_DIR_MODE=0775 "$nccltap" run --dir "$work/m775" -- true 2>"$err")
+    [ "$(stat -c %a "$work/m775")" = 775 ] || fail "NCCLTAP_DIR_MODE=0775: made $(stat -c %a "$work/m775")"
+    ;;
+default_dir_job_id)
+    # The job id becomes one safe name in the working directory, whatever
+    # it holds: no '/', no "..", no control character, not overlong.
+    mkdir -p "$work/cwd" && cd "$work/cwd" || exit 1
+    show='printf "%s\n" "$NCCLTAP_DIR"'
+    env -u NCCLTAP_DIR SLURM_JOB_ID='a/../../escaped' "$nccltap" run -- sh -c "$show" >"$work/env" 2>"$err"
+    expect_rc $? 0 "SLURM_JOB_ID=a/../../escaped"
+    [ "$(cat "$work/env")" = "$work/cwd/nccltap-a_.._.._escaped" ] || fail "a/../../escaped: got '$(cat "$work/env")'"
+    [ -e "$work/escaped" ] && fail "the output escaped the working directory"
+    env -u NCCLTAP_DIR SLURM_JOB_ID="$(printf 'x\033[2Jy')" "$nccltap" run -- sh -c "$show" >"$work/env" 2>"$err"
+    [ "$(cat "$work/env")" = "$work/cwd/nccltap-x__2Jy" ] || fail "control characters: got '$(cat "$work/env")'"
+    long=$(printf '%0300d' 7)
+    env -u NCCLTAP_DIR SLURM_JOB_ID="$long" "$nccltap" run -- sh -c "$show" >"$work/env" 2>"$err"
+    expect_rc $? 0 "a 300-character job id"
+    name=$(basename "$(cat "$work/env")")
+    [ -d "$work/cwd/$name" ] && [ ${#name} -le 200 ] || fail "a 300-character job id: got '$name'"
     ;;
 messages)
     # With a per-rank file of this run (named by the run id the command
