@@ -228,7 +228,7 @@ void tap_config_load(void)
     if (dir && *dir) {
         snprintf(c->dir, sizeof c->dir, "%s", dir);
     } else if (c->job[0]) {
-        snprintf(c->dir, sizeof c->dir, "nccltap-%.*s", (int)sizeof c->job, c->job);
+        tap_job_dir_name(c->dir, sizeof c->dir, c->job);
     } else {
         char stamp[32];
         time_t now = time(NULL);
