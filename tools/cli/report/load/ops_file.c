@@ -67,7 +67,6 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
         if (errno == ENOENT)
             return false;
         msg("skipping %s: %s", path, open_why);
-        r->nskipped++;
         return true;
     }
     FILE *in = fdopen(fd, "rb");

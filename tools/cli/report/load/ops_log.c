@@ -98,10 +98,8 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
     char why[128];
     int fd = input_open(path, REPORT_MAX_OPS_FILE_BYTES, why, sizeof why);
     if (fd < 0) {
-        if (errno != ENOENT) {
+        if (errno != ENOENT)
             msg("skipping %s: %s", path, why);
-            r->nskipped++;
-        }
         return;
     }
     FILE *in = fdopen(fd, "r");

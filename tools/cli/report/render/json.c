@@ -122,15 +122,13 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
     const struct totals t = s->totals;
     /* "discarded" is the trace's (LTTng's full buffers), not any rank's;
      * 0 for per-rank files, which lose nothing that way. */
-    /* "records_rejected": records of any input out of range, left out. */
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
         "calls", (json_int_t)t.calls, "dropped", (json_int_t)t.dropped,
         "timed", (json_int_t)t.timed, "untimed", (json_int_t)t.untimed,
         "captured", (json_int_t)t.captured, "pending", (json_int_t)t.pending,
         "failed", (json_int_t)t.failed, "lost", (json_int_t)t.lost,
         "simulated", (json_int_t)t.simulated, "discarded", (json_int_t)r->discarded,
-        "ops_lines_dropped", (json_int_t)t.ops_lines_dropped,
-        "records_rejected", (json_int_t)r->records_rejected);
+        "ops_lines_dropped", (json_int_t)t.ops_lines_dropped);
 }
 
 /* Ten significant digits: enough for any bandwidth or time here, and no
@@ -372,6 +370,8 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("callsite_depth", json_integer(s->callsites.depth), false, out);
     rc |= member("callsites", callsites_json(&s->callsites), false, out);
+    /* Records of any input out of range, left out (load/record_check.h). */
+    rc |= member("records_rejected", json_integer((json_int_t)r->records_rejected), false, out);
     rc |= member("totals", totals_json(r, s), true, out);
     fputs("}\n", out);
     if (rc != 0)
