@@ -267,6 +267,10 @@ struct report {
     struct rank_file *files;
     size_t nfiles, files_cap;
     size_t nskipped;     /* files that could not be read, named on stderr */
+    /* Records with a field out of range (load/input_limits.h), left out of
+     * the document: per-op records, rank files' communicators and rows, hang
+     * report entries, trace events. Each file with some is named on stderr. */
+    uint64_t records_rejected;
     bool from_trace;     /* the files were built from an LTTng trace */
     uint64_t discarded;  /* events LTTng discarded (full buffers), trace only */
     struct report_strings *strings;  /* the interned strings (model.c) */

@@ -2,16 +2,29 @@
  * watchdog (README, Outputs) next to the process's rank file, into
  * r->hangs. */
 #include "load.h"
+#include "input_file.h"
+#include "input_limits.h"
+#include "record_check.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t u64(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* An int; -1 (out of every range: hang_comm_invalid rejects it) for one
+ * that does not fit, rather than its low bits. */
+static int int_of(json_t *v)
+{
+    json_int_t x = json_integer_value(v);
+    return x >= INT_MIN && x <= INT_MAX ? (int)x : -1;
 }
 
 static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
@@ -25,8 +38,8 @@ static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
     c->comm = strtoull(id, &end, 16);
     if (errno || *end)
         return false;
-    c->rank = (int)json_integer_value(rank);
-    c->nranks = (int)json_integer_value(nranks);
+    c->rank = int_of(rank);
+    c->nranks = int_of(nranks);
     c->issued = u64(o, "issued");
     json_t *done = json_object_get(o, "last_done");
     c->last_done = json_is_integer(done) ? (int64_t)json_integer_value(done) : -1;
@@ -47,11 +60,18 @@ static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
 
 static void load_one(struct report *r, size_t file, const char *path)
 {
+    char why[128];
+    int fd = input_open(path, REPORT_MAX_DOC_BYTES, why, sizeof why);
+    if (fd < 0) {
+        if (errno != ENOENT)
+            msg("%s: %s: its hang report is not read", path, why);
+        return;
+    }
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
+    json_t *root = json_loadfd(fd, 0, &err);
+    close(fd);
     if (!root) {
-        if (errno != ENOENT || strstr(err.text, "unable to open") == NULL)
-            msg("%s: %s: its hang report is not read", path, err.text);
+        msg("%s: %s: its hang report is not read", path, err.text);
         return;
     }
     json_t *comms = json_object_get(root, "comms");
@@ -63,14 +83,21 @@ static void load_one(struct report *r, size_t file, const char *path)
     }
     struct hang_file h = { .file = file, .reports = (unsigned)u64(root, "reports") };
     h.comms = xcalloc(json_array_size(comms) + 1, sizeof *h.comms);
-    size_t i;
+    size_t i, rejected = 0;
+    const char *first = NULL;
     json_t *c;
     json_array_foreach(comms, i, c) {
-        if (load_comm(r, c, &h.comms[h.ncomms]))
-            h.ncomms++;
-        else
+        if (!load_comm(r, c, &h.comms[h.ncomms])) {
             msg("%s: comms[%zu] lacks comm, rank or nranks: left out", path, i);
+            continue;
+        }
+        const char *bad = hang_comm_invalid(&h.comms[h.ncomms]);
+        if (!bad)
+            h.ncomms++;
+        else if (rejected++ == 0)
+            first = bad;
     }
+    report_rejected(r, path, rejected, "hang entry", first);
     json_decref(root);
     r->hangs = xrealloc(r->hangs, (r->nhangs + 1) * sizeof *r->hangs);
     r->hangs[r->nhangs++] = h;

@@ -3,6 +3,9 @@
  * first; what the ring overwrote or could not write is counted in
  * f->events_dropped. */
 #include "load.h"
+#include "input_file.h"
+#include "input_limits.h"
+#include "record_check.h"
 #include "util.h"
 
 #include <errno.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "writers/ops_file_format.h"
 
@@ -47,14 +51,29 @@ static const char *check_header(const struct tap_ops_header *hd)
         return "another version of the format";
     if (!hd->capacity)
         return "a ring of no records";
+    /* The shim's ring is at most 1 TiB (NCCLTAP_OPS_MAX_MB); counts past
+     * it would overflow the offsets and sums below. */
+    if (hd->capacity > (1ull << 40) / sizeof(struct tap_ops_record) ||
+        hd->written >= REPORT_MAX_COUNT || hd->lost >= REPORT_MAX_COUNT)
+        return "its header's counts are damaged";
     return NULL;
 }
 
 bool report_load_ops_file(struct report *r, struct rank_file *f, const char *path)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in)
+    char open_why[128];
+    int fd = input_open(path, REPORT_MAX_OPS_FILE_BYTES, open_why, sizeof open_why);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return false;
+        msg("skipping %s: %s", path, open_why);
+        return true;
+    }
+    FILE *in = fdopen(fd, "rb");
+    if (!in) {
+        close(fd);
         return false;
+    }
     char h[TAP_OPS_HEADER_BYTES];
     const struct tap_ops_header *hd = (const struct tap_ops_header *)(const void *)h;
     uint8_t ops[256], dtypes[256];
@@ -117,6 +136,7 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
             path, (unsigned long long)unknown_start);
     free(buf);
     fclose(in);
+    report_check_events(r, f, path);
     report_sort_events(f);
     return true;
 }

@@ -2,6 +2,8 @@
  * line, one line per timed op) into the document's op events. */
 #include "load.h"
 #include "input_file.h"
+#include "input_limits.h"
+#include "record_check.h"
 #include "util.h"
 
 #include <errno.h>
@@ -33,6 +35,15 @@ static uint64_t u64(json_t *o, const char *key)
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
+/* An integer that fits 32 bits signed; INT32_MIN (out of every range:
+ * report_check_events rejects it) for one that does not, rather than its
+ * low 32 bits, which may look like a valid rank. */
+static int32_t i32(json_t *v)
+{
+    json_int_t x = json_integer_value(v);
+    return x >= INT32_MIN && x <= INT32_MAX ? (int32_t)x : INT32_MIN;
+}
+
 /* A hex string ("00ab..." or "0x7f..."), as ids and handles are written. */
 static bool hex(json_t *o, const char *key, uint64_t *out)
 {
@@ -60,9 +71,9 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
               hex(o, "comm", &e->comm);
     if (ok) {
         e->seq = (uint64_t)json_integer_value(seq);
-        e->rank = (int32_t)json_integer_value(rank);
+        e->rank = i32(rank);
         json_t *peer = json_object_get(o, "peer");
-        e->peer = json_is_integer(peer) ? (int32_t)json_integer_value(peer) : -1;
+        e->peer = json_is_integer(peer) ? i32(peer) : -1;
         e->op = report_name_index(r, op);
         e->dtype = report_name_index(r, dtype);
         e->bytes = u64(o, "bytes");
@@ -85,7 +96,7 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path)
 {
     char why[128];
-    int fd = input_open(path, why, sizeof why);
+    int fd = input_open(path, REPORT_MAX_OPS_FILE_BYTES, why, sizeof why);
     if (fd < 0) {
         if (errno != ENOENT)
             msg("skipping %s: %s", path, why);
@@ -115,5 +126,6 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
     if (bad)
         msg("%s: %zu line%s not read (the first is line %zu): not a per-op record",
             path, bad, bad == 1 ? "" : "s", first_bad);
+    report_check_events(r, f, path);
     report_sort_events(f);
 }

@@ -5,6 +5,7 @@
  * one that says which rank is missing and why. */
 #include "load.h"
 #include "input_file.h"
+#include "input_limits.h"
 #include "rank_parse.h"
 #include "util.h"
 
@@ -117,7 +118,7 @@ int report_add_document(struct report *r, const char *path, json_t *root)
 /* Streams the file at `path` through the reader, a buffer at a time. */
 static int parse_file(struct report *r, struct rank_file *f, char *why, size_t why_len)
 {
-    int fd = input_open(f->path, why, why_len);
+    int fd = input_open(f->path, REPORT_MAX_DOC_BYTES, why, why_len);
     if (fd < 0)
         return -1;
     static char buf[1 << 16];

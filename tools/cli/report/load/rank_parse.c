@@ -5,7 +5,9 @@
  * the table of its part and stored in place. Unknown fields are skipped
  * whatever they hold, so that newer shims' files stay readable. */
 #include "rank_parse.h"
+#include "input_limits.h"
 #include "json_fields.h"
+#include "record_check.h"
 #include "util.h"
 
 #include <errno.h>
@@ -184,6 +186,8 @@ struct rank_parser {
     size_t line, column;       /* where the input read so far ends, from 1 */
     bool failed;
     char why[256];
+    size_t rejected;           /* entries out of range, left out (input_limits.h) */
+    const char *first_rejected;  /* why the first was */
 };
 
 enum token { T_NULL, T_BOOL, T_NUM, T_STR };
@@ -512,6 +516,13 @@ static int kept_open(struct rank_parser *p, json_t *container)
     return rc;
 }
 
+/* Counts an element left out for a value out of range. */
+static void reject(struct rank_parser *p, const char *why)
+{
+    if (p->rejected++ == 0)
+        p->first_rejected = why;
+}
+
 static int on_value(struct rank_parser *p, enum token tok, const char *s, size_t len)
 {
     if (p->skip)
@@ -546,6 +557,10 @@ static int on_value(struct rank_parser *p, enum token tok, const char *s, size_t
         if (tok == T_NUM) {
             long long v;
             if (parse_ll(s, len, &v) && v >= INT_MIN && v <= INT_MAX) {
+                if (v < 0 || v >= REPORT_MAX_NRANKS) {
+                    reject(p, "a rank outside 0..2^20");
+                    return 1;
+                }
                 if (p->f->nranks == p->ranks_cap)
                     p->f->ranks = xrealloc(p->f->ranks,
                                            (p->ranks_cap = p->ranks_cap ? 2 * p->ranks_cap : 4) *
@@ -713,6 +728,24 @@ static int check_required(struct rank_parser *p, const struct frame *t)
     return 1;
 }
 
+/* A whole element whose rank or size is out of range is left out, as a
+ * per-op record is: the rest of the file is still good. */
+static void drop_if_out_of_range(struct rank_parser *p, const struct frame *fr)
+{
+    const char *why = NULL;
+    if (fr->section->fields == comm_fields)
+        why = comm_entry_invalid(fr->dst);
+    else if (fr->section->fields == op_fields) {
+        int rank = ((const struct op_row *)fr->dst)->rank;
+        why = rank < 0 || rank >= REPORT_MAX_NRANKS ? "a rank outside 0..2^20" : NULL;
+    }
+    if (!why)
+        return;
+    reject(p, why);
+    size_t *count = (size_t *)((char *)p->f + fr->section->count_at);
+    (*count)--;
+}
+
 static int cb_end_map(void *ctx)
 {
     struct rank_parser *p = ctx;
@@ -726,8 +759,11 @@ static int cb_end_map(void *ctx)
     }
     struct frame *fr = &p->stack[p->top - 1];
     int rc = 1;
-    if (fr->kind == FR_ELEM)
+    if (fr->kind == FR_ELEM) {
         rc = check_required(p, fr);
+        if (rc)
+            drop_if_out_of_range(p, fr);
+    }
     if (fr->kind == FR_FILE) {
         rc = check_required(p, fr);
         if (rc && !p->ranks_seen)
@@ -928,6 +964,7 @@ int rank_parser_finish(struct rank_parser *p, char *why, size_t why_len)
         snprintf(why, why_len, "%s", p->why);
         return -1;
     }
+    report_rejected(p->r, p->f->path, p->rejected, "entry", p->first_rejected);
     for (size_t i = 0; i < p->f->nops; i++)
         if (p->f->ops[i].t_count == UINT64_MAX)
             p->f->ops[i].t_count = p->f->ops[i].timed;

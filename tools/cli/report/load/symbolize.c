@@ -11,6 +11,7 @@
  * library+0xoffset. */
 #include "load.h"
 #include "demangle.h"
+#include "input_file.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -49,12 +50,10 @@ struct symbolizer {
     size_t nobjects, cap;
 };
 
-/* The build id of the ELF file at `path`, in hex; false when it cannot be read. */
-static bool file_build_id(const char *path, char *hex, size_t len)
+/* The build id of the ELF file open at `fd`, in hex; false when it cannot
+ * be read. The descriptor stays open, at no particular offset. */
+static bool file_build_id(int fd, char *hex, size_t len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     const unsigned char *id = NULL;
     ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, (const void **)&id) : -1;
@@ -63,32 +62,50 @@ static bool file_build_id(const char *path, char *hex, size_t len)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);
     if (elf)
         elf_end(elf);
-    close(fd);
     return elf != NULL;
 }
 
-static bool readable(const char *path) { return access(path, R_OK) == 0; }
+/* The object at a path the rank file chose: only a regular file, never
+ * under /dev, /proc or /sys (input_open_chosen), so that a FIFO there
+ * cannot hang the report nor a device be read as root. -1 otherwise. */
+static int open_object(const char *path)
+{
+    char why[256];
+    return input_open_chosen(path, UINT64_MAX, why, sizeof why);
+}
 
-/* Where to open the object: its own path when the file there is the one
- * that ran; else DIR/.build-id/xx/rest(.debug) in a debug directory. */
-static char *locate(const struct symbolizer *s, const char *path, const char *build_id)
+/* A build id as the shim writes it: hex digits only, so that it cannot
+ * lead a path built from it out of the debug directory. */
+static bool plain_hex(const char *s)
+{
+    return s[strspn(s, "0123456789abcdef")] == '\0';
+}
+
+/* The object to symbolize with, open: the file at its own path when it is
+ * the one that ran; else DIR/.build-id/xx/rest(.debug) in a debug
+ * directory. -1 when none is found. */
+static int locate(const struct symbolizer *s, const char *path, const char *build_id)
 {
     char hex[2 * 64 + 1];
-    if (readable(path) && (!build_id[0] || (file_build_id(path, hex, sizeof hex) && !strcmp(hex, build_id))))
-        return xstrdup(path);
-    if (strlen(build_id) < 3)
-        return NULL;
+    int fd = open_object(path);
+    if (fd >= 0 && (!build_id[0] || (file_build_id(fd, hex, sizeof hex) && !strcmp(hex, build_id))))
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    if (strlen(build_id) < 3 || !plain_hex(build_id))
+        return -1;
     static const char *const suffixes[] = {"", ".debug"};
     for (size_t d = 0; d <= s->ndirs; d++) {
         const char *dir = d < s->ndirs ? s->dirs[d] : "/usr/lib/debug";
         for (size_t k = 0; k < 2; k++) {
             char *p = xasprintf("%s/.build-id/%.2s/%s%s", dir, build_id, build_id + 2, suffixes[k]);
-            if (readable(p))
-                return p;
+            fd = open_object(p);
             free(p);
+            if (fd >= 0)
+                return fd;
         }
     }
-    return NULL;
+    return -1;
 }
 
 static struct object *object_of(struct symbolizer *s, const struct module_entry *m)
@@ -102,19 +119,21 @@ static struct object *object_of(struct symbolizer *s, const struct module_entry 
     memset(o, 0, sizeof *o);
     o->path = m->path;
     o->build_id = m->build_id;
-    char *file = locate(s, m->path, m->build_id);
-    if (!file)
+    int fd = locate(s, m->path, m->build_id);
+    if (fd < 0)
         return o;
+    /* Given the descriptor, libdwfl opens nothing itself; it owns fd once
+     * the module is reported, and leaves it to us when that fails. */
     o->dwfl = dwfl_begin(&s->callbacks);
-    o->mod = o->dwfl ? dwfl_report_elf(o->dwfl, base_name(m->path), file, -1, 0, false) : NULL;
+    o->mod = o->dwfl ? dwfl_report_elf(o->dwfl, base_name(m->path), m->path, fd, 0, false) : NULL;
     if (o->dwfl)
         dwfl_report_end(o->dwfl, NULL, NULL);
     if (!o->mod) {
+        close(fd);
         if (o->dwfl)
             dwfl_end(o->dwfl);
         o->dwfl = NULL;
     }
-    free(file);
     return o;
 }
 

@@ -1,4 +1,5 @@
 #include "trace_kernel.h"
+#include "input_limits.h"
 #include "load.h"
 #include "util.h"
 
@@ -83,6 +84,15 @@ static void add_thread(struct tk_host *h, const struct tev *e)
 
 void trace_kernel_add(struct trace_kernel *k, struct report *r, const struct tev *e)
 {
+    /* CPUs index the timeline's tracks and the open interrupts: one past
+     * any real machine's is a damaged or forged trace. */
+    if (e->cpu >= REPORT_MAX_CPUS) {
+        r->records_rejected++;
+        if (k->bad_cpu++ == 0)
+            msg("%s: a kernel event on CPU %u (more than %u CPUs) left out, with any like it",
+                r->dir ? r->dir : "the trace", e->cpu, REPORT_MAX_CPUS);
+        return;
+    }
     struct tk_host *h = host(k, r, e->host);
     struct kernel_trace *t = &h->t;
     if (e->cpu + 1 > t->ncpus)

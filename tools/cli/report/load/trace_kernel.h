@@ -11,6 +11,7 @@ struct tk_host;
 struct trace_kernel {
     struct tk_host *hosts;
     size_t nhosts, cap;
+    uint64_t bad_cpu;  /* events left out for a CPU past REPORT_MAX_CPUS */
 };
 
 /* Adds one kernel event (tev_is_kernel(e->kind)), its names interned in

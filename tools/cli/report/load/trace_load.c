@@ -2,6 +2,7 @@
  * document per traced process, then reported like the per-rank files. */
 #include "load.h"
 #include "trace_doc.h"
+#include "record_check.h"
 #include "trace_events.h"
 #include "trace_find.h"
 #include "trace_kernel.h"
@@ -59,6 +60,7 @@ static void add_events(struct report *r, const struct tm_proc *p)
             .end_ns = d->end_ns,
         };
     }
+    report_check_events(r, f, f->path);
 }
 
 /* What the reader fills: nccltap's processes, and the kernels. */
@@ -82,18 +84,26 @@ static void add_hangs(struct report *r, const struct tm_proc *p)
 {
     if (!p->nhangs)
         return;
-    struct hang_file h = { .file = r->nfiles - 1, .comms = xcalloc(p->nhangs, sizeof *h.comms),
-                           .ncomms = p->nhangs };
+    struct hang_file h = { .file = r->nfiles - 1, .comms = xcalloc(p->nhangs, sizeof *h.comms) };
+    size_t rejected = 0;
+    const char *first = NULL;
     for (size_t i = 0; i < p->nhangs; i++) {
         const struct tm_hang *t = &p->hangs[i];
         h.reports = t->reports > h.reports ? t->reports : h.reports;
-        h.comms[i] = (struct hang_comm){
+        struct hang_comm *c = &h.comms[h.ncomms];
+        *c = (struct hang_comm){
             .comm = t->comm_id, .rank = t->rank, .nranks = t->nranks, .issued = t->issued,
             .last_done = (int64_t)t->done_seq - 1, .pending = true, .seq = t->seq, .bytes = t->bytes,
             .op = report_intern(r, t->op), .started = t->started, .pending_s = (double)t->pending_ns / 1e9,
             .site = t->site,
         };
+        const char *bad = hang_comm_invalid(c);
+        if (!bad)
+            h.ncomms++;
+        else if (rejected++ == 0)
+            first = bad;
     }
+    report_rejected(r, r->files[r->nfiles - 1].path, rejected, "hang event", first);
     r->hangs = xrealloc(r->hangs, (r->nhangs + 1) * sizeof *r->hangs);
     r->hangs[r->nhangs++] = h;
 }

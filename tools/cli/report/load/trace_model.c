@@ -2,10 +2,20 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* `p` with room for element n, doubled when full. */
+
+/* An int field of an event; INT_MIN (out of every range: the loaders'
+ * range checks reject it) for a value that does not fit, rather than its
+ * low bits, which may look like a valid rank. */
+static int int_field(int64_t v)
+{
+    return v >= INT_MIN && v <= INT_MAX ? (int)v : INT_MIN;
+}
+
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap)
@@ -72,16 +82,16 @@ static struct tm_comm *comm(struct tm_proc *p, uint64_t id, int rank)
 
 static void saw_seq(struct tm_proc *p, const struct tev *e)
 {
-    struct tm_comm *c = comm(p, e->comm_id, (int)e->rank);
+    struct tm_comm *c = comm(p, e->comm_id, int_field(e->rank));
     if (e->seq + 1 > c->calls)
         c->calls = e->seq + 1;
 }
 
 static void on_comm_init(struct tm_proc *p, const struct tev *e)
 {
-    struct tm_comm *c = comm(p, e->comm_id, (int)e->rank);
+    struct tm_comm *c = comm(p, e->comm_id, int_field(e->rank));
     c->parent_id = e->parent_id;
-    c->nranks = (int)e->nranks;
+    c->nranks = int_field(e->nranks);
     c->device = (int)e->device;
     c->init_ns = e->init_ns;
     free(c->name);
@@ -97,7 +107,7 @@ static void on_comm_destroy(struct tm_proc *p, const struct tev *e)
     static const char *const states[][2] = {
         { "finalize", "finalized" }, { "destroy", "destroyed" }, { "abort", "aborted" },
     };
-    struct tm_comm *c = comm(p, e->comm_id, (int)e->rank);
+    struct tm_comm *c = comm(p, e->comm_id, int_field(e->rank));
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
         if (strcmp(e->how, states[i][0]) == 0)
             c->state = states[i][1];
@@ -110,7 +120,7 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
     p->ops[p->nops++] = (struct tm_op){
         .comm_id = e->comm_id, .seq = e->seq, .count = e->count, .bytes = e->bytes,
         .group_id = e->group_id, .stream = e->stream, .ts_ns = e->ts_ns,
-        .rank = (int)e->rank, .peer = (int)e->peer, .tid = e->vtid > 0 ? (uint32_t)e->vtid : 0,
+        .rank = int_field(e->rank), .peer = int_field(e->peer), .tid = e->vtid > 0 ? (uint32_t)e->vtid : 0,
         .site = (unsigned)e->site, .op = label(m, e->op, e->op_value),
         .dtype = label(m, e->dtype, e->dtype_value),
     };
@@ -123,7 +133,7 @@ static void on_done(struct tm_proc *p, const struct tev *e)
     p->done[p->ndone++] = (struct tm_done){
         .comm_id = e->comm_id, .seq = e->seq, .start_ns = e->start_ns, .end_ns = e->end_ns,
         .duration_ns = e->duration_ns,
-        .group_ops = e->group_ops, .rank = (int)e->rank,
+        .group_ops = e->group_ops, .rank = int_field(e->rank),
         .algbw_gbs = e->algbw_gbs, .busbw_gbs = e->busbw_gbs,
     };
 }
@@ -134,8 +144,8 @@ static void on_hang(struct trace_model *m, struct tm_proc *p, const struct tev *
 {
     struct tm_hang h = {
         .comm_id = e->comm_id, .seq = e->seq, .bytes = e->bytes, .issued = e->issued,
-        .done_seq = e->done_seq, .pending_ns = e->pending_ns, .rank = (int)e->rank,
-        .nranks = (int)e->nranks, .op = label(m, e->op, e->op_value), .started = e->started,
+        .done_seq = e->done_seq, .pending_ns = e->pending_ns, .rank = int_field(e->rank),
+        .nranks = int_field(e->nranks), .op = label(m, e->op, e->op_value), .started = e->started,
         .reports = 1, .site = (unsigned)e->site,
     };
     for (size_t i = 0; i < p->nhangs; i++)

@@ -106,6 +106,9 @@ static void print_header(const struct report *r, const struct report_summary *s,
     if (r->nskipped)
         fprintf(out, "  skipped    %zu file%s that could not be read (named on stderr)\n",
                 r->nskipped, r->nskipped == 1 ? "" : "s");
+    if (r->records_rejected)
+        fprintf(out, "  rejected   %llu record%s out of range, left out (files named on stderr)\n",
+                (unsigned long long)r->records_rejected, r->records_rejected == 1 ? "" : "s");
     if (s->not_final)
         fprintf(out, "  unfinished %zu file%s not final: the process was still running, "
                 "or was killed\n", s->not_final, s->not_final == 1 ? "" : "s");

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""`nccltap report` on inputs whose fields are out of range or whose size
+is out of proportion: each is left out and said, never trusted.
+
+ops:      per-op records (binary .ops, and .ops.jsonl) of a run of 2 ranks,
+          with one record of rank -5, 2^31-1 or 2 (past the communicator's
+          2 ranks) among them: the report ends well, counts 1 record
+          rejected in its totals (text and --json), names the file on
+          stderr, and the straggler analysis still sees the good records.
+sparse:   a sparse 100 GB .ops file: skipped with a message naming it and
+          its size; the rank file is still reported.
+modules:  a rank file whose load map points at a FIFO, /dev/zero and
+          /tmp/../dev/zero: the report ends (no blocking open) and
+          symbolizes nothing from them.
+
+Usage: report_bounds.py ops|sparse|modules NCCLTAP TESTDATA WORKDIR
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+FAILED = []
+RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record
+HEADER_BYTES = 4096
+COMM = 0x5CA1AB1E00C0FFEE
+NOPS = 12
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def fresh(d):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def report(nccltap, *args):
+    try:
+        return subprocess.run([nccltap, "report", *args], capture_output=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        check(False, f"the report of {args} ended within 30 s")
+        return None
+
+
+def header(capacity, written):
+    names = b"AllReduce\0float32\0"
+    h = struct.pack("<12sIIIQQQII", b"NCCLTAP-OPS\0", 0x01020304, 1, RECORD.size, capacity,
+                    written, 0, 1, 1) + names
+    return h + b"\0" * (HEADER_BYTES - len(h))
+
+
+def rank_doc(pid, rank):
+    return {
+        "format": "nccltap-rank/1", "final": True, "host": "node", "pid": pid, "job": "bounds",
+        "timing": "all", "timing_note": "", "wall_s": 1.0, "ranks": [rank],
+        "comms": [{"id": "%016x" % COMM, "parent": "", "name": "world", "rank": rank,
+                   "nranks": 2, "origin": "init", "state": "destroyed", "calls": NOPS}],
+        "ops": [],
+        "totals": {"calls": NOPS, "dropped": 0, "timed": NOPS, "untimed": 0, "captured": 0,
+                   "pending": 0, "failed": 0},
+    }
+
+
+def records(rank):
+    """NOPS AllReduces; rank 1 starts 100 us late at each: a straggler."""
+    out = []
+    for seq in range(NOPS):
+        start = 1_000_000 + seq * 1_000_000 + (100_000 if rank == 1 else 0)
+        out.append(dict(comm=COMM, seq=seq, bytes=1 << 20, enqueue_ns=start - 1000,
+                        start_ns=start, end_ns=1_000_000 + seq * 1_000_000 + 140_000,
+                        rank=rank, peer=-1))
+    return out
+
+
+# Each alone, so that each defect is seen on its own: a negative rank wrote
+# out of the straggler analysis's arrays, 2^31-1 made it allocate 2^31
+# entries, 2 is one past a communicator of 2 ranks.
+HOSTILE_RANKS = (-5, 2**31 - 1, 2)
+
+
+def hostile(seq, rank):
+    return [dict(comm=COMM, seq=seq, bytes=1 << 20, enqueue_ns=1000, start_ns=2000,
+                 end_ns=3000, rank=rank, peer=-1)]
+
+
+def write_ops(path, recs):
+    with open(path, "wb") as f:
+        f.write(header(len(recs), len(recs)))
+        for r in recs:
+            f.write(RECORD.pack(r["comm"], r["seq"], 1 << 18, r["bytes"], 0, 0, r["enqueue_ns"],
+                                r["start_ns"], r["end_ns"], r["rank"], r["peer"], 7, 1, 0, 0))
+
+
+def write_jsonl(path, recs):
+    with open(path, "w") as f:
+        for r in recs:
+            f.write(json.dumps(dict(r, comm="%016x" % r["comm"], op="AllReduce",
+                                    dtype="float32", tid=7, group_ops=1)) + "\n")
+
+
+def run_dir(d, writer, suffix, bad_rank):
+    for pid, rank in ((101, 0), (102, 1)):
+        base = os.path.join(d, f"nccltap-node-{pid}")
+        with open(base + ".json", "w") as f:
+            json.dump(rank_doc(pid, rank), f)
+        recs = records(rank)
+        if rank == 1:  # the hostile record sits among the good ones
+            recs = recs[:6] + hostile(5, bad_rank) + recs[6:]
+        writer(base + suffix, recs)
+
+
+def check_ops(nccltap, _testdata, work):
+    for kind, writer, suffix in (("binary", write_ops, ".ops"), ("jsonl", write_jsonl, ".ops.jsonl")):
+        for bad_rank in HOSTILE_RANKS:
+            what = f"{kind}, rank {bad_rank}"
+            d = fresh(os.path.join(work, f"{kind}{bad_rank}"))
+            run_dir(d, writer, suffix, bad_rank)
+            p = report(nccltap, d)
+            if p is None:
+                continue
+            err = p.stderr.decode()
+            check(p.returncode == 0, f"{what}: the report ends well (exit {p.returncode}): {err[-2000:]}")
+            check(f"nccltap-node-102{suffix}: 1 per-op record out of range left out (the first: "
+                  "a rank outside its communicator)" in err,
+                  f"{what}: the file with the bad record is named, with the reason: {err[-2000:]}")
+            check(b"rejected   1 record out of range" in p.stdout,
+                  f"{what}: the text totals count the rejected record")
+            check(b"straggler" in p.stdout.lower(), f"{what}: the good records are still analysed")
+            p = report(nccltap, "--json", d)
+            if p is None or p.returncode != 0:
+                check(False, f"{what}: --json ends well")
+                continue
+            j = json.loads(p.stdout)
+            check(j.get("records_rejected") == 1,
+                  f"{what}: --json records_rejected is 1: {j.get('records_rejected')}")
+
+
+def check_sparse(nccltap, _testdata, work):
+    d = fresh(os.path.join(work, "sparse"))
+    base = os.path.join(d, "nccltap-node-101")
+    with open(base + ".json", "w") as f:
+        json.dump(rank_doc(101, 0), f)
+    size = 100 << 30
+    with open(base + ".ops", "wb") as f:
+        f.write(header((size - HEADER_BYTES) // RECORD.size, (size - HEADER_BYTES) // RECORD.size))
+        f.truncate(size)  # sparse: no disk used
+    p = report(nccltap, d)
+    os.unlink(base + ".ops")
+    if p is None:
+        return
+    err = p.stderr.decode()
+    check(p.returncode == 0, f"the rank file is still reported (exit {p.returncode}): {err[-2000:]}")
+    check("nccltap-node-101.ops: 100.0 GiB, over the limit" in err,
+          f"the oversized per-op file is named with its size: {err[-2000:]}")
+    check(b"1 in 1 process" in p.stdout, "the rank file is in the report")
+
+
+def main_address(elf):
+    """The address of `main` in elf (nm), or None."""
+    try:
+        out = subprocess.run(["nm", elf], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] == "T" and f[2] == "main":
+            return int(f[0], 16)
+    return None
+
+
+def module_report(nccltap, testdata, d, path, build_id, addr):
+    """The report of a rank file whose one call site is at `addr` in the
+    object at `path`: its text, or None when it did not end."""
+    with open(os.path.join(testdata, "callsites", "nccltap-node-1.json")) as f:
+        doc = json.load(f)
+    base = 0x100000000
+    doc["modules"] = [{"path": path, "build_id": build_id, "base": hex(base), "start": hex(base),
+                       "end": hex(base + (64 << 20))}]
+    doc["callsites"] = doc["callsites"][:1]
+    doc["callsites"][0]["frames"] = [hex(base + addr + 4)]
+    fresh(d)
+    with open(os.path.join(d, "nccltap-node-1.json"), "w") as f:
+        json.dump(doc, f)
+    p = report(nccltap, d)
+    if p is None:
+        return None
+    check(p.returncode == 0, f"{path}: the report ends well (exit {p.returncode})")
+    return p.stdout.decode()
+
+
+def check_modules(nccltap, testdata, work):
+    fifo = os.path.join(work, "lib.so")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    for build_id in ("", "ab" * 20):
+        out = module_report(nccltap, testdata, os.path.join(work, "fifo"), fifo, build_id, 0x1000)
+        check(out is not None and "lib.so+0x" in out,
+              f"a FIFO in the load map (build id {build_id!r}) is not opened: the frame is lib.so+offset")
+    addr = main_address(nccltap)
+    if addr is None:
+        print("no symbol table (nm): the /dev checks are skipped", file=sys.stderr)
+        return
+    # The control: a copy of this ELF file is symbolized, so the check
+    # below can tell a file read from one refused.
+    elf = os.path.join(work, "elf-copy")
+    shutil.copy(nccltap, elf)
+    out = module_report(nccltap, testdata, os.path.join(work, "control"), elf, "", addr)
+    if out is None or " main" not in out:
+        print("call sites are not symbolized here (no elfutils): the /dev checks are skipped",
+              file=sys.stderr)
+        return
+    if not os.access("/dev/shm", os.W_OK):
+        print("/dev/shm is not writable: the /dev check is skipped", file=sys.stderr)
+        return
+    in_dev = f"/dev/shm/nccltap-bounds-{os.getpid()}"
+    shutil.copy(nccltap, in_dev)
+    try:
+        # Spelled through .. so that only a resolved path shows it is in /dev.
+        sneaky = work + "/" + "../" * work.count("/") + in_dev.lstrip("/")
+        for path in (in_dev, sneaky):
+            out = module_report(nccltap, testdata, os.path.join(work, "dev"), path, "", addr)
+            check(out is not None and " main" not in out and f"nccltap-bounds-{os.getpid()}+0x" in out,
+                  f"an object under /dev ({path}) is not read")
+    finally:
+        os.unlink(in_dev)
+
+
+def main():
+    mode, nccltap, testdata, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    {"ops": check_ops, "sparse": check_sparse, "modules": check_modules}[mode](nccltap, testdata, work)
+    if FAILED:
+        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
