@@ -39,7 +39,7 @@ void measure_call(const struct worker *w, enum bench_op op, size_t count, int va
                   struct op_call *c)
 {
     const struct bench_opts *o = w->rk->o;
-    size_t ts = o->dtype->size;
+    size_t ts = dtype_size(o->dtype);
     struct op_layout l;
     op_layout(op, count, w->rk->rank, w->rk->world, variant == VAR_IN_PLACE, &l);
     CUdeviceptr send = w->send, recv = w->recv;

@@ -41,8 +41,8 @@ static void check_ops(struct rank_ctx *rk)
             continue;
         if (!o->ops_all) {
             char version[32];
-            report_version(rk->nccl_version, version, sizeof version);
-            bench_die("--op %s: this NCCL (%s) has no %s", op_desc(o->ops[i])->cli, version, fn);
+            bench_die("--op %s: this NCCL (%s) has no %s", op_desc(o->ops[i])->cli,
+                      tap_nccl_version_str(rk->nccl_version, version, sizeof version), fn);
         }
         rk->op_skipped[o->ops[i]] = true;
     }
@@ -71,9 +71,9 @@ static void alloc_steps(struct rank_ctx *rk)
     for (int i = 0; i < o->nops; i++) {
         for (int s = 0; s < o->nsizes; s++) {
             struct step_result *res = rank_step(rk, i, s);
-            size_t ts = o->dtype->size;
-            res->count = op_count(o->ops[i], o->sizes[s], ts, rk->world);
-            res->bytes = op_bytes(o->ops[i], res->count, ts, rk->world);
+            ncclDataType_t t = o->dtype->nccl;
+            res->count = op_count(o->ops[i], o->sizes[s], t, rk->world);
+            res->bytes = op_bytes(o->ops[i], res->count, t, rk->world);
             for (int v = 0; v < rank_variants(rk); v++)
                 alloc_variant(o, &res->var[v]);
         }

@@ -16,7 +16,4 @@ void report_step(const struct rank_ctx *rk, enum bench_op op, const struct step_
  * busbw over every op, size and variant in the table. */
 void report_footer(const struct rank_ctx *rk);
 
-/* "2.28.3" for NCCL's version code. */
-void report_version(int code, char *out, size_t len);
-
 #endif
