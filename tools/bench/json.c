@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "fail.h"
-#include "report.h"
 #include "stats.h"
 
 char *json_rank_path(const char *file, int rank)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <time.h>
+#include "barrier.h"
 #include "fail.h"
 
 static double now_us(void)
@@ -76,7 +77,7 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
     for (int done = 0; done < o->warmup; done += k)
         measure_issue(op, &call, min_int(k, o->warmup - done), grouped, delay_us);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
-    worker_barrier(w);
+    barrier_all(w->rk, w->thread);
 
     /* Everything back to back, one synchronization at the end: the wall
      * time per call is what nccl-tests reports, and what overhead

@@ -6,7 +6,7 @@
 #ifndef NCCLTAP_BENCH_REPORT_H
 #define NCCLTAP_BENCH_REPORT_H
 
-#include "rank.h"
+#include "rank_ctx.h"
 
 /* Each prints on rank 0 only. */
 void report_header(const struct rank_ctx *rk);
