@@ -1,5 +1,6 @@
 #include "ops.h"
 
+#include <stdint.h>
 #include <string.h>
 #include "fail.h"
 
@@ -40,9 +41,9 @@ const char *op_label(enum bench_op op)
     return op == OP_SENDRECV ? "SendRecv" : tap_op_name(descs[op].fns[0]);
 }
 
-/* The inverse of tap_op_bytes: S holds S / (bytes of one count) counts.
- * The pair's Send and Recv move the same bytes, so its first function
- * stands for the op. */
+/* The inverse of tap_op_bytes: a count of 1 stands for tap_op_bytes(op, 1)
+ * bytes, so S holds S / that many counts. The pair's Send and Recv move the
+ * same bytes, so its first function stands for the op. */
 size_t op_count(enum bench_op op, size_t s, ncclDataType_t dtype, int n)
 {
     uint64_t per_count = tap_op_bytes(descs[op].fns[0], 1, (int)dtype, n);
