@@ -148,7 +148,7 @@ long long check_step(struct worker *w, enum bench_op op, size_t count, int varia
     const struct cuda_driver *drv = &rk->drv;
     const struct bench_opts *o = rk->o;
     ncclDataType_t t = o->dtype->nccl;
-    size_t ts = o->dtype->size;
+    size_t ts = dtype_size(o->dtype);
     int me = rk->rank, n = rk->world, root = o->root;
     struct op_layout l;
     op_layout(op, count, me, n, variant == VAR_IN_PLACE, &l);

@@ -12,7 +12,7 @@
 #ifndef NCCLTAP_BENCH_CHECK_H
 #define NCCLTAP_BENCH_CHECK_H
 
-#include "worker.h"
+#include "worker_ctx.h"
 
 /* Resolves the driver's copies (cuMemcpyHtoD_v2, cuMemcpyDtoH_v2) and reads
  * NCCLTAP_BENCH_CORRUPT. Dies when the driver lacks the copies. */

@@ -3,18 +3,18 @@
 #include <string.h>
 
 static const struct dtype_desc dtypes[] = {
-    { "float",    ncclFloat32,    4 },
-    { "half",     ncclFloat16,    2 },
-    { "bfloat16", ncclBfloat16,   2 },
-    { "double",   ncclFloat64,    8 },
-    { "int8",     ncclInt8,       1 },
-    { "uint8",    ncclUint8,      1 },
-    { "int32",    ncclInt32,      4 },
-    { "uint32",   ncclUint32,     4 },
-    { "int64",    ncclInt64,      8 },
-    { "uint64",   ncclUint64,     8 },
-    { "fp8e4m3",  ncclFloat8e4m3, 1 },
-    { "fp8e5m2",  ncclFloat8e5m2, 1 },
+    { "float",    ncclFloat32 },
+    { "half",     ncclFloat16 },
+    { "bfloat16", ncclBfloat16 },
+    { "double",   ncclFloat64 },
+    { "int8",     ncclInt8 },
+    { "uint8",    ncclUint8 },
+    { "int32",    ncclInt32 },
+    { "uint32",   ncclUint32 },
+    { "int64",    ncclInt64 },
+    { "uint64",   ncclUint64 },
+    { "fp8e4m3",  ncclFloat8e4m3 },
+    { "fp8e5m2",  ncclFloat8e5m2 },
 };
 
 const struct dtype_desc *dtype_find(const char *name)

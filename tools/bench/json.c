@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "fail.h"
-#include "report.h"
 #include "stats.h"
 
 char *json_rank_path(const char *file, int rank)
@@ -70,7 +69,7 @@ static void write_all(FILE *f, const struct rank_ctx *rk)
 {
     const struct bench_opts *o = rk->o;
     char version[32];
-    report_version(rk->nccl_version, version, sizeof version);
+    tap_nccl_version_str(rk->nccl_version, version, sizeof version);
     fprintf(f, "{\"rank\": %d, \"nranks\": %d, \"device\": %d, \"nccl_version\": %d, "
                "\"nccl_version_string\": \"%s\", \"threads\": %d, \"iters\": %d, "
                "\"warmup\": %d, \"group\": %d, \"in_place\": %s, \"check\": %s,\n  \"ops\": [",
@@ -88,8 +87,8 @@ static void write_all(FILE *f, const struct rank_ctx *rk)
             if (res->count == 0)
                 continue;
             /* sendrecv is one row per NCCL function, as the shim sees it. */
-            for (int r = 0; r < d->nrows; r++)
-                write_row(f, rk, op, d->rows[r], res, &first);
+            for (int r = 0; r < d->nfns; r++)
+                write_row(f, rk, op, tap_op_name(d->fns[r]), res, &first);
         }
     }
     fputs("\n  ]\n}\n", f);

@@ -2,7 +2,7 @@
 #ifndef NCCLTAP_BENCH_JSON_H
 #define NCCLTAP_BENCH_JSON_H
 
-#include "rank.h"
+#include "rank_ctx.h"
 
 /* FILE with ".rank<R>" before its extension, or appended when it has none.
  * Returns a malloc'ed path. */

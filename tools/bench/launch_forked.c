@@ -2,15 +2,21 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/monotonic.h"
 #include "fail.h"
 #include "rank.h"
 #include "rdv.h"
+
+/* After a failure or a signal, children still alive this long after
+ * SIGTERM get SIGKILL. */
+#define KILL_AFTER_NS (5 * 1000000000ull)
 
 /* Read by the signal handler: 0 once a child is reaped. */
 static volatile pid_t children[BENCH_MAX_FORK_RANKS];
@@ -28,13 +34,6 @@ static void forward(int sig)
 {
     forwarded = sig;
     kill_children(sig);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void say_how_it_ended(int rank, int status)
@@ -63,11 +62,11 @@ static int supervise(void)
     int rc = 0;
     bool wrong = false;     /* a rank ended with BENCH_EXIT_WRONG: it did finish */
     bool stopping = false, killed = false;
-    double deadline = 0;
+    uint64_t deadline = 0;     /* tap_monotonic_ns: SIGKILL after it */
     while (remaining > 0) {
         if (forwarded && !stopping) {
             stopping = true;
-            deadline = now_s() + 5;
+            deadline = tap_monotonic_ns() + KILL_AFTER_NS;
         }
         int status;
         pid_t pid = waitpid(-1, &status, stopping ? WNOHANG : 0);
@@ -76,7 +75,7 @@ static int supervise(void)
         if (pid < 0)
             break;          /* ECHILD: nothing left */
         if (pid == 0) {
-            if (!killed && now_s() > deadline) {
+            if (!killed && tap_monotonic_ns() > deadline) {
                 kill_children(SIGKILL);
                 killed = true;
             }
@@ -99,7 +98,7 @@ static int supervise(void)
             say_how_it_ended(r, status);
             rc = 1;
             stopping = true;
-            deadline = now_s() + 5;
+            deadline = tap_monotonic_ns() + KILL_AFTER_NS;
             kill_children(SIGTERM);
         } else if (!forwarded && !WIFSIGNALED(status)) {
             say_how_it_ended(r, status);    /* its own failure, not our SIGTERM */

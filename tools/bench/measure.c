@@ -3,14 +3,9 @@
 #include <errno.h>
 #include <stdint.h>
 #include <time.h>
+#include "barrier.h"
+#include "base/monotonic.h"
 #include "fail.h"
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
 
 /* One unit of work: `n` calls of the op, in one ncclGroupStart/End when
  * `grouped`. NCCL launches a group's work at ncclGroupEnd, so a unit is
@@ -39,7 +34,7 @@ void measure_call(const struct worker *w, enum bench_op op, size_t count, int va
                   struct op_call *c)
 {
     const struct bench_opts *o = w->rk->o;
-    size_t ts = o->dtype->size;
+    size_t ts = dtype_size(o->dtype);
     struct op_layout l;
     op_layout(op, count, w->rk->rank, w->rk->world, variant == VAR_IN_PLACE, &l);
     CUdeviceptr send = w->send, recv = w->recv;
@@ -76,12 +71,12 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
     for (int done = 0; done < o->warmup; done += k)
         measure_issue(op, &call, min_int(k, o->warmup - done), grouped, delay_us);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
-    worker_barrier(w);
+    barrier_all(w->rk, w->thread);
 
     /* Everything back to back, one synchronization at the end: the wall
      * time per call is what nccl-tests reports, and what overhead
      * comparisons with and without the shim use. */
-    double t0 = now_us();
+    uint64_t t0 = tap_monotonic_ns();
     int units = 0;
     for (int done = 0; done < o->iters; done += k, units++) {
         CU_CHECK(drv, cuEventRecord, (w->ev_start[units], w->stream));
@@ -89,8 +84,8 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
         CU_CHECK(drv, cuEventRecord, (w->ev_end[units], w->stream));
     }
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
-    double t1 = now_us();
-    res->wall_us[w->thread] = (t1 - t0) / o->iters;
+    uint64_t t1 = tap_monotonic_ns();
+    res->wall_us[w->thread] = (double)(t1 - t0) * 1e-3 / o->iters;
 
     /* Each member of a group is given the group's duration: that is all a
      * pair of events around the group can tell. */

@@ -2,7 +2,7 @@
 #ifndef NCCLTAP_BENCH_MEASURE_H
 #define NCCLTAP_BENCH_MEASURE_H
 
-#include "worker.h"
+#include "worker_ctx.h"
 
 /* The call of one variant (VAR_*): out of place, the worker's send and
  * receive buffers; in place, both in its receive buffer (op_layout). */

@@ -1,5 +1,6 @@
 #include "ops.h"
 
+#include <stdint.h>
 #include <string.h>
 #include "fail.h"
 
@@ -11,15 +12,15 @@
 #pragma weak ncclScatter
 
 static const struct op_desc descs[OP_COUNT] = {
-    [OP_ALLREDUCE]     = { "allreduce",     "AllReduce",     { "AllReduce" }, 1 },
-    [OP_ALLGATHER]     = { "allgather",     "AllGather",     { "AllGather" }, 1 },
-    [OP_REDUCESCATTER] = { "reducescatter", "ReduceScatter", { "ReduceScatter" }, 1 },
-    [OP_BROADCAST]     = { "broadcast",     "Broadcast",     { "Broadcast" }, 1 },
-    [OP_REDUCE]        = { "reduce",        "Reduce",        { "Reduce" }, 1 },
-    [OP_ALLTOALL]      = { "alltoall",      "AlltoAll",      { "AlltoAll" }, 1 },
-    [OP_GATHER]        = { "gather",        "Gather",        { "Gather" }, 1 },
-    [OP_SCATTER]       = { "scatter",       "Scatter",       { "Scatter" }, 1 },
-    [OP_SENDRECV]      = { "sendrecv",      "SendRecv",      { "Send", "Recv" }, 2 },
+    [OP_ALLREDUCE]     = { "allreduce",     { TAP_OP_ALLREDUCE }, 1 },
+    [OP_ALLGATHER]     = { "allgather",     { TAP_OP_ALLGATHER }, 1 },
+    [OP_REDUCESCATTER] = { "reducescatter", { TAP_OP_REDUCESCATTER }, 1 },
+    [OP_BROADCAST]     = { "broadcast",     { TAP_OP_BROADCAST }, 1 },
+    [OP_REDUCE]        = { "reduce",        { TAP_OP_REDUCE }, 1 },
+    [OP_ALLTOALL]      = { "alltoall",      { TAP_OP_ALLTOALL }, 1 },
+    [OP_GATHER]        = { "gather",        { TAP_OP_GATHER }, 1 },
+    [OP_SCATTER]       = { "scatter",       { TAP_OP_SCATTER }, 1 },
+    [OP_SENDRECV]      = { "sendrecv",      { TAP_OP_SEND, TAP_OP_RECV }, 2 },
 };
 
 const struct op_desc *op_desc(enum bench_op op)
@@ -35,39 +36,28 @@ int op_find(const char *cli)
     return -1;
 }
 
-/* Ops whose count is per rank: S is split over (or gathered from) n ranks. */
-static bool per_rank_count(enum bench_op op)
+const char *op_label(enum bench_op op)
 {
-    switch (op) {
-    case OP_ALLGATHER: case OP_REDUCESCATTER: case OP_ALLTOALL:
-    case OP_GATHER: case OP_SCATTER:
-        return true;
-    default:
-        return false;
-    }
+    return op == OP_SENDRECV ? "SendRecv" : tap_op_name(descs[op].fns[0]);
 }
 
-size_t op_count(enum bench_op op, size_t s, size_t type_size, int n)
+/* The inverse of tap_op_bytes: a count of 1 stands for tap_op_bytes(op, 1)
+ * bytes, so S holds S / that many counts. The pair's Send and Recv move the
+ * same bytes, so its first function stands for the op. */
+size_t op_count(enum bench_op op, size_t s, ncclDataType_t dtype, int n)
 {
-    return per_rank_count(op) ? s / (type_size * (size_t)n) : s / type_size;
+    uint64_t per_count = tap_op_bytes(descs[op].fns[0], 1, (int)dtype, n);
+    return per_count ? (size_t)(s / per_count) : 0;
 }
 
-size_t op_bytes(enum bench_op op, size_t count, size_t type_size, int n)
+size_t op_bytes(enum bench_op op, size_t count, ncclDataType_t dtype, int n)
 {
-    return per_rank_count(op) ? count * type_size * (size_t)n : count * type_size;
+    return (size_t)tap_op_bytes(descs[op].fns[0], count, (int)dtype, n);
 }
 
 double op_busbw_factor(enum bench_op op, int n)
 {
-    switch (op) {
-    case OP_ALLREDUCE:
-        return 2.0 * (n - 1) / n;
-    case OP_ALLGATHER: case OP_REDUCESCATTER: case OP_ALLTOALL:
-    case OP_GATHER: case OP_SCATTER:
-        return (double)(n - 1) / n;
-    default:
-        return 1.0;
-    }
+    return tap_op_busbw_factor(descs[op].fns[0], n);
 }
 
 bool op_reduces(enum bench_op op)

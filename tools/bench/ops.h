@@ -1,12 +1,16 @@
-/* The operations the bench runs: what each one is called, how a size maps
- * to NCCL's count argument, the nccl-tests bus-bandwidth factor, and the
- * NCCL call itself. */
+/* The operations the bench runs: what each one is called on the command
+ * line and in the table, how a size maps to NCCL's count argument, how
+ * nccl-tests lays out the buffers, and the NCCL call itself. The NCCL facts
+ * (function names, bytes per call, bus-bandwidth factors) are the shim's,
+ * from nccl/nccl_ops.h: each op maps to the enum tap_op of the NCCL
+ * functions it calls. */
 #ifndef NCCLTAP_BENCH_OPS_H
 #define NCCLTAP_BENCH_OPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include "abi/nccl_abi.h"
+#include "nccl/nccl_ops.h"
 
 enum bench_op {
     OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCESCATTER, OP_BROADCAST, OP_REDUCE,
@@ -16,22 +20,24 @@ enum bench_op {
 
 struct op_desc {
     const char *cli;        /* --op name */
-    const char *label;      /* table name */
-    /* JSON rows, as NCCL spells the functions: one row per NCCL function
-     * the op calls (sendrecv calls ncclSend and ncclRecv). */
-    const char *rows[2];
-    int nrows;
+    /* The NCCL functions one call of the op makes, one JSON row each (named
+     * by tap_op_name, as the shim names them): sendrecv calls ncclSend and
+     * ncclRecv, every other op its one function. */
+    enum tap_op fns[2];
+    int nfns;
 };
 
 const struct op_desc *op_desc(enum bench_op op);
 /* The op named `cli`, or -1. */
 int op_find(const char *cli);
+/* The table's name: NCCL's for a collective, "SendRecv" for the pair. */
+const char *op_label(enum bench_op op);
 
 /* NCCL's count argument for an nccl-tests size S (bytes of the whole array)
  * on n ranks; 0 when S is too small for one element. */
-size_t op_count(enum bench_op op, size_t s, size_t type_size, int n);
+size_t op_count(enum bench_op op, size_t s, ncclDataType_t dtype, int n);
 /* The size S that `count` stands for (S rounded down to what is moved). */
-size_t op_bytes(enum bench_op op, size_t count, size_t type_size, int n);
+size_t op_bytes(enum bench_op op, size_t count, ncclDataType_t dtype, int n);
 /* busbw = algbw * factor, as nccl-tests computes it. */
 double op_busbw_factor(enum bench_op op, int n);
 

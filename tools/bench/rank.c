@@ -2,11 +2,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "barrier.h"
 #include "check.h"
 #include "fail.h"
 #include "json.h"
+#include "rank_ctx.h"
 #include "report.h"
 #include "worker.h"
+#include "worker_ctx.h"
 
 /* The driver entries the bench cannot do without (the loader checks only
  * those the shim needs). */
@@ -41,8 +44,8 @@ static void check_ops(struct rank_ctx *rk)
             continue;
         if (!o->ops_all) {
             char version[32];
-            report_version(rk->nccl_version, version, sizeof version);
-            bench_die("--op %s: this NCCL (%s) has no %s", op_desc(o->ops[i])->cli, version, fn);
+            bench_die("--op %s: this NCCL (%s) has no %s", op_desc(o->ops[i])->cli,
+                      tap_nccl_version_str(rk->nccl_version, version, sizeof version), fn);
         }
         rk->op_skipped[o->ops[i]] = true;
     }
@@ -71,9 +74,9 @@ static void alloc_steps(struct rank_ctx *rk)
     for (int i = 0; i < o->nops; i++) {
         for (int s = 0; s < o->nsizes; s++) {
             struct step_result *res = rank_step(rk, i, s);
-            size_t ts = o->dtype->size;
-            res->count = op_count(o->ops[i], o->sizes[s], ts, rk->world);
-            res->bytes = op_bytes(o->ops[i], res->count, ts, rk->world);
+            ncclDataType_t t = o->dtype->nccl;
+            res->count = op_count(o->ops[i], o->sizes[s], t, rk->world);
+            res->bytes = op_bytes(o->ops[i], res->count, t, rk->world);
             for (int v = 0; v < rank_variants(rk); v++)
                 alloc_variant(o, &res->var[v]);
         }
@@ -116,22 +119,22 @@ static void run_threads(struct rank_ctx *rk)
     pthread_t *tid = calloc((size_t)n, sizeof *tid);
     if (!w || !tid)
         bench_die("out of memory");
-    int rc = pthread_barrier_init(&rk->threads_barrier, NULL, (unsigned)n);
-    if (rc)
-        bench_die("pthread_barrier_init failed: %s", strerror(rc));
+    barrier_init(rk);
     for (int t = 0; t < n; t++) {
         w[t].rk = rk;
         w[t].thread = t;
     }
     /* Thread 0 is this thread: with --threads 1 there is no other. */
-    for (int t = 1; t < n; t++)
-        if ((rc = pthread_create(&tid[t], NULL, worker_main, &w[t])))
+    for (int t = 1; t < n; t++) {
+        int rc = pthread_create(&tid[t], NULL, worker_main, &w[t]);
+        if (rc)
             bench_die("pthread_create failed: %s", strerror(rc));
+    }
     worker_main(&w[0]);
     for (int t = 1; t < n; t++)
         pthread_join(tid[t], NULL);
     fail_set_thread(-1);
-    pthread_barrier_destroy(&rk->threads_barrier);
+    barrier_destroy(rk);
     free(tid);
     free(w);
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/monotonic.h"
 #include "fail.h"
 
 #define ID_MAGIC "NCCLTAPB"
@@ -34,13 +35,6 @@ struct file_rdv {
     unsigned gen;           /* barriers passed */
     unsigned sums;          /* sums done */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Sleeps a little longer each time: a barrier among ranks that arrive
  * together costs microseconds, one that waits long costs no CPU. */
@@ -70,13 +64,13 @@ static void touch(const char *path)
 /* Waits until every rank's file `what` exists. */
 static void wait_all(struct file_rdv *f, const char *what)
 {
-    double deadline = now_s() + f->timeout_s;
+    uint64_t deadline = tap_monotonic_ns() + (uint64_t)f->timeout_s * 1000000000u;
     long ns = 20000;
     char path[PATH_MAX];
     for (int r = 0; r < f->base.world; r++) {
         sidecar(f, path, what, r);
         while (access(path, F_OK) != 0) {
-            if (now_s() > deadline)
+            if (tap_monotonic_ns() > deadline)
                 bench_die("timed out after %d s waiting for rank %d (no %s)",
                           f->timeout_s, r, path);
             backoff(&ns);
@@ -217,10 +211,10 @@ static void file_share_ids(struct rdv *r, ncclUniqueId *ids, int n)
     if (r->rank == 0) {
         write_ids(f, ids, n);
     } else {
-        double deadline = now_s() + f->timeout_s;
+        uint64_t deadline = tap_monotonic_ns() + (uint64_t)f->timeout_s * 1000000000u;
         long ns = 100000;
         while (!read_ids(f, ids, n)) {
-            if (now_s() > deadline)
+            if (tap_monotonic_ns() > deadline)
                 bench_die("timed out after %d s waiting for rank 0 to write %s "
                           "(do all ranks see that path? set --id-file)",
                           f->timeout_s, f->id_path);

@@ -3,15 +3,6 @@
 #include <stdio.h>
 #include "stats.h"
 
-void report_version(int code, char *out, size_t len)
-{
-    /* Codes are MAJOR*10000+MINOR*100+PATCH since 2.9, MAJOR*1000+MINOR*100+PATCH before. */
-    if (code >= 10000)
-        snprintf(out, len, "%d.%d.%d", code / 10000, code % 10000 / 100, code % 100);
-    else
-        snprintf(out, len, "%d.%d.%d", code / 1000, code % 1000 / 100, code % 100);
-}
-
 /* nccl-tests' getFloatStr: `width` characters, with fewer decimals (or
  * in e-notation) when two do not fit. */
 static void num(char *out, int width, double v)
@@ -31,10 +22,9 @@ void report_header(const struct rank_ctx *rk)
     if (rk->rank != 0)
         return;
     char version[32];
-    report_version(rk->nccl_version, version, sizeof version);
     printf("# nccltap-bench: %d ranks, %d communicator%s (thread%s) per rank, NCCL %s\n",
            rk->world, o->threads, o->threads > 1 ? "s" : "", o->threads > 1 ? "s" : "",
-           version);
+           tap_nccl_version_str(rk->nccl_version, version, sizeof version));
     printf("# devices: %d visible to rank 0, which runs on device %d (%s); "
            "rank r runs on device (local rank r) mod devices\n",
            rk->ndev, rk->device, rk->device_name);
@@ -42,7 +32,7 @@ void report_header(const struct rank_ctx *rk)
            o->dtype->name, o->iters, o->warmup, o->group, o->root, o->in_place, o->check);
     for (int i = 0; i < OP_COUNT; i++)
         if (rk->op_skipped[i])
-            printf("# %s: skipped, this NCCL does not have it\n", op_desc((enum bench_op)i)->label);
+            printf("# %s: skipped, this NCCL does not have it\n", op_label((enum bench_op)i));
     printf("# time: host time per call, all calls back to back (algbw, busbw from it); "
            "#wrong: wrong elements on all ranks (N/A: no --check)\n");
     printf("# oop-events, ip-events: mean of each call's own event pair, out of place and "
@@ -66,7 +56,7 @@ void report_skipped(const struct rank_ctx *rk, enum bench_op op, size_t size)
     if (rk->rank != 0)
         return;
     printf("# %s at %zu B: skipped, its count would be 0 (%s, %d ranks)\n",
-           op_desc(op)->label, size, rk->o->dtype->name, rk->world);
+           op_label(op), size, rk->o->dtype->name, rk->world);
     fflush(stdout);
 }
 
@@ -96,7 +86,7 @@ void report_step(const struct rank_ctx *rk, enum bench_op op, const struct step_
         else
             printf("  %7s  %6s  %6s  %6s", time, algbw, busbw, "N/A");
     }
-    printf("  %14s  %10s  %10s\n", op_desc(op)->label, events[0], events[1]);
+    printf("  %14s  %10s  %10s\n", op_label(op), events[0], events[1]);
     fflush(stdout);
 }
 

@@ -6,7 +6,7 @@
 #ifndef NCCLTAP_BENCH_REPORT_H
 #define NCCLTAP_BENCH_REPORT_H
 
-#include "rank.h"
+#include "rank_ctx.h"
 
 /* Each prints on rank 0 only. */
 void report_header(const struct rank_ctx *rk);
@@ -15,8 +15,5 @@ void report_step(const struct rank_ctx *rk, enum bench_op op, const struct step_
 /* nccl-tests' closing lines: results with wrong elements, and the mean
  * busbw over every op, size and variant in the table. */
 void report_footer(const struct rank_ctx *rk);
-
-/* "2.28.3" for NCCL's version code. */
-void report_version(int code, char *out, size_t len);
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef NCCLTAP_BENCH_STATS_H
 #define NCCLTAP_BENCH_STATS_H
 
-#include "rank.h"
+#include "rank_ctx.h"
 
 struct step_stats {
     long calls;             /* per NCCL function, all threads of the rank */

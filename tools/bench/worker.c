@@ -1,28 +1,12 @@
 #include "worker.h"
 
 #include <stdlib.h>
-#include <string.h>
+#include "barrier.h"
 #include "check.h"
 #include "fail.h"
 #include "measure.h"
 #include "report.h"
-
-static void threads_wait(struct rank_ctx *rk)
-{
-    int rc = pthread_barrier_wait(&rk->threads_barrier);
-    if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
-        bench_die("pthread_barrier_wait failed: %s", strerror(rc));
-}
-
-void worker_barrier(struct worker *w)
-{
-    /* Threads of a rank meet first, then thread 0 stands for the rank in
-     * the cross-rank barrier, then it releases its threads. */
-    threads_wait(w->rk);
-    if (w->thread == 0)
-        w->rk->rdv->ops->barrier(w->rk->rdv);
-    threads_wait(w->rk);
-}
+#include "worker_ctx.h"
 
 static void setup(struct worker *w)
 {
@@ -112,7 +96,7 @@ void *worker_main(void *arg)
             }
             /* Thread 0 reports once every thread has stored its numbers,
              * and the wrong elements of every rank are added up. */
-            threads_wait(rk);
+            barrier_threads(rk);
             if (w->thread == 0) {
                 for (int v = 0; o->check && v < rank_variants(rk); v++)
                     res->var[v].wrong = rk->rdv->ops->sum(rk->rdv, res->var[v].wrong_here);

@@ -1,27 +1,10 @@
-/* One thread of a rank: its own communicator, stream, buffers and events.
- * Thread t of every rank joins communicator t. */
+/* The life of one thread of a rank: sets up its communicator, stream and
+ * buffers, runs every op and size (measure, check, report), tears down. */
 #ifndef NCCLTAP_BENCH_WORKER_H
 #define NCCLTAP_BENCH_WORKER_H
 
-#include "rank.h"
-
-struct worker {
-    struct rank_ctx *rk;
-    int thread;
-    ncclComm_t comm;
-    CUstream stream;
-    CUdeviceptr send;
-    CUdeviceptr recv;
-    unsigned char *host;    /* --check: max-size host buffer */
-    CUevent *ev_start;      /* one pair per timed call or group */
-    CUevent *ev_end;
-    int nev;
-};
-
-/* pthread entry; `arg` is a struct worker *. Returns NULL; dies on error. */
+/* pthread entry; `arg` is a struct worker * (worker_ctx.h) whose rk and
+ * thread are set. Returns NULL; dies on error. */
 void *worker_main(void *arg);
-
-/* Returns when every thread of every rank has called it. */
-void worker_barrier(struct worker *w);
 
 #endif
