@@ -1,8 +1,9 @@
 /* The text report's cross-rank sections: how the clocks were aligned, the
  * stragglers, the slow transfers; each with its evidence. */
 #include "render.h"
-#include "crossrank.h"
+#include "crossrank_base.h"
 #include "escape.h"
+#include "format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
