@@ -202,13 +202,13 @@ static void print_comm_heading(const struct comm_summary *c, const char *id,
         return;
     }
     if (c->name[0])
-        fprintf(out, " \"%s\"", shown(c->name, buf));
+        fprintf(out, " \"%s\"", shown_quoted(c->name, buf));
     fprintf(out, ", %d rank%s", c->nranks, c->nranks == 1 ? "" : "s");
     if (c->parent[0]) {
         fprintf(out, ", from %s", shown(c->parent, buf));
         for (size_t i = 0; i < s->ncomms; i++)
             if (strcmp(s->comms[i].id, c->parent) == 0 && s->comms[i].name[0])
-                fprintf(out, " \"%s\"", shown(s->comms[i].name, buf));
+                fprintf(out, " \"%s\"", shown_quoted(s->comms[i].name, buf));
     }
     if (c->ranks_seen != (size_t)c->nranks)
         fprintf(out, "  (%zu of %d ranks reported)", c->ranks_seen, c->nranks);
