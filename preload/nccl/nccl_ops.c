@@ -1,6 +1,7 @@
 #include "nccl/nccl_ops.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const op_names[TAP_OP_COUNT] = {
     "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
@@ -13,6 +14,14 @@ static const char *const dtype_names[] = {
 #define NDTYPES (int)(sizeof dtype_names / sizeof dtype_names[0])
 
 const char *tap_op_name(enum tap_op op) { return op_names[op]; }
+
+int tap_op_from_name(const char *name)
+{
+    for (int op = 0; op < TAP_OP_COUNT; op++)
+        if (strcmp(name, op_names[op]) == 0)
+            return op;
+    return -1;
+}
 
 const char *tap_dtype_name(int dtype, char *buf, size_t len)
 {

@@ -16,6 +16,10 @@ enum tap_op {
 /* The name as NCCL spells it ("AllReduce"; ncclBcast is "Broadcast"). */
 const char *tap_op_name(enum tap_op op);
 
+/* The op NCCL spells `name` (tap_op_name's inverse, case-sensitive), or -1
+ * for a name that is none: readers of nccltap's files map names back. */
+int tap_op_from_name(const char *name);
+
 /* Bytes per element, 0 for a datatype this build does not know. Inline, as
  * tap_op_bytes: both run on every call. */
 static inline unsigned tap_dtype_size(int dtype)

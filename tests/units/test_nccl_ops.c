@@ -27,6 +27,12 @@ void test_nccl_ops(void)
     CHECK(!strcmp(tap_dtype_name(12, buf, sizeof buf), "unknown(12)"));
     CHECK(!strcmp(tap_dtype_name(6, buf, sizeof buf), "float16"));
     CHECK(!strcmp(tap_op_name(TAP_OP_ALLTOALL), "AlltoAll"));
+    for (int op = 0; op < TAP_OP_COUNT; op++)
+        CHECK(tap_op_from_name(tap_op_name((enum tap_op)op)) == op);
+    CHECK(tap_op_from_name("Broadcast") == TAP_OP_BROADCAST);  /* ncclBcast too */
+    CHECK(tap_op_from_name("allreduce") == -1);
+    CHECK(tap_op_from_name("Bcast") == -1);
+    CHECK(tap_op_from_name("") == -1);
     CHECK(tap_size_class(1) == 0 && tap_size_class(1024) == 10 && tap_size_class(1025) == 10);
     CHECK(!strcmp(tap_nccl_version_str(23000, buf, sizeof buf), "2.30.0"));
     CHECK(!strcmp(tap_nccl_version_str(2804, buf, sizeof buf), "2.8.4"));

@@ -281,7 +281,7 @@ struct report {
     size_t nhangs;
     const char *event_names[256];  /* the events' op and datatype names, by index (interned) */
     unsigned nevent_names;
-    struct crossrank *cross;  /* analyze/crossrank.h, once analysed; NULL before */
+    struct crossrank *cross;  /* analyze/crossrank_base.h, once analysed; NULL before */
 };
 
 /* The interned copy of `name` (owned by r): equal strings, equal pointers.

@@ -5,8 +5,12 @@ fifo:   FIFOs named like a rank file and like a per-op log, and a symlink
         named like a rank file to a device (/dev/zero, endless), must not
         block the report: they are named on stderr and skipped, the rest
         is read.
-escape: control characters in a host, job, communicator or op name reach
-        the terminal only escaped (\\x1b), while --json keeps them exactly.
+escape: control characters, bidirectional overrides and isolates
+        (U+202A..U+202E, U+2066..U+2069) and line and paragraph separators
+        (U+2028, U+2029) in a host, job, communicator or op name reach the
+        terminal only escaped (\\x1b, \\xe2\\x80\\xae), and so does a quote
+        in a name the report prints between quotes, so that no name can
+        forge the text around it; --json keeps them exactly.
 
 Usage: report_hostile.py fifo|escape NCCLTAP TESTDATA WORKDIR
 """
@@ -66,11 +70,21 @@ def check_fifo(nccltap, testdata, work):
 
 
 HOSTILE = {
-    "host": "evil\x1b]0;owned\x07\x1b[2Jhost",
-    "job": "job\r\x1b[1A",
-    "comm_name": "tp\x1b[31m\u009b2J",
-    "op": "AllReduce\x1b[5m",
+    "host": "evil\x1b]0;owned\x07\x1b[2Jhost\u2067\u2029",
+    "job": "job\r\x1b[1A\u202a",
+    # A quote ends the quoted name early and forges the rest of its heading;
+    # U+202E turns what follows it around on the screen, U+2028 breaks the line.
+    "comm_name": "tp\x1b[31m\u009b2J\", 64 ranks\u202e\u2028\u2066",
+    "op": "AllReduce\x1b[5m\u202d",
 }
+
+# Characters a terminal acts on or reorders the line by: C0 and C1 controls
+# (but the newline), DEL, bidirectional embeddings, overrides and isolates,
+# line and paragraph separators.
+def acted_on(c):
+    o = ord(c)
+    return ((o < 0x20 and c != "\n") or 0x7f <= o <= 0x9f or 0x202a <= o <= 0x202e or
+            0x2066 <= o <= 0x2069 or o in (0x2028, 0x2029))
 
 
 def check_escape(nccltap, testdata, work):
@@ -92,12 +106,14 @@ def check_escape(nccltap, testdata, work):
         return
     out = p.stdout.decode("utf-8")
     check(p.returncode == 0, f"exit 0 (got {p.returncode}): {p.stderr}")
-    bad = sorted({hex(ord(c)) for c in out if (ord(c) < 0x20 and c != "\n") or
-                  0x7f <= ord(c) <= 0x9f})
-    check(not bad, f"no control character reaches the terminal: {bad}")
-    for want in ("evil\\x1b]0;owned\\x07\\x1b[2Jhost", "job\\x0d\\x1b[1A",
-                 "tp\\x1b[31m\\xc2\\x9b2J", "AllReduce\\x1b[5m"):
+    bad = sorted({hex(ord(c)) for c in out if acted_on(c)})
+    check(not bad, f"no control, bidi or separator character reaches the terminal: {bad}")
+    for want in ("evil\\x1b]0;owned\\x07\\x1b[2Jhost\\xe2\\x81\\xa7\\xe2\\x80\\xa9",
+                 "job\\x0d\\x1b[1A\\xe2\\x80\\xaa",
+                 '"tp\\x1b[31m\\xc2\\x9b2J\\x22, 64 ranks\\xe2\\x80\\xae\\xe2\\x80\\xa8\\xe2\\x81\\xa6"',
+                 "AllReduce\\x1b[5m\\xe2\\x80\\xad"):
         check(want in out, f"{want!r} is shown escaped")
+    check('", 64 ranks' not in out, "a quote in a communicator name cannot end its quotes")
 
     p = report(nccltap, "--json", d)
     if p is None:

@@ -2,68 +2,30 @@
  * (comm, src, dst, order), and each process's clock aligned with the
  * reference process's from the ends of collectives. */
 #include "crossrank.h"
+#include "nccl/nccl_ops.h"
+#include "slow_transfers.h"
+#include "stragglers.h"
 #include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_p2p(const char *op)
+/* Sends and receives: matched in pairs, not in instances. */
+static bool is_p2p(const char *name)
 {
-    return strcmp(op, "Send") == 0 || strcmp(op, "Recv") == 0;
+    int op = tap_op_from_name(name);
+    return op == TAP_OP_SEND || op == TAP_OP_RECV;
 }
 
 /* Collectives whose ranks all finish at nearly the same instant: the last
  * step of each is an exchange among all of them. Rooted ones (Broadcast,
  * Reduce, Gather, Scatter) may end on the root well before the others. */
-static bool ends_together(const char *op)
+static bool ends_together(const char *name)
 {
-    return strcmp(op, "AllReduce") == 0 || strcmp(op, "AllGather") == 0 ||
-           strcmp(op, "ReduceScatter") == 0 || strcmp(op, "AlltoAll") == 0;
-}
-
-double xr_bus_factor(const char *op, int n)
-{
-    if (n < 1)
-        return 1;
-    if (strcmp(op, "AllReduce") == 0)
-        return 2.0 * (n - 1) / n;
-    if (strcmp(op, "ReduceScatter") == 0 || strcmp(op, "AllGather") == 0 ||
-        strcmp(op, "AlltoAll") == 0 || strcmp(op, "Gather") == 0 || strcmp(op, "Scatter") == 0)
-        return (double)(n - 1) / n;
-    return 1;  /* Broadcast, Reduce, Send, Recv */
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double xr_median(double *v, size_t n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void xr_keep_worst(uint64_t seq[3], double val[3], size_t *n, uint64_t s, double v, bool highest)
-{
-    size_t i = *n;
-    if (i == 3) {
-        if (highest ? v <= val[2] : v >= val[2])
-            return;
-        i = 2;
-    } else {
-        (*n)++;
-    }
-    for (; i > 0 && (highest ? val[i - 1] < v : val[i - 1] > v); i--) {
-        val[i] = val[i - 1];
-        seq[i] = seq[i - 1];
-    }
-    val[i] = v;
-    seq[i] = s;
+    int op = tap_op_from_name(name);
+    return op == TAP_OP_ALLREDUCE || op == TAP_OP_ALLGATHER || op == TAP_OP_REDUCESCATTER ||
+           op == TAP_OP_ALLTOALL;
 }
 
 /* ---- communicator sizes, from the files' "comms" ---- */
@@ -283,9 +245,9 @@ static void match_p2p(const struct report *r, struct crossrank *x)
         const struct rank_file *f = &r->files[i];
         for (uint32_t j = 0; j < f->nevents; j++) {
             const struct op_event *e = &f->events[j];
-            const char *op = report_name(r, e->op);
-            bool send = strcmp(op, "Send") == 0;
-            if (!send && strcmp(op, "Recv") != 0)
+            int op = tap_op_from_name(report_name(r, e->op));
+            bool send = op == TAP_OP_SEND;
+            if (!send && op != TAP_OP_RECV)
                 continue;
             struct p2p_ref ref = { e->comm, e->seq, send ? e->rank : e->peer,
                                    send ? e->peer : e->rank, { i, j } };
@@ -543,21 +505,6 @@ static void measure(const struct report *r, struct crossrank *x)
         p->transfer_ns = (double)(da < db ? da : db);
         p->busbw_gbs = p->transfer_ns > 0 ? (double)p->bytes / p->transfer_ns : 0;
     }
-}
-
-const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq)
-{
-    size_t lo = 0, hi = x->ninstances;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct xr_instance *in = &x->instances[mid];
-        if (in->comm < comm || (in->comm == comm && in->seq < seq))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < x->ninstances && x->instances[lo].comm == comm && x->instances[lo].seq == seq
-        ? &x->instances[lo] : NULL;
 }
 
 void crossrank_analyze(struct report *r, const char *expect_busbw, struct crossrank *x)

@@ -1,5 +1,5 @@
 #include "os_interference.h"
-#include "crossrank.h"
+#include "crossrank_base.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * since a slow link slows every collective on it, on all its ranks alike.
  * Transfer time starts when the last rank arrived, so a straggler's
  * lateness does not count against the link. */
-#include "crossrank.h"
+#include "slow_transfers.h"
 #include "util.h"
 
 #include <errno.h>

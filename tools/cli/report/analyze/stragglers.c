@@ -6,7 +6,7 @@
  * much later one rank finished starting up and initialising (NCCL also
  * connects lazily there), not a rank late at its work, the same reason
  * a row's first timed call is kept apart (first_us). */
-#include "crossrank.h"
+#include "stragglers.h"
 #include "util.h"
 
 #include <stdlib.h>

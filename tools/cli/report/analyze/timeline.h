@@ -9,7 +9,7 @@
 #ifndef NCCLTAP_CLI_REPORT_TIMELINE_H
 #define NCCLTAP_CLI_REPORT_TIMELINE_H
 
-#include "crossrank.h"
+#include "crossrank_base.h"
 #include "model.h"
 #include "os_interference.h"
 

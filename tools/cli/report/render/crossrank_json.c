@@ -3,7 +3,7 @@
  * through, what nothing could be compared with), "stragglers",
  * "slow_transfers". */
 #include "render.h"
-#include "crossrank.h"
+#include "crossrank_base.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,8 +1,9 @@
 /* The text report's cross-rank sections: how the clocks were aligned, the
  * stragglers, the slow transfers; each with its evidence. */
 #include "render.h"
-#include "crossrank.h"
+#include "crossrank_base.h"
 #include "escape.h"
+#include "format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -196,7 +197,7 @@ void print_slow_transfers(const struct report *r, FILE *out)
                 x->suspects[i].comm, x->suspects[i].rank, x->suspects[i].pairs);
     if (x->expect_error) {
         char bad[SHOWN_MAX];
-        fprintf(out, "  NOTE: NCCLTAP_EXPECT_BUSBW_GBS not used: '%s' is %s.\n", shown(x->expect_bad, bad),
+        fprintf(out, "  NOTE: NCCLTAP_EXPECT_BUSBW_GBS not used: '%s' is %s.\n", shown_quoted(x->expect_bad, bad),
                 x->expect_error);
     }
     if (x->uncompared) {

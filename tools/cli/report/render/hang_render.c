@@ -1,6 +1,7 @@
 /* The Hang section, as text and as --json's "hang". */
 #include "render.h"
 #include "escape.h"
+#include "format.h"
 #include "hang.h"
 
 #include <inttypes.h>

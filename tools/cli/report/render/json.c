@@ -3,6 +3,7 @@
  * compute their own spreads; each gets the aggregate bandwidths. */
 #include "render.h"
 #include "callsites.h"
+#include "format.h"
 #include "merge.h"
 #include "os_interference.h"
 #include "summary.h"
@@ -78,13 +79,6 @@ static json_t *comms_json(const struct report *r)
             "init_rank", isnan(comms[i].init_ms) ? json_null() : json_integer(comms[i].init_rank)));
     free(comms);
     return a;
-}
-
-json_t *site_frame_json(const struct site_frame *f)
-{
-    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "function", f->function,
-        "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
-        "offset", (json_int_t)f->offset);
 }
 
 /* "callsites": the sites by NCCL time, numbered from 1 in that order. */

@@ -1,6 +1,8 @@
 /* Renderers: the report as text to read or as one JSON document. They
  * print what the document and the analyses hold; they compute no
- * statistics and open no input. */
+ * statistics and open no input. The entry points (text.c, json.c, csv.c,
+ * perfetto.c) call the sections declared here, which call only the shared
+ * formatting below them all (format.h, escape.h). */
 #ifndef NCCLTAP_CLI_REPORT_RENDER_H
 #define NCCLTAP_CLI_REPORT_RENDER_H
 
@@ -32,8 +34,6 @@ int report_write_perfetto(const struct report *r, const struct timeline *t, FILE
 /* Sections of the text report, each its own function. */
 void print_os_interference(const struct report *r, const struct report_summary *s,
                            FILE *out);  /* text_os.c */
-/* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. text.c */
-const char *human_bytes(double b, char buf[16]);
 
 /* The cross-rank sections of the text report (r->cross). crossrank_text.c */
 void print_clocks(const struct report *r, FILE *out);
@@ -43,10 +43,6 @@ void print_slow_transfers(const struct report *r, FILE *out);
 /* The same as JSON values: "crossrank", "stragglers", "slow_transfers".
  * crossrank_json.c */
 json_t *crossrank_json(const struct report *r);
-
-/* A call site's frame as --json gives it: {function, inlined_into, file,
- * line, library, offset}. json.c */
-json_t *site_frame_json(const struct site_frame *f);
 
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */
 void print_hang(const struct report *r, FILE *out);

@@ -4,6 +4,7 @@
 #include "render.h"
 #include "callsites.h"
 #include "escape.h"
+#include "format.h"
 #include "merge.h"
 #include "summary.h"
 #include "util.h"
@@ -17,18 +18,6 @@
     "  Times are each call's latency as its stream sees it, from the start event\n" \
     "  on the user's stream to the end event; on an idle stream that includes\n" \
     "  NCCL's host-side launch work. They are not kernel run times.\n"
-
-const char *human_bytes(double b, char buf[16])
-{
-    static const char *const unit[] = { "", "K", "M", "G", "T", "P", "E" };
-    size_t u = 0;
-    while (b >= 1024.0 && u + 1 < sizeof unit / sizeof unit[0]) {
-        b /= 1024.0;
-        u++;
-    }
-    snprintf(buf, 16, b == (double)(long long)b ? "%.0f%s" : "%.1f%s", b, unit[u]);
-    return buf;
-}
 
 /* ---- header ---- */
 
@@ -216,13 +205,13 @@ static void print_comm_heading(const struct comm_summary *c, const char *id,
         return;
     }
     if (c->name[0])
-        fprintf(out, " \"%s\"", shown(c->name, buf));
+        fprintf(out, " \"%s\"", shown_quoted(c->name, buf));
     fprintf(out, ", %d rank%s", c->nranks, c->nranks == 1 ? "" : "s");
     if (c->parent[0]) {
         fprintf(out, ", from %s", shown(c->parent, buf));
         for (size_t i = 0; i < s->ncomms; i++)
             if (strcmp(s->comms[i].id, c->parent) == 0 && s->comms[i].name[0])
-                fprintf(out, " \"%s\"", shown(s->comms[i].name, buf));
+                fprintf(out, " \"%s\"", shown_quoted(s->comms[i].name, buf));
     }
     if (c->ranks_seen != (size_t)c->nranks)
         fprintf(out, "  (%zu of %d ranks reported)", c->ranks_seen, c->nranks);

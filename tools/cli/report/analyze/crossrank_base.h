@@ -1,0 +1,220 @@
+/* The cross-rank analysis's types (what crossrank_analyze returns in
+ * struct crossrank, and each of its parts: instances, pairs, clocks,
+ * stragglers, slow transfers) and the helpers its parts share: finding an
+ * instance, a member's aligned times, medians, the worst three, bus
+ * factors. The bottom of the cross-rank files: crossrank.c (matching,
+ * clocks), stragglers.c and slow_transfers.c call it, and so do the
+ * analyses and renderers that read r->cross; it calls none of them.
+ *
+ * Times of an instance are in the reference process's clock: a member's
+ * start is e->start_ns - file->clock_offset_ns (xr_start). */
+#ifndef NCCLTAP_CLI_REPORT_CROSSRANK_BASE_H
+#define NCCLTAP_CLI_REPORT_CROSSRANK_BASE_H
+
+#include "model.h"
+
+/* One rank's record in an instance or a pair: r->files[file].events[event]. */
+struct xr_member {
+    uint32_t file, event;
+};
+
+/* One collective on all the ranks that recorded it. */
+struct xr_instance {
+    uint64_t comm, seq;
+    uint64_t bytes;             /* S */
+    uint8_t op;                 /* report_name(r, op) */
+    bool grouped;               /* timed as part of a group: its interval is the group's */
+    int nranks;                 /* the communicator's size; 0 if no file says */
+    size_t first, n;            /* its members: x->members[first .. first + n), by rank */
+    int64_t earliest_start_ns;  /* aligned starts (the reference clock) */
+    int64_t latest_start_ns;
+    int64_t end_ns;             /* the latest aligned end */
+    int last_rank;              /* the rank that started last */
+    uint32_t last_file;         /* and its file */
+    double skew_ns;             /* latest start minus earliest: the longest wait */
+    double transfer_ns;         /* end minus latest start (the last rank's own interval) */
+    double busbw_gbs;           /* S x bus factor / transfer time; 0 if not timed */
+};
+
+/* A send matched with its receive: the k-th op from src to dst on comm. */
+struct xr_pair {
+    uint64_t comm, order;
+    int src, dst;
+    uint64_t bytes;
+    struct xr_member send, recv;
+    double skew_ns;             /* |send start - recv start|, aligned */
+    double transfer_ns;         /* the shorter of the two sides' intervals: the
+                                   later to arrive waited for no one */
+    double busbw_gbs;           /* S / transfer time */
+};
+
+/* How one process's clock was aligned with the reference process's. */
+struct xr_clock {
+    int64_t offset_ns;          /* = its rank_file.clock_offset_ns */
+    double error_ns;            /* spread (1.4826 MAD) of the end differences kept */
+    size_t samples;             /* collectives it was estimated from, outliers included */
+    size_t rejected;            /* of those, outliers left out: further than
+                                   XR_OUTLIER_MADS x 1.4826 MAD (at least
+                                   XR_OUTLIER_MIN_NS) from the first median */
+    bool estimated;             /* false: no shared collective; assumed 0 or its host's */
+};
+
+#define XR_OUTLIER_MADS 5.0
+#define XR_OUTLIER_MIN_NS 1000.0
+
+/* One host: the median offset of its processes, relative to the reference
+ * host (the reference process's). */
+struct xr_host {
+    const char *host;
+    int64_t offset_ns;
+    double error_ns;            /* the largest error of its processes */
+    double spread_ns;           /* the largest difference of one of its processes
+                                   from the median: what each process's own
+                                   GPU-to-host calibration adds */
+    size_t files;
+    size_t samples, rejected;   /* its processes' end differences, and the outliers */
+    bool estimated;
+};
+
+/* A rank that arrives last at its communicator's collectives. */
+struct xr_straggler {
+    uint64_t comm;
+    int rank;
+    uint32_t file;
+    size_t instances;           /* complete instances it took part in */
+    size_t last;                /* those it started last in, by more than the threshold */
+    double last_fraction;       /* last / instances */
+    double wait_us_total;       /* the skew of those instances, summed */
+    double wait_us_mean, wait_us_median;
+    uint8_t ops[4];             /* the ops it was last in (first 4 kinds) */
+    size_t nops;
+    uint64_t worst_seq[3];      /* its instances with the largest skew */
+    double worst_us[3];
+    size_t nworst;
+};
+
+/* Each rank's own wait at its communicator's collectives: the latest start
+ * of the instance minus the rank's own start, over the instances a
+ * straggler is looked for in (complete, after the first). A rank that
+ * arrives early waits long; the straggler waits about nothing. Within the
+ * clocks' error (threshold_ns) a wait is not told from none. */
+struct xr_wait {
+    uint64_t comm;
+    int rank;
+    uint32_t file;
+    size_t instances;
+    double wait_us_total, wait_us_mean, wait_us_max;
+};
+
+/* What a transfer is compared with. */
+enum xr_reference {
+    XR_REF_JOB,                 /* the job's median for the same op and size */
+    XR_REF_EXPECTED,            /* NCCLTAP_EXPECT_BUSBW_GBS (struct xr_expect) */
+};
+
+/* A busbw the user expects (NCCLTAP_EXPECT_BUSBW_GBS=[OP:]GBS[@MINBYTES],
+ * comma separated): transfers of op (any op when op_name is "") of at
+ * least min_bytes well below it are slow, also where the job has nothing
+ * to compare them with (a single communicator). */
+struct xr_expect {
+    char op_name[24];
+    double gbs;
+    uint64_t min_bytes;
+};
+#define XR_EXPECT_MAX 16        /* entries (expect_error says "more than 16") */
+
+/* A communicator (collectives) or a pair (send/recv) whose transfer busbw
+ * falls well below the job's median for the same op and size, or below
+ * the busbw expected for it. */
+struct xr_slow {
+    uint64_t comm;
+    uint8_t op;
+    uint64_t bytes;
+    bool p2p;
+    int src, dst;               /* p2p: the pair */
+    int nranks;                 /* collectives: the communicator's ranks, 0..nranks-1 */
+    size_t instances, slow;     /* instances, and those below the threshold */
+    double busbw_gbs;           /* the median over its instances */
+    double median_busbw_gbs;    /* the job's median for (op, bytes) */
+    enum xr_reference reference;  /* what it is well below: XR_REF_JOB first */
+    double expected_gbs;        /* the busbw expected for it, 0: none given */
+    uint64_t worst_seq[3];      /* lowest busbw first (p2p: the pair's order) */
+    double worst_gbs[3];
+    size_t nworst;
+};
+
+/* A rank in every slow pair of a communicator (at least 2 pairs): the
+ * link they share is at that rank. */
+struct xr_suspect {
+    uint64_t comm;
+    int rank;
+    size_t pairs;               /* slow pairs it is in (all of the communicator's) */
+};
+
+#define XR_SLOW_FRACTION 0.5    /* "well below": under half the job's median */
+#define XR_MIN_WAIT_NS 5000.0   /* a skew under 5 us is never a straggler */
+
+struct crossrank {
+    struct xr_member *members;
+    size_t nmembers;
+    struct xr_instance *instances;  /* by comm, then seq */
+    size_t ninstances;
+    size_t incomplete;              /* instances some rank of the communicator did not record */
+    struct xr_pair *pairs;          /* by comm, src, dst, order */
+    size_t npairs;
+    size_t unmatched;               /* sends or receives without their other side */
+    struct xr_clock *clocks;        /* per file, as r->files */
+    struct xr_host *hosts;          /* the reference host first */
+    size_t nhosts;
+    double clock_error_ns;          /* the largest error of an estimated clock */
+    double threshold_ns;            /* skew under this is not called a straggler */
+    struct xr_straggler *stragglers;  /* most total wait first */
+    size_t nstragglers;
+    struct xr_wait *waits;          /* by comm, then rank */
+    size_t nwaits;
+    struct xr_slow *slow;           /* lowest busbw relative to the median first */
+    size_t nslow;
+    struct xr_suspect *suspects;    /* ranks in every slow pair of their communicator */
+    size_t nsuspects;
+    struct xr_expect expect[XR_EXPECT_MAX];  /* NCCLTAP_EXPECT_BUSBW_GBS */
+    size_t nexpect;
+    const char *expect_error;       /* why NCCLTAP_EXPECT_BUSBW_GBS was not used; NULL */
+    char expect_bad[48];            /* the entry it could not use */
+    /* Collective (op, bytes) run by a single communicator, not grouped,
+     * with no busbw expected for them: nothing to compare them with. */
+    size_t uncompared;
+    uint8_t uncompared_op;          /* the one with the most instances */
+    uint64_t uncompared_bytes;
+    double uncompared_gbs;          /* its median busbw */
+};
+
+/* A member's record, and its start and end in the reference clock. */
+static inline const struct op_event *xr_event(const struct report *r, struct xr_member m)
+{
+    return &r->files[m.file].events[m.event];
+}
+static inline int64_t xr_start(const struct report *r, struct xr_member m)
+{
+    return (int64_t)xr_event(r, m)->start_ns - r->files[m.file].clock_offset_ns;
+}
+static inline int64_t xr_end(const struct report *r, struct xr_member m)
+{
+    return (int64_t)xr_event(r, m)->end_ns - r->files[m.file].clock_offset_ns;
+}
+
+/* The instance of (comm, seq), or NULL. */
+const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq);
+
+/* nccl-tests' bus bandwidth factor of op `name` on n ranks (nccl_ops.h's,
+ * by the op's name as the files spell it); 1 for a name NCCL does not
+ * have, or no ranks. */
+double xr_bus_factor(const char *name, int n);
+
+/* Keeps the 3 worst (seq, value) seen in seq[], val[] (*n of them),
+ * worst first: the highest values when `highest`, else the lowest. */
+void xr_keep_worst(uint64_t seq[3], double val[3], size_t *n, uint64_t s, double v, bool highest);
+
+/* The median of v[0..n) (reordered); 0 when n is 0. */
+double xr_median(double *v, size_t n);
+
+#endif

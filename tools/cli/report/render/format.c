@@ -1,0 +1,23 @@
+/* Formatting the renderers share (format.h). */
+#include "format.h"
+
+#include <stdio.h>
+
+const char *human_bytes(double b, char buf[16])
+{
+    static const char *const unit[] = { "", "K", "M", "G", "T", "P", "E" };
+    size_t u = 0;
+    while (b >= 1024.0 && u + 1 < sizeof unit / sizeof unit[0]) {
+        b /= 1024.0;
+        u++;
+    }
+    snprintf(buf, 16, b == (double)(long long)b ? "%.0f%s" : "%.1f%s", b, unit[u]);
+    return buf;
+}
+
+json_t *site_frame_json(const struct site_frame *f)
+{
+    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "function", f->function,
+        "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
+        "offset", (json_int_t)f->offset);
+}

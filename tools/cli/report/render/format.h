@@ -1,0 +1,19 @@
+/* Formatting that several renderers share: sizes as text, call-site
+ * frames as JSON. The bottom of render/ with escape.h: the text and JSON
+ * renderers and their sections call it; it calls none of them. Pure
+ * functions, callable from any thread. */
+#ifndef NCCLTAP_CLI_REPORT_FORMAT_H
+#define NCCLTAP_CLI_REPORT_FORMAT_H
+
+#include <jansson.h>
+
+#include "model.h"
+
+/* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. */
+const char *human_bytes(double b, char buf[16]);
+
+/* A call site's frame as --json gives it: {function, inlined_into, file,
+ * line, library, offset}. */
+json_t *site_frame_json(const struct site_frame *f);
+
+#endif
