@@ -50,3 +50,16 @@ void env_prepend(const char *name, const char *value)
     setenv(name, v, 1);
     free(v);
 }
+
+void *xgrow(void *p, size_t *cap, size_t n, size_t size, size_t first)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? 2 * *cap : first;
+    return xrealloc(p, *cap * size);
+}
+
+int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}

@@ -397,11 +397,6 @@ static void estimate_clocks(struct report *r, struct crossrank *x)
     free(dev);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Per host: the median offset of its estimated processes; processes never
  * estimated take their host's. */
 static void summarize_hosts(struct report *r, struct crossrank *x)
@@ -411,7 +406,7 @@ static void summarize_hosts(struct report *r, struct crossrank *x)
     const char **names = xmalloc(r->nfiles * sizeof *names);
     for (size_t i = 0; i < r->nfiles; i++)
         names[i] = r->files[i].host;
-    qsort(names, r->nfiles, sizeof *names, cmp_str);
+    qsort(names, r->nfiles, sizeof *names, cmp_cstr);
     x->hosts = xcalloc(r->nfiles, sizeof *x->hosts);
     for (size_t i = 0; i < r->nfiles; i++)
         if (!x->nhosts || strcmp(x->hosts[x->nhosts - 1].host, names[i]) != 0)

@@ -18,11 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Listed and matched by hand rather than with glob(3), so that a directory
  * name with '*' or '[' in it is not taken for a pattern. */
 char **report_files(const char *dir, size_t *n)
@@ -44,7 +39,7 @@ char **report_files(const char *dir, size_t *n)
         files[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
     }
     closedir(d);
-    qsort(files, *n, sizeof *files, cmp_str);
+    qsort(files, *n, sizeof *files, cmp_cstr);
     files[*n] = NULL;
     return files;
 }

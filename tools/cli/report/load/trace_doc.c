@@ -1,6 +1,7 @@
 #include "trace_doc.h"
 #include "trace_rows.h"
 #include "util.h"
+#include "nccl/nccl_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,16 +9,6 @@
 
 /* "2.30.0" from an NCCL_VERSION_CODE; releases up to 2.8 used
  * X*1000 + Y*100 + Z, later ones X*10000 + Y*100 + Z. */
-static void version_str(int code, char *buf, size_t len)
-{
-    if (code <= 0)
-        snprintf(buf, len, "unknown");
-    else if (code < 10000)
-        snprintf(buf, len, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
-    else
-        snprintf(buf, len, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
-}
-
 /* Created by an init call rather than split from another communicator:
  * the ranks a process "holds", as the shim lists them. */
 static bool is_root(const struct tm_comm *c)
@@ -169,7 +160,7 @@ json_t *trace_doc(struct tm_proc *p)
     for (size_t i = 0; i < p->ncomms; i++)
         calls += p->comms[i].calls;
     char version[32];
-    version_str(p->nccl_version, version, sizeof version);
+    tap_nccl_version_str(p->nccl_version, version, sizeof version);
     double wall_s = p->last_ns > p->first_ns ? (double)(p->last_ns - p->first_ns) * 1e-9 : 0.0;
     double busy_s, timed_s;
     busy_time(p, &busy_s, &timed_s);

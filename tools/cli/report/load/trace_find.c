@@ -34,11 +34,6 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
     return FTW_CONTINUE;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 char **trace_dirs_find(const char *path, size_t *n)
 {
     /* add() keeps room for the NULL at the end. */
@@ -54,7 +49,7 @@ char **trace_dirs_find(const char *path, size_t *n)
         errno = e;
         return NULL;
     }
-    qsort(walk.dirs, walk.n, sizeof *walk.dirs, cmp_str);
+    qsort(walk.dirs, walk.n, sizeof *walk.dirs, cmp_cstr);
     *n = walk.n;
     return walk.dirs;
 }

@@ -22,14 +22,6 @@ struct tk_host {
     size_t nopen;
 };
 
-static void *grow(void *p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return p;
-    *cap = *cap ? 2 * *cap : 64;
-    return xrealloc(p, *cap * size);
-}
-
 /* Millions of switches share a few hundred task names: one copy each. */
 #define intern(h, s) report_intern((h)->r, (s))
 
@@ -38,7 +30,7 @@ static struct tk_host *host(struct trace_kernel *k, struct report *r, const char
     for (size_t i = 0; i < k->nhosts; i++)
         if (strcmp(k->hosts[i].t.host, name) == 0)
             return &k->hosts[i];
-    k->hosts = grow(k->hosts, &k->cap, k->nhosts, sizeof *k->hosts);
+    k->hosts = xgrow(k->hosts, &k->cap, k->nhosts, sizeof *k->hosts, 64);
     struct tk_host *h = &k->hosts[k->nhosts++];
     memset(h, 0, sizeof *h);
     h->r = r;
@@ -69,7 +61,7 @@ static void on_irq(struct tk_host *h, const struct tev *e)
     if (!o->open || o->irq != (int)e->irq)
         return;
     struct kernel_trace *t = &h->t;
-    t->irqs = grow(t->irqs, &h->cap_irqs, t->nirqs, sizeof *t->irqs);
+    t->irqs = xgrow(t->irqs, &h->cap_irqs, t->nirqs, sizeof *t->irqs, 64);
     t->irqs[t->nirqs++] = (struct irq_run){ o->start_ns, e->ts_ns, e->cpu, o->irq, o->name };
     o->open = false;
 }
@@ -77,7 +69,7 @@ static void on_irq(struct tk_host *h, const struct tev *e)
 static void add_thread(struct tk_host *h, const struct tev *e)
 {
     struct kernel_trace *t = &h->t;
-    t->threads = grow(t->threads, &h->cap_threads, t->nthreads, sizeof *t->threads);
+    t->threads = xgrow(t->threads, &h->cap_threads, t->nthreads, sizeof *t->threads, 64);
     t->threads[t->nthreads++] = (struct kernel_thread){ (int32_t)e->tid, (int32_t)e->pid,
                                                         intern(h, e->comm) };
 }
@@ -103,7 +95,7 @@ void trace_kernel_add(struct trace_kernel *k, struct report *r, const struct tev
         t->last_ns = e->ts_ns;
     switch (e->kind) {
     case TEV_SCHED_SWITCH:
-        t->switches = grow(t->switches, &h->cap_switches, t->nswitches, sizeof *t->switches);
+        t->switches = xgrow(t->switches, &h->cap_switches, t->nswitches, sizeof *t->switches, 64);
         t->switches[t->nswitches++] = (struct sched_switch){
             .ts_ns = e->ts_ns, .cpu = e->cpu, .prev_tid = (int32_t)e->prev_tid,
             .next_tid = (int32_t)e->next_tid, .prev_state = e->prev_state,
@@ -111,7 +103,7 @@ void trace_kernel_add(struct trace_kernel *k, struct report *r, const struct tev
         };
         break;
     case TEV_SCHED_WAKEUP:
-        t->wakeups = grow(t->wakeups, &h->cap_wakeups, t->nwakeups, sizeof *t->wakeups);
+        t->wakeups = xgrow(t->wakeups, &h->cap_wakeups, t->nwakeups, sizeof *t->wakeups, 64);
         t->wakeups[t->nwakeups++] = (struct sched_wakeup){
             e->ts_ns, (int32_t)e->tid, (uint32_t)e->target_cpu, intern(h, e->comm) };
         break;

@@ -16,21 +16,13 @@ static int int_field(int64_t v)
     return v >= INT_MIN && v <= INT_MAX ? (int)v : INT_MIN;
 }
 
-static void *grow(void *p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return p;
-    *cap = *cap ? 2 * *cap : 16;
-    return xrealloc(p, *cap * size);
-}
-
 /* The one copy of an op or datatype name: thousands of ops share a dozen. */
 static const char *intern(struct trace_model *m, const char *s)
 {
     for (size_t i = 0; i < m->nstrings; i++)
         if (strcmp(m->strings[i], s) == 0)
             return m->strings[i];
-    m->strings = grow(m->strings, &m->cap_strings, m->nstrings, sizeof *m->strings);
+    m->strings = xgrow(m->strings, &m->cap_strings, m->nstrings, sizeof *m->strings, 16);
     return m->strings[m->nstrings++] = xstrdup(s);
 }
 
@@ -54,7 +46,7 @@ static struct tm_proc *process(struct trace_model *m, const char *host, int64_t 
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].vpid == vpid && strcmp(m->procs[i].host, host) == 0)
             return &m->procs[m->last_proc = i];
-    m->procs = grow(m->procs, &m->cap_procs, m->nprocs, sizeof *m->procs);
+    m->procs = xgrow(m->procs, &m->cap_procs, m->nprocs, sizeof *m->procs, 16);
     struct tm_proc *p = &m->procs[m->last_proc = m->nprocs++];
     memset(p, 0, sizeof *p);
     p->host = xstrdup(host);
@@ -69,7 +61,7 @@ static struct tm_comm *comm(struct tm_proc *p, uint64_t id, int rank)
     for (size_t i = 0; i < p->ncomms; i++)
         if (p->comms[i].id == id && p->comms[i].rank == rank)
             return &p->comms[i];
-    p->comms = grow(p->comms, &p->cap_comms, p->ncomms, sizeof *p->comms);
+    p->comms = xgrow(p->comms, &p->cap_comms, p->ncomms, sizeof *p->comms, 16);
     struct tm_comm *c = &p->comms[p->ncomms++];
     memset(c, 0, sizeof *c);
     c->id = id;
@@ -116,7 +108,7 @@ static void on_comm_destroy(struct tm_proc *p, const struct tev *e)
 static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
 {
     saw_seq(p, e);
-    p->ops = grow(p->ops, &p->cap_ops, p->nops, sizeof *p->ops);
+    p->ops = xgrow(p->ops, &p->cap_ops, p->nops, sizeof *p->ops, 16);
     p->ops[p->nops++] = (struct tm_op){
         .comm_id = e->comm_id, .seq = e->seq, .count = e->count, .bytes = e->bytes,
         .group_id = e->group_id, .stream = e->stream, .ts_ns = e->ts_ns,
@@ -129,7 +121,7 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
 static void on_done(struct tm_proc *p, const struct tev *e)
 {
     saw_seq(p, e);
-    p->done = grow(p->done, &p->cap_done, p->ndone, sizeof *p->done);
+    p->done = xgrow(p->done, &p->cap_done, p->ndone, sizeof *p->done, 16);
     p->done[p->ndone++] = (struct tm_done){
         .comm_id = e->comm_id, .seq = e->seq, .start_ns = e->start_ns, .end_ns = e->end_ns,
         .duration_ns = e->duration_ns,
@@ -154,7 +146,7 @@ static void on_hang(struct trace_model *m, struct tm_proc *p, const struct tev *
             p->hangs[i] = h;
             return;
         }
-    p->hangs = grow(p->hangs, &p->cap_hangs, p->nhangs, sizeof *p->hangs);
+    p->hangs = xgrow(p->hangs, &p->cap_hangs, p->nhangs, sizeof *p->hangs, 16);
     p->hangs[p->nhangs++] = h;
 }
 
@@ -170,7 +162,7 @@ static void on_callsite(struct tm_proc *p, const struct tev *e)
     size_t n = e->nframes;
     while (n > 0 && e->frames[n - 1] == 0)
         n--;
-    p->sites = grow(p->sites, &p->cap_sites, p->nsites, sizeof *p->sites);
+    p->sites = xgrow(p->sites, &p->cap_sites, p->nsites, sizeof *p->sites, 16);
     struct tm_site *s = &p->sites[p->nsites++];
     s->id = (unsigned)e->site;
     s->frames = xcalloc(n ? n : 1, sizeof *s->frames);
@@ -183,14 +175,14 @@ static void on_module(struct tm_proc *p, const struct tev *e)
     for (size_t i = 0; i < p->nmodules; i++)
         if (p->modules[i].start == e->start)
             return;
-    p->modules = grow(p->modules, &p->cap_modules, p->nmodules, sizeof *p->modules);
+    p->modules = xgrow(p->modules, &p->cap_modules, p->nmodules, sizeof *p->modules, 16);
     p->modules[p->nmodules++] = (struct tm_module){ xstrdup(e->path), xstrdup(e->build_id), e->base,
                                                     e->start, e->end };
 }
 
 static void on_group_end(struct tm_proc *p, const struct tev *e)
 {
-    p->groups = grow(p->groups, &p->cap_groups, p->ngroups, sizeof *p->groups);
+    p->groups = xgrow(p->groups, &p->cap_groups, p->ngroups, sizeof *p->groups, 16);
     p->groups[p->ngroups++] = (struct tm_group){ e->group_id, e->simulated, e->failed };
 }
 
