@@ -42,14 +42,7 @@ P2P_EXTRA = {"p2p_peer": int}
 
 # Traffic (bytes moved, in units of the message size) and bus factor, per
 # operation, for n ranks.
-TRAFFIC = {"AllReduce": lambda n: 1, "Broadcast": lambda n: 1, "Reduce": lambda n: 1,
-           "AllGather": lambda n: n, "ReduceScatter": lambda n: n,
-           "AlltoAll": lambda n: n, "Gather": lambda n: n, "Scatter": lambda n: n,
-           "Send": lambda n: 1, "Recv": lambda n: 1}
-FACTOR = {"AllReduce": lambda n: 2 * (n - 1) / n, "Broadcast": lambda n: 1, "Reduce": lambda n: 1,
-          "AllGather": lambda n: (n - 1) / n, "ReduceScatter": lambda n: (n - 1) / n,
-          "AlltoAll": lambda n: (n - 1) / n, "Gather": lambda n: (n - 1) / n,
-          "Scatter": lambda n: (n - 1) / n, "Send": lambda n: 1, "Recv": lambda n: 1}
+from nccl_facts import FACTOR, TRAFFIC  # noqa: E402
 
 
 class SchemaError(Exception):

@@ -11,12 +11,8 @@ import sys
 from collections import defaultdict
 
 runs = sys.argv[1]
-FACTOR = {  # busbw / algbw for n ranks, nccl-tests conventions
-    "AllReduce": lambda n: 2 * (n - 1) / n, "ReduceScatter": lambda n: (n - 1) / n,
-    "AllGather": lambda n: (n - 1) / n, "AlltoAll": lambda n: (n - 1) / n,
-    "Gather": lambda n: (n - 1) / n, "Scatter": lambda n: (n - 1) / n,
-    "Broadcast": lambda n: 1, "Reduce": lambda n: 1, "Send": lambda n: 1, "Recv": lambda n: 1,
-}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from nccl_facts import FACTOR  # noqa: E402  busbw / algbw, nccl-tests conventions
 
 
 def load(path):

@@ -19,6 +19,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests"))
+from nccl_facts import FACTOR  # noqa: E402  busbw / algbw, nccl-tests conventions
+
 BENCH, CASE, LIBDIR = sys.argv[1], sys.argv[2], sys.argv[3]
 COUNTER = sys.argv[4] if len(sys.argv) > 4 else None
 BUSBW = 100.0  # NCCLSIM_BUSBW_GBS
@@ -32,15 +35,15 @@ REDUCING = {"AllReduce", "ReduceScatter", "Reduce"}
 
 # --op name -> (JSON row names, count is per rank, bus factor(n))
 OPS = {
-    "allreduce": (["AllReduce"], False, lambda n: 2 * (n - 1) / n),
-    "allgather": (["AllGather"], True, lambda n: (n - 1) / n),
-    "reducescatter": (["ReduceScatter"], True, lambda n: (n - 1) / n),
-    "broadcast": (["Broadcast"], False, lambda n: 1.0),
-    "reduce": (["Reduce"], False, lambda n: 1.0),
-    "alltoall": (["AlltoAll"], True, lambda n: (n - 1) / n),
-    "gather": (["Gather"], True, lambda n: (n - 1) / n),
-    "scatter": (["Scatter"], True, lambda n: (n - 1) / n),
-    "sendrecv": (["Send", "Recv"], False, lambda n: 1.0),
+    "allreduce": (["AllReduce"], False, FACTOR["AllReduce"]),
+    "allgather": (["AllGather"], True, FACTOR["AllGather"]),
+    "reducescatter": (["ReduceScatter"], True, FACTOR["ReduceScatter"]),
+    "broadcast": (["Broadcast"], False, FACTOR["Broadcast"]),
+    "reduce": (["Reduce"], False, FACTOR["Reduce"]),
+    "alltoall": (["AlltoAll"], True, FACTOR["AlltoAll"]),
+    "gather": (["Gather"], True, FACTOR["Gather"]),
+    "scatter": (["Scatter"], True, FACTOR["Scatter"]),
+    "sendrecv": (["Send", "Recv"], False, FACTOR["Send"]),
 }
 LAUNCHER_VARS = ["RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
                  "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
