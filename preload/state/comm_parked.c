@@ -9,20 +9,23 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 void tap_parked_add(const struct tap_parked *p)
 {
     pthread_mutex_lock(&lock);
-    if (nparked < TAP_PARKED_MAX)
-        parked[nparked++] = *p;
+    if (nparked < TAP_PARKED_MAX) {
+        parked[nparked] = *p;
+        parked[nparked++].owner = pthread_self();
+    }
     pthread_mutex_unlock(&lock);
 }
 
-unsigned tap_parked_take_born(struct tap_parked *born, unsigned max, bool forget_empty)
+unsigned tap_parked_take_born(struct tap_parked *born, unsigned max, bool forget_mine)
 {
     unsigned nborn = 0, kept = 0;
+    pthread_t self = pthread_self();
     pthread_mutex_lock(&lock);
     for (unsigned i = 0; i < nparked; i++) {
         bool appeared = *parked[i].where != NULL;
         if (appeared && nborn < max)
             born[nborn++] = parked[i];
-        else if (appeared || !forget_empty)
+        else if (appeared || !forget_mine || !pthread_equal(parked[i].owner, self))
             parked[kept++] = parked[i];
     }
     nparked = kept;
