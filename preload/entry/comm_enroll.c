@@ -54,6 +54,8 @@ static _Atomic unsigned enrolling;
 
 void tap_comm_enroll_born(bool forget_mine)
 {
+    if (!tap_parked_any())
+        return;
     struct tap_parked born[TAP_PARKED_MAX];
     atomic_fetch_add(&enrolling, 1);
     unsigned n = tap_parked_take_born(born, TAP_PARKED_MAX, forget_mine);

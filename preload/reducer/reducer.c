@@ -150,7 +150,7 @@ static void add_pending(const struct tap_op_rec *op, struct group *g)
     p->group = g;
 }
 
-/* An op counted without a time, on its own. */
+/* An op counted without a time, on its own (as on_op does). */
 static void settle_alone(const struct tap_op_rec *op)
 {
     if (op->flags & TAP_OPF_FAILED) {
@@ -180,11 +180,17 @@ static void on_op(const struct tap_op_rec *op)
 {
     if (op->group_id) {
         gather(op);
-    } else if ((op->flags & TAP_OPF_TIMED) && !(op->flags & TAP_OPF_FAILED)) {
+        return;
+    }
+    if (op->flags & TAP_OPF_FAILED)
+        tap_reducer_totals.failed++;
+    else if (op->flags & TAP_OPF_TIMED) {
         tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
         add_pending(op, NULL);
-    } else {
-        settle_alone(op);
+    }
+    else {
+        tap_stats_record(op, 1, NULL);
+        tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
     }
 }
 

@@ -38,6 +38,10 @@ void tap_parked_add(const struct tap_parked *p);
  * (NCCL_SPLIT_NOCOLOR) or the group failed. */
 unsigned tap_parked_take_born(struct tap_parked *born, unsigned max, bool forget_mine);
 
+/* Whether any child is parked, without the lock: most group ends have
+ * none to look for. */
+bool tap_parked_any(void);
+
 /* The table's capacity: `born` of this size takes every child. */
 #define TAP_PARKED_MAX 256
 
