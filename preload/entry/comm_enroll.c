@@ -1,5 +1,8 @@
 #include "entry/comm_enroll.h"
 
+#include <sched.h>
+#include <stdatomic.h>
+
 #include "base/monotonic.h"
 #include "base/utf8.h"
 #include "cuda/gpu_timing.h"
@@ -15,17 +18,18 @@ void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_c
                      const char *name, int rank, int nranks, uint64_t start_ns)
 {
     struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
-    if (c && start_ns)
+    bool its_own = c->origin != TAP_ORIGIN_OVERFLOW; /* not one shared by many */
+    if (its_own && start_ns)
         c->init_ns = tap_monotonic_ns() - start_ns;
     tap_bring_up();
     tap_runtime_start();
     if (tap_gpu_init()) {
         tap_pool_of_current_context();
-        if (c)
+        if (its_own)
             tap_gpu_uuid(c->device, c->gpu_uuid, sizeof c->gpu_uuid);
     }
     tap_tracing_start();
-    if (c)
+    if (its_own)
         TAP_TRACE(comm_init, c, real_nccl()->version);
 }
 
@@ -36,19 +40,29 @@ void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, en
         tap_comm_enroll(*where, id, parent, origin, name, rank, nranks, start_ns);
         return;
     }
-    struct tap_parked p = {where, start_ns, id, parent, origin, "", rank, nranks};
+    struct tap_parked p = {.where = where, .start_ns = start_ns, .id = id, .parent = parent, .origin = origin,
+                           .rank = rank, .nranks = nranks};
     if (name)
         tap_utf8_copy(p.name, sizeof p.name, name);
     tap_parked_add(&p);
 }
 
-void tap_comm_enroll_born(bool forget_empty)
+/* Threads between taking born children out of the parked table and
+ * registering them: raised before the taking, so that a thread that finds
+ * neither the child parked nor registered knows to wait for it. */
+static _Atomic unsigned enrolling;
+
+void tap_comm_enroll_born(bool forget_mine)
 {
+    if (!tap_parked_any())
+        return;
     struct tap_parked born[TAP_PARKED_MAX];
-    unsigned n = tap_parked_take_born(born, TAP_PARKED_MAX, forget_empty);
+    atomic_fetch_add(&enrolling, 1);
+    unsigned n = tap_parked_take_born(born, TAP_PARKED_MAX, forget_mine);
     for (unsigned i = 0; i < n; i++)
         tap_comm_enroll(*born[i].where, born[i].id, born[i].parent, born[i].origin,
                         born[i].name[0] ? born[i].name : NULL, born[i].rank, born[i].nranks, born[i].start_ns);
+    atomic_fetch_sub(&enrolling, 1);
 }
 
 struct tap_comm *tap_comm_lookup(ncclComm_t handle)
@@ -57,7 +71,11 @@ struct tap_comm *tap_comm_lookup(ncclComm_t handle)
     if (c || !handle)
         return c;
     tap_comm_enroll_born(false); /* a child whose handle came late? */
-    if ((c = tap_comm_find(handle)) != NULL)
+    /* Or one another thread has taken out to enroll: a split child's handle
+     * appears to every thread at once. */
+    while ((c = tap_comm_find(handle)) == NULL && atomic_load(&enrolling) > 0)
+        sched_yield();
+    if (c)
         return c;
     uint64_t id = tap_hash(TAP_HASH_SEED, &handle, sizeof handle);
     return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1);

@@ -13,7 +13,8 @@
 #include "abi/nccl_abi.h"
 #include "state/comm_registry.h"
 
-/* Enrolls `handle`; start_ns: when the call that made it began (0: unknown). */
+/* Enrolls `handle`; start_ns: when the call that made it began (0: unknown).
+ * Past the registry's limit or without memory, its calls go to (overflow). */
 void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
                      const char *name, int rank, int nranks, uint64_t start_ns);
 
@@ -21,9 +22,10 @@ void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_c
 void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
                              const char *name, int rank, int nranks, uint64_t start_ns);
 
-/* Enrolls the parked children whose handles have appeared; with
- * `forget_empty` (after a group ends) drops those that did not. */
-void tap_comm_enroll_born(bool forget_empty);
+/* Enrolls the parked children whose handles have appeared, any thread's;
+ * with `forget_mine` (after this thread's outermost group ends) drops this
+ * thread's that did not. */
+void tap_comm_enroll_born(bool forget_mine);
 
 /* The communicator of `handle`: lock-free when registered. Otherwise a
  * parked child whose handle came late, or a handle created where nccltap

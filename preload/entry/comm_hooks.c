@@ -151,18 +151,44 @@ void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, co
                             rank, nranks, call_start_ns);
 }
 
-static void set_state(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
+/* The communicator a finalize, destroy or abort just ended, or NULL. Its
+ * handle may already be another's: once NCCL has freed it, another thread
+ * can be given the same address and register it before this hook runs.
+ * The one meant was registered before the call began. */
+static struct tap_comm *ended(ncclResult_t r, ncclComm_t comm)
 {
     struct tap_comm *c = comm && (r == ncclSuccess || r == ncclInProgress) ? tap_comm_find(comm) : NULL;
-    if (!c)
+    return c && c->registered_ns <= call_start_ns ? c : NULL; /* (overflow): 0 */
+}
+
+/* (overflow) holds many communicators: it has no state of its own. */
+static void set_state(struct tap_comm *c, enum tap_comm_state state)
+{
+    if (c->origin == TAP_ORIGIN_OVERFLOW)
         return;
     atomic_store(&c->state, (int)state);
     TAP_TRACE(comm_destroy, c, (int)state);
 }
 
-void tap_comm_after_ncclCommFinalize(ncclResult_t r, ncclComm_t comm) { set_state(r, comm, TAP_COMM_FINALIZED); }
-void tap_comm_after_ncclCommDestroy(ncclResult_t r, ncclComm_t comm) { set_state(r, comm, TAP_COMM_DESTROYED); }
-void tap_comm_after_ncclCommAbort(ncclResult_t r, ncclComm_t comm) { set_state(r, comm, TAP_COMM_ABORTED); }
+void tap_comm_after_ncclCommFinalize(ncclResult_t r, ncclComm_t comm)
+{
+    struct tap_comm *c = ended(r, comm);
+    if (c)
+        set_state(c, TAP_COMM_FINALIZED);
+}
+
+/* Retired: NCCL may hand the address out again, for a new communicator. */
+static void gone(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
+{
+    struct tap_comm *c = ended(r, comm);
+    if (!c)
+        return;
+    set_state(c, state);
+    tap_comm_retire(comm, c);
+}
+
+void tap_comm_after_ncclCommDestroy(ncclResult_t r, ncclComm_t comm) { gone(r, comm, TAP_COMM_DESTROYED); }
+void tap_comm_after_ncclCommAbort(ncclResult_t r, ncclComm_t comm) { gone(r, comm, TAP_COMM_ABORTED); }
 
 bool tap_group_before_ncclGroupStart(void) { return true; }
 void tap_group_after_ncclGroupStart(ncclResult_t r) { tap_group_start_done(r); }

@@ -69,6 +69,7 @@ static bool grow(void **array, unsigned *cap, size_t elem, unsigned need)
     return true;
 }
 
+/* NULL without memory (counted, and said once). */
 static struct group *open_group(uint64_t id)
 {
     for (unsigned i = 0; i < nopen; i++)
@@ -77,6 +78,7 @@ static struct group *open_group(uint64_t id)
     struct group *g = calloc(1, sizeof *g);
     if (!g || !grow((void **)&open_groups, &open_cap, sizeof *open_groups, nopen + 1)) {
         free(g);
+        tap_note_no_memory("a group's calls: they are counted without their group's time");
         return NULL;
     }
     g->id = id;
@@ -130,6 +132,7 @@ static void add_pending(const struct tap_op_rec *op, struct group *g)
 {
     timed_this_pass++;
     if (!grow((void **)&pending, &pending_cap, sizeof *pending, npending + 1)) {
+        tap_note_no_memory("timed calls: they are counted without a time");
         /* No memory to wait for it: count it without a time. Its events go
          * back to the pool at once (re-recording one still in flight is
          * allowed; the later record wins). */
@@ -147,12 +150,36 @@ static void add_pending(const struct tap_op_rec *op, struct group *g)
     p->group = g;
 }
 
+/* An op counted without a time, on its own (as on_op does). */
+static void settle_alone(const struct tap_op_rec *op)
+{
+    if (op->flags & TAP_OPF_FAILED) {
+        tap_reducer_totals.failed++;
+        return;
+    }
+    tap_stats_record(op, 1, NULL);
+    tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
+}
+
+/* A group's member waits for its ncclGroupEnd record. Without memory to
+ * gather it, it is counted at once, without its group: in a row even if
+ * its group turns out simulated or failed, but counted. */
+static void gather(const struct tap_op_rec *op)
+{
+    struct group *g = open_group(op->group_id);
+    if (g && grow((void **)&g->members, &g->cap, sizeof *g->members, g->n + 1)) {
+        g->members[g->n++] = *op;
+        return;
+    }
+    if (g)
+        tap_note_no_memory("a group's calls: they are counted without their group's time");
+    settle_alone(op);
+}
+
 static void on_op(const struct tap_op_rec *op)
 {
     if (op->group_id) {
-        struct group *g = open_group(op->group_id);
-        if (g && grow((void **)&g->members, &g->cap, sizeof *g->members, g->n + 1))
-            g->members[g->n++] = *op;
+        gather(op);
         return;
     }
     if (op->flags & TAP_OPF_FAILED)
@@ -170,10 +197,13 @@ static void on_op(const struct tap_op_rec *op)
 static void on_group_stream(const struct tap_group_stream_rec *rec)
 {
     struct group *g = open_group(rec->group_id);
-    if (g && grow((void **)&g->streams, &g->streams_cap, sizeof *g->streams, g->nstreams + 1))
+    if (g && grow((void **)&g->streams, &g->streams_cap, sizeof *g->streams, g->nstreams + 1)) {
         g->streams[g->nstreams++] = *rec;
-    else
-        return_events(rec->ev_start, rec->ev_end);
+        return;
+    }
+    if (g) /* the group goes untimed (on_group_end) */
+        tap_note_no_memory("a group's calls: they are counted without their group's time");
+    return_events(rec->ev_start, rec->ev_end);
 }
 
 static void on_group_end(const struct tap_group_end_rec *rec)

@@ -5,7 +5,7 @@
 const char *tap_comm_origin_name(enum tap_comm_origin o)
 {
     static const char *const names[] = {"init", "initall", "config", "scalable",
-                                        "split", "shrink", "grow", "unregistered"};
+                                        "split", "shrink", "grow", "unregistered", "overflow"};
     return names[o];
 }
 

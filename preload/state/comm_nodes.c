@@ -4,6 +4,8 @@
 
 int tap_comm_nodes(const struct tap_comm *comm)
 {
+    if (comm->origin == TAP_ORIGIN_OVERFLOW)
+        return 0; /* many communicators' calls */
     if (comm->nranks <= 1)
         return 1;
     int here = 0;

@@ -9,7 +9,7 @@
 
 /* 1 for one rank, or when all its ranks are in this process; the
  * launcher's node count (tap_config.job_nodes) when it has all the job's
- * ranks; otherwise 0, unknown. */
+ * ranks; otherwise 0, unknown (always for (overflow)). */
 int tap_comm_nodes(const struct tap_comm *comm);
 
 #endif

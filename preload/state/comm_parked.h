@@ -2,11 +2,15 @@
  * Grow set *newcomm only once the child exists: at the outermost
  * ncclGroupEnd when called in a group, later still on a non-blocking
  * communicator. Until then the child is parked here with the identity it
- * will have, and enrolled (entry/comm_enroll.c) when its handle appears.
+ * will have, and enrolled (entry/comm_enroll.c) when its handle appears,
+ * whichever thread sees it first. Only the thread that parked a child
+ * forgets it: groups are per thread, and another thread's group end says
+ * nothing of this one's children.
  * Any thread; a mutex guards the table (cold path: communicator calls). */
 #ifndef NCCLTAP_COMM_PARKED_H
 #define NCCLTAP_COMM_PARKED_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,16 +24,23 @@ struct tap_parked {
     enum tap_comm_origin origin;
     char name[64];      /* "" when none */
     int rank, nranks;
+    pthread_t owner;    /* the thread that parked it: set by tap_parked_add */
 };
 
-/* Parks a child (its name is copied). Dropped when the table is full. */
+/* Parks a child (its name is copied) for the calling thread. Dropped when
+ * the table is full. */
 void tap_parked_add(const struct tap_parked *p);
 
 /* Takes out the children whose handles have appeared, at most `max`, into
- * `born`; returns how many. With `forget_empty`, children whose handle is
- * still NULL are dropped: NCCL said no child for this rank
+ * `born`; returns how many. With `forget_mine` (the calling thread's
+ * outermost group has ended), the calling thread's children whose handle
+ * is still NULL are dropped: NCCL said no child for this rank
  * (NCCL_SPLIT_NOCOLOR) or the group failed. */
-unsigned tap_parked_take_born(struct tap_parked *born, unsigned max, bool forget_empty);
+unsigned tap_parked_take_born(struct tap_parked *born, unsigned max, bool forget_mine);
+
+/* Whether any child is parked, without the lock: most group ends have
+ * none to look for. */
+bool tap_parked_any(void);
 
 /* The table's capacity: `born` of this size takes every child. */
 #define TAP_PARKED_MAX 256

@@ -4,15 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
+#include "base/monotonic.h"
 #include "nccl/real_nccl.h"
 #include "base/utf8.h"
 
-/* Open addressing, linear probing, keys never removed: a destroyed handle's
- * slot is reused if NCCL hands out the same address again. Half full at most. */
-#define TABLE_SLOTS 8192u
-#define MAX_COMMS (TABLE_SLOTS / 2)
+/* Open addressing, linear probing, keys never removed: a retired handle
+ * keeps its slot with no communicator, and takes it again if NCCL hands out
+ * the same address. Half full at most: TAP_COMM_MAX keys are kept for
+ * registered communicators, as many for handles counted in (overflow);
+ * past those, such a handle is not kept, and each thread finds (overflow)
+ * again through tap_comm_register when its cached lookup misses. */
+#define TABLE_SLOTS (4 * TAP_COMM_MAX)
+#define MAX_KEYS (TABLE_SLOTS / 2)
 
 struct slot {
     _Atomic(ncclComm_t) key;
@@ -20,11 +26,23 @@ struct slot {
 };
 
 _Atomic uint32_t tap_comm_generation;
+_Atomic uint64_t tap_no_memory;
 static struct slot table[TABLE_SLOTS];
-static struct tap_comm *_Atomic all[MAX_COMMS];
+static unsigned nkeys;             /* under register_lock */
+/* In creation order, (overflow) among them from its first call. */
+static struct tap_comm *_Atomic all[TAP_COMM_MAX + 1];
 static _Atomic unsigned ncomms;
+static struct tap_comm overflow;
+static _Atomic bool overflow_listed; /* written under register_lock */
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_flag full_said = ATOMIC_FLAG_INIT;
+static atomic_flag no_memory_said = ATOMIC_FLAG_INIT;
+
+void tap_note_no_memory(const char *what)
+{
+    atomic_fetch_add_explicit(&tap_no_memory, 1, memory_order_relaxed);
+    TAP_LOG_ONCE(no_memory_said, "out of memory for %s; counted in totals.no_memory", what);
+}
 
 uint64_t tap_hash(uint64_t h, const void *data, size_t len)
 {
@@ -45,9 +63,9 @@ static unsigned slot_of(ncclComm_t handle)
     return (unsigned)x & (TABLE_SLOTS - 1);
 }
 
-struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
-                                   enum tap_comm_origin origin, const char *name,
-                                   int rank, int nranks)
+/* A new record, filled from what the caller and NCCL say; NULL without memory. */
+static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t parent_id,
+                                   enum tap_comm_origin origin, const char *name, int rank, int nranks)
 {
     struct tap_comm *c = calloc(1, sizeof *c);
     if (!c)
@@ -60,6 +78,7 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
     c->rank = rank;
     c->nranks = nranks;
     c->device = -1;
+    c->registered_ns = tap_monotonic_ns();
     if (name)
         tap_utf8_copy(c->name, sizeof c->name, name); /* whole characters: a cut name stays UTF-8 */
     if (rank < 0 && r->ncclCommUserRank && r->ncclCommUserRank(handle, &c->rank) != ncclSuccess)
@@ -68,28 +87,75 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
         c->nranks = -1;
     if (r->ncclCommCuDevice)
         r->ncclCommCuDevice(handle, &c->device);
+    return c;
+}
 
-    pthread_mutex_lock(&register_lock);
+/* Appends c to the list; under register_lock. */
+static void list_locked(struct tap_comm *c)
+{
     unsigned n = atomic_load(&ncomms);
-    if (n == MAX_COMMS) {
-        pthread_mutex_unlock(&register_lock);
-        TAP_LOG_ONCE(full_said, "more than %u communicators: later ones are counted under the last one", MAX_COMMS);
-        free(c);
-        return atomic_load(&all[MAX_COMMS - 1]);
-    }
     c->creation = n;
     atomic_store(&all[n], c);
     atomic_store(&ncomms, n + 1);
+}
+
+/* (overflow), listed at its first use: one per process (its id too, so
+ * that the report never merges two processes' as one communicator). */
+static struct tap_comm *overflow_locked(void)
+{
+    if (!overflow_listed) {
+        pid_t pid = getpid();
+        overflow.id = tap_hash(tap_hash(TAP_HASH_SEED, "(overflow)", 10), &pid, sizeof pid);
+        overflow.origin = TAP_ORIGIN_OVERFLOW;
+        overflow.rank = overflow.nranks = overflow.device = -1;
+        strcpy(overflow.name, "(overflow)");
+        list_locked(&overflow);
+        overflow_listed = true;
+    }
+    return &overflow;
+}
+
+/* handle -> c, where the table has room for it; under register_lock. */
+static void map_locked(ncclComm_t handle, struct tap_comm *c)
+{
     for (unsigned i = slot_of(handle);; i = (i + 1) & (TABLE_SLOTS - 1)) {
         ncclComm_t k = atomic_load_explicit(&table[i].key, memory_order_relaxed);
+        if (k == NULL && (c == &overflow ? nkeys >= MAX_KEYS - TAP_COMM_MAX : nkeys == MAX_KEYS))
+            return;
         if (k == handle || k == NULL) {
+            nkeys += k == NULL;
             atomic_store_explicit(&table[i].value, c, memory_order_release);
             atomic_store_explicit(&table[i].key, handle, memory_order_release);
             atomic_fetch_add_explicit(&tap_comm_generation, 1, memory_order_release);
-            break;
+            return;
         }
     }
+}
+
+static unsigned registered(void) { return atomic_load(&ncomms) - overflow_listed; }
+
+struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
+                                   enum tap_comm_origin origin, const char *name,
+                                   int rank, int nranks)
+{
+    /* Read unlocked: a stale count only costs an allocation given back. */
+    struct tap_comm *c = registered() < TAP_COMM_MAX
+                       ? new_record(handle, id, parent_id, origin, name, rank, nranks) : NULL;
+    bool no_memory = !c && registered() < TAP_COMM_MAX;
+    pthread_mutex_lock(&register_lock);
+    if (c && registered() < TAP_COMM_MAX) {
+        list_locked(c);
+    } else {
+        free(c);
+        c = overflow_locked();
+        if (!no_memory)
+            TAP_LOG_ONCE(full_said, "more than %u communicators: the calls of later ones are counted in the "
+                         "(overflow) communicator", TAP_COMM_MAX);
+    }
+    map_locked(handle, c);
     pthread_mutex_unlock(&register_lock);
+    if (no_memory)
+        tap_note_no_memory("a communicator's record: its calls are counted in the (overflow) communicator");
     return c;
 }
 
@@ -102,6 +168,24 @@ struct tap_comm *tap_comm_find(ncclComm_t handle)
         if (k == NULL)
             return NULL;
     }
+}
+
+void tap_comm_retire(ncclComm_t handle, const struct tap_comm *c)
+{
+    pthread_mutex_lock(&register_lock);
+    for (unsigned i = slot_of(handle);; i = (i + 1) & (TABLE_SLOTS - 1)) {
+        ncclComm_t k = atomic_load_explicit(&table[i].key, memory_order_relaxed);
+        if (k == NULL)
+            break;
+        if (k == handle) {
+            if (atomic_load_explicit(&table[i].value, memory_order_relaxed) == c) {
+                atomic_store_explicit(&table[i].value, NULL, memory_order_release);
+                atomic_fetch_add_explicit(&tap_comm_generation, 1, memory_order_release);
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&register_lock);
 }
 
 unsigned tap_comm_count(void) { return atomic_load(&ncomms); }
@@ -119,6 +203,9 @@ struct tap_comm *tap_comm_at(unsigned i) { return atomic_load(&all[i]); }
 void tap_comm_registry_reset(void)
 {
     memset(table, 0, sizeof table);
+    nkeys = 0;
+    memset(&overflow, 0, sizeof overflow);
+    overflow_listed = false;
     atomic_store(&ncomms, 0);
     atomic_fetch_add(&tap_comm_generation, 1);
 }

@@ -1,6 +1,10 @@
 /* Every communicator the application creates, found from its handle on the
  * hot path without a lock. Entries are never freed: the reducer may still
- * hold records that point at a destroyed communicator. */
+ * hold records that point at a destroyed communicator. A destroyed handle
+ * is retired, so that the address, when NCCL hands it out again, is a new
+ * communicator. Past TAP_COMM_MAX communicators, or when a record cannot
+ * be allocated, calls are counted in one communicator of their own, named
+ * "(overflow)", origin "overflow": never in another's. */
 #ifndef NCCLTAP_COMM_REGISTRY_H
 #define NCCLTAP_COMM_REGISTRY_H
 
@@ -13,7 +17,8 @@
 
 enum tap_comm_origin {
     TAP_ORIGIN_INIT, TAP_ORIGIN_INITALL, TAP_ORIGIN_CONFIG, TAP_ORIGIN_SCALABLE,
-    TAP_ORIGIN_SPLIT, TAP_ORIGIN_SHRINK, TAP_ORIGIN_GROW, TAP_ORIGIN_UNREGISTERED
+    TAP_ORIGIN_SPLIT, TAP_ORIGIN_SHRINK, TAP_ORIGIN_GROW, TAP_ORIGIN_UNREGISTERED,
+    TAP_ORIGIN_OVERFLOW /* the "(overflow)" communicator: calls of those not registered */
 };
 enum tap_comm_state { TAP_COMM_ALIVE, TAP_COMM_FINALIZED, TAP_COMM_DESTROYED, TAP_COMM_ABORTED };
 
@@ -50,6 +55,7 @@ struct tap_comm {
      * start to its handle's appearing: connection set-up, bootstrap. 0 when
      * nccltap did not see the call. */
     uint64_t init_ns;
+    uint64_t registered_ns; /* CLOCK_MONOTONIC when nccltap registered it */
     enum tap_comm_origin origin;
     _Atomic int state;           /* enum tap_comm_state */
     _Atomic uint64_t seq;        /* operations issued: the next op's number */
@@ -59,10 +65,14 @@ struct tap_comm {
     struct tap_hint hints[TAP_OP_COUNT][TAP_SIZE_CLASSES];
 };
 
+/* Communicators registered one by one; later ones are counted in (overflow). */
+#define TAP_COMM_MAX 4096u
+
 /* Registers a new communicator. rank and nranks as the caller knows them, or
  * -1 to ask NCCL; the device is asked. Cold path (a mutex and an allocation);
  * the caller starts the runtime (tap_runtime_start).
- * Returns NULL only when memory is exhausted. */
+ * Returns the (overflow) communicator past TAP_COMM_MAX or when memory is
+ * exhausted; never NULL. */
 struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
                                    enum tap_comm_origin origin, const char *name,
                                    int rank, int nranks);
@@ -71,8 +81,20 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
  * while it stays the same. */
 extern _Atomic uint32_t tap_comm_generation;
 
-/* The communicator registered for `handle`, or NULL; never registers. */
+/* The communicator registered for `handle`, or NULL (never registered, or
+ * retired); never registers. */
 struct tap_comm *tap_comm_find(ncclComm_t handle);
+
+/* After ncclCommDestroy or ncclCommAbort: `handle` names no communicator
+ * now, unless it already names another than c (a newer one); c stays, in
+ * the outputs. Cold path. */
+void tap_comm_retire(ncclComm_t handle, const struct tap_comm *c);
+
+/* Allocations that failed, in the shim's state or the reducer (totals
+ * no_memory): what they would have held is still counted, in (overflow) or
+ * without its group. The first is said on stderr. Any thread. */
+extern _Atomic uint64_t tap_no_memory;
+void tap_note_no_memory(const char *what);
 
 /* Stable snapshot for writers: communicator i of n, in creation order. */
 unsigned tap_comm_count(void);

@@ -190,10 +190,14 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     uint64_t dropped = atomic_load(&tap_totals.dropped);
     uint64_t calls = tap_comm_total_calls();
     uint64_t settled = in_rows + dropped + r->failed + r->simulated;
-    fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"timed\": %llu, \"untimed\": %llu, "
+    /* Allocations that failed: their calls are in (overflow) or in rows
+     * without their group, not lost. */
+    fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"no_memory\": %llu, "
+               "\"timed\": %llu, \"untimed\": %llu, "
                "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
                "\"in_flight\": %llu, \"ops_lines_dropped\": %llu}\n}\n",
             (unsigned long long)calls, (unsigned long long)dropped,
+            (unsigned long long)atomic_load(&tap_no_memory),
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
             (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,

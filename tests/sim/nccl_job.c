@@ -1,10 +1,12 @@
 #include "nccl_job.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nccl_group.h"
+#include "nccl_knobs.h"
 #include "nccl_rdv.h"
 #include "nccl_segment.h"
 #include "nccl_shm.h"
@@ -15,12 +17,42 @@ uint64_t sim_comm_id(const ncclUniqueId *uid)
     return sim_hash_bytes(uid->internal, sizeof uid->internal);
 }
 
+/* Communicators destroyed, for NCCLSIM_REUSE_HANDLES: the last one is
+ * handed out first, as malloc's per-thread caches do. */
+static pthread_mutex_t freed_lock = PTHREAD_MUTEX_INITIALIZER;
+static ncclComm_t freed;
+
+ncclComm_t sim_comm_alloc(void)
+{
+    pthread_mutex_lock(&freed_lock);
+    ncclComm_t c = freed;
+    if (c)
+        freed = *(ncclComm_t *)c;
+    pthread_mutex_unlock(&freed_lock);
+    if (!c)
+        return calloc(1, sizeof *c);
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+void sim_comm_free(ncclComm_t c)
+{
+    if (!sim_knobs()->reuse_handles) {
+        free(c);
+        return;
+    }
+    pthread_mutex_lock(&freed_lock);
+    *(ncclComm_t *)c = freed;
+    freed = c;
+    pthread_mutex_unlock(&freed_lock);
+}
+
 struct sim_job *sim_job_new(enum sim_job_kind kind, const char *what, int device, ncclComm_t *out)
 {
     struct sim_job *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
-    j->comm = calloc(1, sizeof *j->comm);
+    j->comm = sim_comm_alloc();
     if (!j->comm) {
         free(j);
         return NULL;

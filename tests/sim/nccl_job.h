@@ -44,6 +44,11 @@ struct sim_job *sim_job_new(enum sim_job_kind kind, const char *what, int device
 /* Frees a job that was never run, and its communicator. */
 void sim_job_free(struct sim_job *job);
 
+/* A new communicator's memory, zeroed; with NCCLSIM_REUSE_HANDLES, the
+ * last destroyed one's (sim_comm_free), as NCCL's allocator may give. */
+ncclComm_t sim_comm_alloc(void);
+void sim_comm_free(ncclComm_t c);
+
 /* Runs both phases for every job; frees them. Returns the first error. */
 ncclResult_t sim_jobs_run(struct sim_job **jobs, int n);
 

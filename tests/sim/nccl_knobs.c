@@ -25,6 +25,7 @@ static void read_knobs(void)
         fprintf(stderr, "ncclsim: NCCLSIM_SLOW_LINK_FACTOR has no effect without NCCLSIM_SLOW_LINK_RANK\n");
     knobs.first_call_us = sim_env_double("NCCLSIM_FIRST_CALL_US", 0, 0, 1e9, "a number of microseconds >= 0");
     knobs.data = (int)sim_env_long("NCCLSIM_DATA", 0, 0, 1, "0 or 1");
+    knobs.reuse_handles = (int)sim_env_long("NCCLSIM_REUSE_HANDLES", 0, 0, 1, "0 or 1");
     if (knobs.slow_rank >= 0 && knobs.slow_us == 0)
         fprintf(stderr, "ncclsim: NCCLSIM_SLOW_RANK=%d has no effect without NCCLSIM_SLOW_US\n",
                 knobs.slow_rank);

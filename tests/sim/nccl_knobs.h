@@ -15,6 +15,7 @@ struct sim_knobs {
     double slow_link_factor;  /* NCCLSIM_SLOW_LINK_FACTOR */
     double first_call_us;  /* NCCLSIM_FIRST_CALL_US */
     int data;              /* NCCLSIM_DATA */
+    int reuse_handles;     /* NCCLSIM_REUSE_HANDLES */
 };
 
 const struct sim_knobs *sim_knobs(void);

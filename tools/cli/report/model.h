@@ -164,6 +164,7 @@ struct totals {
     uint64_t lost;       /* timed ops whose events never completed (optional) */
     uint64_t simulated;  /* in groups closed by ncclGroupSimulateEnd (optional) */
     uint64_t ops_lines_dropped; /* per-op log lines past NCCLTAP_OPS_MAX_MB (optional) */
+    uint64_t no_memory;  /* allocations the shim could not make (optional) */
 };
 
 /* Adds b into a. */

@@ -204,6 +204,10 @@ static void print_comm_heading(const struct comm_summary *c, const char *id,
         fputs(" (not in any file's communicator list)\n", out);
         return;
     }
+    if (c->nranks < 0 && strcmp(c->name, "(overflow)") == 0) { /* the shim's, not one communicator */
+        fputs(" \"(overflow)\": calls of communicators past the shim's 4,096, or without memory\n", out);
+        return;
+    }
     if (c->name[0])
         fprintf(out, " \"%s\"", shown_quoted(c->name, buf));
     fprintf(out, ", %d rank%s", c->nranks, c->nranks == 1 ? "" : "s");
@@ -429,12 +433,14 @@ static const struct counter {
     { "failed", "NCCL returned an error (in no row)", NULL, NULL },
     { "lost", "timed, but their events never completed (context destroyed)", NULL, NULL },
     { "simulated", "in groups closed by ncclGroupSimulateEnd: never ran, in no row", NULL, NULL },
+    { "no_memory", "allocations the shim could not make",
+      "the calls it could not record are in (overflow), or have no group time", "give the job more memory" },
 };
 
 static uint64_t counter_value(const struct totals *t, size_t i)
 {
     const uint64_t v[] = { t->calls, t->dropped, t->timed, t->untimed, t->captured, t->pending,
-                           t->failed, t->lost, t->simulated };
+                           t->failed, t->lost, t->simulated, t->no_memory };
     return v[i];
 }
 
