@@ -1,4 +1,5 @@
 #include "state/comm_registry.h"
+#include "state/shared.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -26,7 +27,6 @@ struct slot {
 };
 
 _Atomic uint32_t tap_comm_generation;
-_Atomic uint64_t tap_no_memory;
 static struct slot table[TABLE_SLOTS];
 static unsigned nkeys;             /* under register_lock */
 /* In creation order, (overflow) among them from its first call. */
@@ -36,13 +36,7 @@ static struct tap_comm overflow;
 static _Atomic bool overflow_listed; /* written under register_lock */
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_flag full_said = ATOMIC_FLAG_INIT;
-static atomic_flag no_memory_said = ATOMIC_FLAG_INIT;
 
-void tap_note_no_memory(const char *what)
-{
-    atomic_fetch_add_explicit(&tap_no_memory, 1, memory_order_relaxed);
-    TAP_LOG_ONCE(no_memory_said, "out of memory for %s; counted in totals.no_memory", what);
-}
 
 uint64_t tap_hash(uint64_t h, const void *data, size_t len)
 {

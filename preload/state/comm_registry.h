@@ -90,11 +90,6 @@ struct tap_comm *tap_comm_find(ncclComm_t handle);
  * the outputs. Cold path. */
 void tap_comm_retire(ncclComm_t handle, const struct tap_comm *c);
 
-/* Allocations that failed, in the shim's state or the reducer (totals
- * no_memory): what they would have held is still counted, in (overflow) or
- * without its group. The first is said on stderr. Any thread. */
-extern _Atomic uint64_t tap_no_memory;
-void tap_note_no_memory(const char *what);
 
 /* Stable snapshot for writers: communicator i of n, in creation order. */
 unsigned tap_comm_count(void);

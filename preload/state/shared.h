@@ -22,6 +22,13 @@ extern struct tap_totals tap_totals;
 /* Op records to the reducer; NULL until the first communicator appears. */
 extern struct mpmc_queue *_Atomic tap_ring;
 
+/* Allocations that failed, in the shim's state, statistics or the reducer
+ * (totals no_memory): what they would have held is still counted, in
+ * (overflow), without its group or its time, or as a call in no row
+ * (tap_stats_calls_without_row). The first is said on stderr. Any thread. */
+extern _Atomic uint64_t tap_no_memory;
+void tap_note_no_memory(const char *what);
+
 /* Advanced by the reducer every NCCLTAP_INTERVAL_MS; the timing policy
  * times at least one op per key in each. */
 extern _Atomic uint32_t tap_interval_no;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "state/comm_registry.h"
+#include "state/shared.h"
 #include "nccl/nccl_ops.h"
 #include "stats/site_stats.h"
 
@@ -14,6 +15,7 @@ static struct tap_stat *entries;
 static unsigned nentries, entries_cap;
 static unsigned *index_of; /* slot -> entry index + 1, 0 empty */
 static unsigned index_slots;
+static uint64_t calls_without_row; /* tap_stats_calls_without_row */
 
 static uint64_t key_hash(const struct tap_comm *c, int op, int dtype, int cls)
 {
@@ -100,8 +102,10 @@ unsigned tap_stat_hist_bucket(uint64_t ns)
 
 __attribute__((noinline)) static void add_time(struct tap_stat *s, const struct tap_timing *t)
 {
-    if (!s->hist && !(s->hist = calloc(TAP_HIST_BUCKETS, sizeof *s->hist)))
+    if (!s->hist && !(s->hist = calloc(TAP_HIST_BUCKETS, sizeof *s->hist))) {
+        tap_note_no_memory("a duration histogram (the call is counted, not timed)");
         return;
+    }
     uint64_t d = t->duration_ns;
     s->timed++;
     if (!s->has_first) {
@@ -150,8 +154,11 @@ __attribute__((noinline)) static void record_rest(struct tap_stat *s, const stru
 void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t)
 {
     struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
-    if (!s)
+    if (!s) {
+        calls_without_row++;
+        tap_note_no_memory("a statistics row (the call is in totals.no_memory, in no row)");
         return;
+    }
     s->calls++;
     s->bytes_total += op->bytes;
     s->group_ops += group_ops;
@@ -165,6 +172,8 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
 }
 
 unsigned tap_stats_count(void) { return nentries; }
+
+uint64_t tap_stats_calls_without_row(void) { return calls_without_row; }
 
 const struct tap_stat *tap_stats_at(unsigned i) { return &entries[i]; }
 
@@ -193,6 +202,7 @@ double tap_stat_quantile_ns(const struct tap_stat *s, double q)
 
 void tap_stats_reset(void)
 {
+    calls_without_row = 0;
     last = 0;
     /* The child starts empty; the parent's tables are left allocated. */
     entries = NULL;

@@ -51,6 +51,9 @@ struct tap_timing {
 void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t);
 
 unsigned tap_stats_count(void);
+/* Calls recorded when no row could be allocated for them (each also
+ * counted in totals.no_memory): they are in no row. */
+uint64_t tap_stats_calls_without_row(void);
 const struct tap_stat *tap_stats_at(unsigned i);
 
 /* Duration at quantile q (0..1) of the steady timed calls, in ns; 0 when

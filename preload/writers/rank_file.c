@@ -189,7 +189,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
         in_rows += tap_stats_at(i)->calls;
     uint64_t dropped = atomic_load(&tap_totals.dropped);
     uint64_t calls = tap_comm_total_calls();
-    uint64_t settled = in_rows + dropped + r->failed + r->simulated;
+    uint64_t settled = in_rows + tap_stats_calls_without_row() + dropped + r->failed + r->simulated;
     /* Allocations that failed: their calls are in (overflow) or in rows
      * without their group, not lost. */
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"no_memory\": %llu, "
