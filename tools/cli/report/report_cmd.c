@@ -1,4 +1,4 @@
-/* `nccltap report [--json|--csv] [--wide] [--top N] [--comm ID] [--op NAME]
+/* `nccltap report [--json|--csv] [--findings] [--wide] [--top N] [--comm ID] [--op NAME]
  * [--run ID] [--debug-dir DIR]... PATH`, options before or after PATH:
  * PATH is a directory of per-rank files (of one run: the newest, or ID), or
  * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
@@ -34,13 +34,15 @@ struct print_opts {
     enum report_format format;
     struct text_options text;
     struct summary_options summary;
+    bool findings_only;       /* --findings: the Findings block alone */
 };
 
 static int print_report(const struct report *r, const struct print_opts *o)
 {
     struct report_summary s;
     report_summarize(r, &o->summary, &s);
-    int rc = o->format == FORMAT_JSON ? report_print_json(r, &s, stdout)
+    int rc = o->findings_only ? report_print_findings(&s, o->format == FORMAT_JSON, stdout)
+             : o->format == FORMAT_JSON ? report_print_json(r, &s, stdout)
              : o->format == FORMAT_CSV ? report_print_csv(&s, stdout)
              : report_print_text(r, &s, &o->text, stdout);
     report_summary_free(&s);
@@ -63,11 +65,12 @@ static int report_path(const char *path, const char *run, const char *expect_bus
         rc = report_perfetto(&r, p->out, &p->tl);
     } else {
         rc = print_report(&r, o);
-        if (rc != 0)
+        if (rc < 0)
             msg("cannot write the report");
     }
     crossrank_free(&cross);
     report_free(&r);
+    /* --findings: 1 when something was found, as when it failed. */
     return rc == 0 ? 0 : 1;
 }
 
@@ -83,7 +86,7 @@ int report_dir_text(const char *dir)
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_EXPECT, OPT_RUN, OPT_PERFETTO,
-           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR };
+           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "csv", no_argument, NULL, OPT_CSV },
@@ -98,6 +101,7 @@ int cmd_report(int argc, char **argv)
         { "to", required_argument, NULL, OPT_TO },
         { "ranks", required_argument, NULL, OPT_RANKS },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+        { "findings", no_argument, NULL, OPT_FINDINGS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -122,6 +126,9 @@ int cmd_report(int argc, char **argv)
         case OPT_CSV:
             csv = true;
             o.format = FORMAT_CSV;
+            break;
+        case OPT_FINDINGS:
+            o.findings_only = true;
             break;
         case OPT_WIDE:
             o.text.wide = true;
@@ -190,6 +197,9 @@ int cmd_report(int argc, char **argv)
         rc = usage_error(argv[0], "expects one directory or trace");
     else if (json && csv)
         rc = usage_error(argv[0], "--json and --csv: choose one");
+    else if (o.findings_only && (csv || p.out))
+        rc = usage_error(argv[0], "--findings prints the findings as text or --json: not with %s",
+                         csv ? "--csv" : "--perfetto");
     else if (!p.out && (ranks || p.tl.from_s > 0 || p.tl.to_s >= 0))
         rc = usage_error(argv[0], "--from, --to and --ranks choose what --perfetto writes");
     else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)

@@ -296,5 +296,6 @@ void totals_add(struct totals *a, const struct totals *b)
     a->lost += b->lost;
     a->simulated += b->simulated;
     a->ops_lines_dropped += b->ops_lines_dropped;
+    a->in_flight += b->in_flight;
     a->no_memory += b->no_memory;
 }

@@ -1,4 +1,5 @@
 #include "summary.h"
+#include "crossrank_base.h"
 #include "util.h"
 
 #include <math.h>
@@ -107,7 +108,7 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
         const struct rank_file *f = &r->files[i];
         double share = rank_file_nccl_share(f);
         s->procs[i] = (struct process_summary){ f, f->nranks ? f->ranks[0] : -1, f->totals.calls,
-                                                share * f->wall_s * 1e6, share };
+                                                share * f->wall_s * 1e6, share, NAN, false };
     }
     const struct process_summary **sorted = xcalloc(s->nprocs ? s->nprocs : 1, sizeof *sorted);
     for (size_t i = 0; i < s->nprocs; i++)
@@ -134,6 +135,60 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
     s->time_mean_us = known ? s->time_mean_us / (double)known : NAN;
     for (size_t i = 0; i < s->nprocs; i++)
         s->fewer_calls += s->procs[i].calls < s->calls_max;
+}
+
+/* Each process's wait for the last to arrive, and whether it is late
+ * itself (r->cross); NaN waits without per-op records. */
+static void waits_of_procs(const struct report *r, struct report_summary *s)
+{
+    const struct crossrank *x = r->cross;
+    bool records = x && (x->ninstances || x->npairs);
+    for (size_t i = 0; i < s->nprocs; i++)
+        s->procs[i].wait_us = records ? 0.0 : NAN;
+    if (!records)
+        return;
+    for (size_t i = 0; i < x->nwaits; i++)
+        if (x->waits[i].file < s->nprocs)
+            s->procs[x->waits[i].file].wait_us += x->waits[i].wait_us_total;
+    for (size_t i = 0; i < x->nstragglers; i++)
+        if (x->stragglers[i].file < s->nprocs)
+            s->procs[x->stragglers[i].file].late = true;
+}
+
+/* True when `rank` of communicator `comm` waited for a late rank at its
+ * collectives (over the clocks' threshold, on average) and is not late
+ * itself. */
+static bool rank_waited(const struct crossrank *x, uint64_t comm, int rank)
+{
+    for (size_t i = 0; i < x->nstragglers; i++)
+        if (x->stragglers[i].comm == comm && x->stragglers[i].rank == rank)
+            return false;
+    for (size_t i = 0; i < x->nwaits; i++)
+        if (x->waits[i].comm == comm && x->waits[i].rank == rank)
+            return x->waits[i].wait_us_mean * 1e3 > x->threshold_ns;
+    return false;
+}
+
+/* The op tables: one per communicator's run of lines, with what its
+ * footnotes say; and each line's lo_rank_waited. */
+static void summarize_tables(const struct report *r, struct report_summary *s)
+{
+    const struct crossrank *x = r->cross;
+    s->tables = xcalloc(s->nlines ? s->nlines : 1, sizeof *s->tables);
+    for (size_t i = 0; i < s->nlines;) {
+        struct table_summary *t = &s->tables[s->ntables++];
+        t->from = i;
+        while (i < s->nlines && strcmp(s->lines[i].m.first->comm, s->lines[t->from].m.first->comm) == 0) {
+            struct line_summary *l = &s->lines[i];
+            if (x && x->nstragglers && !isnan(l->us_mean))
+                l->lo_rank_waited = rank_waited(x, strtoull(l->m.first->comm, NULL, 16), l->m.busbw_lo_rank);
+            t->lo_waited += l->lo_rank_waited;
+            if (l->first_far && (!t->first_far++ || l->m.first_us > s->lines[t->worst_first].m.first_us))
+                t->worst_first = i;
+            i++;
+        }
+        t->n = i - t->from;
+    }
 }
 
 /* pct_nccl and pct_wall of every line. */
@@ -227,9 +282,12 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     shares_of_lines(s);
     apply_filters(o, s);
     rank_top(o, s);
+    waits_of_procs(r, s);
+    summarize_tables(r, s);
     report_callsites(r, &s->callsites);
     if (r->nkernels)
         os_interference_analyze(r, &s->os);
+    findings_analyze(r, &s->os, s->nccl_time_us, &s->findings);
 }
 
 void report_summary_free(struct report_summary *s)
@@ -241,5 +299,7 @@ void report_summary_free(struct report_summary *s)
     free(s->by_rank);
     callsite_summary_free(&s->callsites);
     os_interference_free(&s->os);
+    free(s->tables);
+    findings_free(&s->findings);
     memset(s, 0, sizeof *s);
 }

@@ -7,6 +7,7 @@
 #define NCCLTAP_CLI_REPORT_SUMMARY_H
 
 #include "callsites.h"
+#include "findings.h"
 #include "merge.h"
 #include "model.h"
 #include "os_interference.h"
@@ -44,6 +45,20 @@ struct line_summary {
     /* The slowest rank's first timed call exceeds 10 x p50: the text shows
      * it apart, with a footnote. */
     bool first_far;
+    /* The rank of the lowest busbw (m.busbw_lo_rank) waited at this
+     * communicator's collectives for a late rank (it is not a straggler,
+     * and its mean wait is over the clocks' threshold): its busbw is low
+     * because its calls include that wait, not because its link is slow. */
+    bool lo_rank_waited;
+};
+
+/* One op table (one communicator's lines, lines[from .. from + n)), and
+ * what its one footnote says. */
+struct table_summary {
+    size_t from, n;
+    size_t first_far;          /* lines whose first call exceeds 10 x p50 */
+    size_t worst_first;        /* of those, the one with the slowest first call (index into lines) */
+    size_t lo_waited;          /* lines with lo_rank_waited */
 };
 
 /* One process: its ranks' calls and time in NCCL (a process that drives
@@ -54,6 +69,11 @@ struct process_summary {
     uint64_t calls;        /* NCCL calls it made (totals.calls) */
     double nccl_time_us;   /* share x wall time (merge.h); NaN when unknown */
     double share;          /* of its wall time, 0..1; NaN when unknown */
+    /* Its ranks' wait at their collectives for the last to arrive (the
+     * latest start minus theirs, crossrank's xr_wait), summed: part of
+     * nccl_time_us, time spent waiting for others. NaN: no per-op records. */
+    double wait_us;
+    bool late;             /* one of its ranks is a straggler: the others wait for it */
 };
 
 struct report_summary {
@@ -84,6 +104,9 @@ struct report_summary {
 
     struct callsite_summary callsites;
     struct os_interference os;  /* analysed when the trace has kernel events */
+    struct table_summary *tables;  /* the op tables, in lines' order */
+    size_t ntables;
+    struct findings findings;   /* what is wrong, worst first (findings.h) */
 };
 
 void report_summarize(const struct report *r, const struct summary_options *o,

@@ -47,6 +47,7 @@ static const struct field file_fields[] = {
     OPT("totals.lost", K_U64, struct rank_file, totals.lost),
     OPT("totals.simulated", K_U64, struct rank_file, totals.simulated),
     OPT("totals.ops_lines_dropped", K_U64, struct rank_file, totals.ops_lines_dropped),
+    OPT("totals.in_flight", K_U64, struct rank_file, totals.in_flight),
     OPT("totals.no_memory", K_U64, struct rank_file, totals.no_memory),
 };
 

@@ -116,12 +116,13 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
     const struct totals t = s->totals;
     /* "discarded" is the trace's (LTTng's full buffers), not any rank's;
      * 0 for per-rank files, which lose nothing that way. */
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
         "calls", (json_int_t)t.calls, "dropped", (json_int_t)t.dropped,
         "timed", (json_int_t)t.timed, "untimed", (json_int_t)t.untimed,
         "captured", (json_int_t)t.captured, "pending", (json_int_t)t.pending,
         "failed", (json_int_t)t.failed, "lost", (json_int_t)t.lost,
-        "simulated", (json_int_t)t.simulated, "discarded", (json_int_t)r->discarded,
+        "simulated", (json_int_t)t.simulated, "in_flight", (json_int_t)t.in_flight,
+        "no_memory", (json_int_t)t.no_memory, "discarded", (json_int_t)r->discarded,
         "ops_lines_dropped", (json_int_t)t.ops_lines_dropped);
 }
 
@@ -347,7 +348,11 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
 int report_print_json(const struct report *r, const struct report_summary *s, FILE *out)
 {
     fputs("{\n", out);
-    int rc = member("job", json_string(job_of(r)), false, out);
+    /* The verdict first (analyze/findings.h), right after the version. */
+    int rc = member("format", json_string(REPORT_JSON_FORMAT), false, out);
+    rc |= member("findings", findings_json(s), false, out);
+    rc |= member("checked", findings_checked_json(s), false, out);
+    rc |= member("job", json_string(job_of(r)), false, out);
     rc |= member("wall_s", json_real(s->wall_s), false, out);
     rc |= member("files", json_integer((json_int_t)r->nfiles), false, out);
     rc |= member("ranks", ranks_json(r, s), false, out);

@@ -19,6 +19,9 @@ struct text_options {
     bool wide;  /* every column of the op tables; else they fit 120 columns */
 };
 
+/* --json's first key, "format": the document's version. */
+#define REPORT_JSON_FORMAT "nccltap-report/1"
+
 /* Each returns 0, or -1 when the output could not be written. */
 int report_print_text(const struct report *r, const struct report_summary *s,
                       const struct text_options *o, FILE *out);
@@ -43,6 +46,17 @@ void print_slow_transfers(const struct report *r, FILE *out);
 /* The same as JSON values: "crossrank", "stragglers", "slow_transfers".
  * crossrank_json.c */
 json_t *crossrank_json(const struct report *r);
+
+/* The Findings block (analyze/findings.h, s->findings): what is wrong,
+ * one line each, or what was checked and found healthy. print_findings
+ * returns 1 when there is a finding, 0 when healthy. --json's "findings"
+ * and "checked". findings_render.c */
+int print_findings(const struct report_summary *s, FILE *out);
+json_t *findings_json(const struct report_summary *s);
+json_t *findings_checked_json(const struct report_summary *s);
+/* `nccltap report --findings`: the block alone (text), or {"format",
+ * "findings", "checked"} (json). 1: a finding, 0: healthy, -1: not written. */
+int report_print_findings(const struct report_summary *s, bool json, FILE *out);
 
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */
 void print_hang(const struct report *r, FILE *out);

@@ -92,6 +92,11 @@ static void print_header(const struct report *r, const struct report_summary *s,
         fprintf(out, "  in NCCL    %.1f%% of wall time (mean over processes; the union of each process's\n"
                      "             NCCL calls' intervals, untimed calls at their row's mean time)\n",
                 100.0 * s->nccl_share);
+    /* Calls still in NCCL are in no interval: say so where the share is. */
+    unsigned long long open = s->totals.in_flight ? s->totals.in_flight : s->totals.pending;
+    if (open)
+        fprintf(out, "  in flight  %llu call%s not complete when the files were written, not counted above%s\n",
+                open, open == 1 ? "" : "s", r->nhangs ? " (a hang)" : "");
     if (r->nskipped)
         fprintf(out, "  skipped    %zu file%s that could not be read (named on stderr)\n",
                 r->nskipped, r->nskipped == 1 ? "" : "s");
@@ -104,9 +109,6 @@ static void print_header(const struct report *r, const struct report_summary *s,
     if (r->from_trace)
         fputs("  source     LTTng trace: one process per traced vpid; its wall time runs from\n"
               "             its first nccltap event to its last\n", out);
-    fputs("\n" NOTE_LATENCY
-          "  Sizes are in bytes, with binary suffixes (1K = 1024, 1M = 1024K, 1G = 1024M);\n"
-          "  a size is nccl-tests' S for its op. Bandwidths are in GB/s (1e9 bytes/s).\n", out);
     free(jobs);
     free(hosts);
     free(versions);
@@ -168,12 +170,21 @@ static void print_procs(const struct report_summary *s, FILE *out)
     if (host_w > 40)
         host_w = 40;
     fputs("\nRanks", out);
-    if (s->time_lo)
-        fprintf(out, ": time in NCCL per process min %.3f ms (rank %s), mean %.3f ms, max %.3f ms (rank %s)",
+    if (s->time_lo) {
+        fprintf(out, ": time in NCCL per process min %.3f ms (rank %s), mean %.3f ms, max %.3f ms (rank %s",
                 s->time_lo->nccl_time_us / 1e3, ranks_of(s->time_lo->file, ranks), s->time_mean_us / 1e3,
                 s->time_hi->nccl_time_us / 1e3, ranks_of(s->time_hi->file, version));
-    fprintf(out, "\n  %5s  %-*s %8s  %-8s %8s  %7s %12s %10s\n", "rank", host_w, "host", "pid", "NCCL",
-            "wall_s", "in NCCL", "nccl_ms", "calls");
+        /* The most time in NCCL is often the most waiting for a late rank. */
+        if (s->time_hi->wait_us > 0.0)
+            fprintf(out, ", %.3f ms of it waiting for the last to arrive", s->time_hi->wait_us / 1e3);
+        fputc(')', out);
+    }
+    bool waits = s->nprocs && !isnan(s->procs[0].wait_us);
+    fprintf(out, "\n  %5s  %-*s %8s  %-8s %8s  %7s %12s", "rank", host_w, "host", "pid", "NCCL",
+            "wall_s", "in NCCL", "nccl_ms");
+    if (waits)
+        fprintf(out, " %10s", "wait_ms");
+    fprintf(out, " %10s\n", "calls");
     for (size_t i = 0; i < s->nprocs; i++) {
         const struct process_summary *p = &s->procs[s->by_rank[i]];
         const struct rank_file *f = p->file;
@@ -182,15 +193,22 @@ static void print_procs(const struct report_summary *s, FILE *out)
             snprintf(pct, sizeof pct, "%.1f%%", 100.0 * p->share);
             snprintf(ms, sizeof ms, "%.3f", p->nccl_time_us / 1e3);
         }
-        fprintf(out, "  %5s  %-*.*s %8lld  %-8s %8.2f  %7s %12s %10llu%s\n", ranks_of(f, ranks), host_w, host_w,
+        fprintf(out, "  %5s  %-*.*s %8lld  %-8s %8.2f  %7s %12s", ranks_of(f, ranks), host_w, host_w,
                 shown(f->host, host), f->pid, f->nccl_version[0] ? shown(f->nccl_version, version) : "?",
-                f->wall_s, pct, ms, (unsigned long long)p->calls, p->calls < s->calls_max ? "  fewer" : "");
+                f->wall_s, pct, ms);
+        if (waits)
+            fprintf(out, " %10.3f", p->wait_us / 1e3);
+        fprintf(out, " %10llu%s%s\n", (unsigned long long)p->calls, p->calls < s->calls_max ? "  fewer" : "",
+                p->late ? "  late" : "");
     }
     if (s->fewer_calls)
         fprintf(out, "  fewer: %zu process%s made fewer NCCL calls than the most (%llu): stopped early,\n"
                 "  or does other work than the others\n", s->fewer_calls, s->fewer_calls == 1 ? "" : "es",
                 (unsigned long long)s->calls_max);
     fputs("  nccl_ms: the process's time in NCCL (in NCCL x wall_s); calls: every NCCL call it made\n", out);
+    if (waits)
+        fputs("  wait_ms: of nccl_ms, the time its ranks waited at collectives for the last rank to arrive;\n"
+              "  late: it arrives last, the others wait for it (Stragglers)\n", out);
 }
 
 /* ---- communicators and their ops ---- */
@@ -295,7 +313,7 @@ static bool print_line(const struct line_summary *l, const struct report_summary
         snprintf(max, sizeof max, "%.2f", l->us_max);
         snprintf(algbw, sizeof algbw, "%.2f", l->algbw_gbs);
         snprintf(busbw, sizeof busbw, "%.2f", l->busbw_gbs);
-        snprintf(lo_bw, sizeof lo_bw, "%.2f (%d)", m->busbw_lo, m->busbw_lo_rank);
+        snprintf(lo_bw, sizeof lo_bw, "%.2f (%d%s)", m->busbw_lo, m->busbw_lo_rank, l->lo_rank_waited ? "w" : "");
         snprintf(hi_bw, sizeof hi_bw, "%.2f (%d)", m->busbw_hi, m->busbw_hi_rank);
     }
     fprintf(out, " %9s %9s %9s", mean, p50, p99);
@@ -308,40 +326,58 @@ static bool print_line(const struct line_summary *l, const struct report_summary
     if (sites)
         print_sites_of(&s->callsites, k, lo->wide ? SIZE_MAX : SITES_ROOM, out);
     fputc('\n', out);
-    if (l->first_far)
-        fprintf(out, "    first call %.2f us on rank %d%s (1)\n", m->first_us, m->first_rank,
-                isnan(l->us_p50) ? ": no other call was timed" : "");
     return grouped;
 }
 
-/* Prints lines[0..n) of one communicator. */
-static void print_ops(const struct line_summary *lines, size_t n, const struct report_summary *s,
+/* The table's one line on first calls: how many lines had one far over
+ * their p50, and the slowest. */
+static void print_first_calls(const struct report_summary *s, const struct table_summary *t, FILE *out)
+{
+    const struct line_summary *w = &s->lines[t->worst_first];
+    char op[SHOWN_MAX], size[16];
+    fprintf(out, "  first calls: %zu of %zu lines had one over 10 x p50, the slowest %.2f us (%s %s, rank %d%s):\n"
+            "    NCCL connects lazily; set-up kept out of the times and bandwidth (--json: first_us)\n",
+            t->first_far, t->n, w->m.first_us, shown(w->m.first->op, op), human_bytes(w->bytes, size),
+            w->m.first_rank, isnan(w->us_p50) ? ", no other call timed" : "");
+}
+
+/* Prints table `t` (lines[t->from ..]) of one communicator. */
+static void print_ops(const struct table_summary *t, const struct report_summary *s,
                       const struct layout *lo, FILE *out)
 {
-    if (n == 0) {
+    if (!t) {
         fputs("  no operations\n", out);
         return;
     }
     print_table_head(s, lo, out);
-    bool any_grouped = false, any_first = false;
-    for (size_t i = 0; i < n; i++) {
-        any_grouped |= print_line(&lines[i], s, lo, out);
-        any_first |= lines[i].first_far;
-    }
+    bool any_grouped = false;
+    for (size_t i = t->from; i < t->from + t->n; i++)
+        any_grouped |= print_line(&s->lines[i], s, lo, out);
     if (any_grouped)
         fputs("  * issued in groups: a group's ops share one time interval, so the\n"
               "    time and the bandwidth are the group's (all its ops' bytes over its time)\n", out);
-    if (any_first)
-        fputs("  (1) the slowest rank's first timed call, more than 10 x p50: NCCL connects lazily, and the\n"
-              "      first call that needs a connection sets it up. It is kept out of the times and bandwidth.\n",
+    if (t->lo_waited)
+        fputs("  (Nw): rank N waited for a late rank: its busbw is low from the wait, not its link (Findings)\n",
               out);
+    if (t->first_far)
+        print_first_calls(s, t, out);
+}
+
+/* The table whose lines start at lines[from], NULL if none. */
+static const struct table_summary *table_at(const struct report_summary *s, size_t from)
+{
+    for (size_t i = 0; i < s->ntables; i++)
+        if (s->tables[i].from == from)
+            return &s->tables[i];
+    return NULL;
 }
 
 static void print_comms(const struct report_summary *s, const struct layout *lo, FILE *out)
 {
     if (s->nlines || s->ncomms)
         fputs("\nOperations per communicator, merged over its ranks (calls/rank, timed/rank: per rank;\n"
-              "a range when ranks differ; busbw min(rank): the slowest rank's busbw, and that rank)\n", out);
+              "a range when ranks differ; busbw min(rank): the lowest rank's busbw, and that rank: the rank\n"
+              "whose calls took longest, waiting for a late rank (marked w) or on a slow link)\n", out);
     /* Both are sorted by communicator id: walk them side by side, so that
      * a communicator without ops and ops of an unlisted one both show. */
     size_t i = 0, j = 0;
@@ -353,7 +389,7 @@ static void print_comms(const struct report_summary *s, const struct layout *lo,
         if (c >= 0)
             while (k < s->nlines && strcmp(s->lines[k].m.first->comm, id) == 0)
                 k++;
-        print_ops(s->lines + j, k - j, s, lo, out);
+        print_ops(k > j ? table_at(s, j) : NULL, s, lo, out);
         j = k;
         if (c <= 0)
             i++;
@@ -433,14 +469,16 @@ static const struct counter {
     { "failed", "NCCL returned an error (in no row)", NULL, NULL },
     { "lost", "timed, but their events never completed (context destroyed)", NULL, NULL },
     { "simulated", "in groups closed by ncclGroupSimulateEnd: never ran, in no row", NULL, NULL },
+    { "in_flight", "issued, in no row yet when the file was written (queued or on the GPU)", NULL, NULL },
     { "no_memory", "allocations the shim could not make",
-      "the calls it could not record are in (overflow), or have no group time", "give the job more memory" },
+      "the calls it could not record are in (overflow), in no row, or have no group time",
+      "give the job more memory" },
 };
 
 static uint64_t counter_value(const struct totals *t, size_t i)
 {
     const uint64_t v[] = { t->calls, t->dropped, t->timed, t->untimed, t->captured, t->pending,
-                           t->failed, t->lost, t->simulated, t->no_memory };
+                           t->failed, t->lost, t->simulated, t->in_flight, t->no_memory };
     return v[i];
 }
 
@@ -471,6 +509,10 @@ static void print_totals(const struct report *r, const struct report_summary *s,
         fprintf(out, "WARNING: ops_lines_dropped %llu: per-op log lines (NCCLTAP_OPS_JSONL) not written;\n"
                 "  the log reached NCCLTAP_OPS_MAX_MB and holds the first ops only: raise NCCLTAP_OPS_MAX_MB\n",
                 (unsigned long long)t->ops_lines_dropped);
+    if (t->in_flight)
+        fprintf(out, "NOTE: in_flight %llu: calls had not completed when their process wrote its file\n"
+                "  (a hang, or a process that was killed): calls = the rows' calls + dropped + failed\n"
+                "  + simulated + in_flight\n", (unsigned long long)t->in_flight);
     if (t->pending)
         fprintf(out, "NOTE: pending %llu: ops had not completed when their process wrote its file\n"
                 "  (a hang, or a process that was killed)\n", (unsigned long long)t->pending);
@@ -486,6 +528,11 @@ int report_print_text(const struct report *r, const struct report_summary *s,
 {
     const struct layout lo = { .wide = o && o->wide };
     print_header(r, s, out);
+    fputc('\n', out);
+    print_findings(s, out);
+    fputs("\n" NOTE_LATENCY
+          "  Sizes are in bytes, with binary suffixes (1K = 1024, 1M = 1024K, 1G = 1024M);\n"
+          "  a size is nccl-tests' S for its op. Bandwidths are in GB/s (1e9 bytes/s).\n", out);
     print_top(s, out);
     print_procs(s, out);
     print_callsites(&s->callsites, out);

@@ -1,0 +1,242 @@
+/* The findings (findings.h): each analysis's verdicts as one list, the
+ * culprit named, worst first. A hang comes first whatever it cost so far
+ * (the job stopped); the others by the time they cost:
+ * - a straggler: the other ranks' wait at its communicator's collectives;
+ * - a slow transfer or link: its slow instances' time over what the
+ *   reference busbw would have taken;
+ * - the OS: the time its threads were kept off their CPUs in NCCL calls.
+ * Send/recv pairs slow through one rank (xr_suspect) are one finding at
+ * that rank, not one per pair: the link is at that rank. */
+#include "findings.h"
+#include "crossrank_base.h"
+#include "merge.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct finding *add(struct findings *f, enum finding_kind kind, enum finding_section section)
+{
+    f->v = xrealloc(f->v, (f->n + 1) * sizeof *f->v);
+    struct finding *x = &f->v[f->n++];
+    *x = (struct finding){ .kind = kind, .section = section, .rank = -1, .peer = -1, .share = NAN };
+    return x;
+}
+
+/* The process that holds `rank` of communicator `comm`, NULL if none says. */
+static const struct rank_file *file_of(const struct report *r, uint64_t comm, int rank)
+{
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t k = 0; k < r->files[i].ncomms; k++) {
+            const struct comm_entry *c = &r->files[i].comms[k];
+            if (c->rank == rank && strtoull(c->id, NULL, 16) == comm)
+                return &r->files[i];
+        }
+    return NULL;
+}
+
+static void add_hangs(const struct report *r, struct findings *f)
+{
+    report_hangs(r, &f->hangs);
+    for (size_t i = 0; i < f->hangs.n; i++) {
+        const struct hang_instance *h = &f->hangs.v[i];
+        struct finding *x = add(f, FINDING_HANG, SECTION_HANG);
+        x->comm = h->comm;
+        x->op = h->op;
+        x->seq = h->seq;
+        x->bytes = h->bytes;
+        x->nranks = h->nranks;
+        x->wait_us = h->pending_s * 1e6;
+        x->cost_us = x->wait_us * (double)(h->nstuck ? h->nstuck : 1);
+        x->waiting = h->stuck;
+        x->nwaiting = h->nstuck;
+        x->missing = h->missing;
+        x->nmissing = h->nmissing;
+        x->site = h->nsites ? h->sites[0].site : NULL;
+        if (h->nmissing) {
+            x->rank = h->missing[0].rank;
+            x->file = file_of(r, h->comm, x->rank);
+        }
+    }
+}
+
+/* The time the other ranks of s's communicator waited at its collectives. */
+static double others_wait_us(const struct crossrank *x, const struct xr_straggler *s)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < x->nwaits; i++)
+        if (x->waits[i].comm == s->comm && x->waits[i].rank != s->rank)
+            sum += x->waits[i].wait_us_total;
+    return sum;
+}
+
+static void add_stragglers(const struct report *r, double nccl_time_us, struct findings *f)
+{
+    const struct crossrank *x = r->cross;
+    for (size_t i = 0; i < x->nstragglers; i++) {
+        const struct xr_straggler *s = &x->stragglers[i];
+        struct finding *v = add(f, FINDING_STRAGGLER, SECTION_STRAGGLERS);
+        v->rank = s->rank;
+        v->file = &r->files[s->file];
+        v->comm = s->comm;
+        v->op = s->nops == 1 ? report_name(r, s->ops[0]) : NULL;
+        v->seq = s->nworst ? s->worst_seq[0] : 0;
+        v->count = s->last;
+        v->of = s->instances;
+        v->wait_us = s->wait_us_mean;
+        v->cost_us = others_wait_us(x, s);
+        v->share = nccl_time_us > 0.0 ? v->cost_us / nccl_time_us : NAN;
+    }
+}
+
+static bool is_suspect(const struct crossrank *x, const struct xr_slow *s)
+{
+    for (size_t i = 0; i < x->nsuspects; i++)
+        if (x->suspects[i].comm == s->comm && (x->suspects[i].rank == s->src || x->suspects[i].rank == s->dst))
+            return true;
+    return false;
+}
+
+/* What s's slow instances took over what the reference busbw would have
+ * taken, in us (busbw in GB/s is bus bytes per ns). */
+static double slow_cost_us(const struct report *r, const struct xr_slow *s, double reference_gbs)
+{
+    if (!(s->busbw_gbs > 0.0) || !(reference_gbs > s->busbw_gbs))
+        return 0.0;
+    double bus = (double)s->bytes * (s->p2p ? 1.0 : xr_bus_factor(report_name(r, s->op), s->nranks));
+    return (double)s->slow * bus * (1.0 / s->busbw_gbs - 1.0 / reference_gbs) / 1e3;
+}
+
+static void fill_slow(const struct report *r, const struct xr_slow *s, struct finding *v)
+{
+    v->comm = s->comm;
+    v->op = report_name(r, s->op);
+    v->bytes = s->bytes;
+    v->nranks = s->nranks;
+    v->count = s->slow;
+    v->of = s->instances;
+    v->busbw_gbs = s->busbw_gbs;
+    v->reference_gbs = s->reference == XR_REF_EXPECTED ? s->expected_gbs : s->median_busbw_gbs;
+    v->seq = s->nworst ? s->worst_seq[0] : 0;
+    v->cost_us = slow_cost_us(r, s, v->reference_gbs);
+    if (s->p2p) {
+        v->rank = s->src;
+        v->peer = s->dst;
+        v->file = file_of(r, s->comm, s->src);
+    }
+}
+
+/* A rank in every slow pair of its communicator: one finding, its
+ * evidence the slowest of those pairs, its cost theirs together. */
+static void add_suspect(const struct report *r, const struct xr_suspect *u, struct findings *f)
+{
+    const struct crossrank *x = r->cross;
+    struct finding *v = add(f, FINDING_SLOW_LINK, SECTION_SLOW_TRANSFERS);
+    double cost = 0.0;
+    for (size_t i = 0; i < x->nslow; i++) {
+        const struct xr_slow *s = &x->slow[i];
+        if (!s->p2p || s->reference != XR_REF_JOB || s->comm != u->comm || (s->src != u->rank && s->dst != u->rank))
+            continue;
+        struct finding one = { .rank = -1, .peer = -1, .share = NAN };
+        fill_slow(r, s, &one);
+        cost += one.cost_us;
+        if (v->op == NULL || one.busbw_gbs < v->busbw_gbs)
+            *v = one;
+    }
+    v->kind = FINDING_SLOW_LINK;
+    v->section = SECTION_SLOW_TRANSFERS;
+    v->rank = u->rank;
+    v->peer = -1;
+    v->file = file_of(r, u->comm, u->rank);
+    v->comm = u->comm;
+    v->count = u->pairs;
+    v->cost_us = cost;
+    v->share = NAN;
+}
+
+static void add_slow(const struct report *r, struct findings *f)
+{
+    const struct crossrank *x = r->cross;
+    for (size_t i = 0; i < x->nsuspects; i++)
+        add_suspect(r, &x->suspects[i], f);
+    for (size_t i = 0; i < x->nslow; i++) {
+        const struct xr_slow *s = &x->slow[i];
+        bool job = s->reference == XR_REF_JOB;
+        if (job && s->p2p && is_suspect(x, s))
+            continue;
+        enum finding_kind kind = !job ? FINDING_BELOW_EXPECTED : s->p2p ? FINDING_SLOW_LINK : FINDING_SLOW_TRANSFER;
+        fill_slow(r, s, add(f, kind, SECTION_SLOW_TRANSFERS));
+    }
+}
+
+/* Per process, what its threads lost to the OS in its NCCL calls. */
+static void add_os(const struct report *r, const struct os_interference *os, struct findings *f)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *file = &r->files[i];
+        uint64_t lost = 0, longest = 0;
+        const char *by = NULL;
+        for (size_t k = 0; k < os->nrows; k++) {
+            const struct os_row *w = &os->rows[k];
+            if (w->file != file)
+                continue;
+            lost += w->preempted_ns + w->irq_ns;
+            if (w->preempted_by && w->preempted_ns > longest) {
+                longest = w->preempted_ns;
+                by = w->preempted_by;
+            }
+        }
+        double nccl_us = rank_file_nccl_share(file) * file->wall_s * 1e6;
+        double share = nccl_us > 0.0 ? (double)lost / 1e3 / nccl_us : NAN;
+        if (!lost || isnan(share) || share < FINDING_OS_MIN_SHARE)
+            continue;
+        struct finding *v = add(f, FINDING_OS, SECTION_OS_INTERFERENCE);
+        v->rank = file->nranks ? file->ranks[0] : -1;
+        v->file = file;
+        v->wait_us = (double)lost / 1e3;
+        v->cost_us = v->wait_us;
+        v->share = share > 1.0 ? 1.0 : share;
+        v->by = by;
+    }
+}
+
+/* Hangs first, then by cost, descending; equal ones by kind and rank. */
+static int cmp_finding(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    bool hx = x->kind == FINDING_HANG, hy = y->kind == FINDING_HANG;
+    if (hx != hy)
+        return hx ? -1 : 1;
+    if (x->cost_us != y->cost_us)
+        return x->cost_us > y->cost_us ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+void findings_analyze(const struct report *r, const struct os_interference *os, double nccl_time_us,
+                      struct findings *out)
+{
+    memset(out, 0, sizeof *out);
+    add_hangs(r, out);
+    const struct crossrank *x = r->cross;
+    if (x && (x->ninstances || x->npairs)) {
+        out->records = true;
+        out->collectives = x->ninstances;
+        out->pairs = x->npairs;
+        add_stragglers(r, nccl_time_us, out);
+        add_slow(r, out);
+    }
+    if (os)
+        add_os(r, os, out);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_finding);
+}
+
+void findings_free(struct findings *f)
+{
+    free(f->v);
+    hang_summary_free(&f->hangs);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,86 @@
+/* The findings: what the analyses found wrong with the run, one entry per
+ * culprit, worst first, for the report's first screen (text), its first
+ * key (--json), `nccltap report --findings` and anything else that wants a
+ * verdict. It reads what the analyses already returned (r->cross: the
+ * stragglers and slow transfers; the hang; OS interference) and judges
+ * nothing anew: a finding is one of their results, with the culprit, its
+ * evidence and the time it cost. Spelling a finding is the renderers'
+ * (render/findings_render.c). Called once per report, on its thread. */
+#ifndef NCCLTAP_CLI_REPORT_FINDINGS_H
+#define NCCLTAP_CLI_REPORT_FINDINGS_H
+
+#include "hang.h"
+#include "model.h"
+#include "os_interference.h"
+
+enum finding_kind {
+    FINDING_HANG,            /* a collective some rank never reached */
+    FINDING_STRAGGLER,       /* a rank last to arrive, the others waiting */
+    FINDING_SLOW_LINK,       /* send/recv through one rank, or one pair, slow */
+    FINDING_SLOW_TRANSFER,   /* a communicator's collective slow against the job's */
+    FINDING_BELOW_EXPECTED,  /* below NCCLTAP_EXPECT_BUSBW_GBS / --expect-busbw */
+    FINDING_OS,              /* a rank's threads kept off their CPUs in NCCL calls */
+};
+
+/* The report section that holds a finding's evidence. */
+enum finding_section {
+    SECTION_HANG,
+    SECTION_STRAGGLERS,
+    SECTION_SLOW_TRANSFERS,
+    SECTION_OS_INTERFERENCE,
+};
+
+struct finding {
+    enum finding_kind kind;
+    enum finding_section section;
+    double cost_us;          /* the time it cost the job (the sort key) */
+    int rank;                /* the culprit; -1: none (a whole communicator) */
+    const struct rank_file *file;  /* its process; NULL: not known */
+    int peer;                /* slow link: the pair's other rank; -1: every pair through `rank` */
+    uint64_t comm;           /* 0: not one communicator's (OS) */
+    const char *op;          /* interned; NULL: several or none */
+    uint64_t seq;            /* hang: the stuck op; straggler: its worst instance */
+    uint64_t bytes;          /* S of the op */
+    int nranks;              /* the communicator's size, 0 unknown */
+    /* The evidence. */
+    size_t count, of;        /* straggler: last in `count` of `of` instances;
+                                slow: `count` of `of` instances (pairs' transfers) slow;
+                                slow link through a rank: `count` slow pairs */
+    double wait_us;          /* straggler: the others' mean wait each time;
+                                hang: the longest wait; os: time lost */
+    double share;            /* straggler: the others' waits over the run's NCCL time;
+                                os: of the process's NCCL time; 0..1, NaN unknown */
+    double busbw_gbs;        /* slow: its median busbw */
+    double reference_gbs;    /* ... and the job's median for the op and size, or the expected */
+    /* Hang: the ranks waiting in it, and those that never reached it (the
+     * first is `rank`), their last op reached in missing[].last_seq. */
+    const int *waiting;
+    size_t nwaiting;
+    const struct hang_missing *missing;
+    size_t nmissing;
+    const struct callsite *site;  /* where the op was called; NULL: not known */
+    const char *by;          /* os: the task that took the CPU longest; NULL */
+};
+
+struct findings {
+    struct finding *v;       /* hangs first (the job stopped), then by cost_us */
+    size_t n;
+    /* What was checked, for the healthy line. */
+    bool records;            /* per-op records were matched across ranks */
+    size_t collectives, pairs;  /* instances and send/recv pairs examined */
+    struct hang_summary hangs;  /* owned: the hang findings point into it */
+};
+
+/* A rank's threads must lose at least this share of its NCCL time to the
+ * OS for a finding: less is any busy machine's noise. */
+#define FINDING_OS_MIN_SHARE 0.05
+
+/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
+ * `os` (os_interference_analyze's, may be empty) and `nccl_time_us`, the
+ * run's NCCL time over every rank (report_summary.nccl_time_us): the
+ * denominator of a straggler's share. */
+void findings_analyze(const struct report *r, const struct os_interference *os, double nccl_time_us,
+                      struct findings *out);
+void findings_free(struct findings *f);
+
+#endif

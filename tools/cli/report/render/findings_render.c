@@ -1,0 +1,347 @@
+/* The Findings block (analyze/findings.h): one line per finding, worst
+ * first, with its evidence and the section to read next; or one line that
+ * says what was checked and found healthy. The same lines are --json's
+ * "findings" (each entry's "text") and all that `nccltap report
+ * --findings` prints. */
+#include "render.h"
+#include "escape.h"
+#include "findings.h"
+#include "format.h"
+#include "summary.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {
+    [FINDING_HANG] = "HANG",
+    [FINDING_STRAGGLER] = "STRAGGLER",
+    [FINDING_SLOW_LINK] = "SLOW LINK",
+    [FINDING_SLOW_TRANSFER] = "SLOW",
+    [FINDING_BELOW_EXPECTED] = "BELOW EXPECTED",
+    [FINDING_OS] = "OS",
+};
+
+/* Its JSON "kind". */
+static const char *const kind_keys[] = {
+    [FINDING_HANG] = "hang",
+    [FINDING_STRAGGLER] = "straggler",
+    [FINDING_SLOW_LINK] = "slow_link",
+    [FINDING_SLOW_TRANSFER] = "slow_transfer",
+    [FINDING_BELOW_EXPECTED] = "below_expected",
+    [FINDING_OS] = "os",
+};
+
+/* The section's heading in the text, and its key in --json. */
+static const char *const section_titles[] = {
+    [SECTION_HANG] = "Hang",
+    [SECTION_STRAGGLERS] = "Stragglers",
+    [SECTION_SLOW_TRANSFERS] = "Slow transfers",
+    [SECTION_OS_INTERFERENCE] = "OS interference",
+};
+static const char *const section_keys[] = {
+    [SECTION_HANG] = "hang",
+    [SECTION_STRAGGLERS] = "stragglers",
+    [SECTION_SLOW_TRANSFERS] = "slow_transfers",
+    [SECTION_OS_INTERFERENCE] = "os_interference",
+};
+
+/* 2553 -> "2,553". */
+static const char *grouped(size_t v, char buf[32])
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%zu", v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* "8.0 s", "42.0 ms", "200.0 us". */
+static const char *duration(double us, char buf[32])
+{
+    if (us >= 1e6)
+        snprintf(buf, 32, "%.1f s", us / 1e6);
+    else if (us >= 1e3)
+        snprintf(buf, 32, "%.1f ms", us / 1e3);
+    else
+        snprintf(buf, 32, "%.1f us", us);
+    return buf;
+}
+
+/* " (host h, pid p)" for the culprit's process, when known. */
+static void print_process(const struct rank_file *f, FILE *out)
+{
+    char host[SHOWN_MAX];
+    if (f)
+        fprintf(out, " (host %s, pid %lld)", shown(f->host, host), f->pid);
+}
+
+/* "0-2, 5": ranks ascending, runs joined. */
+static void print_ranks(const int *v, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        fprintf(out, "%s%d", i ? ", " : "", v[i]);
+        if (j > i)
+            fprintf(out, "-%d", v[j]);
+        i = j + 1;
+    }
+}
+
+/* "train.py:88", or the function where there is no line. */
+static void print_site(const struct callsite *site, FILE *out)
+{
+    if (!site || !site->nframes)
+        return;
+    const struct site_frame *fr = &site->frames[0];
+    char name[SHOWN_MAX];
+    if (fr->file[0]) {
+        const char *slash = strrchr(fr->file, '/');
+        fprintf(out, ", called from %s:%d", shown(slash ? slash + 1 : fr->file, name), fr->line);
+    } else {
+        fprintf(out, ", called from %s", shown(fr->function, name));
+    }
+}
+
+static void print_hang_finding(const struct finding *f, FILE *out)
+{
+    char op[SHOWN_MAX], d[32];
+    fprintf(out, "comm %016" PRIx64 " %s seq %" PRIu64 ": ", f->comm, shown(f->op, op), f->seq);
+    if (f->nmissing) {
+        const struct hang_missing *m = &f->missing[0];
+        fprintf(out, "rank %d", m->rank);
+        print_process(f->file, out);
+        if (m->issued_stuck)
+            fprintf(out, " never reached it (its GPU stopped at seq %" PRId64 ")", m->last_seq);
+        else if (m->last_seq >= 0)
+            fprintf(out, " never issued it (its last op is seq %" PRId64 ")", m->last_seq);
+        else
+            fputs(" issued no op on this communicator", out);
+        if (f->nmissing > 1)
+            fprintf(out, ", and %zu more rank%s", f->nmissing - 1, f->nmissing == 2 ? "" : "s");
+        fprintf(out, ", %s ", f->nwaiting == 1 ? "rank" : "ranks");
+        if (f->nwaiting)
+            print_ranks(f->waiting, f->nwaiting, out);
+        else
+            fputs("none", out);
+        fprintf(out, " waiting %s", duration(f->wait_us, d));
+    } else {
+        fputs("ranks ", out);
+        print_ranks(f->waiting, f->nwaiting, out);
+        fprintf(out, " all waiting in it %s: which rank's GPU did not reach it cannot be told", duration(f->wait_us, d));
+    }
+    print_site(f->site, out);
+}
+
+static void print_straggler_finding(const struct finding *f, FILE *out)
+{
+    char op[SHOWN_MAX], d[32], total[32], n[32], of[32];
+    fprintf(out, "rank %d", f->rank);
+    print_process(f->file, out);
+    fprintf(out, ": last to arrive in %s of %s %s on comm %016" PRIx64 ", others waited %s each (%s in all",
+            grouped(f->count, n), grouped(f->of, of), f->op ? shown(f->op, op) : "collectives", f->comm,
+            duration(f->wait_us, d), duration(f->cost_us, total));
+    if (!isnan(f->share))
+        fprintf(out, ", %.0f%% of NCCL time", 100.0 * f->share);
+    fputc(')', out);
+}
+
+static void print_slow_finding(const struct finding *f, FILE *out)
+{
+    char op[SHOWN_MAX], size[16];
+    shown(f->op, op);
+    human_bytes((double)f->bytes, size);
+    if (f->kind == FINDING_SLOW_LINK && f->peer < 0) {
+        fprintf(out, "at rank %d", f->rank);
+        print_process(f->file, out);
+        fprintf(out, ": all %zu slow send/recv pairs on comm %016" PRIx64 " go through it, the slowest "
+                "%.2f GB/s vs %.2f GB/s for the job", f->count, f->comm, f->busbw_gbs, f->reference_gbs);
+        return;
+    }
+    if (f->kind == FINDING_SLOW_LINK)
+        fprintf(out, "rank %d <-> rank %d: %s %s %.2f GB/s vs %.2f GB/s for the other pairs",
+                f->rank, f->peer, op, size, f->busbw_gbs, f->reference_gbs);
+    else if (f->kind == FINDING_SLOW_TRANSFER)
+        fprintf(out, "%s %s on ranks 0-%d: %.2f GB/s vs %.2f GB/s for the job", op, size, f->nranks - 1,
+                f->busbw_gbs, f->reference_gbs);
+    else if (f->peer >= 0)
+        fprintf(out, "%s %s rank %d -> rank %d: %.2f GB/s vs %.2f expected", op, size, f->rank,
+                f->peer, f->busbw_gbs, f->reference_gbs);
+    else
+        fprintf(out, "%s %s %.2f GB/s vs %.2f expected", op, size, f->busbw_gbs,
+                f->reference_gbs);
+    char n[32], of[32];
+    fprintf(out, " on comm %016" PRIx64 ", %s of %s slow", f->comm, grouped(f->count, n), grouped(f->of, of));
+}
+
+static void print_os_finding(const struct finding *f, FILE *out)
+{
+    char d[32], by[SHOWN_MAX];
+    fprintf(out, "rank %d", f->rank);
+    print_process(f->file, out);
+    fprintf(out, " descheduled %.0f%% of its NCCL time (%s", 100.0 * f->share, duration(f->wait_us, d));
+    if (f->by)
+        fprintf(out, ", mostly for %s", shown(f->by, by));
+    fputc(')', out);
+}
+
+/* One finding, no newline: the line's evidence, then where to look. */
+static void print_finding(const struct finding *f, FILE *out)
+{
+    fprintf(out, "%s ", kind_names[f->kind]);
+    switch (f->kind) {
+    case FINDING_HANG:
+        print_hang_finding(f, out);
+        break;
+    case FINDING_STRAGGLER:
+        print_straggler_finding(f, out);
+        break;
+    case FINDING_OS:
+        print_os_finding(f, out);
+        break;
+    default:
+        print_slow_finding(f, out);
+    }
+    fprintf(out, "; see %s", section_titles[f->section]);
+}
+
+/* What was checked, found healthy. */
+static void print_healthy(const struct findings *fs, FILE *out)
+{
+    char c[32], p[32];
+    if (!fs->records) {
+        fputs("  None: no hang; no per-op records to look for stragglers or slow transfers in\n"
+              "  (NCCLTAP_OPS_MAX_MB=0, or no call timed)\n", out);
+        return;
+    }
+    fprintf(out, "  None: no straggler, hang or slow transfer in %s collectives", grouped(fs->collectives, c));
+    if (fs->pairs)
+        fprintf(out, " and %s send/recv pairs", grouped(fs->pairs, p));
+    fputc('\n', out);
+}
+
+int print_findings(const struct report_summary *s, FILE *out)
+{
+    const struct findings *fs = &s->findings;
+    fputs("Findings", out);
+    fputs(fs->n ? " (worst first; the sections below hold the evidence)\n" : "\n", out);
+    if (!fs->n)
+        print_healthy(fs, out);
+    for (size_t i = 0; i < fs->n; i++) {
+        fputs("  ", out);
+        print_finding(&fs->v[i], out);
+        fputc('\n', out);
+    }
+    return fs->n ? 1 : 0;
+}
+
+/* The finding's line, as the text prints it (malloc'ed). */
+static char *finding_line(const struct finding *f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    print_finding(f, m);
+    fclose(m);
+    return buf;
+}
+
+static json_t *finding_json(const struct finding *f)
+{
+    char comm[17];
+    snprintf(comm, sizeof comm, "%016" PRIx64, f->comm);
+    json_t *o = json_pack("{s:s, s:s, s:f}", "kind", kind_keys[f->kind], "section", section_keys[f->section],
+                          "cost_us", f->cost_us);
+    json_object_set_new(o, "rank", f->rank >= 0 ? json_integer(f->rank) : json_null());
+    json_object_set_new(o, "host", f->file ? json_string(f->file->host) : json_null());
+    json_object_set_new(o, "pid", f->file ? json_integer(f->file->pid) : json_null());
+    if (f->kind == FINDING_SLOW_LINK || f->kind == FINDING_BELOW_EXPECTED || f->kind == FINDING_SLOW_TRANSFER)
+        json_object_set_new(o, "peer", f->peer >= 0 ? json_integer(f->peer) : json_null());
+    json_object_set_new(o, "comm", f->comm ? json_string(comm) : json_null());
+    json_object_set_new(o, "op", f->op ? json_string(f->op) : json_null());
+    if (f->kind == FINDING_HANG || f->kind == FINDING_STRAGGLER)
+        json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
+    if (f->bytes)
+        json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
+    json_t *e = json_object();
+    switch (f->kind) {
+    case FINDING_HANG: {
+        json_t *w = json_array(), *m = json_array();
+        for (size_t i = 0; i < f->nwaiting; i++)
+            json_array_append_new(w, json_integer(f->waiting[i]));
+        for (size_t i = 0; i < f->nmissing; i++)
+            json_array_append_new(m, json_integer(f->missing[i].rank));
+        json_object_set_new(e, "waiting_ranks", w);
+        json_object_set_new(e, "missing_ranks", m);
+        json_object_set_new(e, "last_seq", f->nmissing ? json_integer(f->missing[0].last_seq) : json_null());
+        json_object_set_new(e, "waited_s", json_real(f->wait_us / 1e6));
+        json_object_set_new(e, "site", f->site && f->site->nframes ? site_frame_json(&f->site->frames[0])
+                                                                    : json_null());
+        break;
+    }
+    case FINDING_STRAGGLER:
+        json_object_set_new(e, "last", json_integer((json_int_t)f->count));
+        json_object_set_new(e, "instances", json_integer((json_int_t)f->of));
+        json_object_set_new(e, "wait_us_mean", json_real(f->wait_us));
+        json_object_set_new(e, "others_wait_us", json_real(f->cost_us));
+        json_object_set_new(e, "nccl_time_share", isnan(f->share) ? json_null() : json_real(f->share));
+        break;
+    case FINDING_OS:
+        json_object_set_new(e, "lost_us", json_real(f->wait_us));
+        json_object_set_new(e, "nccl_time_share", json_real(f->share));
+        json_object_set_new(e, "preempted_by", f->by ? json_string(f->by) : json_null());
+        break;
+    default:
+        json_object_set_new(e, "busbw_gbs", json_real(f->busbw_gbs));
+        json_object_set_new(e, "reference_busbw_gbs", json_real(f->reference_gbs));
+        json_object_set_new(e, "slow", json_integer((json_int_t)f->count));
+        if (!(f->kind == FINDING_SLOW_LINK && f->peer < 0))
+            json_object_set_new(e, "instances", json_integer((json_int_t)f->of));
+    }
+    json_object_set_new(o, "evidence", e);
+    char *line = finding_line(f);
+    json_object_set_new(o, "text", line ? json_string(line) : json_null());
+    free(line);
+    return o;
+}
+
+json_t *findings_json(const struct report_summary *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->findings.n; i++)
+        json_array_append_new(a, finding_json(&s->findings.v[i]));
+    return a;
+}
+
+json_t *findings_checked_json(const struct report_summary *s)
+{
+    const struct findings *fs = &s->findings;
+    return json_pack("{s:b, s:I, s:I}", "per_op_records", fs->records,
+                     "collectives", (json_int_t)fs->collectives, "pairs", (json_int_t)fs->pairs);
+}
+
+int report_print_findings(const struct report_summary *s, bool json, FILE *out)
+{
+    int found = s->findings.n ? 1 : 0;
+    if (json) {
+        json_t *doc = json_pack("{s:s, s:o, s:o}", "format", REPORT_JSON_FORMAT, "findings", findings_json(s),
+                                "checked", findings_checked_json(s));
+        int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(doc);
+        fputc('\n', out);
+        if (rc != 0)
+            return -1;
+    } else {
+        print_findings(s, out);
+    }
+    return fflush(out) == 0 && !ferror(out) ? found : -1;
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""The report's Findings, end to end on the simulator: a short run of
+nccltap-bench with one fault injected (or none), then `nccltap report`:
+the Findings block within the first 25 lines of the text names exactly
+that fault (the right rank; "None" when healthy), --json's "findings" (the
+first key after "format") says the same, and `--findings` prints the block
+alone and exits 1 on a finding, 0 when healthy.
+
+usage: findings_test.py CASE NCCLTAP WORKDIR
+  CASE  healthy | straggler2 | straggler4 | straggler8 | hang | below_expected
+        | slow_link8 | trace_straggler | trace_hang
+Exits 77 (skipped) for a trace case when lttng-sessiond is not installed.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+SKIP = 77
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+class Run:
+    def __init__(self, nccltap, work):
+        self.nccltap = nccltap
+        self.bench_bin = os.path.join(os.path.dirname(os.path.abspath(nccltap)), "nccltap-bench")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        self.dir = os.path.join(work, "out")
+
+    @staticmethod
+    def env(**kv):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCLTAP_", "NCCLSIM_"))}
+        env.update({k: str(v) for k, v in kv.items()})
+        env.setdefault("NCCLTAP_TIMING", "all")
+        return env
+
+    def bench_cmd(self, ranks, op, nbytes, iters, lttng=False):
+        return ([self.nccltap, "run", "--sim"] + (["--lttng"] if lttng else []) + ["--dir", self.dir, "--",
+                self.bench_bin, "--ranks", str(ranks), "--op", op, "--bytes", nbytes, "--iters", str(iters),
+                "--warmup", "0"])
+
+    def bench(self, ranks, op="allreduce", nbytes="1M", iters=50, lttng=False, **env):
+        p = subprocess.run(self.bench_cmd(ranks, op, nbytes, iters, lttng), env=self.env(**env),
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            fail("the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
+
+    def hang(self, lttng=False):
+        """4 ranks, rank 3 never reaches AllReduce seq 20: the job until
+        every rank wrote its hang report (2 s after the hang), then ended."""
+        env = self.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=20,
+                       NCCLTAP_CALLSITE_DEPTH=4)
+        p = subprocess.Popen(self.bench_cmd(4, "allreduce", "1M", 100, lttng), env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        try:
+            while time.monotonic() - t0 < 15:
+                if len(glob.glob(os.path.join(self.dir, "*.hang.json"))) == 4:
+                    break
+                time.sleep(0.1)
+            time.sleep(0.5 if not lttng else 1.5)  # lttng: a second `hang` event of each
+            check(p.poll() is None, "the job ended although rank 3 hangs")
+        finally:
+            p.terminate()
+            p.wait(timeout=30)
+
+    def report(self, *args, path=None, rc=0):
+        p = subprocess.run([self.nccltap, "report", *args, path or self.dir], capture_output=True, text=True,
+                           timeout=120, env=self.env())
+        check(p.returncode == rc, "report %s exited %d, want %d: %s" % (" ".join(args), p.returncode, rc,
+                                                                      p.stderr[-2000:]))
+        return p.stdout
+
+
+def findings_block(text):
+    """The Findings block's lines (after its heading), and the heading's
+    line number (from 1)."""
+    lines = text.split("\n")
+    head = next((i for i, l in enumerate(lines) if l.startswith("Findings")), None)
+    check(head is not None, "no Findings block:\n" + text[:3000])
+    block = []
+    for l in lines[head + 1:]:
+        if not l.startswith("  "):
+            break
+        block.append(l.strip())
+    return head + 1, block
+
+
+def assert_findings(run, want, path=None, expect=()):
+    """want: [(kind, rank or None, peer or None)] the findings expected, in
+    order; [] for a healthy run. Returns the JSON findings."""
+    args = list(expect)
+    text = run.report(*args, path=path)
+    at, block = findings_block(text)
+    print("\n".join(text.split("\n")[at - 1:at + len(block)]))
+    check(at + len(block) <= 25, "the Findings block ends at line %d, past the first screen (25)"
+          % (at + len(block)))
+    # Before any table or section.
+    check(text.find("Findings") < text.find("\nWhere the time goes") or "\nWhere the time goes" not in text,
+          "the Findings block is not before the tables")
+    doc = json.loads(run.report("--json", *args, path=path))
+    keys = list(doc)
+    check(keys[:2] == ["format", "findings"], "--json's first keys %s, want format, findings" % keys[:3])
+    got = [(f["kind"], f["rank"], f.get("peer")) for f in doc["findings"]]
+    check(got == want, "findings %s, want %s" % (got, want))
+    words = {"straggler": "STRAGGLER rank %s ", "hang": "rank %s ", "slow_link": "SLOW LINK ",
+             "below_expected": "BELOW EXPECTED "}
+    if want:
+        check(len(block) == len(want), "%d text lines for %d findings: %s" % (len(block), len(want), block))
+        for line, f, (kind, rank, _) in zip(block, doc["findings"], want):
+            check(line == f["text"] + "", "text %r and --json's %r differ" % (line, f["text"]))
+            w = words[kind] % rank if "%s" in words[kind] else words[kind]
+            check(w in line, "the line does not say %r: %s" % (w, line))
+    else:
+        check(len(block) == 1 and block[0].startswith("None: no straggler, hang or slow transfer in"),
+              "the healthy line: %s" % block)
+    # --findings: the block alone, exit 1 with a finding, 0 healthy.
+    only = run.report("--findings", *args, path=path, rc=1 if want else 0)
+    check(only.startswith("Findings") and only.count("\n") == len(block) + 1,
+          "--findings printed more than the block:\n" + only)
+    j = json.loads(run.report("--findings", "--json", *args, path=path, rc=1 if want else 0))
+    check(j["findings"] == doc["findings"], "--findings --json differs from --json's findings")
+    return doc["findings"]
+
+
+def case_healthy(run):
+    run.bench(4, op="allreduce,sendrecv")
+    assert_findings(run, [])
+
+
+def straggler(run, n):
+    run.bench(n, NCCLSIM_SLOW_RANK=n // 2, NCCLSIM_SLOW_US=200)
+    f, = assert_findings(run, [("straggler", n // 2, None)])
+    e = f["evidence"]
+    # 200 us late, more on a loaded machine.
+    check(e["last"] >= 0.9 * e["instances"] and 180 <= e["wait_us_mean"] <= 1000,
+          "rank %d last in %d of %d, others waited %.1f us" % (n // 2, e["last"], e["instances"],
+                                                              e["wait_us_mean"]))
+    # The victims are not named as the slowest: the per-rank wait and the
+    # late mark say who waited and who arrived last.
+    text = run.report()
+    ranks = text[text.find("\nRanks"):]
+    check("wait_ms" in ranks and "  late" in ranks, "the Ranks table does not say who waited:\n" + ranks[:800])
+    late = [l for l in ranks.split("\n")[3:3 + n] if l.endswith("late")]
+    check(len(late) == 1 and late[0].split()[0] == str(n // 2), "late marks: %s" % late)
+
+
+def case_hang(run):
+    run.hang()
+    f, = assert_findings(run, [("hang", 3, None)])
+    check(f["seq"] == 20 and f["op"] == "AllReduce" and f["evidence"]["waiting_ranks"] == [0, 1, 2],
+          "hang finding %s" % f)
+    check(f["evidence"]["site"] and f["evidence"]["site"]["function"] == "op_issue", "no call site: %s" % f)
+    text = run.report()
+    # The header and the totals agree with the Hang section.
+    check("  in flight  " in text.split("Findings")[0], "the header does not say calls are in flight")
+    t = json.loads(run.report("--json"))["totals"]
+    check(t["in_flight"] > 0, "totals.in_flight is 0 in a hang: %s" % t)
+
+
+def case_below_expected(run):
+    # 2 ranks, one communicator: 1 MiB AllReduce at the simulator's 100
+    # GB/s and 5 us gives about 67 GB/s busbw; 200 is expected (under
+    # half of it is named), then 100 (not named).
+    run.bench(2, iters=30)
+    f, = assert_findings(run, [("below_expected", None, None)], expect=("--expect-busbw", "AllReduce:200@1M"))
+    check(f["op"] == "AllReduce" and f["evidence"]["reference_busbw_gbs"] == 200
+          and abs(f["evidence"]["busbw_gbs"] - 67.5) < 5, "finding %s" % f)
+    assert_findings(run, [], expect=("--expect-busbw", "AllReduce:100@1M"))
+
+
+def case_slow_link8(run):
+    run.bench(8, op="allreduce,sendrecv", nbytes="16M", iters=20, NCCLSIM_SLOW_LINK_RANK=1,
+              NCCLSIM_SLOW_LINK_FACTOR=4)
+    assert_findings(run, [("slow_link", 1, None)])
+
+
+def trace_case(run, straggle):
+    if not shutil.which("lttng-sessiond"):
+        print("lttng-sessiond is not installed: skipped")
+        sys.exit(SKIP)
+    if straggle:
+        run.bench(4, lttng=True, NCCLSIM_SLOW_RANK=2, NCCLSIM_SLOW_US=200)
+        want = [("straggler", 2, None)]
+    else:
+        run.hang(lttng=True)
+        want = [("hang", 3, None)]
+    assert_findings(run, want, path=os.path.join(run.dir, "lttng"))
+
+
+CASES = {
+    "healthy": case_healthy,
+    "straggler2": lambda run: straggler(run, 2),
+    "straggler4": lambda run: straggler(run, 4),
+    "straggler8": lambda run: straggler(run, 8),
+    "hang": case_hang,
+    "below_expected": case_below_expected,
+    "slow_link8": case_slow_link8,
+    "trace_straggler": lambda run: trace_case(run, True),
+    "trace_hang": lambda run: trace_case(run, False),
+}
+
+
+def main():
+    case, nccltap, work = sys.argv[1:4]
+    CASES[case](Run(nccltap, work))
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
