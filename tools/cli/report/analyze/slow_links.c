@@ -83,27 +83,25 @@ static void fill_transfer(const struct report *r, const struct crossrank *x, siz
         const struct xr_instance *in = &x->instances[k];
         count += eligible(in) && in->op == pick->op && in->bytes == pick->bytes;
     }
-    double *t = xmalloc(count * (size_t)n * sizeof *t);  /* rank-major */
-    size_t c = 0;
-    for (size_t k = i; k < end; k++) {
-        const struct xr_instance *in = &x->instances[k];
-        if (!eligible(in) || in->op != pick->op || in->bytes != pick->bytes)
-            continue;
-        for (size_t m = 0; m < in->n; m++) {
-            struct xr_member mb = x->members[in->first + m];
-            int rank = xr_event(r, mb)->rank;
-            if (rank >= 0 && rank < n)
-                t[(size_t)rank * count + c] = (double)(xr_end(r, mb) - in->latest_start_ns) / 1e3;
-        }
-        c++;
-    }
     l->coll_op = pick->op;
     l->coll_bytes = pick->bytes;
     l->coll_instances = count;
     l->nranks = n > l->nranks ? n : l->nranks;
     l->transfer_us = xcalloc((size_t)l->nranks, sizeof *l->transfer_us);
-    for (int k = 0; k < n; k++)
-        l->transfer_us[k] = xr_median(t + (size_t)k * count, count);
+    /* One rank at a time through one buffer of `count`: no copy of every
+     * record (the report's memory per record is bounded: crossrank.scale).
+     * An eligible instance is complete, its members by rank: member k is
+     * rank k. */
+    double *t = xmalloc(count * sizeof *t);
+    for (int rank = 0; rank < n; rank++) {
+        size_t c = 0;
+        for (size_t k = i; k < end; k++) {
+            const struct xr_instance *in = &x->instances[k];
+            if (eligible(in) && in->op == pick->op && in->bytes == pick->bytes)
+                t[c++] = (double)(xr_end(r, x->members[in->first + (size_t)rank]) - in->latest_start_ns) / 1e3;
+        }
+        l->transfer_us[rank] = xr_median(t, c);
+    }
     free(t);
 }
 
