@@ -196,6 +196,95 @@ def slow_link_single(run):
     check(rep["slow_transfers"] == [], "a healthy link named slow: %s" % rep["slow_transfers"])
 
 
+def sim_pair_busbw(nbytes, send_link, recv_link):
+    """busbw of a send/recv pair of nccltap-bench's sendrecv (each rank
+    sends to the next and receives from the previous in one group, timed
+    as the group: the simulator runs the two one after the other): S over
+    the shorter of the two ranks' groups, given each group's two links'
+    slowness factors (tests/sim/README.md, Time model)."""
+    def group(links):
+        return sum(SIM_LAT_NS + nbytes * k / SIM_BUSBW * 1e9 for k in links)
+    return nbytes / min(group(send_link), group(recv_link))
+
+
+LINK_BENCH = ["--op", "allreduce,sendrecv", "--bytes", "16M", "--iters", "20", "--warmup", "0"]
+
+
+def slow_link_rank(run, nranks):
+    """Issue 20: rank 1's link 4 times slower on a ring of `nranks`: 2 of
+    the pairs (0->1, 1->2) are slow, half of them at 4 ranks, where the
+    job's median cannot tell. Rank 1 alone is named the slow end, its
+    pairs' busbw against the others' as the 4x link gives them; the matrix
+    is in the text report and --json."""
+    run.bench_run(["--ranks", str(nranks)] + LINK_BENCH, NCCLTAP_TIMING="all",
+                  NCCLSIM_SLOW_LINK_RANK=1, NCCLSIM_SLOW_LINK_FACTOR=4)
+    rep, text, _ = run.report()
+    check(rep["stragglers"] == [], "a slow link is not a straggler: %s" % rep["stragglers"])
+    sl = rep["crossrank"]["slow_links"]
+    check([(s["rank"], s["from"], s["reference"]) for s in sl] == [(1, "send/recv", "others")],
+          "slow links %s, want rank 1 from its send/recv pairs against the others" % sl)
+    s, n = sl[0], 16 << 20
+    # Rank 1's group is slow twice, its neighbours' once: the pair's
+    # shorter side is the neighbour's (one slow link, one healthy).
+    slow, healthy = sim_pair_busbw(n, [4, 1], [4, 4]), sim_pair_busbw(n, [1, 1], [1, 1])
+    check(s["pairs"] == 2 and s["bytes"] == n, "rank 1's pairs: %s" % s)
+    check(abs(s["busbw_gbs"] - slow) <= 0.05 * slow and abs(s["others_gbs"] - healthy) <= 0.05 * healthy,
+          "rank 1's pairs %.2f GB/s vs %.2f, want %.2f vs %.2f (+-5%%)"
+          % (s["busbw_gbs"], s["others_gbs"], slow, healthy))
+    links = rep["crossrank"]["links"]
+    check(len(links) == 1 and links[0]["nranks"] == nranks and len(links[0]["pairs"]) == nranks,
+          "links %s, want one communicator with %d pairs" % (links, nranks))
+    for c in links[0]["pairs"]:
+        want = slow if 1 in (c["src"], c["dst"]) else healthy
+        check(abs(c["busbw_gbs"] - want) <= 0.05 * want, "pair %s, want %.2f GB/s" % (c, want))
+    sec = text[text.find("\nSlow transfers"):]
+    check(re.search(r"SLOW LINK comm \w+ rank 1: its 2 send/recv pairs", sec),
+          "the text report does not name rank 1's link:\n" + sec[:2000])
+    check(re.search(r"from\\to +0 +1", sec), "the text report has no pair matrix")
+
+
+def slow_link_pair2(run):
+    """Issue 20: 2 ranks, rank 1's link 4 times slower: both pairs have
+    both ranks, so nothing in the job compares. With the busbw expected
+    (--expect-busbw) the pair 0 <-> 1 is named, once, not each rank; without
+    it, nothing."""
+    run.bench_run(["--ranks", "2"] + LINK_BENCH, NCCLTAP_TIMING="all",
+                  NCCLSIM_SLOW_LINK_RANK=1, NCCLSIM_SLOW_LINK_FACTOR=4)
+    rep, _, _ = run.report()
+    check(rep["crossrank"]["slow_links"] == [], "named with nothing to compare: %s"
+          % rep["crossrank"]["slow_links"])
+    n = 16 << 20
+    healthy = sim_pair_busbw(n, [1, 1], [1, 1])
+    expect = "Send:%.0f@1M" % (0.8 * healthy)
+    p = subprocess.run([run.nccltap, "report", "--json", run.dir, "--expect-busbw", expect],
+                       capture_output=True, text=True, timeout=120, env=run.env())
+    check(p.returncode == 0, "nccltap report --expect-busbw exited %d: %s" % (p.returncode, p.stderr))
+    sl = json.loads(p.stdout)["crossrank"]["slow_links"]
+    check(len(sl) == 1 and sl[0]["rank"] is None and sl[0]["ranks"] == [0, 1]
+          and sl[0]["reference"] == "expected", "slow links %s, want the pair 0 <-> 1 against the expected" % sl)
+    slow = sim_pair_busbw(n, [4, 4], [4, 4])
+    check(abs(sl[0]["busbw_gbs"] - slow) <= 0.05 * slow, "pair at %.2f GB/s, want %.2f" % (sl[0]["busbw_gbs"], slow))
+    t = subprocess.run([run.nccltap, "report", run.dir, "--expect-busbw", expect],
+                       capture_output=True, text=True, timeout=120, env=run.env())
+    check("SLOW LINK comm" in t.stdout and "rank 0 <-> rank 1" in t.stdout,
+          "the text report does not name the pair")
+
+
+def links_healthy(run):
+    """Issue 20: no slow link at 2, 4 and 8 ranks names nothing, with the
+    simulator's jitter (the same busbw expected as slow_link_pair2 at 2)."""
+    for nranks in (2, 4, 8):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        run.bench_run(["--ranks", str(nranks)] + LINK_BENCH, NCCLTAP_TIMING="all")
+        expect = "Send:%.0f@1M" % (0.8 * sim_pair_busbw(16 << 20, [1, 1], [1, 1]))
+        rep, _, _ = run.report(NCCLTAP_EXPECT_BUSBW_GBS=expect)
+        check(rep["crossrank"]["slow_links"] == [] and rep["slow_transfers"] == [],
+              "%d healthy ranks: slow links %s, slow transfers %s" % (nranks, rep["crossrank"]["slow_links"],
+                                                                     rep["slow_transfers"]))
+        check(len(rep["crossrank"]["links"][0]["pairs"]) == nranks, "%d ranks: links %s"
+              % (nranks, rep["crossrank"]["links"]))
+
+
 def ring(run):
     """NCCLTAP_OPS_MAX_MB bounds the per-op file: the oldest records are
     dropped, counted, and the report says so."""
@@ -576,6 +665,10 @@ def main():
         "straggler_auto": lambda: straggler(run, "auto"),
         "slow_link": lambda: slow_link(run),
         "slow_link_single": lambda: slow_link_single(run),
+        "slow_link_rank4": lambda: slow_link_rank(run, 4),
+        "slow_link_rank8": lambda: slow_link_rank(run, 8),
+        "slow_link_pair2": lambda: slow_link_pair2(run),
+        "links_healthy": lambda: links_healthy(run),
         "clock_outliers": lambda: clock_outliers(run),
         "skew_below_error": lambda: skew_below_error(run),
         "ring": lambda: ring(run),

@@ -294,6 +294,29 @@ def case_no_trace(t):
           f"a trace without nccltap events: {rc} {err}")
 
 
+def case_two_runs(t):
+    """Issue 20: a directory holding two runs' traces (3 ranks, then 2) is
+    read as the newest run, with a line naming the other; they were merged
+    as one job of 5 ranks."""
+    bench = ["--op", "allreduce", "--bytes", "1K", "--iters", "5", "--warmup", "0"]
+    old, _ = t.traced("old", bench=["--ranks", "3", *bench])
+    new, _ = t.traced("new", bench=["--ranks", "2", *bench])
+    both = os.path.join(t.work, "both")
+    os.makedirs(both)
+    shutil.copytree(os.path.join(old, "lttng"), os.path.join(both, "a"))
+    shutil.copytree(os.path.join(new, "lttng"), os.path.join(both, "b"))
+    # The older run's trace written first: its metadata an hour older.
+    stamp = time.time() - 3600
+    for top, _, names in os.walk(os.path.join(both, "a")):
+        if "metadata" in names:
+            os.utime(os.path.join(top, "metadata"), (stamp, stamp))
+    rep, err = t.report(both)
+    check(len(rep["ranks"]) == 2 and rep["totals"]["calls"] == 2 * 5,
+          f"the newest run read alone: {len(rep['ranks'])} ranks, {rep['totals']['calls']} calls")
+    check(f"holds 1 other traced run ({both}/a); reading the newest, {both}/b" in err,
+          f"names the other run: {err}")
+
+
 def case_fd_launcher(t):
     """A launcher that closes every descriptor above 2 in its children
     before running a rank (as Open MPI's mpirun and orted do) made lttng-ust
@@ -399,7 +422,8 @@ def case_system_rc(t):
         os.kill(pid, 15)
 
 
-CASES = {"counts": case_counts, "durations": case_durations, "report": case_report,
+CASES = {
+    "two_runs": case_two_runs,"counts": case_counts, "durations": case_durations, "report": case_report,
          "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,

@@ -3,6 +3,7 @@
  * reference process's from the ends of collectives. */
 #include "crossrank.h"
 #include "nccl/nccl_ops.h"
+#include "slow_links.h"
 #include "slow_transfers.h"
 #include "stragglers.h"
 #include "util.h"
@@ -517,6 +518,7 @@ void crossrank_analyze(struct report *r, const char *expect_busbw, struct crossr
     x->threshold_ns = 3 * x->clock_error_ns > XR_MIN_WAIT_NS ? 3 * x->clock_error_ns : XR_MIN_WAIT_NS;
     xr_find_stragglers(r, x);
     xr_find_slow(r, x);
+    xr_find_slow_links(r, x);
 }
 
 void crossrank_free(struct crossrank *x)
@@ -530,5 +532,6 @@ void crossrank_free(struct crossrank *x)
     free(x->waits);
     free(x->slow);
     free(x->suspects);
+    xr_free_links(x);
     memset(x, 0, sizeof *x);
 }

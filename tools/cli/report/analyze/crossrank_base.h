@@ -151,6 +151,52 @@ struct xr_suspect {
     size_t pairs;               /* slow pairs it is in (all of the communicator's) */
 };
 
+/* One pair's cell of a communicator's send/recv matrix. */
+struct xr_link_cell {
+    int src, dst;
+    size_t transfers;           /* its matched pairs of the matrix's size */
+    double busbw_gbs;           /* their median busbw (S / transfer time) */
+};
+
+/* What one communicator's links measured: the send/recv busbw of each pair
+ * at the largest size sent (where bandwidth shows, not latency), and,
+ * where it ran collectives, each rank's transfer time from the last
+ * arrival at its largest one. Ranks are the communicator's, 0..nranks-1. */
+struct xr_links {
+    uint64_t comm;
+    int nranks;
+    uint64_t p2p_bytes;         /* the size of the cells' transfers; 0: no pair */
+    uint8_t p2p_op;             /* their send's op (report_name) */
+    struct xr_link_cell *cells; /* by src, then dst */
+    size_t ncells;
+    uint8_t coll_op;            /* the collective of transfer_us: the largest */
+    uint64_t coll_bytes;        /* (op, bytes), complete and not grouped */
+    size_t coll_instances;
+    double *transfer_us;        /* per rank: median of its aligned end minus the
+                                   latest start; NULL: no such collective */
+};
+
+/* A rank whose links stand apart: every pair it is in slower than
+ * XR_SLOW_FRACTION x the median of the pairs without it (or, where every
+ * pair has it, than the busbw expected), or its transfer time at the
+ * collectives over 1 / XR_SLOW_FRACTION x the other ranks' median. Needs no
+ * healthy majority: half the pairs or more may be slow. */
+struct xr_slow_link {
+    uint64_t comm;
+    int rank;                   /* the slow end; -1: the pair src <-> dst, the only
+                                   ranks of their pairs (2 ranks) */
+    int src, dst;
+    bool p2p;                   /* from send/recv pairs; false: from collectives */
+    enum xr_reference reference;  /* JOB: pairs (ranks) without it; EXPECTED */
+    uint64_t bytes;
+    size_t pairs;               /* p2p: its pairs (cells) */
+    double busbw_gbs;           /* p2p: the median of its pairs' busbw */
+    double fastest_gbs;         /* p2p: the fastest of them (still below) */
+    double others_gbs;          /* p2p: the median of the pairs without it, or expected */
+    double transfer_us;         /* collectives: its transfer time */
+    double others_us;           /* collectives: the median of the other ranks' */
+};
+
 #define XR_SLOW_FRACTION 0.5    /* "well below": under half the job's median */
 #define XR_MIN_WAIT_NS 5000.0   /* a skew under 5 us is never a straggler */
 
@@ -176,6 +222,10 @@ struct crossrank {
     size_t nslow;
     struct xr_suspect *suspects;    /* ranks in every slow pair of their communicator */
     size_t nsuspects;
+    struct xr_links *links;         /* per communicator, by comm */
+    size_t nlinks;
+    struct xr_slow_link *slow_links;  /* ranks (pairs) whose links stand apart, by comm */
+    size_t nslow_links;
     struct xr_expect expect[XR_EXPECT_MAX];  /* NCCLTAP_EXPECT_BUSBW_GBS */
     size_t nexpect;
     const char *expect_error;       /* why NCCLTAP_EXPECT_BUSBW_GBS was not used; NULL */

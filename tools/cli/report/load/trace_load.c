@@ -149,6 +149,16 @@ int report_load_trace(const char *path, struct report *r)
         trace_dirs_free(dirs);
         return -1;
     }
+    /* One run: processes of two runs would be read as one job. */
+    size_t others;
+    char *other_runs = trace_dirs_keep_newest(dirs, &ndirs, &others);
+    if (other_runs) {
+        size_t len;
+        const char *root = trace_run_root(dirs[0], &len);
+        msg("%s holds %zu other traced run%s (%s); reading the newest, %.*s", path, others,
+            others == 1 ? "" : "s", other_runs, (int)len, root);
+        free(other_runs);
+    }
     struct loading l;
     memset(&l, 0, sizeof l);
     l.r = r;

@@ -1,6 +1,7 @@
 /* `--json`'s cross-rank keys: "crossrank" (what was matched, the clocks,
  * what was dropped, each rank's own wait, the ranks every slow pair goes
- * through, what nothing could be compared with), "stragglers",
+ * through, what nothing could be compared with, each communicator's links
+ * and the ranks whose links stand apart), "stragglers",
  * "slow_transfers". */
 #include "render.h"
 #include "crossrank_base.h"
@@ -65,6 +66,60 @@ static void add_references(json_t *o, const struct crossrank *x, const struct re
     json_object_set_new(o, "slow_link_ranks", s);
 }
 
+/* "links": each communicator's send/recv busbw per pair and transfer time
+ * per rank. */
+static json_t *links_json(const struct report *r, const struct crossrank *x)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; x && i < x->nlinks; i++) {
+        const struct xr_links *l = &x->links[i];
+        json_t *cells = json_array();
+        for (size_t k = 0; k < l->ncells; k++)
+            json_array_append_new(cells, json_pack("{s:i, s:i, s:I, s:f}", "src", l->cells[k].src,
+                "dst", l->cells[k].dst, "transfers", (json_int_t)l->cells[k].transfers,
+                "busbw_gbs", l->cells[k].busbw_gbs));
+        json_t *coll = json_null();
+        if (l->transfer_us) {
+            json_t *t = json_array();
+            for (int k = 0; k < l->nranks; k++)
+                json_array_append_new(t, json_real(l->transfer_us[k]));
+            coll = json_pack("{s:s, s:I, s:I, s:o}", "op", report_name(r, l->coll_op),
+                "bytes", (json_int_t)l->coll_bytes, "instances", (json_int_t)l->coll_instances,
+                "transfer_us", t);
+        }
+        json_array_append_new(a, json_pack("{s:o, s:i, s:I, s:o, s:o}", "comm", comm_id(l->comm),
+            "nranks", l->nranks, "p2p_bytes", (json_int_t)l->p2p_bytes, "pairs", cells,
+            "collective", coll));
+    }
+    return a;
+}
+
+/* "slow_links": the ranks (or the 2-rank pair) whose links stand apart. */
+static json_t *slow_links_json(const struct crossrank *x)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; x && i < x->nslow_links; i++) {
+        const struct xr_slow_link *s = &x->slow_links[i];
+        json_t *o = json_pack("{s:o, s:s, s:s, s:I}", "comm", comm_id(s->comm),
+            "from", s->p2p ? "send/recv" : "collectives",
+            "reference", s->reference == XR_REF_JOB ? "others" : "expected", "bytes", (json_int_t)s->bytes);
+        json_object_set_new(o, "rank", s->rank >= 0 ? json_integer(s->rank) : json_null());
+        json_object_set_new(o, "ranks", s->rank >= 0 ? json_pack("[i]", s->rank)
+                                                      : json_pack("[i, i]", s->src, s->dst));
+        if (s->p2p) {
+            json_object_set_new(o, "pairs", json_integer((json_int_t)s->pairs));
+            json_object_set_new(o, "busbw_gbs", json_real(s->busbw_gbs));
+            json_object_set_new(o, "fastest_gbs", json_real(s->fastest_gbs));
+            json_object_set_new(o, "others_gbs", json_real(s->others_gbs));
+        } else {
+            json_object_set_new(o, "transfer_us", json_real(s->transfer_us));
+            json_object_set_new(o, "others_us", json_real(s->others_us));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 json_t *crossrank_json(const struct report *r)
 {
     const struct crossrank *x = r->cross;
@@ -87,8 +142,11 @@ json_t *crossrank_json(const struct report *r)
         "unmatched", (json_int_t)(x ? x->unmatched : 0),
         "records_dropped", (json_int_t)dropped,
         "waits", waits_json(r, x));
-    if (o)
+    if (o) {
         add_references(o, x, r);
+        json_object_set_new(o, "links", links_json(r, x));
+        json_object_set_new(o, "slow_links", slow_links_json(x));
+    }
     return o;
 }
 

@@ -179,6 +179,96 @@ static void print_slow(const struct report *r, const struct xr_slow *s, FILE *ou
     fputc('\n', out);
 }
 
+/* A communicator's send/recv busbw, sender by receiver: the matrix for up
+ * to LINKS_MATRIX_MAX ranks, else its slowest and fastest pairs. */
+#define LINKS_MATRIX_MAX 16
+
+static void print_cells(const struct xr_links *l, FILE *out)
+{
+    char b[16];
+    fprintf(out, "  comm %016" PRIx64 " send/recv busbw, GB/s at %s (median of each pair's transfers)",
+            l->comm, human_bytes((double)l->p2p_bytes, b));
+    if (l->nranks > LINKS_MATRIX_MAX) {
+        const struct xr_link_cell *lo = &l->cells[0], *hi = &l->cells[0];
+        for (size_t i = 1; i < l->ncells; i++) {
+            lo = l->cells[i].busbw_gbs < lo->busbw_gbs ? &l->cells[i] : lo;
+            hi = l->cells[i].busbw_gbs > hi->busbw_gbs ? &l->cells[i] : hi;
+        }
+        fprintf(out, ":\n    %zu pairs of %d ranks; slowest %d -> %d %.2f, fastest %d -> %d %.2f "
+                "(--json: crossrank.links)\n", l->ncells, l->nranks, lo->src, lo->dst, lo->busbw_gbs,
+                hi->src, hi->dst, hi->busbw_gbs);
+        return;
+    }
+    fprintf(out, ", from row to column:\n    from\\to ");
+    for (int d = 0; d < l->nranks; d++)
+        fprintf(out, " %7d", d);
+    size_t c = 0;
+    for (int s = 0; s < l->nranks; s++) {
+        fprintf(out, "\n    %7d", s);
+        for (int d = 0; d < l->nranks; d++) {
+            if (c < l->ncells && l->cells[c].src == s && l->cells[c].dst == d)
+                fprintf(out, " %7.2f", l->cells[c++].busbw_gbs);
+            else
+                fprintf(out, " %7s", "-");
+        }
+    }
+    fputc('\n', out);
+}
+
+/* Each rank's transfer time from the last arrival at the collective. */
+static void print_transfer(const struct report *r, const struct xr_links *l, FILE *out)
+{
+    char b[16], op[SHOWN_MAX];
+    fprintf(out, "  comm %016" PRIx64 " %s %s, each rank's end minus the last arrival, median of %zu:\n   ",
+            l->comm, shown(report_name(r, l->coll_op), op), human_bytes((double)l->coll_bytes, b),
+            l->coll_instances);
+    if (l->nranks > LINKS_MATRIX_MAX) {
+        int lo = 0, hi = 0;
+        for (int k = 1; k < l->nranks; k++) {
+            lo = l->transfer_us[k] < l->transfer_us[lo] ? k : lo;
+            hi = l->transfer_us[k] > l->transfer_us[hi] ? k : hi;
+        }
+        fprintf(out, " shortest rank %d %.1f us, longest rank %d %.1f us (--json: crossrank.links)\n",
+                lo, l->transfer_us[lo], hi, l->transfer_us[hi]);
+        return;
+    }
+    for (int k = 0; k < l->nranks; k++)
+        fprintf(out, "%s rank %d %.1f us", k == 0 ? "" : k % 6 ? "," : ",\n   ", k, l->transfer_us[k]);
+    fputc('\n', out);
+}
+
+/* The matrices of the first LINKS_COMMS_MAX communicators. */
+#define LINKS_COMMS_MAX 4
+
+static void print_links(const struct report *r, const struct crossrank *x, FILE *out)
+{
+    for (size_t i = 0; i < x->nlinks; i++) {
+        if (i == LINKS_COMMS_MAX) {
+            fprintf(out, "  ... %zu more communicators (--json: crossrank.links)\n", x->nlinks - i);
+            return;
+        }
+        if (x->links[i].ncells)
+            print_cells(&x->links[i], out);
+        if (x->links[i].transfer_us)
+            print_transfer(r, &x->links[i], out);
+    }
+}
+
+static void print_slow_link(const struct xr_slow_link *s, FILE *out)
+{
+    fprintf(out, "  SLOW LINK comm %016" PRIx64 " ", s->comm);
+    if (!s->p2p)
+        fprintf(out, "rank %d: its collectives end %.1f us after the last arrival vs %.1f us for the "
+                "other ranks\n", s->rank, s->transfer_us, s->others_us);
+    else if (s->rank < 0)
+        fprintf(out, "rank %d <-> rank %d: send/recv %.2f GB/s vs %.2f GB/s expected (--expect-busbw)\n",
+                s->src, s->dst, s->busbw_gbs, s->others_gbs);
+    else
+        fprintf(out, "rank %d: its %zu send/recv pairs %.2f GB/s (at most %.2f) vs %.2f GB/s %s\n",
+                s->rank, s->pairs, s->busbw_gbs, s->fastest_gbs, s->others_gbs,
+                s->reference == XR_REF_JOB ? "for the other pairs" : "expected (--expect-busbw)");
+}
+
 void print_slow_transfers(const struct report *r, FILE *out)
 {
     const struct crossrank *x = r->cross;
@@ -187,7 +277,9 @@ void print_slow_transfers(const struct report *r, FILE *out)
     fprintf(out, "\nSlow transfers: busbw from the last arrival to the end, under %.0f%% of the "
             "job's median for the op and size%s\n", 100 * XR_SLOW_FRACTION,
             x->nexpect ? " or of the busbw expected" : "");
-    if (!x->nslow)
+    for (size_t i = 0; i < x->nslow_links; i++)
+        print_slow_link(&x->slow_links[i], out);
+    if (!x->nslow && !x->nslow_links)
         fprintf(out, "  None among %zu collectives and %zu send/receive pairs.\n",
                 x->ninstances, x->npairs);
     for (size_t i = 0; i < x->nslow; i++)
@@ -195,6 +287,7 @@ void print_slow_transfers(const struct report *r, FILE *out)
     for (size_t i = 0; i < x->nsuspects; i++)
         fprintf(out, "  comm %016" PRIx64 " rank %d is in all %zu slow pairs: look at its link\n",
                 x->suspects[i].comm, x->suspects[i].rank, x->suspects[i].pairs);
+    print_links(r, x, out);
     if (x->expect_error) {
         char bad[SHOWN_MAX];
         fprintf(out, "  NOTE: NCCLTAP_EXPECT_BUSBW_GBS not used: '%s' is %s.\n", shown_quoted(x->expect_bad, bad),
