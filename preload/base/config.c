@@ -13,6 +13,12 @@
 
 struct tap_config tap_config;
 
+/* The variables nccltap reads (config_vars.def). */
+static const char *const known_vars[] = {
+#define NCCLTAP_VAR(name, def, accepted, meaning) name,
+#include "base/config_vars.def"
+};
+
 static const char *const timing_names[] = {
     [TAP_TIMING_OFF] = "off", [TAP_TIMING_AUTO] = "auto", [TAP_TIMING_ALL] = "all"};
 
@@ -219,6 +225,96 @@ int tap_job_id_of(char *out, size_t len, char *(*get)(const char *))
     return 0;
 }
 
+/* Levenshtein distance of a and b, each cut to 63 characters (a variable
+ * name is shorter). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 63 };
+    size_t na = strnlen(a, MAX), nb = strnlen(b, MAX);
+    unsigned row[MAX + 1];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= na; i++) {
+        unsigned diagonal = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= nb; j++) {
+            unsigned replace = diagonal + (a[i - 1] != b[j - 1]), keep = row[j];
+            unsigned shorter = (row[j] < row[j - 1] ? row[j] : row[j - 1]) + 1;
+            row[j] = replace < shorter ? replace : shorter;
+            diagonal = keep;
+        }
+    }
+    return row[nb];
+}
+
+/* The known variable nearest to `name` (an environ entry's name, len
+ * bytes). */
+static const char *nearest_var(const char *name, size_t len)
+{
+    char cut[64];
+    snprintf(cut, sizeof cut, "%.*s", (int)(len < sizeof cut ? len : sizeof cut - 1), name);
+    const char *best = known_vars[0];
+    unsigned best_d = UINT32_MAX;
+    for (size_t i = 0; i < sizeof known_vars / sizeof known_vars[0]; i++) {
+        unsigned d = edit_distance(cut, known_vars[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = known_vars[i];
+        }
+    }
+    return best;
+}
+
+/* Prefixes of NCCLTAP_* names the shim does not read but nccltap's other
+ * programs do: nccltap-bench's (tools/bench/README.md), the GPU suite's
+ * (tests/gpu/README.md), the fuzzers' (tests/fuzz/run.sh). */
+static const char *const other_programs[] = {"NCCLTAP_BENCH_", "NCCLTAP_GPU_RANKS", "NCCLTAP_RUN_FLAGS",
+                                             "NCCLTAP_FUZZ_"};
+
+static bool var_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof other_programs / sizeof other_programs[0]; i++)
+        if (!strncmp(name, other_programs[i], strlen(other_programs[i])))
+            return true;
+    for (size_t i = 0; i < sizeof known_vars / sizeof known_vars[0]; i++)
+        if (strlen(known_vars[i]) == len && !strncmp(known_vars[i], name, len))
+            return true;
+    return false;
+}
+
+/* One process of the job says what is wrong with the job's names: rank 0
+ * of its launcher, or a process no launcher gave a rank. */
+static bool speaks_for_job(void)
+{
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+        const char *v = getenv(rank_vars[i]);
+        if (v && *v)
+            return !strcmp(v, "0");
+    }
+    return true;
+}
+
+/* NCCLTAP_* names that nccltap does not read are misspellings (the
+ * setting is silently lost otherwise): each is said, with the nearest
+ * known name. Not when `nccltap run` said it already (NCCLTAP_VARS_CHECKED). */
+static void check_var_names(void)
+{
+    extern char **environ;
+    const char *checked = getenv("NCCLTAP_VARS_CHECKED");
+    if ((checked && !strcmp(checked, "1")) || !speaks_for_job())
+        return;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "NCCLTAP_", 8))
+            continue;
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (!var_known(*e, len))
+            tap_log("%.*s is not a variable nccltap reads: did you mean %s? (nccltap help config lists them)",
+                    (int)(len < 128 ? len : 128), *e, nearest_var(*e, len));
+    }
+}
+
 void tap_config_load(void)
 {
     struct tap_config *c = &tap_config;
@@ -275,6 +371,7 @@ void tap_config_load(void)
     const char *slurm = getenv("SLURM_JOB_ID");
     if (slurm && strlen(slurm) < sizeof c->slurm_job_id)
         snprintf(c->slurm_job_id, sizeof c->slurm_job_id, "%s", slurm);
+    check_var_names();
 }
 
 void tap_config_ensure(void)
