@@ -71,14 +71,24 @@ static double env_pct(const char *name, double def)
     return def;
 }
 
+int tap_parse_timing(const char *s, enum tap_timing_mode *value)
+{
+    for (int m = 0; m < 3; m++)
+        if (!strcmp(s, timing_names[m])) {
+            *value = (enum tap_timing_mode)m;
+            return 0;
+        }
+    return -1;
+}
+
 static enum tap_timing_mode env_timing(void)
 {
     const char *s = getenv("NCCLTAP_TIMING");
+    enum tap_timing_mode m;
     if (!s || !*s)
         return TAP_TIMING_AUTO;
-    for (int m = 0; m < 3; m++)
-        if (!strcmp(s, timing_names[m]))
-            return (enum tap_timing_mode)m;
+    if (tap_parse_timing(s, &m) == 0)
+        return m;
     tap_log("NCCLTAP_TIMING=%s is not valid: expected auto, all or off; using auto", s);
     return TAP_TIMING_AUTO;
 }
@@ -295,6 +305,16 @@ static bool speaks_for_job(void)
     return true;
 }
 
+const char *tap_config_misspelled(const char *entry, size_t *name_len)
+{
+    const char *eq = strchr(entry, '=');
+    size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
+    *name_len = len;
+    if (strncmp(entry, "NCCLTAP_", 8) || var_known(entry, len))
+        return NULL;
+    return nearest_var(entry, len);
+}
+
 /* NCCLTAP_* names that nccltap does not read are misspellings (the
  * setting is silently lost otherwise): each is said, with the nearest
  * known name. Not when `nccltap run` said it already (NCCLTAP_VARS_CHECKED). */
@@ -305,13 +325,11 @@ static void check_var_names(void)
     if ((checked && !strcmp(checked, "1")) || !speaks_for_job())
         return;
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "NCCLTAP_", 8))
-            continue;
-        const char *eq = strchr(*e, '=');
-        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
-        if (!var_known(*e, len))
+        size_t len;
+        const char *nearest = tap_config_misspelled(*e, &len);
+        if (nearest)
             tap_log("%.*s is not a variable nccltap reads: did you mean %s? (nccltap help config lists them)",
-                    (int)(len < 128 ? len : 128), *e, nearest_var(*e, len));
+                    (int)(len < 128 ? len : 128), *e, nearest);
     }
 }
 
@@ -336,14 +354,14 @@ void tap_config_load(void)
     c->nccl_library = lib && *lib ? lib : NULL;
     c->timing = env_timing();
     c->overhead_pct = env_pct("NCCLTAP_OVERHEAD_PCT", 1.0);
-    c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, 10, 3600000);
+    c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, TAP_INTERVAL_MS_MIN, TAP_INTERVAL_MS_MAX);
     c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);
     c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE", false);
     c->ops_jsonl = env_ops_jsonl();
     c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
-    c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, 7 * 24 * 3600);
+    c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, TAP_HANG_TIMEOUT_S_MAX);
     c->dir_mode = env_dir_mode();
     if (tap_parse_job_shape(getenv, &c->job_ranks, &c->job_nodes) != 0)
         c->job_ranks = c->job_nodes = 0;
