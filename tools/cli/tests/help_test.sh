@@ -80,8 +80,9 @@ config)
         fail "README's configuration table (>) and config_vars.def (<) differ: $(tr '\n' ' ' <"$work/diff")"
     grep -rhoE '"NCCLTAP_[A-Z0-9_]+"' "$src/preload" "$src/tools/cli" --include=*.c | tr -d '"' | sort -u \
         >"$work/read"
-    # (NCCLTAP_BENCH_ is the prefix the shim leaves to nccltap-bench.)
-    unlisted=$(comm -23 "$work/read" "$work/listed" | grep -v '_$')
+    # Not the names the shim leaves to nccltap's other programs (the
+    # bench's prefix, the GPU suite's and the fuzzers' variables).
+    unlisted=$(comm -23 "$work/read" "$work/listed" | grep -vE '_$|^NCCLTAP_(GPU_RANKS|RUN_FLAGS)$')
     [ -z "$unlisted" ] || fail "read but not in config_vars.def: $unlisted"
     "$nccltap" help nosuch >/dev/null 2>"$err"
     rc=$?
