@@ -342,23 +342,19 @@ def hang_run(run):
     return stuck, err
 
 
-HANG_LINE = re.compile(r"nccltap: hang: rank (\d+) of comm ([0-9a-f]{16}) \((\d+) ranks\) "
-                       r"(waits|no NCCL call for) ([0-9.]+) s (?:in|since) (\w+) seq (\d+) \((\d+) bytes\)"
-                       r"(?: from \S+(?: \([^)]*\))?)?, GPU start (completed|not completed|not known)(?: \([^)]*\))?; "
-                       r"last completed seq by comm: ((?:[0-9a-f]{16}:(?:\d+|none) ?)+)")
+HANG_LINE = re.compile(r"nccltap: hang: rank (\d+) comm ([0-9a-f]{16}): (\w+) seq (\d+)( \(not timed\))? "
+                       r"pending for ([0-9.]+) s(?: from \S+(?: \([^)]*\))?)?; see (\S+\.hang\.json)$", re.M)
 
 
 def hang_lines(err):
     """The watchdog's stderr lines: {rank: [fields of each line]}, each a
-    dict of rank, comm, nranks, waits (timed) or quiet, s, op, seq, bytes,
-    start (completed, not completed, not known), done {comm: seq or None}."""
+    dict of comm, timed, s, op, seq and the hang file it points to (which
+    has the rest: bytes, the GPU's start, the last op completed)."""
     lines = {}
     for m in HANG_LINE.finditer(err):
-        done = dict(kv.split(":") for kv in m.group(10).split())
         lines.setdefault(int(m.group(1)), []).append({
-            "comm": m.group(2), "nranks": int(m.group(3)), "timed": m.group(4) == "waits",
-            "s": float(m.group(5)), "op": m.group(6), "seq": int(m.group(7)), "bytes": int(m.group(8)),
-            "start": m.group(9), "done": {c: None if v == "none" else int(v) for c, v in done.items()}})
+            "comm": m.group(2), "op": m.group(3), "seq": int(m.group(4)), "timed": not m.group(5),
+            "s": float(m.group(6)), "file": m.group(7)})
     return lines
 
 
@@ -377,14 +373,18 @@ def hang(run):
     check(sorted(lines) == [0, 1, 2, 3], "hang lines of ranks %s, want 0-3:\n%s" % (sorted(lines), err[-2000:]))
     for rank, ls in lines.items():
         first = ls[0]
-        check(first["timed"] and first["op"] == "AllReduce" and first["seq"] == 50 and first["bytes"] == 1 << 20
-              and first["nranks"] == 4, "rank %d's hang line: %s" % (rank, first))
-        want = "not completed" if rank == 3 else "completed"
-        check(first["start"] == want, "rank %d: GPU start %s, want %s" % (rank, first["start"], want))
-        check(list(first["done"].values()) == [49], "rank %d: last completed by comm %s, want 49"
-              % (rank, first["done"]))
+        check(first["timed"] and first["op"] == "AllReduce" and first["seq"] == 50,
+              "rank %d's hang line: %s" % (rank, first))
         check(2.0 <= first["s"] <= 3.0, "rank %d said it waits %.1f s at its first line (timeout 2 s)"
               % (rank, first["s"]))
+        # The line is short; its file has the rest.
+        with open(first["file"]) as f:
+            stuck = json.load(f)["stuck"]
+        p = stuck["pending"]
+        check(stuck["rank"] == rank and stuck["nranks"] == 4 and p["bytes"] == 1 << 20,
+              "rank %d's hang file: %s" % (rank, stuck))
+        check(p["started"] == (rank != 3), "rank %d: GPU start %s, want %s" % (rank, p["started"], rank != 3))
+        check(stuck["last_done"] == 49, "rank %d: last completed %s, want 49" % (rank, stuck["last_done"]))
     rep, text, _ = run.report()
     check(len(rep["hang"]) == 1, "hang %s" % rep["hang"])
     h = rep["hang"][0]
@@ -405,6 +405,41 @@ def hang(run):
           "the stuck op's site is not in the bench's source: %s" % top)
     where = "called from %s in %s:%d" % (top["function"], os.path.basename(top["file"]), top["line"])
     check(where in text, "the text's Hang section does not say '%s'" % where)
+
+
+def hang_quiet(run):
+    """A hang of 6.5 s with NCCLTAP_HANG_TIMEOUT_S=1: each process says one
+    line when the watchdog first fires and when the wait has doubled (at
+    1, 2 and 4 s: three lines each, not one per timeout), every line short
+    and naming the stuck op; the hang file is still rewritten each timeout
+    (its `reports` counts them)."""
+    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "4", "--op",
+           "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
+    env = run.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50, NCCLTAP_TIMING="all")
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(6.5)
+        check(p.poll() is None, "the job ended although rank 3 hangs")
+    finally:
+        p.terminate()
+        _, err = p.communicate(timeout=30)
+    said = [l for l in err.splitlines() if "hang:" in l]
+    lines = hang_lines(err)
+    check(len(said) == sum(len(v) for v in lines.values()), "hang lines of another form:\n" + "\n".join(said))
+    check(sorted(lines) == [0, 1, 2, 3], "hang lines of ranks %s, want 0-3:\n%s" % (sorted(lines), err[-3000:]))
+    for rank, ls in sorted(lines.items()):
+        check(len(ls) == 3, "rank %d said %d hang lines in 6.5 s, want 3 (1, 2, 4 s):\n%s"
+              % (rank, len(ls), "\n".join(said)))
+        check(all(l["op"] == "AllReduce" and l["seq"] == 50 and l["timed"] for l in ls),
+              "rank %d named another op: %s" % (rank, ls))
+        check([round(l["s"]) for l in ls] == [1, 2, 4], "rank %d's lines at %s s, want 1, 2, 4"
+              % (rank, [l["s"] for l in ls]))
+        with open(ls[-1]["file"]) as f:
+            reports = json.load(f)["reports"]
+        check(reports >= 5, "rank %d's hang file was rewritten %d times in 6.5 s, want every timeout"
+              % (rank, reports))
+    longest = max(len(l) - len(l[l.index("; see "):]) for l in said)
+    check(longest <= 120, "a hang line of %d characters before its file's name:\n%s" % (longest, "\n".join(said)))
 
 
 def hang_untimed(run):
@@ -484,10 +519,9 @@ def hang_auto(run):
         ls = hang_lines(err).get(rank)
         check(ls, "no hang line from rank %d:\n%s" % (rank, err[-2000:]))
         first = ls[0]
-        check(not first["timed"] and first["start"] == "not known" and first["seq"] == seq
-              and first["op"] == "AllReduce" and first["bytes"] == 8, "rank %d's hang line: %s" % (rank, first))
+        check(not first["timed"] and first["seq"] == seq and first["op"] == "AllReduce",
+              "rank %d's hang line: %s" % (rank, first))
         check(2.0 <= first["s"] <= 3.0, "rank %d: first said after %.1f s of quiet (timeout 2 s)" % (rank, first["s"]))
-        check(all(v is None or v < seq for v in first["done"].values()), "rank %d: %s" % (rank, first["done"]))
     rep, text, _ = run.report()
     check(len(rep["hang"]) == 1, "hang %s" % rep["hang"])
     h = rep["hang"][0]
@@ -676,6 +710,7 @@ def main():
         "hang_first_op": lambda: hang_first_op(run),
         "hang_auto": lambda: hang_auto(run),
         "hang_untimed": lambda: hang_untimed(run),
+        "hang_quiet": lambda: hang_quiet(run),
         "hosts": lambda: hosts(run),
         "synthetic": lambda: synthetic(run),
         "scale": lambda: scale(run),

@@ -13,6 +13,12 @@
 
 struct tap_config tap_config;
 
+/* The variables nccltap reads (config_vars.def). */
+static const char *const known_vars[] = {
+#define NCCLTAP_VAR(name, def, accepted, meaning) name,
+#include "base/config_vars.def"
+};
+
 static const char *const timing_names[] = {
     [TAP_TIMING_OFF] = "off", [TAP_TIMING_AUTO] = "auto", [TAP_TIMING_ALL] = "all"};
 
@@ -65,14 +71,24 @@ static double env_pct(const char *name, double def)
     return def;
 }
 
+int tap_parse_timing(const char *s, enum tap_timing_mode *value)
+{
+    for (int m = 0; m < 3; m++)
+        if (!strcmp(s, timing_names[m])) {
+            *value = (enum tap_timing_mode)m;
+            return 0;
+        }
+    return -1;
+}
+
 static enum tap_timing_mode env_timing(void)
 {
     const char *s = getenv("NCCLTAP_TIMING");
+    enum tap_timing_mode m;
     if (!s || !*s)
         return TAP_TIMING_AUTO;
-    for (int m = 0; m < 3; m++)
-        if (!strcmp(s, timing_names[m]))
-            return (enum tap_timing_mode)m;
+    if (tap_parse_timing(s, &m) == 0)
+        return m;
     tap_log("NCCLTAP_TIMING=%s is not valid: expected auto, all or off; using auto", s);
     return TAP_TIMING_AUTO;
 }
@@ -219,6 +235,104 @@ int tap_job_id_of(char *out, size_t len, char *(*get)(const char *))
     return 0;
 }
 
+/* Levenshtein distance of a and b, each cut to 63 characters (a variable
+ * name is shorter). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 63 };
+    size_t na = strnlen(a, MAX), nb = strnlen(b, MAX);
+    unsigned row[MAX + 1];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= na; i++) {
+        unsigned diagonal = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= nb; j++) {
+            unsigned replace = diagonal + (a[i - 1] != b[j - 1]), keep = row[j];
+            unsigned shorter = (row[j] < row[j - 1] ? row[j] : row[j - 1]) + 1;
+            row[j] = replace < shorter ? replace : shorter;
+            diagonal = keep;
+        }
+    }
+    return row[nb];
+}
+
+/* The known variable nearest to `name` (an environ entry's name, len
+ * bytes). */
+static const char *nearest_var(const char *name, size_t len)
+{
+    char cut[64];
+    snprintf(cut, sizeof cut, "%.*s", (int)(len < sizeof cut ? len : sizeof cut - 1), name);
+    const char *best = known_vars[0];
+    unsigned best_d = UINT32_MAX;
+    for (size_t i = 0; i < sizeof known_vars / sizeof known_vars[0]; i++) {
+        unsigned d = edit_distance(cut, known_vars[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = known_vars[i];
+        }
+    }
+    return best;
+}
+
+/* Prefixes of NCCLTAP_* names the shim does not read but nccltap's other
+ * programs do: nccltap-bench's (tools/bench/README.md), the GPU suite's
+ * (tests/gpu/README.md), the fuzzers' (tests/fuzz/run.sh). */
+static const char *const other_programs[] = {"NCCLTAP_BENCH_", "NCCLTAP_GPU_RANKS", "NCCLTAP_RUN_FLAGS",
+                                             "NCCLTAP_FUZZ_"};
+
+static bool var_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof other_programs / sizeof other_programs[0]; i++)
+        if (!strncmp(name, other_programs[i], strlen(other_programs[i])))
+            return true;
+    for (size_t i = 0; i < sizeof known_vars / sizeof known_vars[0]; i++)
+        if (strlen(known_vars[i]) == len && !strncmp(known_vars[i], name, len))
+            return true;
+    return false;
+}
+
+/* One process of the job says what is wrong with the job's names: rank 0
+ * of its launcher, or a process no launcher gave a rank. */
+static bool speaks_for_job(void)
+{
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+        const char *v = getenv(rank_vars[i]);
+        if (v && *v)
+            return !strcmp(v, "0");
+    }
+    return true;
+}
+
+const char *tap_config_misspelled(const char *entry, size_t *name_len)
+{
+    const char *eq = strchr(entry, '=');
+    size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
+    *name_len = len;
+    if (strncmp(entry, "NCCLTAP_", 8) || var_known(entry, len))
+        return NULL;
+    return nearest_var(entry, len);
+}
+
+/* NCCLTAP_* names that nccltap does not read are misspellings (the
+ * setting is silently lost otherwise): each is said, with the nearest
+ * known name. Not when `nccltap run` said it already (NCCLTAP_VARS_CHECKED). */
+static void check_var_names(void)
+{
+    extern char **environ;
+    const char *checked = getenv("NCCLTAP_VARS_CHECKED");
+    if ((checked && !strcmp(checked, "1")) || !speaks_for_job())
+        return;
+    for (char **e = environ; e && *e; e++) {
+        size_t len;
+        const char *nearest = tap_config_misspelled(*e, &len);
+        if (nearest)
+            tap_log("%.*s is not a variable nccltap reads: did you mean %s? (nccltap help config lists them)",
+                    (int)(len < 128 ? len : 128), *e, nearest);
+    }
+}
+
 void tap_config_load(void)
 {
     struct tap_config *c = &tap_config;
@@ -240,14 +354,14 @@ void tap_config_load(void)
     c->nccl_library = lib && *lib ? lib : NULL;
     c->timing = env_timing();
     c->overhead_pct = env_pct("NCCLTAP_OVERHEAD_PCT", 1.0);
-    c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, 10, 3600000);
+    c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, TAP_INTERVAL_MS_MIN, TAP_INTERVAL_MS_MAX);
     c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);
     c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE", false);
     c->ops_jsonl = env_ops_jsonl();
     c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
-    c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, 7 * 24 * 3600);
+    c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, TAP_HANG_TIMEOUT_S_MAX);
     c->dir_mode = env_dir_mode();
     if (tap_parse_job_shape(getenv, &c->job_ranks, &c->job_nodes) != 0)
         c->job_ranks = c->job_nodes = 0;
@@ -275,6 +389,7 @@ void tap_config_load(void)
     const char *slurm = getenv("SLURM_JOB_ID");
     if (slurm && strlen(slurm) < sizeof c->slurm_job_id)
         snprintf(c->slurm_job_id, sizeof c->slurm_job_id, "%s", slurm);
+    check_var_names();
 }
 
 void tap_config_ensure(void)

@@ -65,6 +65,13 @@ int tap_parse_flag(const char *s, bool *value);
 int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *value);
 /* A percentage above 0 and at most 100. */
 int tap_parse_pct(const char *s, double *value);
+/* NCCLTAP_TIMING: "auto", "all" or "off". */
+int tap_parse_timing(const char *s, enum tap_timing_mode *value);
+/* The bounds of NCCLTAP_INTERVAL_MS and NCCLTAP_HANG_TIMEOUT_S (from 0),
+ * for tap_parse_u32: the shim's and `nccltap run`'s options'. */
+#define TAP_INTERVAL_MS_MIN 10
+#define TAP_INTERVAL_MS_MAX 3600000
+#define TAP_HANG_TIMEOUT_S_MAX 604800 /* a week */
 /* NCCLTAP_OPS_JSONL: "0", "1" or "inspector". */
 int tap_parse_ops_jsonl(const char *s, enum tap_ops_jsonl *value);
 /* The ranks of the job and the nodes they run on, as its launcher says
@@ -79,6 +86,13 @@ int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *n
  * TORCHELASTIC_RUN_ID, read through `get` (getenv); "" when none is set.
  * Returns -1 when the chosen value does not fit `len` (then `out` is ""). */
 int tap_job_id_of(char *out, size_t len, char *(*get)(const char *));
+
+/* For an environment entry ("NAME=value") whose name starts NCCLTAP_ but is
+ * none that nccltap reads (config_vars.def): the known name nearest to it
+ * (edit distance), a misspelling's likely meaning. NULL for any other
+ * entry. *name_len gets the name's length. Pure: `nccltap run` checks its
+ * environment with it too. */
+const char *tap_config_misspelled(const char *entry, size_t *name_len);
 
 const char *tap_timing_mode_name(enum tap_timing_mode m);
 

@@ -12,6 +12,8 @@
 
 static uint64_t next_report_ns;  /* 0: no hang going on */
 static unsigned reports;
+static uint64_t say_at_age_ns;   /* the stuck op's wait at which the next line is said:
+                                    2, 4, 8... timeouts */
 static uint64_t last_look_ns;
 static uint64_t calls_seen;        /* ops issued on all communicators at a look */
 static uint64_t calls_changed_ns;  /* the look that saw them change */
@@ -62,11 +64,14 @@ void tap_hang_note_last_untimed(const struct tap_op_rec *op)
 
 /* A communicator with no timed op pending whose last op issued was not
  * timed, no timed op after it completed, alive, in a process that issued
- * nothing for the timeout: its last op, as not timed. */
-static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t timeout_ns)
+ * nothing for the timeout: its last op, as not timed. Not one issued after
+ * the oldest timed op pending (oldest_timed_ns): that one waits behind it,
+ * it is no second culprit. */
+static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t timeout_ns,
+                              uint64_t oldest_timed_ns)
 {
     const struct untimed *u = untimed_of(c->comm);
-    if (c->pending || !u || u->seq + 1 != c->issued || c->done_seq > u->seq ||
+    if (c->pending || !u || u->seq + 1 != c->issued || c->done_seq > u->seq || u->enqueue_ns > oldest_timed_ns ||
         atomic_load_explicit(&c->comm->state, memory_order_relaxed) != TAP_COMM_ALIVE ||
         now_ns - calls_changed_ns < timeout_ns)
         return;
@@ -111,7 +116,7 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
     last_look_ns = now_ns;
     uint64_t timeout_ns = (uint64_t)tap_config.hang_timeout_s * 1000000000ull;
     unsigned n = tap_comm_count();
-    struct tap_hang h = { calloc(n ? n : 1, sizeof *h.comms), n, 0, timeout_ns, 0 };
+    struct tap_hang h = { .comms = calloc(n ? n : 1, sizeof *h.comms), .ncomms = n, .timeout_ns = timeout_ns };
     if (!h.comms)
         return false;  /* no memory now: looked for again at the next look */
     uint64_t calls = 0;
@@ -130,11 +135,14 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
      * (it is known to be waited in); else the oldest untimed last op. A
      * communicator idle since an untimed op at start-up must not take the
      * blame, nor the LTTng event, from a timed op hung since. */
-    uint64_t oldest = UINT64_MAX;
+    uint64_t oldest = UINT64_MAX, oldest_timed = UINT64_MAX;
+    for (unsigned i = 0; i < n; i++)
+        if (h.comms[i].pending && h.comms[i].enqueue_ns < oldest_timed)
+            oldest_timed = h.comms[i].enqueue_ns;
     bool have = false;
     for (unsigned i = 0; i < n; i++) {
         struct tap_hang_comm *c = &h.comms[i];
-        note_untimed_last(c, now_ns, timeout_ns);
+        note_untimed_last(c, now_ns, timeout_ns, oldest_timed);
         if (!c->pending)
             continue;
         c->age_ns = now_ns > c->enqueue_ns ? now_ns - c->enqueue_ns : 0;
@@ -150,7 +158,13 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
         next_report_ns = 0;  /* over, or none: the next one starts afresh */
         reports = 0;
     } else if (!next_report_ns || now_ns >= next_report_ns) {
+        /* The file each timeout (the report reads the latest); the line at
+         * the first, then each time the wait has doubled: a hang of hours
+         * says a dozen lines per process, not one per timeout. */
         h.reports = ++reports;
+        h.say = reports == 1 || h.comms[h.stuck].age_ns >= say_at_age_ns;
+        if (h.say)
+            say_at_age_ns = reports == 1 ? 2 * timeout_ns : 2 * say_at_age_ns;
         tap_hang_file_write(&h);
         if (h.comms[h.stuck].timed)
             TAP_TRACE(hang, &h.comms[h.stuck]);
@@ -165,6 +179,7 @@ void tap_hang_reset(void)
 {
     next_report_ns = 0;
     reports = 0;
+    say_at_age_ns = 0;
     last_look_ns = 0;
     calls_seen = calls_changed_ns = 0;
     /* The parent's communicators are not the child's. The table is left

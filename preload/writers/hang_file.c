@@ -80,34 +80,18 @@ static void where_called(const struct tap_hang_comm *s, char *buf, size_t len)
              info.dli_sname ? info.dli_sname : "", info.dli_sname ? ")" : "");
 }
 
-/* One line: what is stuck, where it was called, and where every
- * communicator stands; the file's name only when it was written. */
+/* One short line: the stuck op (communicator, op, seq, how long), where
+ * it was called, and the file that has the rest (every communicator, the
+ * GPU's start, the last op completed). */
 static void say(const struct tap_hang *h, const char *name, bool written)
 {
     const struct tap_hang_comm *s = &h->comms[h->stuck];
-    char done[512];
-    size_t used = 0;
-    done[0] = 0;
-    for (unsigned i = 0; i < h->ncomms && used + 40 < sizeof done; i++) {
-        const struct tap_hang_comm *c = &h->comms[i];
-        int n = c->done_seq ? snprintf(done + used, sizeof done - used, "%s%016llx:%llu", i ? " " : "",
-                                       (unsigned long long)c->comm->id,
-                                       (unsigned long long)(c->done_seq - 1))
-                            : snprintf(done + used, sizeof done - used, "%s%016llx:none", i ? " " : "",
-                                       (unsigned long long)c->comm->id);
-        used += n > 0 ? (size_t)n : 0;
-    }
     char from[300];
     where_called(s, from, sizeof from);
-    tap_log("hang: rank %d of comm %016llx (%d ranks) %s %.1f s %s %s seq %llu (%llu bytes)%s, "
-            "GPU start %s; last completed seq by comm: %s%s%s%s%s",
-            s->comm->rank, (unsigned long long)s->comm->id, s->comm->nranks,
-            s->timed ? "waits" : "no NCCL call for", (double)s->age_ns / 1e9, s->timed ? "in" : "since",
-            tap_op_name((enum tap_op)s->op), (unsigned long long)s->seq, (unsigned long long)s->bytes, from,
-            !s->timed ? "not known (the op was not timed: it waits in it, or is idle)"
-            : s->started ? "completed (it arrived; others may not have)"
-                         : "not completed (its GPU never reached the op)",
-            done, written ? "; details in " : "", written ? tap_config.dir : "", written ? "/" : "",
+    tap_log("hang: rank %d comm %016llx: %s seq %llu%s pending for %.1f s%s; %s%s%s%s",
+            s->comm->rank, (unsigned long long)s->comm->id, tap_op_name((enum tap_op)s->op),
+            (unsigned long long)s->seq, s->timed ? "" : " (not timed)", (double)s->age_ns / 1e9, from,
+            written ? "see " : "no hang file written", written ? tap_config.dir : "", written ? "/" : "",
             written ? name : "");
 }
 
@@ -125,5 +109,6 @@ void tap_hang_file_write(const struct tap_hang *h)
     }
     if (dir >= 0 && !written)
         TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s)", tap_config.dir, name, strerror(errno));
-    say(h, name, written);
+    if (h->say)
+        say(h, name, written);
 }

@@ -1,6 +1,7 @@
 /* What the hang watchdog (reducer/hang.c) leaves: NCCLTAP_DIR/
  * nccltap-<run>@<host>-<pid>.hang.json, replaced whole as the rank file is
- * (README, Outputs, has its fields), and one line on stderr. */
+ * (README, Outputs, has its fields), and one short line on stderr when
+ * the watchdog asks (tap_hang.say). */
 #ifndef NCCLTAP_HANG_FILE_H
 #define NCCLTAP_HANG_FILE_H
 
@@ -34,6 +35,8 @@ struct tap_hang {
     unsigned stuck;
     uint64_t timeout_ns;
     unsigned reports;         /* how many times it fired in this hang, from 1 */
+    bool say;                 /* print the stderr line too: at the first report,
+                                 and when the wait has doubled since the last line */
 };
 
 

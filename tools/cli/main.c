@@ -1,6 +1,7 @@
 /* nccltap: the command. Dispatches to the subcommands, each in its own file
  * (run/run.c, report/report_cmd.c, demo.c); the help texts are usage.c's. */
 #include "cli.h"
+#include "help_config.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -29,6 +30,11 @@ static int usage_of(const char *name, FILE *to)
         usage(to);
         return 0;
     }
+    /* Not a command: the shim's variables. */
+    if (strcmp(name, "config") == 0) {
+        help_config(to);
+        return 0;
+    }
     return -1;
 }
 
@@ -52,7 +58,8 @@ int main(int argc, char **argv)
         }
         if (usage_of(argv[2], stdout) == 0)
             return 0;
-        return usage_error("nccltap help", "unknown command '%s'", argv[2]);
+        return usage_error("nccltap help", "unknown command '%s' (known: run, report, demo, help, config)",
+                           argv[2]);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         printf("nccltap %s\n", NCCLTAP_VERSION);

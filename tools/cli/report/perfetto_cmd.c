@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,26 @@ bad:
     return -1;
 }
 
+/* The directory `path` is in: a malloc'ed string. */
+static char *dir_of(const char *path)
+{
+    char *copy = xstrdup(path);
+    char *dir = xstrdup(dirname(copy));
+    free(copy);
+    return dir;
+}
+
+bool perfetto_dir_writable(const char *argv0, const char *path)
+{
+    char *dir = dir_of(path);
+    bool ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        fprintf(stderr, "%s: --perfetto %s: cannot write in directory %s: %s (give a file in a directory "
+                "you can write in)\n", argv0, path, dir, strerror(errno));
+    free(dir);
+    return ok;
+}
+
 int report_perfetto(const struct report *r, const char *path, const struct tl_options *o)
 {
     struct os_interference os;
@@ -60,7 +81,10 @@ int report_perfetto(const struct report *r, const char *path, const struct tl_op
     FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
     int rc = -1;
     if (!out) {
-        msg("cannot write %s: %s", tmp, strerror(errno));
+        int err = errno;
+        char *dir = dir_of(path);
+        msg("cannot write %s: cannot create a file in %s: %s", path, dir, strerror(err));
+        free(dir);
         if (fd >= 0) {
             close(fd);
             remove(tmp);

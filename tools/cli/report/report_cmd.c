@@ -4,11 +4,13 @@
  * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
  * any directory with a CTF trace below it). With --perfetto OUT the run's
  * timeline goes to OUT instead (perfetto_cmd.c). */
+#include "check_options.h"
 #include "cli.h"
 #include "crossrank.h"
 #include "load.h"
 #include "perfetto_cmd.h"
 #include "render.h"
+#include "slow_transfers.h"
 #include "summary.h"
 #include "util.h"
 
@@ -49,17 +51,31 @@ static int print_report(const struct report *r, const struct print_opts *o)
     return rc;
 }
 
-static int report_path(const char *path, const char *run, const char *expect_busbw,
+/* The run at `path`, reported as o or p say. 0; 1 when it cannot be read
+ * or written; EXIT_USAGE when a value chosen (argv0's options) is not in
+ * it. */
+static int report_path(const char *argv0, const char *path, const char *run, const char *expect_busbw,
                        const struct print_opts *o, const struct perfetto_opts *p)
 {
     struct report r;
     int loaded = report_path_is_trace(path) ? report_load_trace(path, &r) : report_load(path, run, &r);
     if (loaded != 0)
         return 1;
+    const struct chosen chosen = { .op = o->summary.op, .comm = o->summary.comm,
+                                   .ranks = p ? p->tl.ranks : NULL, .nranks = p ? p->tl.nranks : 0 };
+    if (!report_check_chosen(argv0, &r, &chosen)) {
+        report_free(&r);
+        return EXIT_USAGE;
+    }
     struct crossrank cross;
     crossrank_analyze(&r, expect_busbw, &cross);
     r.cross = &cross;
     int rc;
+    if (p && p->out && !report_check_window(argv0, &r, p->tl.from_s)) {
+        crossrank_free(&cross);
+        report_free(&r);
+        return EXIT_USAGE;
+    }
     report_symbolize(&r, debug_dirs, ndebug_dirs);
     if (p && p->out) {
         rc = report_perfetto(&r, p->out, &p->tl);
@@ -74,13 +90,23 @@ static int report_path(const char *path, const char *run, const char *expect_bus
     return rc == 0 ? 0 : 1;
 }
 
+/* --expect-busbw's value parses (the variable's is said in the report,
+ * which the job's environment may carry unseen). */
+static bool expect_busbw_valid(const char *spec)
+{
+    struct crossrank *scratch = xcalloc(1, sizeof *scratch);
+    bool ok = xr_parse_expect(scratch, spec);
+    free(scratch);
+    return ok;
+}
+
 /* --top's default: ten lines, as mpiP's reports show. */
 #define TOP_DEFAULT 10
 
 int report_dir_text(const char *dir)
 {
     const struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
-    return report_path(dir, NULL, getenv("NCCLTAP_EXPECT_BUSBW_GBS"), &o, NULL);
+    return report_path("nccltap report", dir, NULL, getenv("NCCLTAP_EXPECT_BUSBW_GBS"), &o, NULL);
 }
 
 int cmd_report(int argc, char **argv)
@@ -150,6 +176,11 @@ int cmd_report(int argc, char **argv)
             o.summary.op = optarg;
             break;
         case OPT_EXPECT:
+            if (!expect_busbw_valid(optarg)) {
+                free(ranks);
+                return usage_error(argv[0], "--expect-busbw takes [OP:]GBS[@MINBYTES],... (e.g. "
+                                   "AllReduce:180@64M,100), not \"%s\"", optarg);
+            }
             expect_busbw = optarg;
             break;
         case OPT_RUN:
@@ -204,8 +235,10 @@ int cmd_report(int argc, char **argv)
         rc = usage_error(argv[0], "--from, --to and --ranks choose what --perfetto writes");
     else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)
         rc = usage_error(argv[0], "--to must be after --from");
+    else if (p.out && !perfetto_dir_writable(argv[0], p.out))
+        rc = EXIT_USAGE;
     else
-        rc = report_path(argv[optind], run, expect_busbw, &o, &p);
+        rc = report_path(argv[0], argv[optind], run, expect_busbw, &o, &p);
     free(ranks);
     return rc;
 }

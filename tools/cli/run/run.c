@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "outdir.h"
 #include "load.h"
+#include "shim_vars.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -158,6 +159,7 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
         }
         lttng_session_app_env(session);
     }
+    shim_vars_check_env();
     /* First, so that the shim's NCCL symbols are the ones the program binds
      * to, whatever else is preloaded. */
     env_prepend("LD_PRELOAD", p->shim);
@@ -194,6 +196,7 @@ int cmd_run(int argc, char **argv)
     enum {
         OPT_DIR = 'd', OPT_HELP = 'h', OPT_SIM = 0x100, OPT_LEGACY_SIM,
         OPT_LTTNG, OPT_KERNEL, OPT_BLOCKING, OPT_SYSTEM, OPT_URL,
+        OPT_SHIM_VAR,  /* sets one of the shim's variables (shim_vars.c) */
     };
     static const struct option options[] = {
         { "dir", required_argument, NULL, OPT_DIR },
@@ -204,16 +207,21 @@ int cmd_run(int argc, char **argv)
         { "blocking", no_argument, NULL, OPT_BLOCKING },
         { "system", no_argument, NULL, OPT_SYSTEM },
         { "url", required_argument, NULL, OPT_URL },
+        { "timing", required_argument, NULL, OPT_SHIM_VAR },
+        { "hang-timeout", required_argument, NULL, OPT_SHIM_VAR },
+        { "interval-ms", required_argument, NULL, OPT_SHIM_VAR },
+        { "ops-jsonl", required_argument, NULL, OPT_SHIM_VAR },
+        { "prom-dir", required_argument, NULL, OPT_SHIM_VAR },
         { "help", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
     };
     struct run_opts o = { .dir = NULL, .sim = RUN_SIM_NONE };
     const char *lttng_only = NULL;  /* an option that means nothing without --lttng */
-    int c;
+    int c, which;
     optind = 1;
     /* "+": options end at the command, so its own options are left alone
      * even without "--". */
-    while ((c = getopt_long(argc, argv, "+d:h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+d:h", options, &which)) != -1) {
         switch (c) {
         case OPT_DIR:
             o.dir = optarg;
@@ -242,6 +250,10 @@ int cmd_run(int argc, char **argv)
         case OPT_URL:
             o.lttng.url = optarg;
             lttng_only = "--url";
+            break;
+        case OPT_SHIM_VAR:
+            if (shim_var_set(argv[0], options[which].name, optarg) != 0)
+                return EXIT_USAGE;
             break;
         case OPT_HELP:
             usage_run(stdout);

@@ -62,6 +62,32 @@ options)
     "$bench" --help >"$work/help" 2>"$err" || fail "nccltap-bench --help"
     names_all "$src/tools/bench/options.c" "$work/help" "nccltap-bench --help"
     ;;
+config)
+    # `nccltap help config` lists every variable (preload/base/
+    # config_vars.def) with its default and accepted values; README's
+    # configuration table lists the same names; every NCCLTAP_* name the
+    # shim or the command reads is among them.
+    "$nccltap" help config >"$work/config" 2>"$err" || fail "nccltap help config: exit status $?"
+    head -1 "$work/config" | grep -q "^Usage: nccltap help config" ||
+        fail "nccltap help config: $(head -1 "$work/config")"
+    sed -n 's/^  \(NCCLTAP_[A-Z0-9_]*\)$/\1/p' "$work/config" | sort >"$work/listed"
+    n=$(wc -l <"$work/listed")
+    [ "$n" -ge 20 ] || fail "nccltap help config lists $n variables"
+    [ "$(grep -c '^      default: .*; accepted: ' "$work/config")" -eq "$n" ] ||
+        fail "nccltap help config: a variable without its default and accepted values"
+    sed -n 's/^| `\(NCCLTAP_[A-Z0-9_]*\)` |.*/\1/p' "$src/README.md" | sort >"$work/readme"
+    diff "$work/listed" "$work/readme" >"$work/diff" ||
+        fail "README's configuration table (>) and config_vars.def (<) differ: $(tr '\n' ' ' <"$work/diff")"
+    grep -rhoE '"NCCLTAP_[A-Z0-9_]+"' "$src/preload" "$src/tools/cli" --include=*.c | tr -d '"' | sort -u \
+        >"$work/read"
+    # Not the names the shim leaves to nccltap's other programs (the
+    # bench's prefix, the GPU suite's and the fuzzers' variables).
+    unlisted=$(comm -23 "$work/read" "$work/listed" | grep -vE '_$|^NCCLTAP_(GPU_RANKS|RUN_FLAGS)$')
+    [ -z "$unlisted" ] || fail "read but not in config_vars.def: $unlisted"
+    "$nccltap" help nosuch >/dev/null 2>"$err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "config" "$err" || fail "nccltap help nosuch: status $rc, or config not named"
+    ;;
 version)
     v=${EXPECT_VERSION:?}
     [ "$("$nccltap" --version 2>"$err")" = "nccltap $v" ] || fail "nccltap --version: $("$nccltap" --version)"
@@ -90,7 +116,7 @@ install)
         exit 0
     fi
     m=$p/share/man/man1
-    for page in nccltap nccltap-run nccltap-report nccltap-demo nccltap-bench; do
+    for page in nccltap nccltap-run nccltap-report nccltap-demo nccltap-config nccltap-bench; do
         [ -s "$m/$page.1" ] || fail "not installed: share/man/man1/$page.1"
         grep -q "^\.TH $(echo "$page" | tr a-z A-Z) " "$m/$page.1" || fail "$page.1: no .TH"
         grep -q "$EXPECT_VERSION" "$m/$page.1" || fail "$page.1 does not say version $EXPECT_VERSION"
@@ -102,6 +128,11 @@ install)
         page=$m/nccltap-${c%%:*}.1
         sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\fI\\,//g; s/\\\/\\fR//g' "$page" >"$work/page"
         names_all "$src/tools/cli/${c#*:}" "$work/page" "$(basename "$page")"
+    done
+    # The variables' page names every variable.
+    sed 's/\\-/-/g; s/\\f[BIRP]//g' "$m/nccltap-config.1" >"$work/page"
+    for v in $("$nccltap" help config | sed -n 's/^  \(NCCLTAP_[A-Z0-9_]*\)$/\1/p'); do
+        grep -q "$v" "$work/page" || fail "nccltap-config.1 does not name $v"
     done
     sed 's/\\-/-/g; s/\\f[BIRP]//g' "$m/nccltap-bench.1" >"$work/page"
     names_all "$src/tools/bench/options.c" "$work/page" "nccltap-bench.1"
