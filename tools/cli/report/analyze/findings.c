@@ -5,8 +5,8 @@
  * - a slow transfer or link: its slow instances' time over what the
  *   reference busbw would have taken;
  * - the OS: the time its threads were kept off their CPUs in NCCL calls.
- * Send/recv pairs slow through one rank (xr_suspect) are one finding at
- * that rank, not one per pair: the link is at that rank. */
+ * A link that stands apart (crossrank's slow_links) is one finding at its
+ * slow end, not one per slow pair through it. */
 #include "findings.h"
 #include "crossrank_base.h"
 #include "merge.h"
@@ -71,11 +71,21 @@ static double others_wait_us(const struct crossrank *x, const struct xr_straggle
     return sum;
 }
 
+/* A straggler is a finding when it was last in at least this share of its
+ * communicator's collectives. The Stragglers section lists every rank last
+ * in 10% or more; the Findings block names only the culprit that stands
+ * out: ranks that arrive in turn by chance (a loaded machine, 2 ranks
+ * whose arrivals are a coin toss at 50%) are each last far less often than
+ * a rank that is late every time (96 to 100% in the simulator's runs). */
+#define FINDING_LAST_FRACTION 0.75
+
 static void add_stragglers(const struct report *r, double nccl_time_us, struct findings *f)
 {
     const struct crossrank *x = r->cross;
     for (size_t i = 0; i < x->nstragglers; i++) {
         const struct xr_straggler *s = &x->stragglers[i];
+        if (s->last_fraction < FINDING_LAST_FRACTION)
+            continue;
         struct finding *v = add(f, FINDING_STRAGGLER, SECTION_STRAGGLERS);
         v->rank = s->rank;
         v->file = &r->files[s->file];
@@ -90,11 +100,20 @@ static void add_stragglers(const struct report *r, double nccl_time_us, struct f
     }
 }
 
-static bool is_suspect(const struct crossrank *x, const struct xr_slow *s)
+/* Whether a slow link (slow_links.c) already names s's pair: a rank in it
+ * that is the slow end, or the pair itself. */
+static bool link_named(const struct crossrank *x, const struct xr_slow *s)
 {
-    for (size_t i = 0; i < x->nsuspects; i++)
-        if (x->suspects[i].comm == s->comm && (x->suspects[i].rank == s->src || x->suspects[i].rank == s->dst))
+    if (!s->p2p)
+        return false;
+    for (size_t i = 0; i < x->nslow_links; i++) {
+        const struct xr_slow_link *l = &x->slow_links[i];
+        if (l->comm != s->comm || !l->p2p)
+            continue;
+        if (l->rank >= 0 ? (l->rank == s->src || l->rank == s->dst)
+                         : ((l->src == s->src && l->dst == s->dst) || (l->src == s->dst && l->dst == s->src)))
             return true;
+    }
     return false;
 }
 
@@ -127,44 +146,44 @@ static void fill_slow(const struct report *r, const struct xr_slow *s, struct fi
     }
 }
 
-/* A rank in every slow pair of its communicator: one finding, its
- * evidence the slowest of those pairs, its cost theirs together. */
-static void add_suspect(const struct report *r, const struct xr_suspect *u, struct findings *f)
+/* A link that stands apart (slow_links.c): a rank all of whose send/recv
+ * pairs are slow against the pairs without it, the only pair of a 2-rank
+ * communicator against the expected busbw, or a rank whose collective
+ * transfers take longer than the other ranks'. Its cost: its slow pairs'
+ * time over the job's median. */
+static void add_link(const struct report *r, const struct xr_slow_link *l, struct findings *f)
 {
     const struct crossrank *x = r->cross;
     struct finding *v = add(f, FINDING_SLOW_LINK, SECTION_SLOW_TRANSFERS);
-    double cost = 0.0;
+    v->comm = l->comm;
+    v->bytes = l->bytes;
+    v->rank = l->rank >= 0 ? l->rank : l->src;
+    v->peer = l->rank >= 0 ? -1 : l->dst;
+    v->file = file_of(r, l->comm, v->rank);
+    v->count = l->pairs;
+    v->busbw_gbs = l->busbw_gbs;
+    v->reference_gbs = l->others_gbs;
+    v->expected = l->reference == XR_REF_EXPECTED;
+    v->transfer_us = l->p2p ? 0.0 : l->transfer_us;
+    v->others_us = l->p2p ? 0.0 : l->others_us;
     for (size_t i = 0; i < x->nslow; i++) {
         const struct xr_slow *s = &x->slow[i];
-        if (!s->p2p || s->reference != XR_REF_JOB || s->comm != u->comm || (s->src != u->rank && s->dst != u->rank))
-            continue;
-        struct finding one = { .rank = -1, .peer = -1, .share = NAN };
-        fill_slow(r, s, &one);
-        cost += one.cost_us;
-        if (v->op == NULL || one.busbw_gbs < v->busbw_gbs)
-            *v = one;
+        if (s->p2p && s->comm == l->comm && (s->src == v->rank || s->dst == v->rank))
+            v->cost_us += slow_cost_us(r, s, s->reference == XR_REF_EXPECTED ? s->expected_gbs
+                                                                              : s->median_busbw_gbs);
     }
-    v->kind = FINDING_SLOW_LINK;
-    v->section = SECTION_SLOW_TRANSFERS;
-    v->rank = u->rank;
-    v->peer = -1;
-    v->file = file_of(r, u->comm, u->rank);
-    v->comm = u->comm;
-    v->count = u->pairs;
-    v->cost_us = cost;
-    v->share = NAN;
 }
 
 static void add_slow(const struct report *r, struct findings *f)
 {
     const struct crossrank *x = r->cross;
-    for (size_t i = 0; i < x->nsuspects; i++)
-        add_suspect(r, &x->suspects[i], f);
+    for (size_t i = 0; i < x->nslow_links; i++)
+        add_link(r, &x->slow_links[i], f);
     for (size_t i = 0; i < x->nslow; i++) {
         const struct xr_slow *s = &x->slow[i];
-        bool job = s->reference == XR_REF_JOB;
-        if (job && s->p2p && is_suspect(x, s))
+        if (link_named(x, s))
             continue;
+        bool job = s->reference == XR_REF_JOB;
         enum finding_kind kind = !job ? FINDING_BELOW_EXPECTED : s->p2p ? FINDING_SLOW_LINK : FINDING_SLOW_TRANSFER;
         fill_slow(r, s, add(f, kind, SECTION_SLOW_TRANSFERS));
     }

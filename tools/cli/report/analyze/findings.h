@@ -52,6 +52,9 @@ struct finding {
                                 os: of the process's NCCL time; 0..1, NaN unknown */
     double busbw_gbs;        /* slow: its median busbw */
     double reference_gbs;    /* ... and the job's median for the op and size, or the expected */
+    bool expected;           /* slow link: reference_gbs is the expected busbw, not other pairs' */
+    double transfer_us;      /* slow link from collectives (busbw 0): the rank's transfer time */
+    double others_us;        /* ... and the other ranks' median */
     /* Hang: the ranks waiting in it, and those that never reached it (the
      * first is `rank`), their last op reached in missing[].last_seq. */
     const int *waiting;

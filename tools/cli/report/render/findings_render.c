@@ -156,18 +156,34 @@ static void print_straggler_finding(const struct finding *f, FILE *out)
 static void print_slow_finding(const struct finding *f, FILE *out)
 {
     char op[SHOWN_MAX], size[16];
-    shown(f->op, op);
+    if (f->op)
+        shown(f->op, op);
+    else
+        snprintf(op, sizeof op, "send/recv");
     human_bytes((double)f->bytes, size);
+    if (f->kind == FINDING_SLOW_LINK && f->transfer_us > 0.0) {
+        fprintf(out, "at rank %d", f->rank);
+        print_process(f->file, out);
+        fprintf(out, ": its collective transfers on comm %016" PRIx64 " take %.1f us vs %.1f us on the other ranks",
+                f->comm, f->transfer_us, f->others_us);
+        return;
+    }
     if (f->kind == FINDING_SLOW_LINK && f->peer < 0) {
         fprintf(out, "at rank %d", f->rank);
         print_process(f->file, out);
-        fprintf(out, ": all %zu slow send/recv pairs on comm %016" PRIx64 " go through it, the slowest "
-                "%.2f GB/s vs %.2f GB/s for the job", f->count, f->comm, f->busbw_gbs, f->reference_gbs);
+        fprintf(out, ": its %zu send/recv pairs on comm %016" PRIx64 " %.2f GB/s vs %.2f GB/s for the pairs "
+                "without it", f->count, f->comm, f->busbw_gbs, f->reference_gbs);
+        return;
+    }
+    if (f->kind == FINDING_SLOW_LINK && f->of == 0) {  /* a link of slow_links.c: no instance count */
+        fprintf(out, "rank %d <-> rank %d: %s %s %.2f GB/s vs %.2f GB/s %s on comm %016" PRIx64, f->rank, f->peer,
+                op, size, f->busbw_gbs, f->reference_gbs, f->expected ? "expected" : "for the other pairs",
+                f->comm);
         return;
     }
     if (f->kind == FINDING_SLOW_LINK)
-        fprintf(out, "rank %d <-> rank %d: %s %s %.2f GB/s vs %.2f GB/s for the other pairs",
-                f->rank, f->peer, op, size, f->busbw_gbs, f->reference_gbs);
+        fprintf(out, "rank %d <-> rank %d: %s %s %.2f GB/s vs %.2f GB/s for the other pairs", f->rank, f->peer,
+                op, size, f->busbw_gbs, f->reference_gbs);
     else if (f->kind == FINDING_SLOW_TRANSFER)
         fprintf(out, "%s %s on ranks 0-%d: %.2f GB/s vs %.2f GB/s for the job", op, size, f->nranks - 1,
                 f->busbw_gbs, f->reference_gbs);

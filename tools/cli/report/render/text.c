@@ -487,8 +487,10 @@ static void print_totals(const struct report *r, const struct report_summary *s,
     const struct totals *t = &s->totals;
     const size_t n = sizeof counters / sizeof counters[0];
     fputs("\nTotals over all ranks\n", out);
+    /* Six to a line: eleven counters would not fit 120 columns. */
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %s %llu", counters[i].name, (unsigned long long)counter_value(t, i));
+        fprintf(out, "%s  %s %llu", i && i % 6 == 0 ? "\n" : "", counters[i].name,
+                (unsigned long long)counter_value(t, i));
     if (r->from_trace)
         fprintf(out, "  discarded %llu", (unsigned long long)r->discarded);
     fputc('\n', out);
