@@ -25,11 +25,10 @@ static int open_log(struct tap_line_log *log)
     tap_output_name(name, sizeof name, log->suffix);
     int dir = tap_output_dir();
     log->fd = dir < 0 ? -1 : tap_out_file_create(dir, name, TAP_OUT_FILE_MODE);
-    if (log->fd < 0) {
+    if (log->fd < 0 && dir >= 0) { /* without the directory: tried again at the next flush */
         log->failed = true;
-        if (dir >= 0)
-            TAP_LOG_ONCE(log->error_said, "cannot create %s/%s (%s): no per-operation log", tap_config.dir,
-                         name, strerror(errno));
+        TAP_LOG_ONCE(log->error_said, "cannot create %s/%s (%s): no per-operation log", tap_config.dir, name,
+                     strerror(errno));
     }
     return log->fd;
 }

@@ -102,9 +102,8 @@ static bool open_file(void)
             fd = -1;
         }
     }
-    if (fd < 0 || !write_header(true)) {
-        if (dir >= 0)
-            say_error(fd < 0 ? "create" : "write");
+    if (dir >= 0 && (fd < 0 || !write_header(true))) { /* without the directory: tried again later */
+        say_error(fd < 0 ? "create" : "write");
         if (fd >= 0)
             close(fd);
         fd = -1;

@@ -11,8 +11,11 @@
 #include <stddef.h>
 
 /* The output directory's descriptor, or -1 when there is none: then one
- * message has said why (cannot be made, or refused as unsafe) and nothing
- * is written. Thread-safe; opened on the first call from any thread. */
+ * message has said why. Refused as unsafe or impossible to make: nothing
+ * is ever written. A failure that passes (EMFILE, ENOMEM, ENOSPC...): the
+ * next call tries again (the writers call it at each interval and at
+ * exit), and a message says when it succeeds. Thread-safe; the first call
+ * from any thread opens it. */
 int tap_output_dir(void);
 
 /* This process's file name with `suffix` (".json", ".ops.jsonl", ...):
