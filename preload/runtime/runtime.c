@@ -22,6 +22,7 @@
 #include "base/op_record.h"
 #include "writers/ops_file.h"
 #include "writers/ops_log.h"
+#include "writers/output.h"
 #include "writers/prom_file.h"
 #include "writers/rank_file.h"
 #include "reducer/reducer.h"
@@ -158,6 +159,7 @@ void tap_runtime_start(void)
         pthread_mutex_unlock(&start_lock);
         return;
     }
+    tap_output_note_image();
     struct mpmc_queue *q = atomic_load(&tap_ring);
     if (!q) {
         q = mpmc_create(tap_config.ring_size, sizeof(struct tap_record));

@@ -66,8 +66,10 @@ void tap_line_log_put(struct tap_line_log *log, const char *line, size_t len)
         log->not_written++;
         return;
     }
-    if (open_log(log) < 0)
-        return; /* said once */
+    if (open_log(log) < 0) {
+        log->not_written++; /* why was said once */
+        return;
+    }
     if (sizeof log->buf - log->used < len)
         tap_line_log_flush(log);
     memcpy(log->buf + log->used, line, len);

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/config.h"
@@ -60,9 +61,33 @@ int tap_output_dir(void)
     return fd;
 }
 
+/* Which image of this pid the process is: exec() keeps the pid, so the
+ * environment carries "<pid>:<image>" from one image to the next. */
+#define IMAGE_VAR "NCCLTAP_IMAGE"
+static unsigned image_no;
+static int noted_pid; /* a forked child notes its own */
+
+void tap_output_note_image(void)
+{
+    if (noted_pid == tap_process.pid)
+        return;
+    noted_pid = tap_process.pid;
+    const char *was = getenv(IMAGE_VAR);
+    int pid;
+    unsigned n;
+    image_no = 0;
+    if (was && sscanf(was, "%d:%u", &pid, &n) == 2 && pid == tap_process.pid && n < 1000000)
+        image_no = n + 1;
+    char now[48];
+    snprintf(now, sizeof now, "%d:%u", tap_process.pid, image_no);
+    setenv(IMAGE_VAR, now, 1);
+}
+
 void tap_output_name(char *buf, size_t len, const char *suffix)
 {
-    char host[128];
+    char host[128], image[24] = "";
     tap_out_name_part(host, sizeof host, tap_process.host);
-    snprintf(buf, len, "nccltap-%s@%s-%d%s", tap_config.run_id, host, tap_process.pid, suffix);
+    if (image_no)
+        snprintf(image, sizeof image, "+exec%u", image_no);
+    snprintf(buf, len, "nccltap-%s@%s-%d%s%s", tap_config.run_id, host, tap_process.pid, image, suffix);
 }

@@ -20,7 +20,16 @@ int tap_output_dir(void);
 
 /* This process's file name with `suffix` (".json", ".ops.jsonl", ...):
  * nccltap-<run id>@<host>-<pid><suffix>; the run id and host reduced to
- * file-name characters (out_file.h, tap_out_name_part). */
+ * file-name characters (out_file.h, tap_out_name_part). An image that
+ * exec() started in a process whose earlier image used nccltap writes
+ * beside that one's files: nccltap-<run id>@<host>-<pid>+exec<n><suffix>. */
 void tap_output_name(char *buf, size_t len, const char *suffix);
+
+/* Says which image of this pid the process is, from NCCLTAP_IMAGE
+ * ("<pid>:<image>", set by the image before), and sets it for the next.
+ * Called when the runtime starts (the first communicator: a program that
+ * never calls NCCL finds its environment unchanged); once per pid, so a
+ * forked child that starts its own runtime is image 0 of its pid. */
+void tap_output_note_image(void);
 
 #endif
