@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "base/config.h"
 #include "base/log.h"
@@ -59,6 +61,27 @@ int tap_output_dir(void)
     int fd = dir_fd;
     pthread_mutex_unlock(&dir_lock);
     return fd;
+}
+
+/* Room kept free for the files replaced whole (the rank file, written
+ * beside its previous version before the rename, and the hang report):
+ * twice the rank file's last size and a margin, 64 KiB before the first. */
+#define RESERVE_MARGIN (32 * 1024)
+static _Atomic uint64_t reserve = 64 * 1024;
+
+void tap_output_keep_room_for(uint64_t rank_file_bytes)
+{
+    atomic_store(&reserve, 2 * rank_file_bytes + RESERVE_MARGIN);
+}
+
+bool tap_output_has_room(uint64_t bytes)
+{
+    int dir = tap_output_dir();
+    struct statvfs st;
+    if (dir < 0 || fstatvfs(dir, &st) != 0)
+        return true; /* not known: the write itself will say */
+    uint64_t avail = (uint64_t)st.f_bavail * st.f_frsize;
+    return avail >= bytes + atomic_load(&reserve);
 }
 
 /* Which image of this pid the process is: exec() keeps the pid, so the

@@ -8,7 +8,9 @@
 #ifndef NCCLTAP_OUTPUT_H
 #define NCCLTAP_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The output directory's descriptor, or -1 when there is none: then one
  * message has said why. Refused as unsafe or impossible to make: nothing
@@ -17,6 +19,13 @@
  * exit), and a message says when it succeeds. Thread-safe; the first call
  * from any thread opens it. */
 int tap_output_dir(void);
+
+/* The rank file has priority over the per-op files on a filesystem that
+ * fills: the rank file's writer says how big it was (keep_room_for), and
+ * the per-op writers ask, before they make their file longer, whether
+ * `bytes` more leaves room for it (true when free space is not known). */
+void tap_output_keep_room_for(uint64_t rank_file_bytes);
+bool tap_output_has_room(uint64_t bytes);
 
 /* This process's file name with `suffix` (".json", ".ops.jsonl", ...):
  * nccltap-<run id>@<host>-<pid><suffix>; the run id and host reduced to

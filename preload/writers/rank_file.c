@@ -230,11 +230,14 @@ int tap_rank_file_write(const struct tap_snapshot *snap, bool final)
         return -1;
     }
     write_body(f, snap, final);
+    long size = ftell(f);
     if (tap_out_file_commit(&out) != 0) {
-        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s); the previous version is kept",
-                     tap_rank_file_path(), strerror(errno));
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)%s", tap_rank_file_path(), strerror(errno),
+                     tap_rank_file_written() ? "; the previous version is kept" : "");
         return -1;
     }
+    if (size > 0)
+        tap_output_keep_room_for((uint64_t)size);
     atomic_store(&written, true);
     return 0;
 }
@@ -253,8 +256,8 @@ void tap_print_summary(const struct tap_snapshot *snap)
     char lines[96] = "";
     uint64_t not_written = tap_ops_log_not_written();
     if (not_written)
-        snprintf(lines, sizeof lines, ", %llu per-op lines past NCCLTAP_OPS_MAX_MB not written",
-                 (unsigned long long)not_written);
+        snprintf(lines, sizeof lines, ", %llu per-op lines %s not written", (unsigned long long)not_written,
+                 tap_ops_log_out_of_room() ? "past the room kept for the rank file" : "past NCCLTAP_OPS_MAX_MB");
     struct tap_call_tally t = tap_call_tally(snap);
     char after[64] = "";
     if (t.after_exit)
