@@ -84,7 +84,7 @@ static void nap_briefly(long ns)
 /* Records one pass takes from the queue: a pass stays a few milliseconds
  * even when the reducer gets little of the CPU, so a stop request or an
  * interval never waits behind a queue that keeps refilling. */
-#define PASS_RECORDS 4096u
+#define PASS_RECORDS 1024u
 
 /* Exit, with recording closed (tap_closed): the queue holds all that will
  * come but the records of the calls other threads are inside. Until the
@@ -94,20 +94,20 @@ static void nap_briefly(long ns)
  * `snap` taken after the last pass. */
 static void finish_at_exit(struct tap_snapshot *snap)
 {
-    for (;;) {
+    while (tap_monotonic_ns() < collect_deadline_ns) {
         bool more = tap_reducer_pass(PASS_RECORDS) >= PASS_RECORDS;
-        if ((!more && !tap_reducer_has_pending()) || tap_monotonic_ns() >= collect_deadline_ns)
+        if (!more && !tap_reducer_has_pending())
             break;
         if (!more)
             nap_briefly(200000);
     }
     for (;;) {
-        tap_reducer_pass(PASS_RECORDS);
         tap_reducer_abandon_pending();
         tap_reducer_snapshot(snap);
         if (!tap_call_tally(snap).in_flight || tap_monotonic_ns() >= collect_deadline_ns)
             return;
         nap_briefly(100000);
+        tap_reducer_pass(PASS_RECORDS);
     }
 }
 
