@@ -115,6 +115,12 @@ def main():
     ap.add_argument("--stderr-empty", action="store_true")
     ap.add_argument("--no-files", action="store_true", help="the shim must write nothing")
     ap.add_argument("--exit-code", type=int, default=0)
+    ap.add_argument("--calls-unknown", action="store_true", help="the application cannot know its calls "
+                    "(they go on during exit): the files must agree with themselves")
+    ap.add_argument("--final-in-flight-ok", action="store_true", help="a final file may count calls "
+                    "in_flight (not reduced within NCCLTAP_EXIT_WAIT_MS); they must still add up")
+    ap.add_argument("--exit-within-ms", type=int, help="the process ends within this many ms of the "
+                    "exit() whose time it prints ({\"exit_called_ns\": CLOCK_MONOTONIC ns})")
     ap.add_argument("--kill-after-file", metavar="SIGNAL", type=int,
                     help="send SIGNAL once the rank file has been written twice; "
                     "the files left must still add up (not final, calls in flight)")
@@ -168,6 +174,7 @@ def main():
         p = run_and_kill(cmd, env, env["NCCLTAP_DIR"], a.kill_after_file)
     else:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    ended_ns = time.monotonic_ns()
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
     if copy_dir:
@@ -222,6 +229,10 @@ def main():
             ops_lines = o["n"]
         elif "result" in o:
             results[o["result"]] = o["code"]
+        elif "exit_called_ns" in o and a.exit_within_ms is not None:
+            took_ms = (ended_ns - o["exit_called_ns"]) / 1e6
+            if took_ms > a.exit_within_ms:
+                fail("the process ended %.0f ms after exit(), more than %d" % (took_ms, a.exit_within_ms))
 
     seen = defaultdict(int)
     totals = defaultdict(int)
@@ -248,12 +259,15 @@ def main():
         t = doc["totals"]
         for k, v in t.items():
             totals[k] += v
-        # Every call is in a row, or counted as dropped, failed or simulated,
-        # or (in a file written before the end) still in flight.
-        if rows + t["dropped"] + t["failed"] + t["simulated"] + t.get("in_flight", 0) != t["calls"]:
-            fail("%s: rows %d + dropped %d + failed %d + simulated %d + in flight %d != calls %d"
-                 % (path, rows, t["dropped"], t["failed"], t["simulated"], t.get("in_flight", 0), t["calls"]))
-        if doc["final"] and t.get("in_flight", 0):
+        # Every call is in a row, or counted as dropped, failed, simulated or
+        # made after exit began, or (in a file written before the end) still
+        # in flight.
+        after_exit = t.get("after_exit", 0)
+        if rows + t["dropped"] + t["failed"] + t["simulated"] + after_exit + t.get("in_flight", 0) != t["calls"]:
+            fail("%s: rows %d + dropped %d + failed %d + simulated %d + after exit %d + in flight %d != calls %d"
+                 % (path, rows, t["dropped"], t["failed"], t["simulated"], after_exit, t.get("in_flight", 0),
+                    t["calls"]))
+        if doc["final"] and t.get("in_flight", 0) and not a.final_in_flight_ok:
             fail("%s: final, with %d calls in flight" % (path, t["in_flight"]))
         if a.callsite_depth is not None:
             check_callsites(path, doc, a.callsite_depth, rows)
@@ -268,10 +282,11 @@ def main():
         if len(logs) != want or not files:
             fail("%d per-op logs for %d rank files, expected %d" % (len(logs), len(files), want))
 
-    if a.kill_after_file:
-        # Killed: what the application did is not known, the files must agree.
+    if a.kill_after_file or a.calls_unknown:
+        # Killed, or calling on during exit: what the application did is not
+        # known, the files must agree.
         if not files or totals["calls"] == 0:
-            fail("killed: no rank file with calls")
+            fail("no rank file with calls")
         seen.clear()
     if a.expect_dropped:
         if totals["dropped"] == 0:

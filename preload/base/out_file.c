@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
@@ -40,6 +42,36 @@ static uint64_t name_salt(void)
     return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&ts;
 }
 
+/* The stream's writes, through a cookie so that the errno of a write that
+ * fails is kept: a full filesystem is said as ENOSPC, not as EIO. */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
+{
+    struct tap_out_file *o = cookie;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(o->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!o->error)
+                o->error = n < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
+static int cookie_close(void *cookie)
+{
+    struct tap_out_file *o = cookie;
+    int rc = close(o->fd);
+    if (rc != 0 && !o->error)
+        o->error = errno;
+    o->fd = -1;
+    return rc;
+}
+
 FILE *tap_out_file_begin(struct tap_out_file *o, int dirfd, const char *name, mode_t mode)
 {
     o->dirfd = dirfd;
@@ -61,7 +93,9 @@ FILE *tap_out_file_begin(struct tap_out_file *o, int dirfd, const char *name, mo
     }
     if (fd < 0)
         return NULL;
-    o->f = fdopen(fd, "w");
+    o->fd = fd;
+    o->error = 0;
+    o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = cookie_write, .close = cookie_close});
     if (!o->f) {
         int saved = errno;
         close(fd);
@@ -73,9 +107,9 @@ FILE *tap_out_file_begin(struct tap_out_file *o, int dirfd, const char *name, mo
 
 int tap_out_file_commit(struct tap_out_file *o)
 {
-    int err = ferror(o->f) ? EIO : 0;
-    if (fclose(o->f) != 0 && !err)
-        err = errno;
+    bool failed = ferror(o->f) != 0;
+    failed |= fclose(o->f) != 0;
+    int err = failed ? (o->error ? o->error : EIO) : 0;
     o->f = NULL;
     if (!err && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
         err = errno;

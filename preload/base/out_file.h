@@ -27,13 +27,16 @@
 
 struct tap_out_file {
     int dirfd;
+    int fd;    /* the temporary file's, under f */
+    int error; /* the errno of the first write that failed: stdio keeps only a flag */
     FILE *f;
     char name[TAP_OUT_NAME_MAX];
     char tmp[TAP_OUT_NAME_MAX];
 };
 
 /* Starts replacing `name` in `dirfd`. Returns the stream to write, or NULL
- * (errno set; nothing is left behind). */
+ * (errno set; nothing is left behind). The stream writes through `o`,
+ * which stays where it is until commit or abort. */
 FILE *tap_out_file_begin(struct tap_out_file *o, int dirfd, const char *name, mode_t mode);
 
 /* Closes the stream and renames the temporary file over `name`. Returns

@@ -62,7 +62,8 @@ static inline uint16_t tap_site(uintptr_t ra)
 }
 
 /* Before the real call. False when there is nothing to record (no
- * communicator): then call through and do not call tap_op_end. Inline in
+ * communicator, or exit has closed the queue: counted as after_exit, with
+ * no seq): then call through and do not call tap_op_end. Inline in
  * the wrappers: this and tap_op_end run on every NCCL call. `ra` is the
  * wrapper's return address: where the application called it. */
 __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *c, enum tap_op op,
@@ -72,6 +73,11 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     struct tap_comm *tc = tap_comm_cached(comm);
     if (!tc)
         return false;
+    if (__builtin_expect(atomic_load_explicit(&tap_closed, memory_order_relaxed), 0)) {
+        /* Exit is writing the files: counted, not recorded. */
+        atomic_fetch_add_explicit(&tap_totals.after_exit, 1, memory_order_relaxed);
+        return false;
+    }
     c->rec.kind = TAP_REC_OP;
     struct tap_op_rec *r = &c->rec.u.op;
     r->comm = tc;

@@ -439,14 +439,14 @@ static unsigned poll_pending(void)
     return done;
 }
 
-unsigned tap_reducer_pass(void)
+unsigned tap_reducer_pass(unsigned max_records)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     unsigned handled = 0;
     timed_this_pass = 0;
     /* The reducer is the queue's only consumer: records are read in place. */
     const struct tap_record *rec;
-    while (q && (rec = mpmc_front(q)) != NULL) {
+    while (q && handled < max_records && (rec = mpmc_front(q)) != NULL) {
         handled++;
         if (rec->kind == TAP_REC_OP)
             on_op(&rec->u.op);

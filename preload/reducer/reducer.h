@@ -11,9 +11,11 @@
 /* Counted by the reducer (reducer thread only). */
 extern struct tap_reducer_counts tap_reducer_totals;
 
-/* One pass: drain the queue and complete what the GPU has finished.
- * Returns how many records and completions it handled. */
-unsigned tap_reducer_pass(void);
+/* One pass: drain the queue, up to `max_records` of it (a pass stays short
+ * however fast records come, so exit is never stuck behind one), and
+ * complete what the GPU has finished. Returns how many records and
+ * completions it handled: `max_records` or more when more may be queued. */
+unsigned tap_reducer_pass(unsigned max_records);
 
 /* At exit, after the last pass: ops still pending are counted as calls
  * without a time, and as `pending`. */

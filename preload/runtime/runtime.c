@@ -22,6 +22,7 @@
 #include "base/op_record.h"
 #include "writers/ops_file.h"
 #include "writers/ops_log.h"
+#include "writers/output.h"
 #include "writers/prom_file.h"
 #include "writers/rank_file.h"
 #include "reducer/reducer.h"
@@ -36,7 +37,7 @@ static pthread_t reducer_thread;
 static bool running;         /* the thread exists (start_lock) */
 static _Atomic bool started; /* tap_runtime_start has run: the lock-free check */
 static bool stopping;        /* wake_lock */
-static uint64_t stop_deadline_ns;
+static uint64_t collect_deadline_ns; /* at exit: stop collecting, write */
 static atomic_flag stopped = ATOMIC_FLAG_INIT;
 
 #define POLL_MIN_NS 1000000ull   /* 1 ms */
@@ -74,6 +75,42 @@ static bool nap(uint64_t ns)
     return s;
 }
 
+static void nap_briefly(long ns)
+{
+    struct timespec t = {0, ns};
+    nanosleep(&t, NULL);
+}
+
+/* Records one pass takes from the queue: a pass stays a few milliseconds
+ * even when the reducer gets little of the CPU, so a stop request or an
+ * interval never waits behind a queue that keeps refilling. */
+#define PASS_RECORDS 1024u
+
+/* Exit, with recording closed (tap_closed): the queue holds all that will
+ * come but the records of the calls other threads are inside. Until the
+ * collection deadline: drain it, let ops still on the GPU complete, and
+ * let those calls return and reach a row (microseconds, unless NCCL itself
+ * hangs). Past the deadline, what is left is in_flight in the file. Leaves
+ * `snap` taken after the last pass. */
+static void finish_at_exit(struct tap_snapshot *snap)
+{
+    while (tap_monotonic_ns() < collect_deadline_ns) {
+        bool more = tap_reducer_pass(PASS_RECORDS) >= PASS_RECORDS;
+        if (!more && !tap_reducer_has_pending())
+            break;
+        if (!more)
+            nap_briefly(200000);
+    }
+    for (;;) {
+        tap_reducer_abandon_pending();
+        tap_reducer_snapshot(snap);
+        if (!tap_call_tally(snap).in_flight || tap_monotonic_ns() >= collect_deadline_ns)
+            return;
+        nap_briefly(100000);
+        tap_reducer_pass(PASS_RECORDS);
+    }
+}
+
 static void *reducer_main(void *arg)
 {
     (void)arg;
@@ -82,7 +119,8 @@ static void *reducer_main(void *arg)
     uint64_t sleep_ns = POLL_MIN_NS;
     struct tap_snapshot snap;
     while (!nap(sleep_ns)) {
-        sleep_ns = next_nap(sleep_ns, tap_reducer_pass());
+        unsigned handled = tap_reducer_pass(PASS_RECORDS);
+        sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);
         uint64_t now = tap_monotonic_ns();
         if (tap_hang_check(now, tap_reducer_each_pending)) {
             tap_reducer_snapshot(&snap);
@@ -102,17 +140,7 @@ static void *reducer_main(void *arg)
             next_interval = now + interval_ns;
         }
     }
-    /* Exit: finish what completes before the deadline, then write. */
-    do {
-        tap_reducer_pass();
-        if (!tap_reducer_has_pending())
-            break;
-        struct timespec ms = {0, 200000};
-        nanosleep(&ms, NULL);
-    } while (tap_monotonic_ns() < stop_deadline_ns);
-    tap_reducer_pass();
-    tap_reducer_abandon_pending();
-    tap_reducer_snapshot(&snap);
+    finish_at_exit(&snap);
     tap_rank_file_write(&snap, true);
     tap_prom_finish(&snap);
     tap_ops_file_flush();
@@ -131,6 +159,7 @@ void tap_runtime_start(void)
         pthread_mutex_unlock(&start_lock);
         return;
     }
+    tap_output_note_image();
     struct mpmc_queue *q = atomic_load(&tap_ring);
     if (!q) {
         q = mpmc_create(tap_config.ring_size, sizeof(struct tap_record));
@@ -167,25 +196,27 @@ void tap_runtime_stop(void)
     pthread_mutex_unlock(&start_lock);
     if (!was_running)
         return;
+    /* No call is recorded from here on, so the reducer's last passes end
+     * however fast other threads still call NCCL. */
+    atomic_store(&tap_closed, true);
+    /* The whole exit fits in NCCLTAP_EXIT_WAIT_MS: three quarters to
+     * collect, the rest to write the files. */
     uint64_t wait_ns = (uint64_t)tap_config.exit_wait_ms * 1000000ull;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
     pthread_mutex_lock(&wake_lock);
-    stop_deadline_ns = tap_monotonic_ns() + wait_ns;
+    collect_deadline_ns = tap_monotonic_ns() + wait_ns / 4 * 3;
     stopping = true;
     pthread_cond_signal(&wake);
     pthread_mutex_unlock(&wake_lock);
-    /* Never hang the application's exit: give the reducer its wait plus a
-     * second to write, then leave without it. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(tap_config.exit_wait_ms / 1000 + 1);
-    until.tv_nsec += (long)(tap_config.exit_wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    /* Never hang the application's exit: past the wait, leave without the
+     * reducer (the last interval's file stays). */
+    uint64_t ns = (uint64_t)until.tv_nsec + wait_ns;
+    until.tv_sec += (time_t)(ns / 1000000000ull);
+    until.tv_nsec = (long)(ns % 1000000000ull);
     if (pthread_timedjoin_np(reducer_thread, NULL, &until) != 0)
-        tap_log("the reducer did not finish in time: %s may be missing the last interval",
-                tap_rank_file_path());
+        tap_log("the reducer did not finish within NCCLTAP_EXIT_WAIT_MS=%u: %s may be missing the last interval",
+                tap_config.exit_wait_ms, tap_rank_file_path());
 }
 
 /* fork(): only the forking thread goes on in the child; the reducer does
@@ -213,6 +244,7 @@ void tap_runtime_after_fork_child(void)
     atomic_store(&started, false);
     stopping = false;
     atomic_flag_clear(&stopped);
+    atomic_store(&tap_closed, false);
     struct mpmc_queue *q = atomic_load(&tap_ring);
     if (q)
         mpmc_clear(q);

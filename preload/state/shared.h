@@ -6,6 +6,7 @@
 #define NCCLTAP_SHARED_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct mpmc_queue;
@@ -16,8 +17,17 @@ struct tap_totals {
     _Atomic uint64_t dropped;  /* records lost: the queue was full */
     _Atomic uint64_t untimed;  /* wanted timing, no event was free */
     _Atomic uint64_t captured; /* issued during CUDA graph capture */
+    /* calls made after exit closed the queue (tap_closed): counted here
+     * only, with no seq; the rank file's calls include them */
+    _Atomic uint64_t after_exit;
 };
 extern struct tap_totals tap_totals;
+
+/* Set once, at exit, before the reducer's last passes: from then on no
+ * call is recorded (each counts as after_exit), so only the calls already
+ * inside NCCL can still add a record, and the last pass ends however fast
+ * other threads go on calling. */
+extern _Atomic bool tap_closed;
 
 /* Op records to the reducer; NULL until the first communicator appears. */
 extern struct mpmc_queue *_Atomic tap_ring;

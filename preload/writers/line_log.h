@@ -17,8 +17,10 @@ struct tap_line_log {
     const char *suffix;   /* of the file's name (tap_output_name), NULL before init */
     uint64_t limit;       /* bytes the file may hold */
     uint64_t accepted;    /* bytes written or gathered to be */
-    uint64_t not_written; /* lines past the limit */
-    bool full;            /* a line did not fit: nothing more is written */
+    uint64_t not_written; /* lines past the limit, or that could not be written */
+    bool full;            /* a line did not fit, or the filesystem was nearly
+                           * full: nothing more is written */
+    bool no_room;         /* full because the filesystem was nearly full */
     bool failed;          /* the file could not be created: said once */
     int fd;               /* -1 until the first line that fits */
     atomic_flag error_said;
@@ -26,6 +28,7 @@ struct tap_line_log {
      * buffer that a forked child could flush a second time, and no torn
      * line when the process dies between two writes. */
     size_t used;
+    unsigned lines;       /* gathered in buf */
     char buf[64 * 1024];
 };
 
@@ -42,7 +45,9 @@ void tap_line_log_put(struct tap_line_log *log, const char *line, size_t len);
  * and returns true: the caller need not make it. */
 bool tap_line_log_skip_if_full(struct tap_line_log *log);
 
-/* Writes what is gathered. */
+/* Writes what is gathered; what cannot be written (an error, or the room
+ * the rank file keeps: output.h) is counted as not written, and on a
+ * nearly full filesystem the log ends there, with no gap. */
 void tap_line_log_flush(struct tap_line_log *log);
 
 /* In a forked child: the parent's lines, file and counts are not the

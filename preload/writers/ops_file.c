@@ -53,6 +53,14 @@ static void say_error(const char *what)
                  what, tap_config.dir, strerror(errno));
 }
 
+static atomic_flag no_room_said = ATOMIC_FLAG_INIT;
+
+static void say_no_room(void)
+{
+    TAP_LOG_ONCE(no_room_said, "the filesystem of %s is almost full: per-op records are dropped and counted, "
+                 "to keep room for the rank file", tap_config.dir);
+}
+
 /* The header, with the names the records' op and dtype index. */
 static bool write_header(bool names)
 {
@@ -102,9 +110,8 @@ static bool open_file(void)
             fd = -1;
         }
     }
-    if (fd < 0 || !write_header(true)) {
-        if (dir >= 0)
-            say_error(fd < 0 ? "create" : "write");
+    if (dir >= 0 && (fd < 0 || !write_header(true))) { /* without the directory: tried again later */
+        say_error(fd < 0 ? "create" : "write");
         if (fd >= 0)
             close(fd);
         fd = -1;
@@ -126,6 +133,11 @@ void tap_ops_file_flush(void)
     /* The ring's slots from written % capacity on, wrapping once at most
      * per part (BUFFERED is far below any capacity). */
     unsigned done = 0;
+    if (written < capacity && !tap_output_has_room((uint64_t)n * sizeof buffer[0])) {
+        say_no_room();
+        lost += n;
+        return;
+    }
     while (done < n) {
         uint64_t slot = (written + done) % capacity;
         uint64_t room = capacity - slot;

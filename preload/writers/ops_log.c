@@ -55,6 +55,11 @@ uint64_t tap_ops_log_not_written(void)
     return ops_log.suffix ? ops_log.not_written : 0;
 }
 
+bool tap_ops_log_out_of_room(void)
+{
+    return ops_log.suffix && ops_log.no_room;
+}
+
 void tap_ops_log_reset(void)
 {
     if (ops_log.suffix)

@@ -8,6 +8,7 @@
 #ifndef NCCLTAP_OPS_LOG_H
 #define NCCLTAP_OPS_LOG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/op_record.h"
@@ -23,8 +24,10 @@ struct tap_completion {
 
 void tap_ops_log_write(const struct tap_completion *c);
 void tap_ops_log_flush(void);
-/* Lines not written: past NCCLTAP_OPS_MAX_MB (totals.ops_lines_dropped). */
+/* Lines not written (totals.ops_lines_dropped): past NCCLTAP_OPS_MAX_MB,
+ * or, when out_of_room, past the room the rank file keeps (output.h). */
 uint64_t tap_ops_log_not_written(void);
+bool tap_ops_log_out_of_room(void);
 /* In a forked child: the parent's unwritten lines and open file are not
  * the child's. */
 void tap_ops_log_reset(void);

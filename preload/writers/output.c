@@ -2,8 +2,12 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "base/config.h"
 #include "base/log.h"
@@ -11,32 +15,102 @@
 #include "base/out_file.h"
 #include "base/process.h"
 
-static pthread_once_t dir_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
 static int dir_fd = -1;
+static bool given_up;    /* refused or impossible: said, never tried again */
+static bool failure_said; /* a passing failure was said: its end will be */
+
+/* Failures that pass (descriptors, memory, space): the next call tries
+ * again, so one bad moment does not cost the whole run its output. */
+static bool passing(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOMEM || err == ENOSPC || err == EDQUOT ||
+           err == EINTR || err == EAGAIN;
+}
 
 static void open_dir(void)
 {
     const char *why;
     dir_fd = tap_out_dir_open(tap_config.dir, tap_config.dir_mode, &why, NULL);
-    if (dir_fd < 0) {
-        int err = errno;
-        if (err == EPERM || err == ENOTDIR || err == ELOOP)
-            tap_log("NCCLTAP_DIR=%s is not safe to write in (%s): no output is written", tap_config.dir, why);
-        else
-            tap_log("cannot create NCCLTAP_DIR=%s (%s: %s): no output is written", tap_config.dir, why,
-                    strerror(err));
+    if (dir_fd >= 0) {
+        if (failure_said)
+            tap_log("NCCLTAP_DIR=%s could be opened after all: output is written from now on", tap_config.dir);
+        failure_said = false;
+        return;
     }
+    int err = errno;
+    if (passing(err)) {
+        if (!failure_said)
+            tap_log("cannot open NCCLTAP_DIR=%s (%s: %s): trying again at each interval and at exit",
+                    tap_config.dir, why, strerror(err));
+        failure_said = true;
+        return;
+    }
+    given_up = true;
+    if (err == EPERM || err == ENOTDIR || err == ELOOP)
+        tap_log("NCCLTAP_DIR=%s is not safe to write in (%s): no output is written", tap_config.dir, why);
+    else
+        tap_log("cannot create NCCLTAP_DIR=%s (%s: %s): no output is written", tap_config.dir, why, strerror(err));
 }
 
 int tap_output_dir(void)
 {
-    pthread_once(&dir_once, open_dir);
-    return dir_fd;
+    pthread_mutex_lock(&dir_lock);
+    if (dir_fd < 0 && !given_up)
+        open_dir();
+    int fd = dir_fd;
+    pthread_mutex_unlock(&dir_lock);
+    return fd;
+}
+
+/* Room kept free for the files replaced whole (the rank file, written
+ * beside its previous version before the rename, and the hang report):
+ * twice the rank file's last size and a margin, 64 KiB before the first. */
+#define RESERVE_MARGIN (32 * 1024)
+static _Atomic uint64_t reserve = 64 * 1024;
+
+void tap_output_keep_room_for(uint64_t rank_file_bytes)
+{
+    atomic_store(&reserve, 2 * rank_file_bytes + RESERVE_MARGIN);
+}
+
+bool tap_output_has_room(uint64_t bytes)
+{
+    int dir = tap_output_dir();
+    struct statvfs st;
+    if (dir < 0 || fstatvfs(dir, &st) != 0)
+        return true; /* not known: the write itself will say */
+    uint64_t avail = (uint64_t)st.f_bavail * st.f_frsize;
+    return avail >= bytes + atomic_load(&reserve);
+}
+
+/* Which image of this pid the process is: exec() keeps the pid, so the
+ * environment carries "<pid>:<image>" from one image to the next. */
+#define IMAGE_VAR "NCCLTAP_IMAGE"
+static unsigned image_no;
+static int noted_pid; /* a forked child notes its own */
+
+void tap_output_note_image(void)
+{
+    if (noted_pid == tap_process.pid)
+        return;
+    noted_pid = tap_process.pid;
+    const char *was = getenv(IMAGE_VAR);
+    int pid;
+    unsigned n;
+    image_no = 0;
+    if (was && sscanf(was, "%d:%u", &pid, &n) == 2 && pid == tap_process.pid && n < 1000000)
+        image_no = n + 1;
+    char now[48];
+    snprintf(now, sizeof now, "%d:%u", tap_process.pid, image_no);
+    setenv(IMAGE_VAR, now, 1);
 }
 
 void tap_output_name(char *buf, size_t len, const char *suffix)
 {
-    char host[128];
+    char host[128], image[24] = "";
     tap_out_name_part(host, sizeof host, tap_process.host);
-    snprintf(buf, len, "nccltap-%s@%s-%d%s", tap_config.run_id, host, tap_process.pid, suffix);
+    if (image_no)
+        snprintf(image, sizeof image, "+exec%u", image_no);
+    snprintf(buf, len, "nccltap-%s@%s-%d%s%s", tap_config.run_id, host, tap_process.pid, image, suffix);
 }

@@ -8,16 +8,37 @@
 #ifndef NCCLTAP_OUTPUT_H
 #define NCCLTAP_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The output directory's descriptor, or -1 when there is none: then one
- * message has said why (cannot be made, or refused as unsafe) and nothing
- * is written. Thread-safe; opened on the first call from any thread. */
+ * message has said why. Refused as unsafe or impossible to make: nothing
+ * is ever written. A failure that passes (EMFILE, ENOMEM, ENOSPC...): the
+ * next call tries again (the writers call it at each interval and at
+ * exit), and a message says when it succeeds. Thread-safe; the first call
+ * from any thread opens it. */
 int tap_output_dir(void);
+
+/* The rank file has priority over the per-op files on a filesystem that
+ * fills: the rank file's writer says how big it was (keep_room_for), and
+ * the per-op writers ask, before they make their file longer, whether
+ * `bytes` more leaves room for it (true when free space is not known). */
+void tap_output_keep_room_for(uint64_t rank_file_bytes);
+bool tap_output_has_room(uint64_t bytes);
 
 /* This process's file name with `suffix` (".json", ".ops.jsonl", ...):
  * nccltap-<run id>@<host>-<pid><suffix>; the run id and host reduced to
- * file-name characters (out_file.h, tap_out_name_part). */
+ * file-name characters (out_file.h, tap_out_name_part). An image that
+ * exec() started in a process whose earlier image used nccltap writes
+ * beside that one's files: nccltap-<run id>@<host>-<pid>+exec<n><suffix>. */
 void tap_output_name(char *buf, size_t len, const char *suffix);
+
+/* Says which image of this pid the process is, from NCCLTAP_IMAGE
+ * ("<pid>:<image>", set by the image before), and sets it for the next.
+ * Called when the runtime starts (the first communicator: a program that
+ * never calls NCCL finds its environment unchanged); once per pid, so a
+ * forked child that starts its own runtime is image 0 of its pid. */
+void tap_output_note_image(void);
 
 #endif

@@ -42,6 +42,7 @@ static unsigned nouts;
 static atomic_flag error_said = ATOMIC_FLAG_INIT;
 static atomic_flag too_many_said = ATOMIC_FLAG_INIT;
 static atomic_flag shared_said = ATOMIC_FLAG_INIT;
+static atomic_flag squatter_said = ATOMIC_FLAG_INIT;
 
 bool tap_prom_enabled(void)
 {
@@ -92,23 +93,69 @@ static int lock_gpu_name(int dir, const char *part)
     return fd;
 }
 
+/* The uid of another user's file (or anything) under `name` in `dir`, or
+ * -1 when there is none, or it is this process's user's. In a shared
+ * sticky directory anyone can create a name first; nccltap cannot replace
+ * it, and must not leave it served as the job's. */
+static long long squatter_of(int dir, const char *name)
+{
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid == geteuid())
+        return -1;
+    return (long long)st.st_uid;
+}
+
+/* When another user holds o->name: the next name of this process's own,
+ * nccltap_<part>-<pid>.prom, then -<pid>-1 ... -<pid>-8, said once. False
+ * when all are taken: then this GPU has no file (said). */
+static bool avoid_squatter(int dir, struct prom_out *o, const char *part)
+{
+    long long uid = squatter_of(dir, o->name);
+    if (uid < 0)
+        return true;
+    char taken[TAP_OUT_NAME_MAX];
+    snprintf(taken, sizeof taken, "%s", o->name);
+    for (int n = 0; n <= 8; n++) {
+        if (n == 0)
+            snprintf(o->name, sizeof o->name, "nccltap_%s-%d.prom", part, tap_process.pid);
+        else
+            snprintf(o->name, sizeof o->name, "nccltap_%s-%d-%d.prom", part, tap_process.pid, n);
+        if (squatter_of(dir, o->name) < 0) {
+            snprintf(o->pid, sizeof o->pid, "%d", tap_process.pid);
+            TAP_LOG_ONCE(squatter_said, "NCCLTAP_PROM_DIR=%s: %s belongs to uid %lld, not to this process: "
+                         "this one writes %s (node_exporter serves both; README, Prometheus: a directory "
+                         "only the job's user can write)", tap_config.prom_dir, taken, uid, o->name);
+            return true;
+        }
+    }
+    tap_log("NCCLTAP_PROM_DIR=%s: %s and every name nccltap would use instead belong to other users: "
+            "no Prometheus file is written for it", tap_config.prom_dir, taken);
+    o->name[0] = 0;
+    return false;
+}
+
 /* nccltap_<GPU UUID>.prom, or nccltap_<GPU UUID>-<pid>.prom when another
- * process has the GPU's name; nccltap_<host>-<pid>.prom without a GPU. */
+ * process has the GPU's name; nccltap_<host>-<pid>.prom without a GPU;
+ * another name of its own when another user holds the name. */
 static void choose_name(int dir, struct prom_out *o)
 {
     char part[128];
     if (!*o->gpu) {
         tap_out_name_part(part, sizeof part, tap_process.host);
         snprintf(o->name, sizeof o->name, "nccltap_%s-%d.prom", part, tap_process.pid);
+        avoid_squatter(dir, o, part);
         return;
     }
     tap_out_name_part(part, sizeof part, o->gpu);
     o->lock_fd = lock_gpu_name(dir, part);
     if (o->lock_fd >= 0) {
         snprintf(o->name, sizeof o->name, "nccltap_%s.prom", part);
+        avoid_squatter(dir, o, part);
         return;
     }
     snprintf(o->name, sizeof o->name, "nccltap_%s-%d.prom", part, tap_process.pid);
+    if (!avoid_squatter(dir, o, part))
+        return;
     /* Inspector's labels would repeat the other process's series, which
      * node_exporter drops: these carry the pid. */
     snprintf(o->pid, sizeof o->pid, "%d", tap_process.pid);
@@ -136,6 +183,15 @@ static struct prom_out *out_of(int dir, const char *gpu)
 
 static int write_file(int dir, struct prom_out *o, bool process, const struct tap_snapshot *snap)
 {
+    /* A name planted since it was chosen (before this process's first
+     * file took it) is another user's too. */
+    if (o->name[0] && squatter_of(dir, o->name) >= 0) {
+        char part[128];
+        tap_out_name_part(part, sizeof part, *o->gpu ? o->gpu : tap_process.host);
+        avoid_squatter(dir, o, part);
+    }
+    if (!o->name[0])
+        return -1; /* every name was another user's: said */
     struct tap_out_file out;
     FILE *f = tap_out_file_begin(&out, dir, o->name, PROM_FILE_MODE);
     if (!f) {
@@ -212,6 +268,7 @@ void tap_prom_reset(void)
     nouts = 0;
     atomic_flag_clear(&error_said);
     atomic_flag_clear(&shared_said);
+    atomic_flag_clear(&squatter_said);
     tap_prom_metrics_reset();
     tap_prom_inspector_reset();
 }

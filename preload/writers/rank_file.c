@@ -180,29 +180,40 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
         write_op(f, tap_stats_at(i));
     }
     const struct tap_reducer_counts *r = &snap->counts;
-    /* Calls not in a row yet: queued for the reducer, or waiting for their
-     * group's end or the GPU (the last interval of a killed process holds
-     * them). The calls are read last, so that every call is in a row,
-     * counted as dropped, failed or simulated, or in flight. */
-    uint64_t in_rows = 0;
-    for (unsigned i = 0; i < tap_stats_count(); i++)
-        in_rows += tap_stats_at(i)->calls;
-    uint64_t dropped = atomic_load(&tap_totals.dropped);
-    uint64_t calls = tap_comm_total_calls();
-    uint64_t settled = in_rows + tap_stats_calls_without_row() + dropped + r->failed + r->simulated;
-    /* Allocations that failed: their calls are in (overflow) or in rows
-     * without their group, not lost. */
+    struct tap_call_tally t = tap_call_tally(snap);
+    /* Allocations that failed (no_memory): their calls are in (overflow)
+     * or in rows without their group, not lost. */
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"no_memory\": %llu, "
                "\"timed\": %llu, \"untimed\": %llu, "
                "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
-               "\"in_flight\": %llu, \"ops_lines_dropped\": %llu}\n}\n",
-            (unsigned long long)calls, (unsigned long long)dropped,
+               "\"in_flight\": %llu, \"after_exit\": %llu, \"ops_lines_dropped\": %llu}\n}\n",
+            (unsigned long long)t.calls, (unsigned long long)t.dropped,
             (unsigned long long)atomic_load(&tap_no_memory),
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
             (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,
-            (unsigned long long)(calls > settled ? calls - settled : 0),
+            (unsigned long long)t.in_flight, (unsigned long long)t.after_exit,
             (unsigned long long)tap_ops_log_not_written());
+}
+
+struct tap_call_tally tap_call_tally(const struct tap_snapshot *snap)
+{
+    /* Calls not in a row yet: queued for the reducer, or waiting for their
+     * group's end or the GPU (the last interval of a killed process holds
+     * them), or inside NCCL on another thread at exit. The calls are read
+     * last, so that every call is in a row, counted as dropped, failed,
+     * simulated or after_exit, or in flight. */
+    struct tap_call_tally t = {0};
+    uint64_t in_rows = 0;
+    for (unsigned i = 0; i < tap_stats_count(); i++)
+        in_rows += tap_stats_at(i)->calls;
+    t.dropped = atomic_load(&tap_totals.dropped);
+    t.after_exit = atomic_load(&tap_totals.after_exit);
+    t.calls = tap_comm_total_calls() + t.after_exit;
+    uint64_t settled = in_rows + tap_stats_calls_without_row() + t.dropped + t.after_exit + snap->counts.failed +
+                       snap->counts.simulated;
+    t.in_flight = t.calls > settled ? t.calls - settled : 0;
+    return t;
 }
 
 int tap_rank_file_write(const struct tap_snapshot *snap, bool final)
@@ -219,11 +230,14 @@ int tap_rank_file_write(const struct tap_snapshot *snap, bool final)
         return -1;
     }
     write_body(f, snap, final);
+    long size = ftell(f);
     if (tap_out_file_commit(&out) != 0) {
-        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s); the previous version is kept",
-                     tap_rank_file_path(), strerror(errno));
+        TAP_LOG_ONCE(write_error_said, "cannot write %s (%s)%s", tap_rank_file_path(), strerror(errno),
+                     tap_rank_file_written() ? "; the previous version is kept" : "");
         return -1;
     }
+    if (size > 0)
+        tap_output_keep_room_for((uint64_t)size);
     atomic_store(&written, true);
     return 0;
 }
@@ -242,11 +256,14 @@ void tap_print_summary(const struct tap_snapshot *snap)
     char lines[96] = "";
     uint64_t not_written = tap_ops_log_not_written();
     if (not_written)
-        snprintf(lines, sizeof lines, ", %llu per-op lines past NCCLTAP_OPS_MAX_MB not written",
-                 (unsigned long long)not_written);
-    tap_log("%llu NCCL calls on %u communicator%s, %llu timed%s%s%s%s%s",
-            (unsigned long long)tap_comm_total_calls(), n, n == 1 ? "" : "s",
-            (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
+        snprintf(lines, sizeof lines, ", %llu per-op lines %s not written", (unsigned long long)not_written,
+                 tap_ops_log_out_of_room() ? "past the room kept for the rank file" : "past NCCLTAP_OPS_MAX_MB");
+    struct tap_call_tally t = tap_call_tally(snap);
+    char after[64] = "";
+    if (t.after_exit)
+        snprintf(after, sizeof after, " (%llu after exit began, not recorded)", (unsigned long long)t.after_exit);
+    tap_log("%llu NCCL calls%s on %u communicator%s, %llu timed%s%s%s%s%s", (unsigned long long)t.calls, after, n,
+            n == 1 ? "" : "s", (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
             dropped ? "see totals.dropped" : "", lines,
             tap_rank_file_written() ? "; output in " : ", no output written",
             tap_rank_file_written() ? tap_rank_file_path() : "");

@@ -5,12 +5,22 @@
 #define NCCLTAP_RANK_FILE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "writers/snapshot.h"
 
 /* Returns 0, or -1 after saying once on stderr why the file could not be
  * written (the application goes on either way). */
 int tap_rank_file_write(const struct tap_snapshot *snap, bool final);
+
+/* How the calls made so far are accounted for, as the file's totals say. */
+struct tap_call_tally {
+    uint64_t calls;      /* every call: the communicators' seqs, and after_exit */
+    uint64_t dropped;    /* lost: the queue was full */
+    uint64_t after_exit; /* made after exit closed the queue */
+    uint64_t in_flight;  /* in no row or counter yet */
+};
+struct tap_call_tally tap_call_tally(const struct tap_snapshot *snap);
 
 /* The file's path, for messages. */
 const char *tap_rank_file_path(void);

@@ -166,9 +166,11 @@ struct totals {
     uint64_t ops_lines_dropped; /* per-op log lines past NCCLTAP_OPS_MAX_MB (optional) */
     /* Calls issued but in no row yet when the file was written: still in
      * the queue or on the GPU, a hang or a killed process (optional). So
-     * calls = rows' calls + dropped + failed + simulated + in_flight. */
+     * calls = rows' calls + dropped + failed + simulated + after_exit
+     * + in_flight. */
     uint64_t in_flight;
     uint64_t no_memory;  /* allocations the shim could not make (optional) */
+    uint64_t after_exit; /* calls made while the process wrote its last file: in no row (optional) */
 };
 
 /* Adds b into a. */

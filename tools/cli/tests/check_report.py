@@ -116,8 +116,10 @@ def check_json(nccltap, d):
           "in NCCL unknown: these files predate nccl_busy_s")
     check(doc["totals"] == {"calls": 4580, "dropped": 7, "timed": 380, "untimed": 4200,
                             "captured": 0, "pending": 0, "failed": 0, "lost": 0,
-                            "simulated": 0, "in_flight": 0, "no_memory": 0, "discarded": 0, "ops_lines_dropped": 0},
-          "totals summed (lost, simulated, in_flight, no_memory and ops_lines_dropped are optional in the files)")
+                            "simulated": 0, "in_flight": 0, "no_memory": 0, "discarded": 0, "ops_lines_dropped": 0,
+                            "after_exit": 0},
+          "totals summed (lost, simulated, in_flight, no_memory, ops_lines_dropped and after_exit are optional "
+          "in the files)")
 
     # Every input row, once, in order, with its fields and the aggregate bandwidths.
     want = sorted((r for x in docs for r in x["ops"]),

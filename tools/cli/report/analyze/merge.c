@@ -298,4 +298,5 @@ void totals_add(struct totals *a, const struct totals *b)
     a->ops_lines_dropped += b->ops_lines_dropped;
     a->in_flight += b->in_flight;
     a->no_memory += b->no_memory;
+    a->after_exit += b->after_exit;
 }

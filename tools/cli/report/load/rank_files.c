@@ -157,6 +157,23 @@ static void load_file(struct report *r, const char *path)
     free(ops);
 }
 
+/* exec() keeps the pid: the shim names the files of each later image
+ * nccltap-<run>@<host>-<pid>+exec<n>.json, beside the earlier image's.
+ * Each image is read as a process of its own (its communicators, its
+ * calls), and the report says so. */
+static void say_exec_images(const struct report *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        const char *base = strrchr(f->path, '/');
+        const char *image = strstr(base ? base : f->path, "+exec");
+        if (image)
+            msg("%s: the program pid %lld on %s exec'd (its image %d): read as a process of its own, "
+                "apart from the pid's earlier image",
+                f->path, f->pid, f->host ? f->host : "?", atoi(image + strlen("+exec")));
+    }
+}
+
 int report_load(const char *dir, const char *run, struct report *r)
 {
     memset(r, 0, sizeof *r);
@@ -184,6 +201,7 @@ int report_load(const char *dir, const char *run, struct report *r)
         report_free(r);
         return -1;
     }
+    say_exec_images(r);
     report_load_hangs(r);
     return 0;
 }

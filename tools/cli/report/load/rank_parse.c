@@ -49,6 +49,7 @@ static const struct field file_fields[] = {
     OPT("totals.ops_lines_dropped", K_U64, struct rank_file, totals.ops_lines_dropped),
     OPT("totals.in_flight", K_U64, struct rank_file, totals.in_flight),
     OPT("totals.no_memory", K_U64, struct rank_file, totals.no_memory),
+    OPT("totals.after_exit", K_U64, struct rank_file, totals.after_exit),
 };
 
 static const struct field comm_fields[] = {

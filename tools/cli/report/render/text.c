@@ -493,6 +493,8 @@ static void print_totals(const struct report *r, const struct report_summary *s,
                 (unsigned long long)counter_value(t, i));
     if (r->from_trace)
         fprintf(out, "  discarded %llu", (unsigned long long)r->discarded);
+    if (t->after_exit)
+        fprintf(out, "  after_exit %llu", (unsigned long long)t->after_exit);
     fputc('\n', out);
     for (size_t i = 0; i < n; i++)
         fprintf(out, "  %-9s %s\n", counters[i].name, counters[i].meaning);
@@ -514,7 +516,11 @@ static void print_totals(const struct report *r, const struct report_summary *s,
     if (t->in_flight)
         fprintf(out, "NOTE: in_flight %llu: calls had not completed when their process wrote its file\n"
                 "  (a hang, or a process that was killed): calls = the rows' calls + dropped + failed\n"
-                "  + simulated + in_flight\n", (unsigned long long)t->in_flight);
+                "  + simulated + after_exit + in_flight\n", (unsigned long long)t->in_flight);
+    if (t->after_exit)
+        fprintf(out, "NOTE: after_exit %llu: calls made while their process was exiting (other threads\n"
+                "  still calling NCCL as it wrote its file): counted in calls, in no row\n",
+                (unsigned long long)t->after_exit);
     if (t->pending)
         fprintf(out, "NOTE: pending %llu: ops had not completed when their process wrote its file\n"
                 "  (a hang, or a process that was killed)\n", (unsigned long long)t->pending);
