@@ -208,7 +208,8 @@ def check_text(nccltap, d):
                  'Communicator 3f2a9c0d11e4b701 "world", 4 ranks',
                  'Communicator 8c41d0e2a97b5f36 "tp", 2 ranks, from 3f2a9c0d11e4b701 "world"',
                  "  * issued in groups",
-                 "  calls 4580  dropped 7  timed 380  untimed 4200  captured 0  pending 0  failed 0  lost 0",
+                 "  calls 4580  dropped 7  timed 380  untimed 4200  captured 0  pending 0",
+                 "  failed 0  lost 0  simulated 0  in_flight 0",
                  "WARNING: dropped 7: records lost",
                  "WARNING: untimed 4200: "):
         check(want in out, f"text has {want!r}")

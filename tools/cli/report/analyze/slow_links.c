@@ -147,11 +147,15 @@ static void judge_pairs(const struct report *r, struct crossrank *x, const struc
         struct xr_slow_link s = { .comm = l->comm, .rank = rank, .src = -1, .dst = -1, .p2p = true,
                                   .bytes = l->p2p_bytes, .pairs = nw, .fastest_gbs = fastest,
                                   .busbw_gbs = xr_median(with, nw) };
-        s.reference = no ? XR_REF_JOB : XR_REF_EXPECTED;
-        s.others_gbs = no ? xr_median(without, no) : expected;
+        /* One pair without it is no reference: a healthy ring's pairs can
+         * read 2x apart (each rank's send and receive are timed as one
+         * group), and a pair whose other side went unrecorded leaves one. */
+        bool job = no >= 2;
+        s.reference = job ? XR_REF_JOB : XR_REF_EXPECTED;
+        s.others_gbs = job ? xr_median(without, no) : expected;
         if (s.others_gbs <= 0 || fastest >= XR_SLOW_FRACTION * s.others_gbs)
             continue;
-        if (!no && one_pair(l)) {
+        if (!job && one_pair(l)) {
             /* Both ends of the only pair: the link, not a rank. */
             if (rank != (l->cells[0].src < l->cells[0].dst ? l->cells[0].src : l->cells[0].dst))
                 continue;

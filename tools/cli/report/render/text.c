@@ -176,7 +176,7 @@ static void print_procs(const struct report_summary *s, FILE *out)
                 s->time_hi->nccl_time_us / 1e3, ranks_of(s->time_hi->file, version));
         /* The most time in NCCL is often the most waiting for a late rank. */
         if (s->time_hi->wait_us > 0.0)
-            fprintf(out, ", %.3f ms of it waiting for the last to arrive", s->time_hi->wait_us / 1e3);
+            fprintf(out, ",\n       %.3f ms of it waiting for the last to arrive", s->time_hi->wait_us / 1e3);
         fputc(')', out);
     }
     bool waits = s->nprocs && !isnan(s->procs[0].wait_us);
