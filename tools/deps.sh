@@ -1,33 +1,51 @@
 #!/bin/sh
-# Makes sure the Debian/Ubuntu packages nccltap builds and tests with are
-# installed: installs the missing ones when run as root, otherwise prints
-# the command that would. Sourced by tools/demo.sh and tests/run.sh.
+# Makes sure the Debian/Ubuntu packages nccltap needs are installed:
+# installs the missing ones when run as root, otherwise prints the command
+# that would and exits 1. Sourced by tools/demo.sh (the build's packages
+# only: nccltap_deps_for=build), tests/run.sh and .ci/run (the build's and
+# the tests', the default). The check asks dpkg-query as found on PATH
+# (none: no check, as on a distribution without dpkg).
 # One package per line, so that each change names its own.
-nccltap_deps="
+
+# What CMake needs to configure and build nccltap with BUILD_TESTING=OFF.
+nccltap_build_packages="
 cmake
 make
 gcc
-clang
 libc6-dev
 pkg-config
-python3
 libjansson-dev
 libyajl-dev
+"
+
+# What the tests need on top: the build's optional parts (LTTng provider
+# and trace reader, deep call sites, symbolized call sites, manual pages:
+# each built only when its package is there, and tested), the tools the
+# tests drive, and the sanitizers' and fuzzers' compilers.
+nccltap_test_packages="
+clang
+g++
+python3
 liblttng-ust-dev
 lttng-tools
 babeltrace2
-openmpi-bin
 libbabeltrace2-dev
+python3-bt2
 libunwind-dev
 libdw-dev
 libelf-dev
-g++
-python3-bt2
+help2man
+openmpi-bin
 prometheus
 prometheus-node-exporter
 valgrind
-help2man
 "
+
+case ${nccltap_deps_for:-all} in
+build) nccltap_deps=$nccltap_build_packages ;;
+all) nccltap_deps="$nccltap_build_packages $nccltap_test_packages" ;;
+*) echo "tools/deps.sh: nccltap_deps_for='$nccltap_deps_for'; accepted: build, all" >&2; exit 2 ;;
+esac
 
 nccltap_missing=""
 if command -v dpkg-query >/dev/null 2>&1; then

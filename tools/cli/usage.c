@@ -23,10 +23,14 @@ void usage(FILE *to)
 "  run      run a program with the nccltap shim preloaded into it\n"
 "  report   merge the per-rank files (or the LTTng trace) of a run into one\n"
 "           report: text, JSON, CSV or a Perfetto timeline\n"
-"  demo     run nccltap-bench under the shim, on the GPUs or the simulator,\n"
-"           and print its report\n"
-"  help     show this help, or a command's; 'nccltap help config' lists\n"
-"           every NCCLTAP_* variable with its default and accepted values\n"
+"  demo     run nccltap-bench under the shim with a fault injected into the
+"
+"           simulator (or on the GPUs), and print its report
+"
+"  help     show this help, or a command's; 'nccltap help config' lists
+"
+"           every NCCLTAP_* variable with its default and accepted values
+"
 "\n"
 "'nccltap COMMAND --help' or 'nccltap help COMMAND' shows the command's\n"
 "options.\n"
@@ -170,19 +174,26 @@ void usage_demo(FILE *to)
 {
     fputs(
 "Usage: nccltap demo [OPTIONS]\n"
-"Show what nccltap gives, on any machine: run nccltap-bench under the shim\n"
-"(every operation, 8 B to 64 MiB, 20 timed calls each) with 4 ranks on the\n"
-"GPUs when there are any (one rank per GPU, at most 4), else on the simulated\n"
-"NCCL and CUDA driver (it says so: its numbers are made up), then print the\n"
-"report of that run.\n"
+"Show what nccltap finds, on any machine: run nccltap-bench under the shim for\n"
+"a few seconds (every operation, 8 B to 64 MiB, 20 timed calls each) with 4\n"
+"ranks on the simulated NCCL and CUDA driver, with a fault injected, then\n"
+"print the report of that run. The bench's own table goes to a file in the\n"
+"output directory; the last line is the command that shows the report again.\n"
+"On GPUs (one rank per GPU, at most 4) no fault can be injected: the demo says\n"
+"so and runs the healthy scenario.\n"
 "\n"
 "Options:\n"
-"  -d, --dir D   output directory, as for 'nccltap run'\n"
-"  -h, --help    show this help\n"
+"  -s, --scenario S  what is injected: healthy (nothing), straggler (rank 2\n"
+"                    200 us late at every collective; the default),\n"
+"                    slow-link (rank 1's link 4 times slower) or hang (rank 3\n"
+"                    never reaches collective seq 50: the run is stopped once\n"
+"                    the hang watchdog has written, after 1 s)\n"
+"  -d, --dir D       output directory, as for 'nccltap run'\n"
+"  -h, --help        show this help\n"
 "\n"
 "Examples:\n"
 "  $ nccltap demo\n"
-"  $ nccltap demo --dir /tmp/demo && nccltap report --json /tmp/demo\n", to);
+"  $ nccltap demo --scenario hang --dir /tmp/demo\n", to);
 }
 
 /* The command being run ("nccltap run"), whose help the hints point to. */

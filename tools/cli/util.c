@@ -63,3 +63,26 @@ int cmp_cstr(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
+
+char *shell_quoted(const char *s)
+{
+    if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                  "_./-+:,@%=") == strlen(s))
+        return xstrdup(s);
+    size_t n = 3;
+    for (const char *c = s; *c; c++)
+        n += *c == '\'' ? 4 : 1;
+    char *q = xmalloc(n), *o = q;
+    *o++ = '\'';
+    for (const char *c = s; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}

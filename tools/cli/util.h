@@ -24,4 +24,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "value:old": what the user had is kept, after ours. */
 void env_prepend(const char *name, const char *value);
 
+/* `s` as one shell word (single-quoted when it holds more than plainly safe
+ * characters), for a command the user can paste. Malloc'ed. */
+char *shell_quoted(const char *s);
+
 #endif

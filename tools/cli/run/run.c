@@ -45,31 +45,6 @@ static bool setup_sim(const struct nccltap_paths *p, enum run_sim sim)
     return true;
 }
 
-/* The directory quoted for a shell when it needs it, for a command the user
- * can paste. */
-static char *shell_quoted(const char *s)
-{
-    if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                  "_./-+:,@%=") == strlen(s))
-        return xstrdup(s);
-    size_t n = 3;
-    for (const char *c = s; *c; c++)
-        n += *c == '\'' ? 4 : 1;
-    char *q = xmalloc(n), *o = q;
-    *o++ = '\'';
-    for (const char *c = s; *c; c++) {
-        if (*c == '\'') {
-            memcpy(o, "'\\''", 4);
-            o += 4;
-        } else {
-            *o++ = *c;
-        }
-    }
-    *o++ = '\'';
-    *o = '\0';
-    return q;
-}
-
 /* How the command ended, for what nccltap says about it. */
 struct run_end {
     int status;       /* as a shell reports it */

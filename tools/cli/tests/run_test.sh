@@ -260,7 +260,24 @@ demo)
     if grep -q "no GPU found" "$err"; then
         [ "$(grep -c "^  AllReduce  *float32" "$work/stdout")" -gt 0 ] || fail "no AllReduce row"
         grep -q "^      3  " "$work/stdout" || fail "the simulator runs 4 ranks"
+        expect_err "nccltap demo: scenario straggler: rank 2 "
     fi
+    ! grep -q "^# nccltap-bench" "$work/stdout" || fail "the bench's table is on stdout"
+    last=$(tail -n 1 "$work/stdout")
+    case $last in
+    "  $(dirname "$nccltap")/nccltap report --run "*" $out") ;;
+    *) fail "the last line is no command with nccltap's full path: $last" ;;
+    esac
+    # The hang ends by itself, once every rank's watchdog has written.
+    "$nccltap" demo --scenario hang --dir "$out" >"$work/stdout" 2>"$err"
+    expect_rc $? 0 "demo --scenario hang"
+    if grep -q "no GPU found" "$err"; then
+        expect_err "the hang watchdog has written; stopping the hung run"
+        grep -q "MISSING rank 3: " "$work/stdout" || fail "the hang's report names no rank 3 missing"
+    fi
+    "$nccltap" demo --scenario slowlink 2>"$err"
+    expect_rc $? 2 "demo --scenario slowlink"
+    expect_err "unknown scenario 'slowlink' (--scenario): one of healthy, straggler, slow-link, hang"
     ;;
 sim)
     # The simulator's directories go first on LD_LIBRARY_PATH, only when asked.
