@@ -23,14 +23,10 @@ void usage(FILE *to)
 "  run      run a program with the nccltap shim preloaded into it\n"
 "  report   merge the per-rank files (or the LTTng trace) of a run into one\n"
 "           report: text, JSON, CSV or a Perfetto timeline\n"
-"  demo     run nccltap-bench under the shim with a fault injected into the
-"
-"           simulator (or on the GPUs), and print its report
-"
-"  help     show this help, or a command's; 'nccltap help config' lists
-"
-"           every NCCLTAP_* variable with its default and accepted values
-"
+"  demo     run nccltap-bench under the shim with a fault injected into the\n"
+"           simulator (or on the GPUs), and print its report\n"
+"  help     show this help, or a command's; 'nccltap help config' lists\n"
+"           every NCCLTAP_* variable with its default and accepted values\n"
 "\n"
 "'nccltap COMMAND --help' or 'nccltap help COMMAND' shows the command's\n"
 "options.\n"
