@@ -154,6 +154,7 @@ static void resolve(void)
     int v = 0;
     if (real.ncclGetVersion && real.ncclGetVersion(&v) == ncclSuccess)
         real.version = v;
+    real.simulated = dlsym(lib, "ncclsim_marker") != NULL;
 }
 
 const struct real_nccl *real_nccl_resolve(void)

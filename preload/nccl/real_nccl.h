@@ -15,6 +15,7 @@ struct real_nccl {
     NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_FIELD)
 #undef NCCLTAP_REAL_QUERY_FIELD
     int version; /* NCCL_VERSION_CODE, 0 if unknown */
+    bool simulated; /* the library is nccltap's simulator (it exports ncclsim_marker) */
 };
 
 /* Resolved on first use, once, thread-safely: dlsym(RTLD_NEXT) or, with

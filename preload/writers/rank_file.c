@@ -156,8 +156,8 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     json_string(f, tap_process.host);
     fprintf(f, ",\n  \"pid\": %d,\n  \"job\": ", tap_process.pid);
     json_string(f, tap_config.job);
-    fprintf(f, ",\n  \"nccl_version\": %d,\n  \"nccl_version_str\": \"%s\",\n", code,
-            tap_nccl_version_str(code, version, sizeof version));
+    fprintf(f, ",\n  \"nccl_version\": %d,\n  \"nccl_version_str\": \"%s\",\n  \"nccl_simulated\": %s,\n", code,
+            tap_nccl_version_str(code, version, sizeof version), real_nccl()->simulated ? "true" : "false");
     fprintf(f, "  \"timing\": \"%s\",\n  \"timing_note\": ", tap_timing_mode_name(tap_config.timing));
     json_string(f, tap_config.timing == TAP_TIMING_OFF ? "" : tap_gpu_note());
     fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",

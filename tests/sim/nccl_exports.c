@@ -27,3 +27,8 @@ NCCLTAP_NCCL_QUERIES(NCCLSIM_DECLARE_QUERY)
     SIM_API ret p##name params { return sim_##name args; }
 NCCLTAP_NCCL_QUERIES(NCCLSIM_EXPORT_QUERY)
 #undef NCCLSIM_EXPORT_QUERY
+
+/* What tells this library from a real NCCL: the shim looks it up
+ * (nccl/real_nccl.c) and the rank file says nccl_simulated, so that every
+ * report of a simulated run says so. */
+SIM_API const char ncclsim_marker[] = "nccltap's simulated NCCL (tests/sim)";

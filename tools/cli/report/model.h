@@ -180,6 +180,7 @@ void totals_add(struct totals *a, const struct totals *b);
 struct rank_file {
     char *path;              /* what messages name it by */
     bool final;              /* written at exit, not at an interval */
+    bool nccl_simulated;     /* its NCCL was nccltap's simulator (tests/sim) */
     const char *host, *job, *nccl_version, *timing, *timing_note;  /* interned */
     long long pid;
     double wall_s;           /* from the shim's load to the file's writing */

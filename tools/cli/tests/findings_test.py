@@ -8,7 +8,7 @@ alone and exits 1 on a finding, 0 when healthy.
 
 usage: findings_test.py CASE NCCLTAP WORKDIR
   CASE  healthy | straggler2 | straggler4 | straggler8 | hang | below_expected
-        | slow_link8 | trace_straggler | trace_hang
+        | slow_link8 | slow_link4 | slow_link2 | trace_straggler | trace_hang
 Exits 77 (skipped) for a trace case when lttng-sessiond is not installed.
 """
 import glob
@@ -139,6 +139,11 @@ def assert_findings(run, want, path=None, expect=()):
 def case_healthy(run):
     run.bench(4, op="allreduce,sendrecv")
     assert_findings(run, [])
+    # The simulator's runs say so in the header and in --json.
+    text = run.report()
+    check("  SIMULATED  4 of 4 processes ran on nccltap's simulated NCCL" in "\n".join(text.split("\n")[:12]),
+          "the header does not say the run was simulated")
+    check(json.loads(run.report("--json"))["simulated"] == 4, "--json's simulated is not 4")
 
 
 def straggler(run, n):
@@ -188,6 +193,22 @@ def case_slow_link8(run):
     assert_findings(run, [("slow_link", 1, None)])
 
 
+def case_slow_link4(run):
+    """Half of a 4-rank ring's pairs touch the slow link: no healthy majority
+    to compare with, but the pairs without rank 1 are the reference."""
+    run.bench(4, op="allreduce,sendrecv", nbytes="16M", iters=20, NCCLSIM_SLOW_LINK_RANK=1,
+              NCCLSIM_SLOW_LINK_FACTOR=4)
+    assert_findings(run, [("slow_link", 1, None)])
+
+
+def case_slow_link2(run):
+    """2 ranks, one pair: named only against the busbw expected of it."""
+    run.bench(2, op="allreduce,sendrecv", nbytes="16M", iters=20, NCCLSIM_SLOW_LINK_RANK=1,
+              NCCLSIM_SLOW_LINK_FACTOR=4)
+    assert_findings(run, [])
+    assert_findings(run, [("slow_link", 0, 1)], expect=("--expect-busbw", "Send:60@1M"))
+
+
 def trace_case(run, straggle):
     if not shutil.which("lttng-sessiond"):
         print("lttng-sessiond is not installed: skipped")
@@ -209,6 +230,8 @@ CASES = {
     "hang": case_hang,
     "below_expected": case_below_expected,
     "slow_link8": case_slow_link8,
+    "slow_link4": case_slow_link4,
+    "slow_link2": case_slow_link2,
     "trace_straggler": lambda run: trace_case(run, True),
     "trace_hang": lambda run: trace_case(run, False),
 }

@@ -273,6 +273,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
             shares++;
         }
         s->not_final += !f->final;
+        s->simulated += f->nccl_simulated;
         totals_add(&s->totals, &f->totals);
     }
     s->nccl_share = shares ? share_sum / (double)shares : NAN;

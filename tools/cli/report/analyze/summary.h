@@ -81,6 +81,7 @@ struct report_summary {
     double wall_s;           /* the longest process's */
     double nccl_share;       /* the mean of the processes' shares; NaN: none known */
     size_t not_final;        /* files written before their process ended */
+    size_t simulated;        /* files whose NCCL was nccltap's simulator */
     struct totals totals;    /* summed over the files */
 
     struct comm_summary *comms;   /* those the filters keep, sorted by id (merge.h) */

@@ -32,6 +32,7 @@ static const struct field file_fields[] = {
     F("pid", K_LL, struct rank_file, pid),
     OPT("job", K_STR, struct rank_file, job),
     OPT("nccl_version_str", K_STR, struct rank_file, nccl_version),
+    OPT("nccl_simulated", K_BOOL, struct rank_file, nccl_simulated),
     OPT("timing", K_STR, struct rank_file, timing),
     OPT("timing_note", K_STR, struct rank_file, timing_note),
     OPT("wall_s", K_NUM, struct rank_file, wall_s),

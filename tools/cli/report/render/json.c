@@ -355,6 +355,8 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("job", json_string(job_of(r)), false, out);
     rc |= member("wall_s", json_real(s->wall_s), false, out);
     rc |= member("files", json_integer((json_int_t)r->nfiles), false, out);
+    /* Processes whose NCCL was nccltap's simulator (tests/sim). */
+    rc |= member("simulated", json_integer((json_int_t)s->simulated), false, out);
     rc |= member("ranks", ranks_json(r, s), false, out);
     rc |= member("comms", comms_json(r), false, out);
     rc |= member("top", top_json(s), false, out);

@@ -79,6 +79,10 @@ static void print_header(const struct report *r, const struct report_summary *s,
             r->nfiles == 1 ? "" : "es", nhosts, nhosts == 1 ? "" : "s", hosts);
     fprintf(out, "  NCCL       %s%s\n", nversions ? versions : "unknown",
             nversions > 1 ? "  (ranks run different versions)" : "");
+    if (s->simulated)
+        fprintf(out, "  SIMULATED  %zu of %zu process%s ran on nccltap's simulated NCCL: times and bandwidths\n"
+                "             are the simulator's model, not a GPU's\n",
+                s->simulated, r->nfiles, r->nfiles == 1 ? "" : "es");
     if (ntimings)
         fprintf(out, "  timing     %s\n", timings);
     for (size_t i = 0; i < r->nfiles; i++)
