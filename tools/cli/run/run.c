@@ -88,8 +88,10 @@ static void say_why_nothing(const char *dir, const struct run_end *e)
             "not loaded into it", dir);
 }
 
-/* What the run left, and how to read it. */
-static void say_where(const char *dir, const char *run_id, const struct run_end *e)
+/* What the run left, and how to read it: a command that works as printed,
+ * with this nccltap's full path (it need not be on PATH). */
+static void say_where(const struct nccltap_paths *p, const char *dir, const char *run_id,
+                      const struct run_end *e)
 {
     size_t n;
     char **files = report_files(dir, &n);
@@ -100,12 +102,14 @@ static void say_where(const char *dir, const char *run_id, const struct run_end 
         return;
     }
     msg("output in %s (run %s)", dir, run_id);
-    char *q = shell_quoted(dir);
+    char *q = shell_quoted(dir), *self = xasprintf("%s/nccltap", p->bindir), *qself = shell_quoted(self);
     if (ours < n)
-        msg("report with: nccltap report --run %s %s", run_id, q);
+        msg("report with: %s report --run %s %s", qself, run_id, q);
     else
-        msg("report with: nccltap report %s", q);
+        msg("report with: %s report %s", qself, q);
     free(q);
+    free(self);
+    free(qself);
 }
 
 int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
@@ -157,7 +161,7 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
     end.status = status;
     end.shell_signal = end.signal ? 0 : shell_signal_of(status);
     say_how_it_ended(argv[0], &end);
-    say_where(dir, run_id, &end);
+    say_where(p, dir, run_id, &end);
     if (outdir)
         *outdir = dir;
     else

@@ -192,12 +192,13 @@ messages)
         sh -c 'echo "{}" > "$NCCLTAP_DIR/nccltap-$NCCLTAP_RUN_ID@h-1.json"' 2>"$err"
     expect_rc $? 0 "writing a file"
     expect_err "nccltap: output in $work/a dir (run "
-    expect_err "nccltap: report with: nccltap report '$work/a dir'"
+    # With this nccltap's full path: it works as printed, on PATH or not.
+    expect_err "nccltap: report with: $bindir/nccltap report '$work/a dir'"
     # Another run into the same directory: the report command names it.
     env -u SLURM_JOB_ID -u NCCLTAP_RUN_ID "$nccltap" run --dir "$work/a dir" -- \
         sh -c 'echo "{}" > "$NCCLTAP_DIR/nccltap-$NCCLTAP_RUN_ID@h-2.json"; echo "$NCCLTAP_RUN_ID" > "$0"' \
         "$work/run_id" 2>"$err"
-    expect_err "nccltap: report with: nccltap report --run $(cat "$work/run_id") '$work/a dir'"
+    expect_err "nccltap: report with: $bindir/nccltap report --run $(cat "$work/run_id") '$work/a dir'"
     # Without: say that nothing was recorded, and never "output in".
     "$nccltap" run --dir "$out" -- true 2>"$err"
     expect_err "no per-rank file of this run in $out: the command made no NCCL call"
