@@ -67,7 +67,8 @@ expect "--help --version" nccltap --
 expect "--json" nccltap report --js
 expect "--debug-dir" nccltap report --deb
 expect "--dir" nccltap run --d
-expect "--dir --help" nccltap demo --
+expect "--dir --help --scenario" nccltap demo --
+expect "hang healthy" nccltap demo --scenario h
 expect "run" nccltap help ru
 expect "--ranks" nccltap report out --ra        # options after PATH too
 # Every option of each command's getopt table is offered (one added to the
