@@ -130,3 +130,32 @@ void report_model_free(struct report *r)
         r->arena = NULL;
     }
 }
+
+static int cmp_comm_size(const void *a, const void *b)
+{
+    const struct comm_size *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+struct comm_size *comm_sizes_of(const struct rank_file *files, size_t nfiles, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nfiles; i++)
+        total += files[i].ncomms;
+    struct comm_size *s = xcalloc(total ? total : 1, sizeof *s);
+    *n = 0;
+    for (size_t i = 0; i < nfiles; i++)
+        for (size_t j = 0; j < files[i].ncomms; j++) {
+            const struct comm_entry *c = &files[i].comms[j];
+            s[(*n)++] = (struct comm_size){ strtoull(c->id, NULL, 16), c->nranks };
+        }
+    qsort(s, *n, sizeof *s, cmp_comm_size);
+    return s;
+}
+
+int comm_size_find(const struct comm_size *s, size_t n, uint64_t id, int unknown)
+{
+    struct comm_size key = { id, 0 };
+    const struct comm_size *c = bsearch(&key, s, n, sizeof *s, cmp_comm_size);
+    return c ? c->nranks : unknown;
+}

@@ -176,6 +176,18 @@ struct totals {
 /* Adds b into a. */
 void totals_add(struct totals *a, const struct totals *b);
 
+/* The sizes of the communicators that files list ("comms"), by id, sorted
+ * for comm_size_find; a loader checks ranks against them, the cross-rank
+ * analysis sizes its arrays by them. */
+struct comm_size {
+    uint64_t id;
+    int nranks;
+};
+/* Of files[0..nfiles): *n entries, malloc'ed. */
+struct comm_size *comm_sizes_of(const struct rank_file *files, size_t nfiles, size_t *n);
+/* The size of communicator `id`, or `unknown` when no file lists it. */
+int comm_size_find(const struct comm_size *s, size_t n, uint64_t id, int unknown);
+
 /* One per-rank file, or one traced process. */
 struct rank_file {
     char *path;              /* what messages name it by */

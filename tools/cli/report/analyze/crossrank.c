@@ -29,42 +29,6 @@ static bool ends_together(const char *name)
            op == TAP_OP_ALLTOALL;
 }
 
-/* ---- communicator sizes, from the files' "comms" ---- */
-
-struct comm_size {
-    uint64_t id;
-    int nranks;
-};
-
-static int cmp_comm_size(const void *a, const void *b)
-{
-    const struct comm_size *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-static struct comm_size *comm_sizes(const struct report *r, size_t *n)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < r->nfiles; i++)
-        total += r->files[i].ncomms;
-    struct comm_size *s = xcalloc(total ? total : 1, sizeof *s);
-    *n = 0;
-    for (size_t i = 0; i < r->nfiles; i++)
-        for (size_t j = 0; j < r->files[i].ncomms; j++) {
-            const struct comm_entry *c = &r->files[i].comms[j];
-            s[(*n)++] = (struct comm_size){ strtoull(c->id, NULL, 16), c->nranks };
-        }
-    qsort(s, *n, sizeof *s, cmp_comm_size);
-    return s;
-}
-
-static int nranks_of(const struct comm_size *s, size_t n, uint64_t id)
-{
-    struct comm_size key = { id, 0 };
-    const struct comm_size *c = bsearch(&key, s, n, sizeof *s, cmp_comm_size);
-    return c ? c->nranks : 0;
-}
-
 /* ---- collectives: a k-way merge of the (file, comm, rank) runs by seq ---- */
 
 /* The events of one file for one (comm, rank): sorted by seq. */
@@ -161,7 +125,7 @@ static void add_instance(struct crossrank *x, size_t *cap, const struct xr_insta
 static void match_collectives(const struct report *r, struct crossrank *x)
 {
     size_t nsizes, nruns;
-    struct comm_size *sizes = comm_sizes(r, &nsizes);
+    struct comm_size *sizes = comm_sizes_of(r->files, r->nfiles, &nsizes);
     struct run *runs = find_runs(r, &nruns);
     size_t total = 0;
     for (size_t i = 0; i < r->nfiles; i++)
@@ -180,7 +144,7 @@ static void match_collectives(const struct report *r, struct crossrank *x)
         }
         for (size_t i = n; i-- > 0;)
             sift_down(r, heap, n, i);
-        int nranks = nranks_of(sizes, nsizes, runs[c].comm);
+        int nranks = comm_size_find(sizes, nsizes, runs[c].comm, 0);
         while (n) {
             uint64_t seq = run_seq(r, heap[0]);
             struct xr_instance in = { .comm = runs[c].comm, .seq = seq, .nranks = nranks,

@@ -4,34 +4,6 @@
 
 #include <stdlib.h>
 
-/* The sizes of the communicators a file lists, by id, for bsearch. */
-struct comm_size {
-    uint64_t id;
-    int nranks;
-};
-
-static int cmp_size(const void *a, const void *b)
-{
-    const struct comm_size *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-static struct comm_size *sizes_of(const struct rank_file *f)
-{
-    struct comm_size *s = xcalloc(f->ncomms + 1, sizeof *s);
-    for (size_t i = 0; i < f->ncomms; i++)
-        s[i] = (struct comm_size){ strtoull(f->comms[i].id, NULL, 16), f->comms[i].nranks };
-    qsort(s, f->ncomms, sizeof *s, cmp_size);
-    return s;
-}
-
-static int nranks_of(const struct comm_size *s, size_t n, uint64_t comm)
-{
-    struct comm_size key = { comm, 0 };
-    const struct comm_size *c = bsearch(&key, s, n, sizeof *s, cmp_size);
-    return c ? c->nranks : REPORT_MAX_NRANKS;
-}
-
 static const char *event_invalid(const struct op_event *e, int nranks)
 {
     if (e->rank < 0 || e->rank >= nranks)
@@ -61,12 +33,13 @@ void report_rejected(struct report *r, const char *path, uint64_t n, const char 
 
 void report_check_events(struct report *r, struct rank_file *f, const char *path)
 {
-    struct comm_size *sizes = sizes_of(f);
+    size_t nsizes;
+    struct comm_size *sizes = comm_sizes_of(f, 1, &nsizes);
     const char *first = NULL;
     size_t kept = 0;
     for (size_t i = 0; i < f->nevents; i++) {
         const struct op_event *e = &f->events[i];
-        const char *why = event_invalid(e, nranks_of(sizes, f->ncomms, e->comm));
+        const char *why = event_invalid(e, comm_size_find(sizes, nsizes, e->comm, REPORT_MAX_NRANKS));
         if (why) {
             first = first ? first : why;
             continue;
