@@ -81,20 +81,6 @@ static void print_process(const struct rank_file *f, FILE *out)
         fprintf(out, " (host %s, pid %lld)", shown(f->host, host), f->pid);
 }
 
-/* "0-2, 5": ranks ascending, runs joined. */
-static void print_ranks(const int *v, size_t n, FILE *out)
-{
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j + 1 < n && v[j + 1] == v[j] + 1)
-            j++;
-        fprintf(out, "%s%d", i ? ", " : "", v[i]);
-        if (j > i)
-            fprintf(out, "-%d", v[j]);
-        i = j + 1;
-    }
-}
-
 /* "train.py:88", or the function where there is no line. */
 static void print_site(const struct callsite *site, FILE *out)
 {
@@ -128,13 +114,13 @@ static void print_hang_finding(const struct finding *f, FILE *out)
             fprintf(out, ", and %zu more rank%s", f->nmissing - 1, f->nmissing == 2 ? "" : "s");
         fprintf(out, ", %s ", f->nwaiting == 1 ? "rank" : "ranks");
         if (f->nwaiting)
-            print_ranks(f->waiting, f->nwaiting, out);
+            print_rank_list(f->waiting, f->nwaiting, out);
         else
             fputs("none", out);
         fprintf(out, " waiting %s", duration(f->wait_us, d));
     } else {
         fputs("ranks ", out);
-        print_ranks(f->waiting, f->nwaiting, out);
+        print_rank_list(f->waiting, f->nwaiting, out);
         fprintf(out, " all waiting in it %s: which rank's GPU did not reach it cannot be told", duration(f->wait_us, d));
     }
     print_site(f->site, out);

@@ -21,3 +21,16 @@ json_t *site_frame_json(const struct site_frame *f)
         "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
         "offset", (json_int_t)f->offset);
 }
+
+void print_rank_list(const int *v, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        fprintf(out, "%s%d", i ? ", " : "", v[i]);
+        if (j > i)
+            fprintf(out, "-%d", v[j]);
+        i = j + 1;
+    }
+}

@@ -6,6 +6,7 @@
 #define NCCLTAP_CLI_REPORT_FORMAT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "model.h"
 
@@ -15,5 +16,8 @@ const char *human_bytes(double b, char buf[16]);
 /* A call site's frame as --json gives it: {function, inlined_into, file,
  * line, library, offset}. */
 json_t *site_frame_json(const struct site_frame *f);
+
+/* "0-2, 5": ranks v[0..n), ascending, runs joined. */
+void print_rank_list(const int *v, size_t n, FILE *out);
 
 #endif

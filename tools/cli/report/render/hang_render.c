@@ -7,20 +7,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* "0-2, 5": ranks ascending, runs joined. */
-static void print_ranks_list(const int *v, size_t n, FILE *out)
-{
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j + 1 < n && v[j + 1] == v[j] + 1)
-            j++;
-        fprintf(out, "%s%d", i ? ", " : "", v[i]);
-        if (j > i)
-            fprintf(out, "-%d", v[j]);
-        i = j + 1;
-    }
-}
-
 /* "    called from step in train.c:42 [libapp.so] by ranks 0-2": the
  * innermost frame (--json has them all). */
 static void print_site(const struct hang_site *s, FILE *out)
@@ -35,7 +21,7 @@ static void print_site(const struct hang_site *s, FILE *out)
         fprintf(out, " in %s:%d", shown(slash ? slash + 1 : f->file, file), f->line);
     }
     fprintf(out, " [%s] by rank%s ", shown(f->library, lib), s->nranks == 1 ? "" : "s");
-    print_ranks_list(s->ranks, s->nranks, out);
+    print_rank_list(s->ranks, s->nranks, out);
     fputc('\n', out);
 }
 
@@ -57,7 +43,7 @@ void print_hang(const struct report *r, FILE *out)
             print_site(&h->sites[k], out);
         fprintf(out, "    stuck in it (issued it, never completed it): ");
         if (h->nstuck)
-            print_ranks_list(h->stuck, h->nstuck, out);
+            print_rank_list(h->stuck, h->nstuck, out);
         else
             fputs("none", out);
         fputc('\n', out);
@@ -74,7 +60,7 @@ void print_hang(const struct report *r, FILE *out)
         }
         if (h->nunknown) {
             fprintf(out, "    not known (no hang report, no rank file): ranks ");
-            print_ranks_list(h->unknown, h->nunknown, out);
+            print_rank_list(h->unknown, h->nunknown, out);
             fputc('\n', out);
         }
     }
