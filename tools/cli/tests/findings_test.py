@@ -9,6 +9,7 @@ alone and exits 1 on a finding, 0 when healthy.
 usage: findings_test.py CASE NCCLTAP WORKDIR
   CASE  healthy | straggler2 | straggler4 | straggler8 | hang | below_expected
         | slow_link8 | slow_link4 | slow_link2 | trace_straggler | trace_hang
+        | trace_slow_link | trace_healthy
 Exits 77 (skipped) for a trace case when lttng-sessiond is not installed.
 """
 import glob
@@ -210,16 +211,24 @@ def case_slow_link2(run):
     assert_findings(run, [("slow_link", 0, 1)], expect=("--expect-busbw", "Send:60@1M"))
 
 
-def trace_case(run, straggle):
+def trace_case(run, kind):
+    """The same scenarios read from the LTTng trace instead of the rank files."""
     if not shutil.which("lttng-sessiond"):
         print("lttng-sessiond is not installed: skipped")
         sys.exit(SKIP)
-    if straggle:
+    if kind == "straggler":
         run.bench(4, lttng=True, NCCLSIM_SLOW_RANK=2, NCCLSIM_SLOW_US=200)
         want = [("straggler", 2, None)]
-    else:
+    elif kind == "hang":
         run.hang(lttng=True)
         want = [("hang", 3, None)]
+    elif kind == "slow_link":
+        run.bench(4, op="allreduce,sendrecv", nbytes="16M", iters=20, lttng=True, NCCLTAP_TIMING="all",
+                  NCCLSIM_SLOW_LINK_RANK=1, NCCLSIM_SLOW_LINK_FACTOR=4)
+        want = [("slow_link", 1, None)]
+    else:
+        run.bench(4, op="allreduce,sendrecv", lttng=True, NCCLTAP_TIMING="all")
+        want = []
     assert_findings(run, want, path=os.path.join(run.dir, "lttng"))
 
 
@@ -233,8 +242,10 @@ CASES = {
     "slow_link8": case_slow_link8,
     "slow_link4": case_slow_link4,
     "slow_link2": case_slow_link2,
-    "trace_straggler": lambda run: trace_case(run, True),
-    "trace_hang": lambda run: trace_case(run, False),
+    "trace_straggler": lambda run: trace_case(run, "straggler"),
+    "trace_hang": lambda run: trace_case(run, "hang"),
+    "trace_slow_link": lambda run: trace_case(run, "slow_link"),
+    "trace_healthy": lambda run: trace_case(run, "healthy"),
 }
 
 
