@@ -104,8 +104,10 @@ static void print_hang_finding(const struct finding *f, FILE *out)
         const struct hang_missing *m = &f->missing[0];
         fprintf(out, "rank %d", m->rank);
         print_process(f->file, out);
-        if (m->issued_stuck)
+        if (m->issued_stuck && m->last_seq >= 0)
             fprintf(out, " never reached it (its GPU stopped at seq %" PRId64 ")", m->last_seq);
+        else if (m->issued_stuck)
+            fputs(" never reached it (its GPU completed no op on this communicator)", out);
         else if (m->last_seq >= 0)
             fprintf(out, " never issued it (its last op is seq %" PRId64 ")", m->last_seq);
         else
