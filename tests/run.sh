@@ -3,7 +3,7 @@
 # same tests again under AddressSanitizer and UndefinedBehaviorSanitizer,
 # then the unit and shim tests (the threads of the shim: the application's,
 # the reducer, fork, constructors) under ThreadSanitizer, then the fuzz
-# targets (clang's libFuzzer) for 23 s each (NCCLTAP_FUZZ_SECONDS).
+# targets (clang's libFuzzer) for 20 s each (NCCLTAP_FUZZ_SECONDS).
 # Usage: tests/run.sh [build-directory-prefix]   (default: build)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,5 +30,5 @@ echo "== ThreadSanitizer: unit and shim tests"
 # crashes there (gcc 12), whatever the shim does. That case runs above.
 tests='^(units|shim\.|security\.)' skip='^shim\.threads_deep_callsites$' \
     run_suite "$prefix-tsan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=thread
-echo "== libFuzzer: the rank-file, per-op file, per-op log and hang-report readers, the JSON writer, the configuration"
+echo "== libFuzzer: the rank-file, per-op file, per-op log and hang-report readers, the trace events, the JSON writer, the configuration"
 "$top/tests/fuzz/run.sh" "$prefix-fuzz"
