@@ -198,6 +198,11 @@ struct xr_slow_link {
 };
 
 #define XR_SLOW_FRACTION 0.5    /* "well below": under half the job's median */
+/* A send/recv pair is judged (a slow link, a finding) from this many matched
+ * transfers or more: under `auto` the two sides of a transfer are timed on
+ * different calls now and then, and a pair matched 3 times read 49 against
+ * 189 GB/s on a healthy simulated ring (grouped send+recv). */
+#define XR_LINK_MIN_TRANSFERS 5
 #define XR_MIN_WAIT_NS 5000.0   /* a skew under 5 us is never a straggler */
 
 struct crossrank {

@@ -181,7 +181,7 @@ static void add_slow(const struct report *r, struct findings *f)
         add_link(r, &x->slow_links[i], f);
     for (size_t i = 0; i < x->nslow; i++) {
         const struct xr_slow *s = &x->slow[i];
-        if (link_named(x, s))
+        if (link_named(x, s) || (s->p2p && s->instances < XR_LINK_MIN_TRANSFERS))
             continue;
         bool job = s->reference == XR_REF_JOB;
         enum finding_kind kind = !job ? FINDING_BELOW_EXPECTED : s->p2p ? FINDING_SLOW_LINK : FINDING_SLOW_TRANSFER;

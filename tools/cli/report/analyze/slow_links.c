@@ -125,12 +125,6 @@ static bool one_pair(const struct xr_links *l)
     return true;
 }
 
-/* A pair's median is judged from this many matched transfers or more:
- * under `auto` the two sides of a transfer are timed on different calls
- * now and then, and a pair matched a few times reads up to 2.4x off on a
- * healthy simulated ring (grouped send+recv, a loaded machine). */
-#define LINK_MIN_TRANSFERS 5
-
 /* The ranks every pair of which is slow against the pairs without them. */
 static void judge_pairs(const struct report *r, struct crossrank *x, const struct xr_links *l,
                         size_t *cap, double *with, double *without)
@@ -142,7 +136,7 @@ static void judge_pairs(const struct report *r, struct crossrank *x, const struc
         double fastest = 0;
         for (size_t i = 0; i < l->ncells; i++) {
             const struct xr_link_cell *c = &l->cells[i];
-            if (c->transfers < LINK_MIN_TRANSFERS)
+            if (c->transfers < XR_LINK_MIN_TRANSFERS)
                 continue;
             if (c->src == rank || c->dst == rank) {
                 with[nw++] = c->busbw_gbs;
