@@ -30,5 +30,9 @@ NCCLTAP_NCCL_QUERIES(NCCLSIM_EXPORT_QUERY)
 
 /* What tells this library from a real NCCL: the shim looks it up
  * (nccl/real_nccl.c) and the rank file says nccl_simulated, so that every
- * report of a simulated run says so. */
-SIM_API const char ncclsim_marker[] = "nccltap's simulated NCCL (tests/sim)";
+ * report of a simulated run says so. A function, not a string: both
+ * simulators (current and legacy) can be loaded in one process, and
+ * AddressSanitizer takes two exported globals of one name for an ODR
+ * violation. */
+SIM_API const char *ncclsim_marker(void);
+SIM_API const char *ncclsim_marker(void) { return "nccltap's simulated NCCL (tests/sim)"; }
