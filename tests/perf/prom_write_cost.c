@@ -99,9 +99,10 @@ int main(int argc, char **argv)
         snprintf(comms[c].gpu_uuid, sizeof comms[c].gpu_uuid, "GPU-6e63636c-7461-702d-7369-6d2d00000000");
     }
     /* Nothing pending: every communicator's gauge reads 0. */
-    struct tap_snapshot snap = {.pending_by_comm = calloc(ncomms, sizeof(uint64_t)), .npending_by_comm = ncomms};
+    uint64_t *pending = calloc(ncomms, sizeof *pending);
+    struct tap_snapshot snap = {.pending_by_comm = pending, .npending_by_comm = ncomms};
     uint64_t *t = calloc(reps, sizeof *t);
-    if (!comms || !t)
+    if (!comms || !t || !pending)
         return 1;
     int rc = 0;
     for (unsigned i = 0; i < reps && !rc; i++) {
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
                ncomms, tap_stats_count(), (double)t[reps / 2] / 1e3, (double)t[0] / 1e3, (long long)st.st_size);
     }
     tap_prom_finish(&snap);
+    free(pending);
     free(t);
     free(comms);
     return rc;
