@@ -107,7 +107,8 @@ static unsigned gather(const char *gpu)
     for (unsigned i = 0; i < rows; i++)
         if (!strcmp(tap_stats_at(i)->comm->gpu_uuid, gpu))
             order[n++] = i;
-    qsort(order, n, sizeof *order, by_key);
+    if (n)  /* order is NULL before the first row: qsort's array may not be */
+        qsort(order, n, sizeof *order, by_key);
     unsigned keys = 0;
     for (unsigned i = 0; i < n; i++) {
         const struct tap_stat *s = tap_stats_at(order[i]);
