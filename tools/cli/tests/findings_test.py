@@ -152,7 +152,9 @@ def straggler(run, n):
     f, = assert_findings(run, [("straggler", n // 2, None)])
     e = f["evidence"]
     # 200 us late, more on a loaded machine.
-    check(e["last"] >= 0.9 * e["instances"] and 180 <= e["wait_us_mean"] <= 1000,
+    # Last in 80% or more (86% seen at 8 ranks under ASan on 2 cores; the
+    # finding itself needs 75%).
+    check(e["last"] >= 0.8 * e["instances"] and 180 <= e["wait_us_mean"] <= 1000,
           "rank %d last in %d of %d, others waited %.1f us" % (n // 2, e["last"], e["instances"],
                                                               e["wait_us_mean"]))
     # The victims are not named as the slowest: the per-rank wait and the
