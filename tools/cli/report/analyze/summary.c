@@ -137,8 +137,8 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
         s->fewer_calls += s->procs[i].calls < s->calls_max;
 }
 
-/* Each process's wait for the last to arrive, and whether it is late
- * itself (r->cross); NaN waits without per-op records. */
+/* Each process's wait for the last to arrive (r->cross); NaN waits
+ * without per-op records. */
 static void waits_of_procs(const struct report *r, struct report_summary *s)
 {
     const struct crossrank *x = r->cross;
@@ -150,9 +150,18 @@ static void waits_of_procs(const struct report *r, struct report_summary *s)
     for (size_t i = 0; i < x->nwaits; i++)
         if (x->waits[i].file < s->nprocs)
             s->procs[x->waits[i].file].wait_us += x->waits[i].wait_us_total;
-    for (size_t i = 0; i < x->nstragglers; i++)
-        if (x->stragglers[i].file < s->nprocs)
-            s->procs[x->stragglers[i].file].late = true;
+}
+
+/* A process is late where the findings name it a straggler: the Ranks
+ * table's mark and the Findings block must agree, and a rank last now and
+ * then on a loaded machine (the Stragglers section's 10%) is no culprit. */
+static void late_procs(const struct report *r, struct report_summary *s)
+{
+    for (size_t i = 0; i < s->findings.n; i++) {
+        const struct finding *v = &s->findings.v[i];
+        if (v->kind == FINDING_STRAGGLER && v->file && (size_t)(v->file - r->files) < s->nprocs)
+            s->procs[v->file - r->files].late = true;
+    }
 }
 
 /* True when `rank` of communicator `comm` waited for a late rank at its
@@ -289,6 +298,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     if (r->nkernels)
         os_interference_analyze(r, &s->os);
     findings_analyze(r, &s->os, s->nccl_time_us, &s->findings);
+    late_procs(r, s);
 }
 
 void report_summary_free(struct report_summary *s)

@@ -73,7 +73,7 @@ struct process_summary {
      * latest start minus theirs, crossrank's xr_wait), summed: part of
      * nccl_time_us, time spent waiting for others. NaN: no per-op records. */
     double wait_us;
-    bool late;             /* one of its ranks is a straggler: the others wait for it */
+    bool late;             /* one of its ranks is a straggler finding: the others wait for it */
 };
 
 struct report_summary {

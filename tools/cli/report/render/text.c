@@ -212,7 +212,7 @@ static void print_procs(const struct report_summary *s, FILE *out)
     fputs("  nccl_ms: the process's time in NCCL (in NCCL x wall_s); calls: every NCCL call it made\n", out);
     if (waits)
         fputs("  wait_ms: of nccl_ms, the time its ranks waited at collectives for the last rank to arrive;\n"
-              "  late: it arrives last, the others wait for it (Stragglers)\n", out);
+              "  late: it arrives last, the others wait for it (Findings, Stragglers)\n", out);
 }
 
 /* ---- communicators and their ops ---- */
