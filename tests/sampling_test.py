@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """`auto` times the same calls on every rank whatever each rank measured
 (preload/state/sampling.h): 4 simulated ranks, one of them late at every
-call (so the others measure longer durations than it does), a busy loop
+call (so the others measure longer durations than it does), 12,000 calls
+of each op and size (past the learning schedule of the shortest, 8,192
+calls, into the aligned sample), a busy loop
 pinned to the ranks' CPUs for the whole run (so each rank's own timings
 are disturbed differently). From the per-op records: per communicator, of
 the calls timed on the rank that timed the fewest, the share timed on all
@@ -61,7 +63,7 @@ def main():
         env.update(NCCLSIM_SLOW_RANK="1", NCCLSIM_SLOW_US=str(a.slow_us))
     cmd = [os.path.join(a.bin, "nccltap"), "run", "--sim", "--dir", out_dir, "--",
            os.path.join(a.bin, "nccltap-bench"), "--ranks", "4", "--op", "allreduce,allgather",
-           "--bytes", "8:64K", "--iters", "2000", "--warmup", "0"]
+           "--bytes", "8:64K", "--factor", "8", "--iters", "12000", "--warmup", "0"]
     hogs = start_hog(240)
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)

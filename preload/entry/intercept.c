@@ -36,103 +36,45 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
         tap_event_give(end);
 }
 
-/* While learning, the calls after the first timed one that are all timed
- * while the stream is backlogged: a quarter of a new pool's events. */
-#define LEARN_ALL_CALLS 1024
-
-static uint64_t timing_cost_ns(void)
+/* Learning a (comm, op, size class), by seq alone (sampling.h): its first
+ * call notes where learning began and the class's aligned shift; later
+ * calls follow the schedule, the same on every rank, until its period
+ * reaches the aligned one, which then becomes the class's rate (unless the
+ * reducer has already set 1: every call fits the budget here). */
+static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, unsigned cls,
+                                                         uint64_t seq)
 {
-    uint64_t cost = atomic_load_explicit(&tap_timing_cost_ns, memory_order_relaxed);
-    return cost ? cost : 2 * tap_event_pair_cost_ns();
-}
-
-/* Learning a (comm, op, size class): no duration of it is known yet but
- * the first's (kept apart: it may have set up connections). Each timed
- * call is watched until the next one is timed. While the watched call has
- * not completed, the stream is backlogged: later calls queue behind it, and
- * the host's time spent timing them is hidden by the GPU's; then the next
- * LEARN_ALL_CALLS calls of the communicator after the first are timed, and
- * after those one in 2, 4, ... per further LEARN_ALL_CALLS: the same calls
- * on every rank, and events for them stay within the pool. Once it has
- * completed (and is not the first), its duration says whether calls of this
- * class are sampled: if so, the calling thread sets the rate at once, since
- * waiting for the reducer to wake would time every call of a small op for a
- * millisecond; the reducer refines it with every later duration. Until then
- * the host's time is what timing costs: the budget's rate of it, the pair
- * cost against the time between the communicator's calls. */
-static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, uint64_t seq)
-{
-    uint8_t state = atomic_load_explicit(&h->learning, memory_order_acquire);
-    if (state == 0)
+    if (!atomic_load_explicit(&h->seen, memory_order_acquire)) {
+        h->first_seq = seq;
+        h->aligned = (uint8_t)tap_sample_aligned_shift(cls, tap_config.overhead_pct);
+        atomic_store_explicit(&h->seen, 1, memory_order_release);
         return true;
-    struct tap_event *start = atomic_load_explicit(&h->watch_start, memory_order_relaxed);
-    struct tap_event *end = atomic_load_explicit(&h->watch_end, memory_order_relaxed);
-    uint64_t calls = seq - atomic_load_explicit(&h->first_seq, memory_order_relaxed);
-    if (tap_event_query(end) == CUDA_ERROR_NOT_READY) {
-        unsigned shift = 0;
-        for (uint64_t n = calls / LEARN_ALL_CALLS; n; n >>= 1)
-            shift++;
-        return tap_sample_selected(c->id, seq, shift);
     }
-    double cost = (double)timing_cost_ns();
-    /* The events go back to the pool when the reducer has them, and the
-     * pool hands out thousands of others before them: read at once, they
-     * still hold this call's times (and if not, the reducer will set the
-     * rate right). */
-    uint64_t duration_ns;
-    if (state == 2 && tap_event_elapsed_ns(start, end, &duration_ns) && duration_ns) {
-        unsigned shift = tap_sample_shift(cost, (double)duration_ns, tap_config.overhead_pct);
-        uint8_t unknown = 0;
-        if (shift > 0) {
-            atomic_compare_exchange_strong_explicit(&h->rate, &unknown, (uint8_t)(shift + 1), memory_order_relaxed,
-                                                    memory_order_relaxed);
-            return tap_sample_selected(c->id, seq, shift);
-        }
+    unsigned shift = tap_sample_learn_shift(seq - h->first_seq, h->aligned);
+    if (shift == h->aligned) {
+        uint8_t learning = 0;
+        atomic_compare_exchange_strong_explicit(&h->rate, &learning, (uint8_t)(shift + 1), memory_order_relaxed,
+                                                memory_order_relaxed);
     }
-    double since = (double)(tap_monotonic_ns() - atomic_load_explicit(&h->first_ns, memory_order_relaxed));
-    double gap = since / (double)(calls ? calls : 1);
-    return tap_sample_selected(c->id, seq, tap_sample_shift(cost, gap, tap_config.overhead_pct));
+    return tap_sample_selected(c->id, seq, shift);
 }
 
 /* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` follows
  * sampling.h, and also times the first op of a (comm, op, size class) in
- * every interval, so that each row has a time. */
+ * an interval where its sample timed none, so that each row has a time. */
 static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
 {
     if (tap_config.timing == TAP_TIMING_ALL)
         return true;
     struct tap_hint *h = &c->hints[op][cls];
     unsigned rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
-    if (rate == 0)
-        return learning_says_time(c, h, seq);
-    if (tap_sample_selected(c->id, seq, rate - 1))
-        return true;
+    bool timed = rate == 0 ? learning_says_time(c, h, cls, seq) : tap_sample_selected(c->id, seq, rate - 1);
     uint32_t interval = atomic_load_explicit(&tap_interval_no, memory_order_relaxed) + 1;
     if (atomic_load_explicit(&h->last_interval, memory_order_relaxed) != interval) {
         atomic_store_explicit(&h->last_interval, interval, memory_order_relaxed);
         return true;
     }
-    return false;
-}
-
-/* A timed call whose events are recorded: while its (comm, op, size class)
- * is learning, it is the one watched (the first also says where learning
- * began). */
-static void note_timed(struct tap_comm *c, unsigned op, unsigned cls, struct tap_event *start,
-                       struct tap_event *end, uint64_t seq, uint64_t ns)
-{
-    struct tap_hint *h = &c->hints[op][cls];
-    if (atomic_load_explicit(&h->rate, memory_order_relaxed) != 0)
-        return;
-    uint8_t state = atomic_load_explicit(&h->learning, memory_order_relaxed);
-    if (state == 0) {
-        atomic_store_explicit(&h->first_ns, ns, memory_order_relaxed);
-        atomic_store_explicit(&h->first_seq, seq, memory_order_relaxed);
-    }
-    atomic_store_explicit(&h->watch_start, start, memory_order_relaxed);
-    atomic_store_explicit(&h->watch_end, end, memory_order_relaxed);
-    if (state < 2)
-        atomic_store_explicit(&h->learning, (uint8_t)(state + 1), memory_order_release);
+    return timed;
 }
 
 /* Takes a start/end pair and records the start on `stream`. */
@@ -234,8 +176,6 @@ void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
     CUresult recorded = result != ncclSuccess ? CUDA_ERROR_NOT_READY
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
     r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
-    if (recorded == CUDA_SUCCESS && tap_config.timing == TAP_TIMING_AUTO)
-        note_timed(r->comm, r->op, tap_size_class(r->bytes), r->ev_start, r->ev_end, r->seq, r->enqueue_ns);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
@@ -323,9 +263,6 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
             tap_submit(&sr);
         }
         if (ok) {
-            if (tap_config.timing == TAP_TIMING_AUTO)
-                note_timed(th.first_comm, th.first_op, th.first_class, th.ev_start[0], th.ev_end[0], th.first_seq,
-                           g->end_ns);
             g->flags |= TAP_GRPF_TIMED;
             g->nstreams = th.nstreams;
         }

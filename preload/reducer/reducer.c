@@ -220,8 +220,11 @@ static void on_group_end(const struct tap_group_end_rec *rec)
         settle_untimed(g);
 }
 
-/* The auto policy's rate for a (comm, op, size class), from its shortest
- * duration (sampling.h). */
+/* Whether `auto` times every call of a (comm, op, size class) on this rank
+ * (rate 1): while its shortest duration says one pair fits the budget.
+ * Otherwise the sample is sampling.h's, the same on every rank: a class
+ * that no longer fits goes back to the learning schedule, which sets its
+ * aligned rate once past it. */
 static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
 {
     /* The expected time is the shortest seen, not the mean: a call that
@@ -235,9 +238,12 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
     if (!h->fastest_ns || duration_ns < h->fastest_ns)
         h->fastest_ns = duration_ns ? duration_ns : 1;
     double cost = 2 * tap_reducer_pair_cost_ns();
-    atomic_store_explicit(&tap_timing_cost_ns, (uint64_t)cost, memory_order_relaxed);
-    unsigned shift = tap_sample_shift(cost, (double)h->fastest_ns, tap_config.overhead_pct);
-    atomic_store_explicit(&h->rate, (uint8_t)(shift + 1), memory_order_relaxed);
+    bool fits = tap_sample_shift(cost, (double)h->fastest_ns, tap_config.overhead_pct) == 0;
+    uint8_t rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
+    if (fits && rate != 1)
+        atomic_store_explicit(&h->rate, 1, memory_order_relaxed);
+    else if (!fits && rate == 1)
+        atomic_store_explicit(&h->rate, 0, memory_order_relaxed);
 }
 
 
@@ -548,7 +554,6 @@ void tap_reducer_reset(void)
 {
     memset(&pair_cost, 0, sizeof pair_cost);
     tap_busy_reset();
-    atomic_store(&tap_timing_cost_ns, 0);
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
     open_groups = NULL;
     nopen = open_cap = 0;

@@ -25,20 +25,17 @@ enum tap_comm_state { TAP_COMM_ALIVE, TAP_COMM_FINALIZED, TAP_COMM_DESTROYED, TA
 struct tap_event;
 
 /* What `auto` knows of one (communicator, op, size class): sampling.h has
- * the rule. The hot path reads and, while learning, writes it; the reducer
- * sets the rate from measured durations. */
+ * the rule. The hot path reads it and, at the class's first call and when
+ * learning ends, writes it; the reducer sets rate 1 (every call) while
+ * this rank's measured durations say one pair fits the budget. */
 struct tap_hint {
-    /* 0: learning (no duration measured yet); k > 0: time the calls that
-     * tap_sample_selected picks with shift k - 1. */
+    /* 0: learning, the schedule from first_seq; k > 0: time the calls that
+     * tap_sample_selected picks with shift k - 1 (1: every call). */
     _Atomic uint8_t rate;
+    _Atomic uint8_t seen;           /* the first call was made: first_seq and aligned are set */
+    uint8_t aligned;                /* tap_sample_aligned_shift of the class */
     _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
-    /* Learning (rate 0): 0 before the first timed call, 1 after it, 2
-     * after a second; the events of the last timed call, watched
-     * (intercept.c); when and at which seq the first was made. */
-    _Atomic uint8_t learning;
-    struct tap_event *_Atomic watch_start;
-    struct tap_event *_Atomic watch_end;
-    _Atomic uint64_t first_ns, first_seq;
+    uint64_t first_seq;             /* the class's first call */
     uint64_t fastest_ns;            /* reducer only: shortest duration seen, but the first */
     uint32_t completions;           /* reducer only: timed calls completed */
 };

@@ -1,28 +1,54 @@
 /* Which calls `auto` times (NCCLTAP_TIMING=auto), shared by the hot path,
- * which decides, and the reducer, which learns the rate.
+ * which decides, and the reducer, which measures.
  *
- * A call is timed when its pair cost is within NCCLTAP_OVERHEAD_PCT of its
- * expected time; otherwise one call in a power-of-two period is. Which
- * calls: those whose (communicator id, seq) hashes to a value whose top
- * `shift` bits are zero. Every rank computes the same hash for the same
- * call, and the calls of period 2^(k+1) are a subset of those of period
- * 2^k, so ranks that chose different periods still share every call of the
- * longest one: the cross-rank analysis gets the same calls from all ranks. */
+ * The sample is the same calls on every rank whatever each rank measured,
+ * so that the cross-rank analysis matches them: which calls are sampled
+ * depends only on the communicator id, the call's seq and the op's size
+ * class, never on a rank's own timings (a loaded CPU, or waiting for a
+ * late rank, changes those by up to 8x).
+ * - Call `seq` of communicator `id` is in the sample of period 2^shift when
+ *   the top `shift` bits of (seq + id) x 0x9e3779b97f4a7c15 are zero; the
+ *   calls of period 2^(k+1) are a subset of those of period 2^k.
+ * - A class's steady period, its aligned shift, comes from a nominal cost
+ *   model alone (below): the period that keeps a timed pair within
+ *   NCCLTAP_OVERHEAD_PCT of the shortest time such an op takes on fast
+ *   hardware.
+ * - Learning, by seq alone: the class's first call and the next
+ *   TAP_LEARN_CALLS are timed (TAP_LEARN_CALLS_LONG for classes whose
+ *   calls are long, aligned shift <= TAP_LEARN_LONG_SHIFT), then one in 2
+ *   for as many calls again, one in 4 for twice as many, ... until the
+ *   period reaches the aligned one. Every rank counts the same calls.
+ * - On top of that sample, a rank times every call of a class whose
+ *   durations it measured long enough for one pair to fit the budget
+ *   (the reducer's rate 1): the only choice a rank makes from its own
+ *   measurements, and it only adds calls. */
 #ifndef NCCLTAP_SAMPLING_H
 #define NCCLTAP_SAMPLING_H
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-/* What timing one call costs, as the rule counts it (ns): twice the host
- * cost of its event pair (the records also take time on the GPU's own
- * timeline, and polling them takes the driver's locks). The reducer sets it
- * from timed calls; 0 until the first pool has been calibrated. */
-extern _Atomic uint64_t tap_timing_cost_ns;
-
 #define TAP_SAMPLE_MAX_SHIFT 40
+
+/* The nominal cost model of the aligned sample: a timed pair costs twice
+ * its host time, 2 x 2.2 us per record on H200 (DESIGN.md), and an op of
+ * S bytes takes no less than 5 us + S / 400 GB/s (NCCL's small-message
+ * latency on NVLink is 6.5 to 7 us; 400 GB/s is above the busbw of any
+ * NVLink generation measured here). Real ops are slower, so the sample
+ * costs at most the budget. */
+#define TAP_NOMINAL_PAIR_COST_NS 8800.0
+#define TAP_NOMINAL_LATENCY_NS 5000.0
+#define TAP_NOMINAL_BYTES_PER_NS 400.0
+
+/* The learning window's length, in calls of the communicator since the
+ * class's first call: short for short calls (each timed pair costs the
+ * host more than the budget), long for long calls, whose pairs the GPU
+ * hides while a burst of them is queued (every call of a 64 MiB burst is
+ * timed before any duration is known). */
+#define TAP_LEARN_CALLS 64
+#define TAP_LEARN_CALLS_LONG 1024
+#define TAP_LEARN_LONG_SHIFT 3
 
 /* log2 of the period that keeps `cost_ns` per timed call within `pct`
  * percent of calls that take `expected_ns`: 0 (every call) when one pair
@@ -36,6 +62,25 @@ static inline unsigned tap_sample_shift(double cost_ns, double expected_ns, doub
         return TAP_SAMPLE_MAX_SHIFT;
     double shift = ceil(log2(cost_ns / budget));
     return shift > TAP_SAMPLE_MAX_SHIFT ? TAP_SAMPLE_MAX_SHIFT : (unsigned)shift;
+}
+
+/* The aligned shift of size class `cls` (S in [2^cls, 2^(cls+1))), from
+ * the nominal model at its smallest size: the same on every rank. */
+static inline unsigned tap_sample_aligned_shift(unsigned cls, double pct)
+{
+    double bytes = cls >= 63 ? 0x1p63 : (double)(1ull << cls);
+    return tap_sample_shift(TAP_NOMINAL_PAIR_COST_NS, TAP_NOMINAL_LATENCY_NS + bytes / TAP_NOMINAL_BYTES_PER_NS,
+                            pct);
+}
+
+/* The shift of the learning schedule `calls` calls after the class's first
+ * (0 while all are timed), capped at the aligned shift. */
+static inline unsigned tap_sample_learn_shift(uint64_t calls, unsigned aligned)
+{
+    uint64_t window = aligned <= TAP_LEARN_LONG_SHIFT ? TAP_LEARN_CALLS_LONG : TAP_LEARN_CALLS;
+    uint64_t doublings = calls / window;
+    unsigned shift = doublings ? 64u - (unsigned)__builtin_clzll(doublings) : 0u;
+    return shift < aligned ? shift : aligned;
 }
 
 /* Whether call `seq` of communicator `comm_id` is in the sample of period

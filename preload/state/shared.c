@@ -1,13 +1,11 @@
 #include "state/shared.h"
 
 #include "base/log.h"
-#include "state/sampling.h"
 
 struct tap_totals tap_totals;
 _Atomic bool tap_closed;
 struct mpmc_queue *_Atomic tap_ring;
 _Atomic uint32_t tap_interval_no;
-_Atomic uint64_t tap_timing_cost_ns;
 _Atomic uint64_t tap_no_memory;
 
 void tap_note_no_memory(const char *what)

@@ -21,5 +21,6 @@ void test_utf8(void);
 void test_out(void);
 void test_prom(void);
 void test_pair_cost(void);
+void test_sampling(void);
 
 #endif

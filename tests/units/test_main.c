@@ -11,6 +11,7 @@ int main(void)
     test_out();
     test_prom();
     test_pair_cost();
+    test_sampling();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }
