@@ -13,23 +13,19 @@
 #include "writers/tracing.h"
 
 /* The first communicator starts the runtime; every new one prepares GPU
- * timing for the current context, off the hot path. */
+ * timing for the current context, off the hot path, before it is
+ * registered, so that its record is whole when the reducer first sees it. */
 void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
                      const char *name, int rank, int nranks, uint64_t start_ns)
 {
-    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks);
-    bool its_own = c->origin != TAP_ORIGIN_OVERFLOW; /* not one shared by many */
-    if (its_own && start_ns)
-        c->init_ns = tap_monotonic_ns() - start_ns;
+    uint64_t init_ns = start_ns ? tap_monotonic_ns() - start_ns : 0;
     tap_bring_up();
-    tap_runtime_start();
-    if (tap_gpu_init()) {
+    if (tap_gpu_init())
         tap_pool_of_current_context();
-        if (its_own)
-            tap_gpu_uuid(c->device, c->gpu_uuid, sizeof c->gpu_uuid);
-    }
+    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks, init_ns);
+    tap_runtime_start();
     tap_tracing_start();
-    if (its_own)
+    if (c->origin != TAP_ORIGIN_OVERFLOW) /* not one shared by many */
         TAP_TRACE(comm_init, c, real_nccl()->version);
 }
 
@@ -78,5 +74,5 @@ struct tap_comm *tap_comm_lookup(ncclComm_t handle)
     if (c)
         return c;
     uint64_t id = tap_hash(TAP_HASH_SEED, &handle, sizeof handle);
-    return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1);
+    return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1, 0);
 }

@@ -11,6 +11,7 @@
 #include "base/monotonic.h"
 #include "nccl/real_nccl.h"
 #include "base/utf8.h"
+#include "cuda/gpu_timing.h"
 
 /* Open addressing, linear probing, keys never removed: a retired handle
  * keeps its slot with no communicator, and takes it again if NCCL hands out
@@ -59,7 +60,8 @@ static unsigned slot_of(ncclComm_t handle)
 
 /* A new record, filled from what the caller and NCCL say; NULL without memory. */
 static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t parent_id,
-                                   enum tap_comm_origin origin, const char *name, int rank, int nranks)
+                                   enum tap_comm_origin origin, const char *name, int rank, int nranks,
+                                   uint64_t init_ns)
 {
     struct tap_comm *c = calloc(1, sizeof *c);
     if (!c)
@@ -73,6 +75,7 @@ static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t pare
     c->nranks = nranks;
     c->device = -1;
     c->registered_ns = tap_monotonic_ns();
+    c->init_ns = init_ns;
     if (name)
         tap_utf8_copy(c->name, sizeof c->name, name); /* whole characters: a cut name stays UTF-8 */
     if (rank < 0 && r->ncclCommUserRank && r->ncclCommUserRank(handle, &c->rank) != ncclSuccess)
@@ -81,6 +84,8 @@ static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t pare
         c->nranks = -1;
     if (r->ncclCommCuDevice)
         r->ncclCommCuDevice(handle, &c->device);
+    if (c->device >= 0 && tap_gpu_ready())
+        tap_gpu_uuid(c->device, c->gpu_uuid, sizeof c->gpu_uuid);
     return c;
 }
 
@@ -130,11 +135,11 @@ static unsigned registered(void) { return atomic_load(&ncomms) - overflow_listed
 
 struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
                                    enum tap_comm_origin origin, const char *name,
-                                   int rank, int nranks)
+                                   int rank, int nranks, uint64_t init_ns)
 {
     /* Read unlocked: a stale count only costs an allocation given back. */
     struct tap_comm *c = registered() < TAP_COMM_MAX
-                       ? new_record(handle, id, parent_id, origin, name, rank, nranks) : NULL;
+                       ? new_record(handle, id, parent_id, origin, name, rank, nranks, init_ns) : NULL;
     bool no_memory = !c && registered() < TAP_COMM_MAX;
     pthread_mutex_lock(&register_lock);
     if (c && registered() < TAP_COMM_MAX) {

@@ -66,13 +66,16 @@ struct tap_comm {
 #define TAP_COMM_MAX 4096u
 
 /* Registers a new communicator. rank and nranks as the caller knows them, or
- * -1 to ask NCCL; the device is asked. Cold path (a mutex and an allocation);
- * the caller starts the runtime (tap_runtime_start).
+ * -1 to ask NCCL; the device is asked, and its UUID where GPU timing is up
+ * (tap_gpu_init); init_ns as tap_comm.init_ns. Every field is set before
+ * the record is published: the reducer reads them unlocked. Cold path (a
+ * mutex and an allocation); the caller starts the runtime
+ * (tap_runtime_start).
  * Returns the (overflow) communicator past TAP_COMM_MAX or when memory is
  * exhausted; never NULL. */
 struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
                                    enum tap_comm_origin origin, const char *name,
-                                   int rank, int nranks);
+                                   int rank, int nranks, uint64_t init_ns);
 
 /* Advances whenever a communicator is registered: a cached lookup is valid
  * while it stays the same. */

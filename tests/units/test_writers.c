@@ -60,8 +60,8 @@ static void set_up(void)
     setenv("NCCLTAP_HANG_TIMEOUT_S", "42", 1);
     tap_process_init();
     tap_config_load();
-    alpha = tap_comm_register((ncclComm_t)0x1000, 0xa1a1a1a1a1a1a1a1ull, 0, TAP_ORIGIN_INIT, "alpha", 2, 4);
-    beta = tap_comm_register((ncclComm_t)0x2000, 0xb2b2b2b2b2b2b2b2ull, 0, TAP_ORIGIN_INIT, "beta", 1, 8);
+    alpha = tap_comm_register((ncclComm_t)0x1000, 0xa1a1a1a1a1a1a1a1ull, 0, TAP_ORIGIN_INIT, "alpha", 2, 4, 0);
+    beta = tap_comm_register((ncclComm_t)0x2000, 0xb2b2b2b2b2b2b2b2ull, 0, TAP_ORIGIN_INIT, "beta", 1, 8, 0);
     if (!alpha || !beta)
         exit(2);
     atomic_store(&alpha->seq, 21);
