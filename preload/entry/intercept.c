@@ -37,10 +37,9 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
 }
 
 /* Learning a (comm, op, size class), by seq alone (sampling.h): its first
- * call notes where learning began and the class's aligned shift; later
- * calls follow the schedule, the same on every rank, until its period
- * reaches the aligned one, which then becomes the class's rate (unless the
- * reducer has already set 1: every call fits the budget here). */
+ * call notes where learning began and the class's aligned shift; the
+ * calls of its window are timed, then the aligned sample, which becomes
+ * the class's rate (unless the reducer has set one: sampling.h). */
 static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, unsigned cls,
                                                          uint64_t seq)
 {

@@ -220,11 +220,14 @@ static void on_group_end(const struct tap_group_end_rec *rec)
         settle_untimed(g);
 }
 
-/* Whether `auto` times every call of a (comm, op, size class) on this rank
- * (rate 1): while its shortest duration says one pair fits the budget.
- * Otherwise the sample is sampling.h's, the same on every rank: a class
- * that no longer fits goes back to the learning schedule, which sets its
- * aligned rate once past it. */
+/* auto's rate for a (comm, op, size class) on this rank, from its shortest
+ * duration (sampling.h): 1, every call, while one pair fits the budget;
+ * otherwise the sample, the same on every rank. A class that no longer
+ * fits goes back to the learning schedule, which sets its aligned rate
+ * once past it; a long class (aligned shift TAP_LEARN_LONG_SHIFT or less)
+ * that does not fit stops learning at once: its learning times every
+ * call while the stream is backlogged, and the GPU's share of that cost
+ * is not hidden. */
 static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
 {
     /* The expected time is the shortest seen, not the mean: a call that
@@ -240,8 +243,11 @@ static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t dura
     double cost = 2 * tap_reducer_pair_cost_ns();
     bool fits = tap_sample_shift(cost, (double)h->fastest_ns, tap_config.overhead_pct) == 0;
     uint8_t rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
+    bool long_class = atomic_load_explicit(&h->seen, memory_order_acquire) && h->aligned <= TAP_LEARN_LONG_SHIFT;
     if (fits && rate != 1)
         atomic_store_explicit(&h->rate, 1, memory_order_relaxed);
+    else if (!fits && long_class && rate <= 1)
+        atomic_store_explicit(&h->rate, (uint8_t)(h->aligned + 1), memory_order_relaxed);
     else if (!fits && rate == 1)
         atomic_store_explicit(&h->rate, 0, memory_order_relaxed);
 }

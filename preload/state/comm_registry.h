@@ -26,8 +26,8 @@ struct tap_event;
 
 /* What `auto` knows of one (communicator, op, size class): sampling.h has
  * the rule. The hot path reads it and, at the class's first call and when
- * learning ends, writes it; the reducer sets rate 1 (every call) while
- * this rank's measured durations say one pair fits the budget. */
+ * its learning window ends, writes it; the reducer sets the rate from this
+ * rank's measured durations. */
 struct tap_hint {
     /* 0: learning, the schedule from first_seq; k > 0: time the calls that
      * tap_sample_selected picks with shift k - 1 (1: every call). */

@@ -15,13 +15,13 @@
  *   hardware.
  * - Learning, by seq alone: the class's first call and the next
  *   TAP_LEARN_CALLS are timed (TAP_LEARN_CALLS_LONG for classes whose
- *   calls are long, aligned shift <= TAP_LEARN_LONG_SHIFT), then one in 2
- *   for as many calls again, one in 4 for twice as many, ... until the
- *   period reaches the aligned one. Every rank counts the same calls.
+ *   calls are long, aligned shift <= TAP_LEARN_LONG_SHIFT), then the
+ *   aligned sample. Every rank counts the same calls.
  * - On top of that sample, a rank times every call of a class whose
  *   durations it measured long enough for one pair to fit the budget
- *   (the reducer's rate 1): the only choice a rank makes from its own
- *   measurements, and it only adds calls. */
+ *   (the reducer's rate 1); a long class that does not fit ends its window
+ *   when measured (its calls, timed while backlogged, still cost GPU
+ *   time). These choices are the rank's own, and only add calls. */
 #ifndef NCCLTAP_SAMPLING_H
 #define NCCLTAP_SAMPLING_H
 
@@ -42,11 +42,12 @@
 #define TAP_NOMINAL_BYTES_PER_NS 400.0
 
 /* The learning window's length, in calls of the communicator since the
- * class's first call: short for short calls (each timed pair costs the
- * host more than the budget), long for long calls, whose pairs the GPU
- * hides while a burst of them is queued (every call of a 64 MiB burst is
- * timed before any duration is known). */
-#define TAP_LEARN_CALLS 64
+ * class's first call: short for short calls, whose pairs cost the host
+ * more than the budget (16 pairs in a 1,000-call run of 8 B: about 1%);
+ * long for long calls, so that every
+ * call of a burst (64 MiB at 100 GB/s: 1 ms each) is timed before any
+ * duration is known. */
+#define TAP_LEARN_CALLS 16
 #define TAP_LEARN_CALLS_LONG 1024
 #define TAP_LEARN_LONG_SHIFT 3
 
@@ -73,14 +74,12 @@ static inline unsigned tap_sample_aligned_shift(unsigned cls, double pct)
                             pct);
 }
 
-/* The shift of the learning schedule `calls` calls after the class's first
- * (0 while all are timed), capped at the aligned shift. */
+/* The shift of the learning schedule `calls` calls after the class's first:
+ * 0 (every call) within the window, then the aligned shift. */
 static inline unsigned tap_sample_learn_shift(uint64_t calls, unsigned aligned)
 {
     uint64_t window = aligned <= TAP_LEARN_LONG_SHIFT ? TAP_LEARN_CALLS_LONG : TAP_LEARN_CALLS;
-    uint64_t doublings = calls / window;
-    unsigned shift = doublings ? 64u - (unsigned)__builtin_clzll(doublings) : 0u;
-    return shift < aligned ? shift : aligned;
+    return calls < window ? 0u : aligned;
 }
 
 /* Whether call `seq` of communicator `comm_id` is in the sample of period
