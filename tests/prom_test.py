@@ -22,12 +22,26 @@ Cases:
             query, run while the job writes its files, gives finite
             values; the p50 panel's AllReduce is in the simulated
             duration's bucket, bytes/s over calls/s is the size.
+  rules     tools/prometheus/nccltap-rules.yml passes `promtool check
+            rules` and its unit tests (`promtool test rules`), which give
+            every alert a case that fires it, naming its labels, and a
+            healthy case where nothing fires.
+  straggler live: rank 2 of 4 late by NCCLSIM_SLOW_US at every AllReduce;
+            while the job runs, the rules' per-rank wait caused
+            (nccltap:rank_wait_caused_seconds:mean5m) names rank 2 within
+            10% of the delay, the others under 10% of it, and NcclStraggler
+            is pending for rank 2 alone.
+  hang      live: rank 1 never reaches AllReduce seq 50; with the rules'
+            threshold set to 5 s, NcclRankMissing is active for rank 1
+            alone, naming the op and seq, within 5 s plus two scrape
+            intervals of the op's call, and not before 5 s.
 
 The binaries come from Debian's prometheus and prometheus-node-exporter.
 Without them the test is skipped (exit 77), except in CI (CI=true), where
 that is a failure.
 """
 import argparse
+import calendar
 import ctypes
 import glob
 import json
@@ -428,7 +442,7 @@ class Services:
         self.work = work
         self.textfile_dir = textfile_dir
 
-    def start(self, exporter, server):
+    def start(self, exporter, server, rules=None):
         self.node_port, self.prom_port = free_port(), free_port()
         log = open(os.path.join(self.work, "node_exporter.log"), "w")
         self.procs.append(subprocess.Popen(
@@ -440,6 +454,8 @@ class Services:
             f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                     "scrape_configs:\n  - job_name: node\n    static_configs:\n"
                     "      - targets: ['127.0.0.1:%d']\n" % self.node_port)
+            if rules:
+                f.write("rule_files: ['%s']\n" % rules)
         log = open(os.path.join(self.work, "prometheus.log"), "w")
         self.procs.append(subprocess.Popen(
             [server, "--config.file=" + config, "--storage.tsdb.path=" + os.path.join(self.work, "tsdb"),
@@ -465,6 +481,13 @@ class Services:
                 with open(path) as f:
                     out += "--- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:]))
         return out
+
+    def alerts(self, name):
+        """The alerts `name` active now (pending or firing), from the API."""
+        url = "http://127.0.0.1:%d/api/v1/alerts" % self.prom_port
+        with urllib.request.urlopen(url, timeout=5) as r:
+            body = json.load(r)
+        return [a for a in body["data"]["alerts"] if a["labels"].get("alertname") == name]
 
     def query(self, expr, at=None):
         """The instant query's result, evaluated now or at time `at`."""
@@ -678,13 +701,168 @@ def case_dashboard(args, work):
           % (p50, lower, upper, want, p99, calls, ALLREDUCE_BYTES, busbw))
 
 
+# -- the rules ------------------------------------------------------------------
+
+def rules_path(args):
+    return os.path.join(args.src, "tools", "prometheus", "nccltap-rules.yml")
+
+
+def case_rules(args, work):
+    (promtool,) = need_tools("promtool")
+    rules = rules_path(args)
+    tests = os.path.join(os.path.dirname(rules), "nccltap-rules.test.yml")
+    for cmd in (["check", "rules", rules], ["test", "rules", tests]):
+        r = subprocess.run([promtool] + cmd, capture_output=True, text=True, cwd=work)
+        if r.returncode != 0:
+            fail("promtool %s: exit %d\n%s%s" % (" ".join(cmd), r.returncode, r.stdout, r.stderr))
+    # Every alert has a case that fires it and one where it stays quiet.
+    with open(rules) as f:
+        alerts = set(re.findall(r"^\s*- alert: (\w+)", f.read(), re.M))
+    with open(tests) as f:
+        text = f.read()
+    checks = re.findall(r"alertname: (\w+)\n\s*exp_alerts:( \[\])?", text)
+    fired = {a for a, empty in checks if not empty}
+    quiet = {a for a, empty in checks if empty}
+    want = {"NcclRankMissing", "NcclStraggler", "NcclBusbwBelowExpected", "NcclTapDropping"}
+    if alerts != want or fired != want or quiet != want:
+        fail("alerts %s; tested firing %s, quiet %s; want each of %s" % (sorted(alerts), sorted(fired),
+                                                                       sorted(quiet), sorted(want)))
+    print("ok: promtool checks the rules and passes their unit tests; each of %s is tested firing and quiet"
+          % ", ".join(sorted(want)))
+
+
+SLOW_RANK, SLOW_US = 2, 500
+
+
+def live_job(args, work, services, rules, env, bench_args, check):
+    """The services with `rules`, and the job under `env`, `check(proc)`
+    run while it runs; the job is stopped then if it still runs."""
+    exporter, server = need_tools("prometheus-node-exporter|node_exporter", "prometheus")
+    prom = os.path.join(work, "prom")
+    os.mkdir(prom, 0o755)
+    services.textfile_dir = prom
+    old = signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # finally runs on ctest's kill
+    proc = None
+    try:
+        services.start(exporter, server, rules)
+        services.wait_for("up", 1)
+        env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
+                   NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_JOB_ID="prom-live", NCCLTAP_INTERVAL_MS="200", **env)
+        cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
+               os.path.join(args.bin, "nccltap-bench")] + bench_args
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        check(proc)
+    finally:
+        if proc:
+            if proc.poll() is None:
+                proc.terminate()
+            proc.communicate(timeout=60)
+        services.stop()
+        signal.signal(signal.SIGTERM, old)
+
+
+def case_straggler(args, work):
+    services = Services(work, None)
+    want = SLOW_US * 1e-6
+
+    def check(proc):
+        expr = 'nccltap:rank_wait_caused_seconds:mean5m{op="AllReduce"}'
+        deadline, last = time.time() + 90, None
+        while time.time() < deadline and proc.poll() is None:
+            res = services.query(expr)
+            waits = {r["metric"]["rank"]: float(r["value"][1]) for r in res}
+            last = waits
+            late = max(waits, key=waits.get) if len(waits) == NRANKS else None
+            if late == str(SLOW_RANK) and abs(waits[late] - want) <= 0.1 * want and \
+                    all(v < 0.1 * want for r, v in waits.items() if r != late):
+                break
+            time.sleep(0.5)
+        else:
+            fail("%s did not name rank %d late by %.0f us (within 10%%) while the job ran: last %s\n%s"
+                 % (expr, SLOW_RANK, SLOW_US, last, services.logs()))
+        print("ok: while the job runs, %s: %s (rank %d late by %.0f us)"
+              % (expr, ", ".join("rank %s %.1f us" % (r, v * 1e6) for r, v in sorted(last.items())),
+                 SLOW_RANK, SLOW_US))
+        # The alert waits 5 minutes to fire: pending now, for rank 2 alone.
+        deadline = time.time() + 30
+        while time.time() < deadline and proc.poll() is None:
+            ranks = sorted(a["labels"]["rank"] for a in services.alerts("NcclStraggler"))
+            if ranks:
+                break
+            time.sleep(0.5)
+        if ranks != [str(SLOW_RANK)]:
+            fail("NcclStraggler active for ranks %s, want [%d]" % (ranks, SLOW_RANK))
+        if proc.poll() is not None:
+            fail("the job ended before the checks: make it longer")
+        print("ok: NcclStraggler is pending for rank %d alone" % SLOW_RANK)
+
+    live_job(args, work, services, rules_path(args),
+             {"NCCLSIM_SLOW_RANK": str(SLOW_RANK), "NCCLSIM_SLOW_US": str(SLOW_US)},
+             ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", str(ALLREDUCE_BYTES), "--iters", "40000",
+              "--warmup", "2"], check)
+
+
+HANG_RANK, HANG_SEQ, HANG_AFTER_S, SCRAPE_S = 1, 50, 5, 1
+
+
+def case_hang(args, work):
+    # The shipped rules, with the stall threshold at 5 s instead of 300.
+    with open(rules_path(args)) as f:
+        text = f.read()
+    threshold = "nccltap:comm_stalled_seconds > 300"
+    if text.count(threshold) != 1:
+        fail("%s: expected the threshold %r once" % (rules_path(args), threshold))
+    rules = os.path.join(work, "nccltap-rules.yml")
+    with open(rules, "w") as f:
+        f.write(text.replace(threshold, "nccltap:comm_stalled_seconds > %d" % HANG_AFTER_S))
+    services = Services(work, None)
+
+    def check(proc):
+        called = None
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None:
+            if called is None:
+                res = services.query('min(nccltap_comm_oldest_pending_timestamp_seconds{op="AllReduce"})')
+                called = float(res[0]["value"][1]) if res else None
+            active = services.alerts("NcclRankMissing")
+            if active:
+                break
+            time.sleep(0.1)
+        else:
+            fail("NcclRankMissing never active while rank %d hangs\n%s" % (HANG_RANK, services.logs()))
+        seen = time.time()
+        if called is None:
+            fail("no oldest pending op was scraped before the alert")
+        labels = [a["labels"] for a in active]
+        if len(labels) != 1 or labels[0].get("rank") != str(HANG_RANK) or labels[0].get("op") != "AllReduce" \
+                or labels[0].get("seq") != str(HANG_SEQ) or labels[0].get("job_id") != "prom-live":
+            fail("NcclRankMissing active with %s, want rank %d alone, AllReduce seq %d" % (labels, HANG_RANK,
+                                                                                              HANG_SEQ))
+        a = active[0]
+        at = a["activeAt"]  # RFC 3339, UTC: 2026-11-26T13:40:01.123456789Z
+        whole, _, frac = at.rstrip("Z").partition(".")
+        active_at = calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + float("0." + (frac or "0"))
+        after = active_at - called
+        bound = HANG_AFTER_S + 2 * SCRAPE_S
+        if not HANG_AFTER_S <= after <= bound:
+            fail("NcclRankMissing active %.2f s after the op's call, want %d to %d s" % (after, HANG_AFTER_S, bound))
+        print("ok: NcclRankMissing %s for rank %s (%s seq %s) %.2f s after the stuck op's call (threshold %d s, "
+              "bound %d s); seen %.2f s after" % (a["state"], labels[0]["rank"], labels[0]["op"], labels[0]["seq"],
+                                                  after, HANG_AFTER_S, bound, seen - called))
+
+    live_job(args, work, services, rules,
+             {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ)},
+             ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", "1M", "--iters", "200", "--warmup", "0"],
+             check)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
     ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "no_gpu", "bad_config", "services",
-                                       "dashboard"])
+                                       "dashboard", "rules", "straggler", "hang"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:
