@@ -9,7 +9,7 @@ Cases:
   names     communicator names with quotes, backslashes, newlines and bytes
             that are not UTF-8: escaped as the format requires.
   removed   without NCCLTAP_PROM_KEEP the files exist during the run and are
-            gone after it.
+            gone after it, which rank 0 says once.
   shared_gpu two processes on one GPU: each its own file, no series in both.
   no_gpu    without CUDA: a file per process, named by host and pid.
   bad_config an unsafe directory and a bad flag: said, nothing written there.
@@ -148,8 +148,9 @@ def family_of(name, families):
 
 # -- the job ----------------------------------------------------------------
 
-def run_job(args, work, env_extra, bench_args, app=None, watch=None):
-    """The bench (or `app`) under `nccltap run --sim`; returns the prom dir."""
+def run_job(args, work, env_extra, bench_args, app=None, watch=None, output=None):
+    """The bench (or `app`) under `nccltap run --sim`; returns the prom dir
+    (and appends the job's stdout and stderr to `output`)."""
     prom = os.path.join(work, "prom")
     env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
                NCCLSIM_BUSBW_GBS=str(BUSBW_GBS))
@@ -162,6 +163,8 @@ def run_job(args, work, env_extra, bench_args, app=None, watch=None):
     out, _ = proc.communicate(timeout=240)
     if proc.returncode != 0:
         fail("%s exited %d:\n%s" % (" ".join(cmd), proc.returncode, out))
+    if output is not None:
+        output.append(out)
     return prom
 
 
@@ -262,7 +265,9 @@ def check_values(name, samples):
             fail("%s: %s is not 0" % (name, metric))
     one("nccltap_pending_ops")
     one("nccl_p2p_bus_bandwidth_gbs", p2p_operation="Send", message_size="128-129MB")
-    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS), n_nodes="2")
+    # Inspector's slurm_job_id is nccltap's job_id: one job, one id.
+    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS), n_nodes="2",
+                slurm_job_id="prom-test-job")
     busbw = one("nccl_bus_bandwidth_gbs", **insp)
     if abs(busbw - BUSBW_GBS) > INSPECTOR_BUSBW_TOLERANCE * BUSBW_GBS:
         fail("%s: nccl_bus_bandwidth_gbs %.3f, the simulator's is %.1f" % (name, busbw, BUSBW_GBS))
@@ -302,15 +307,20 @@ def case_removed(args, work):
             seen.update(os.path.basename(p) for p in prom_files(prom))
             time.sleep(0.01)
 
+    output = []
     prom = run_job(args, work, {"NCCLTAP_INTERVAL_MS": "50"},
                    ["--ranks", "2", "--op", "allreduce", "--bytes", "64M", "--iters", "1500", "--warmup", "0"],
-                   watch=watch)
+                   watch=watch, output=output)
     if len(seen) != 2:
         fail("expected the 2 ranks' files during the run, saw %s" % sorted(seen))
     left = [f for f in os.listdir(prom) if not LOCK.match(f)]
     if left:
         fail("left in %s after exit without NCCLTAP_PROM_KEEP: %s" % (prom, left))
-    print("ok: %s written during the run, removed at exit" % sorted(seen))
+    # Said, once for the job (by rank 0), naming the way to keep them.
+    said = "nccltap: Prometheus files removed from NCCLTAP_PROM_DIR=%s at exit" % prom
+    if output[0].count(said) != 1 or "NCCLTAP_PROM_KEEP=1 keeps them" not in output[0]:
+        fail("expected %r once, with NCCLTAP_PROM_KEEP=1, in the job's output:\n%s" % (said, output[0]))
+    print("ok: %s written during the run, removed at exit, said once" % sorted(seen))
 
 
 def case_shared_gpu(args, work):

@@ -26,7 +26,8 @@ void tap_prom_observe(const struct tap_completion *c);
 int tap_prom_write(const struct tap_snapshot *snap);
 
 /* At exit: writes the files a last time and leaves them with
- * NCCLTAP_PROM_KEEP=1, otherwise removes the ones this process wrote. */
+ * NCCLTAP_PROM_KEEP=1, otherwise removes the ones this process wrote, and
+ * rank 0 says so (a short run's empty directory is no fault). */
 void tap_prom_finish(const struct tap_snapshot *snap);
 
 /* In a forked child: its files (if any) are its own. */
