@@ -17,7 +17,8 @@ Cases:
             Prometheus server scrapes it: AllReduce busbw is the simulator's
             within 1%, histogram_quantile(0.5) within the bucket that holds
             the simulated duration.
-  dashboard every metric and label that tools/grafana/nccltap.json's
+  dashboard import asks for the Prometheus data source (__inputs), every
+            panel queries it; every metric and label that tools/grafana/nccltap.json's
             queries use appears in that real scrape, and every panel's
             query, run while the job writes its files, gives finite
             values; the p50 panel's AllReduce is in the simulated
@@ -29,12 +30,14 @@ Cases:
   straggler live: rank 2 of 4 late by NCCLSIM_SLOW_US at every AllReduce;
             while the job runs, the rules' per-rank wait caused
             (nccltap:rank_wait_caused_seconds:mean5m) names rank 2 within
-            10% of the delay, the others under 10% of it, and NcclStraggler
+            10% of the delay, the others under 10% of it, the dashboard's
+            wait panel puts rank 2 on top by the delay, and NcclStraggler
             is pending for rank 2 alone.
   hang      live: rank 1 never reaches AllReduce seq 50; with the rules'
             threshold set to 5 s, NcclRankMissing is active for rank 1
             alone, naming the op and seq, within 5 s plus two scrape
-            intervals of the op's call, and not before 5 s.
+            intervals of the op's call, and not before 5 s; the dashboard's
+            hang panel has rank 1 alone behind.
 
 The binaries come from Debian's prometheus and prometheus-node-exporter.
 Without them the test is skipped (exit 77), except in CI (CI=true), where
@@ -589,6 +592,33 @@ def finite(v):
     return v == v and v not in (float("inf"), float("-inf"))
 
 
+def check_import(board):
+    """Import asks for the Prometheus data source (__inputs), and every
+    query goes to the one chosen (through the datasource variable)."""
+    inputs = [i for i in board.get("__inputs", []) if i.get("pluginId") == "prometheus"]
+    if len(inputs) != 1:
+        fail("the dashboard's __inputs hold %d Prometheus data sources, want 1: %s" % (len(inputs), inputs))
+    var = [v for v in board["templating"]["list"] if v["type"] == "datasource"]
+    if len(var) != 1 or var[0]["current"].get("value") != "${%s}" % inputs[0]["name"]:
+        fail("the datasource variable does not default to the imported data source: %s" % var)
+    for panel in board["panels"]:
+        for ds in [panel.get("datasource")] + [t.get("datasource") for t in panel["targets"]]:
+            if ds != {"type": "prometheus", "uid": "${%s}" % var[0]["name"]}:
+                fail("panel %r queries %s, not the chosen data source" % (panel["title"], ds))
+
+
+def board_query(args, title_part, legend_part):
+    """A dashboard panel's query (variables at "All") whose legend has
+    `legend_part`."""
+    with open(os.path.join(args.src, "tools", "grafana", "nccltap.json")) as f:
+        board = json.load(f)
+    for p in board["panels"]:
+        for t in p["targets"]:
+            if title_part in p["title"] and legend_part in t["legendFormat"]:
+                return dashboard_query(t["expr"])
+    fail("no dashboard panel %r with a legend %r" % (title_part, legend_part))
+
+
 def case_dashboard(args, work):
     """The dashboard's metrics and labels are in a real scrape, and every
     panel's query, run while the job is still writing its files (so that
@@ -602,6 +632,7 @@ def case_dashboard(args, work):
 
     with open(dashboard) as f:
         board = json.load(f)
+    check_import(board)
     used = metrics_and_labels(board)
     if not used:
         fail("no queries found in %s" % dashboard)
@@ -793,6 +824,13 @@ def case_straggler(args, work):
         print("ok: while the job runs, %s: %s (rank %d late by %.0f us)"
               % (expr, ", ".join("rank %s %.1f us" % (r, v * 1e6) for r, v in sorted(last.items())),
                  SLOW_RANK, SLOW_US))
+        # The dashboard's panel: the late rank on top, by the delay.
+        res = services.query(board_query(args, "Wait per rank", "caused"))
+        panel = {r["metric"]["rank"]: float(r["value"][1]) for r in res}
+        top = max(panel, key=panel.get) if panel else None
+        if top != str(SLOW_RANK) or abs(panel[top] - want) > 0.1 * want:
+            fail("the dashboard's wait caused panel: %s, want rank %d on top by %.0f us" % (panel, SLOW_RANK, SLOW_US))
+        print("ok: the dashboard's wait caused panel puts rank %s on top: %.1f us" % (top, panel[top] * 1e6))
         # The alert waits 5 minutes to fire: pending now, for rank 2 alone.
         deadline = time.time() + 30
         while time.time() < deadline and proc.poll() is None:
@@ -859,6 +897,15 @@ def case_hang(args, work):
         print("ok: NcclRankMissing %s for rank %s (%s seq %s) %.2f s after the stuck op's call (threshold %d s, "
               "bound %d s); seen %.2f s after" % (a["state"], labels[0]["rank"], labels[0]["op"], labels[0]["seq"],
                                                   after, HANG_AFTER_S, bound, seen - called))
+
+        # The dashboard's hang panel: rank 1 behind, the others not.
+        res = services.query(board_query(args, "Hang", "behind"))
+        behind = {r["metric"]["rank"]: float(r["value"][1]) for r in res}
+        if sorted(behind) != [str(r) for r in range(NRANKS)] or \
+                any((v > 0) != (r == str(HANG_RANK)) for r, v in behind.items()):
+            fail("the dashboard's hang panel: ops behind %s, want rank %d alone above 0" % (behind, HANG_RANK))
+        print("ok: the dashboard's hang panel has rank %d behind by %.0f op, the others at 0"
+              % (HANG_RANK, behind[str(HANG_RANK)]))
 
     live_job(args, work, services, rules,
              {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ)},
