@@ -12,7 +12,8 @@ Cases:
             gone after it, which rank 0 says once.
   shared_gpu two processes on one GPU: each its own file, no series in both.
   no_gpu    without CUDA: a file per process, named by host and pid.
-  bad_config an unsafe directory and a bad flag: said, nothing written there.
+  bad_config an unsafe directory and a bad flag: said once for the job (the
+            directory at start), nothing written there.
   services  node_exporter's textfile collector serves the files and a real
             Prometheus server scrapes it: AllReduce busbw is the simulator's
             within 1%, histogram_quantile(0.5) within the bucket that holds
@@ -402,34 +403,45 @@ def case_no_gpu(args, work):
 
 def case_bad_config(args, work):
     """A directory others can write in (not sticky) and a bad flag: each
-    said once, naming its variable; no Prometheus file; the job and its
-    rank files unharmed."""
+    said once for the job, naming its variable, the directory at start
+    (while the job runs, long before the first write: the interval is an
+    hour); no Prometheus file; the job and its rank files unharmed."""
     unsafe = os.path.join(work, "shared")
     os.mkdir(unsafe)
     os.chmod(unsafe, 0o777)
     # KEEP=1: the files would be written at exit at the latest.
     env = dict(os.environ, NCCLTAP_PROM_DIR=unsafe, NCCLTAP_PROM_KEEP="1", NCCLTAP_PROM_INSPECTOR="maybe",
-               NCCLSIM_LAT_US="0")
+               NCCLSIM_LAT_US="0", NCCLTAP_INTERVAL_MS="3600000")
     cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
-           os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "1M",
-           "--iters", "20", "--warmup", "0"]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        fail("the job failed (%d):\n%s%s" % (r.returncode, r.stdout, r.stderr))
+           os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "128M",
+           "--iters", "2000", "--warmup", "0"]
+    said_dir = ("NCCLTAP_PROM_DIR=%s is not safe to write in (writable by others and not sticky): "
+                "no Prometheus file is written" % unsafe)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err, running_when_said = "", None
+    for line in proc.stderr:
+        err += line
+        if said_dir in line and running_when_said is None:
+            running_when_said = proc.poll() is None
+    proc.wait(timeout=120)
+    if proc.returncode != 0:
+        fail("the job failed (%d):\n%s" % (proc.returncode, err))
+    if not running_when_said:
+        fail("the unsafe NCCLTAP_PROM_DIR was not said while the job ran:\n%s" % err)
     # The configuration is read once, before the bench forks its ranks;
-    # each rank opens the directory.
-    for want, times in (("NCCLTAP_PROM_DIR=%s is not safe to write in (writable by others and not sticky): "
-                         "no Prometheus file is written" % unsafe, 2),
+    # each rank opens the directory when its first communicator is made,
+    # and rank 0 says what is wrong with it, for the job.
+    for want, times in ((said_dir, 1),
                         ("NCCLTAP_PROM_INSPECTOR=maybe is not valid: expected 0 or 1; using 1", 1)):
-        n = r.stderr.count(want)
+        n = err.count(want)
         if n != times:
-            fail("%r said %d times on stderr, expected %d:\n%s" % (want, n, times, r.stderr))
+            fail("%r said %d times on stderr, expected %d:\n%s" % (want, n, times, err))
     if os.listdir(unsafe):
         fail("files written in the unsafe directory: %s" % os.listdir(unsafe))
     if len(glob.glob(os.path.join(work, "out", "*.json"))) != 2:
         fail("the rank files are missing: %s" % os.listdir(os.path.join(work, "out")))
-    print("ok: an unsafe NCCLTAP_PROM_DIR said once per rank, a bad NCCLTAP_PROM_INSPECTOR once; nothing "
-          "written there, the job unharmed")
+    print("ok: an unsafe NCCLTAP_PROM_DIR said once for the job, at start; a bad NCCLTAP_PROM_INSPECTOR once; "
+          "nothing written there, the job unharmed")
 
 
 # -- the services -------------------------------------------------------------

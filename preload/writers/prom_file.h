@@ -18,6 +18,11 @@
 /* Whether NCCLTAP_PROM_DIR asks for the files. */
 bool tap_prom_enabled(void);
 
+/* At the reducer's start, its communicators registered: opens the
+ * directory, and when it cannot be used rank 0 says so, once for the job,
+ * before any write (a write without it opens and says it then). */
+void tap_prom_start(void);
+
 /* A timed op has completed (Inspector's gauges are over the interval's). */
 void tap_prom_observe(const struct tap_completion *c);
 
