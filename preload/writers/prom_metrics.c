@@ -242,9 +242,11 @@ static void bandwidth_family(FILE *f, const char *name, const char *help, unsign
     }
 }
 
-/* One gauge per communicator on `gpu`: field(progress) of each. */
+/* One gauge per communicator on `gpu`: the uint64_t member of its
+ * progress at offset `member` (offsetof: the four gauges differ only in
+ * that). */
 static void progress_family(FILE *f, const char *gpu, const struct tap_snapshot *snap, const char *name,
-                            const char *help, size_t field)
+                            const char *help, size_t member)
 {
     tap_prom_family(f, name, "gauge", help);
     for (unsigned i = 0; i < tap_comm_count() && i < snap->nprogress; i++) {
@@ -254,7 +256,7 @@ static void progress_family(FILE *f, const char *gpu, const struct tap_snapshot 
         fputs(name, f);
         comm_labels(f, c);
         fputs("} ", f);
-        tap_prom_uint(f, *(const uint64_t *)((const char *)&snap->progress[c->creation] + field));
+        tap_prom_uint(f, *(const uint64_t *)((const char *)&snap->progress[c->creation] + member));
         fputc('\n', f);
     }
 }
