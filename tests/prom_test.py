@@ -9,25 +9,43 @@ Cases:
   names     communicator names with quotes, backslashes, newlines and bytes
             that are not UTF-8: escaped as the format requires.
   removed   without NCCLTAP_PROM_KEEP the files exist during the run and are
-            gone after it.
+            gone after it, which rank 0 says once.
   shared_gpu two processes on one GPU: each its own file, no series in both.
   no_gpu    without CUDA: a file per process, named by host and pid.
-  bad_config an unsafe directory and a bad flag: said, nothing written there.
+  bad_config an unsafe directory and a bad flag: said once for the job (the
+            directory at start), nothing written there.
   services  node_exporter's textfile collector serves the files and a real
             Prometheus server scrapes it: AllReduce busbw is the simulator's
             within 1%, histogram_quantile(0.5) within the bucket that holds
             the simulated duration.
-  dashboard every metric and label that tools/grafana/nccltap.json's
+  dashboard import asks for the Prometheus data source (__inputs), every
+            panel queries it; every metric and label that tools/grafana/nccltap.json's
             queries use appears in that real scrape, and every panel's
             query, run while the job writes its files, gives finite
             values; the p50 panel's AllReduce is in the simulated
             duration's bucket, bytes/s over calls/s is the size.
+  rules     tools/prometheus/nccltap-rules.yml passes `promtool check
+            rules` and its unit tests (`promtool test rules`), which give
+            every alert a case that fires it, naming its labels, and a
+            healthy case where nothing fires.
+  straggler live: rank 2 of 4 late by NCCLSIM_SLOW_US at every AllReduce;
+            while the job runs, the rules' per-rank wait caused
+            (nccltap:rank_wait_caused_seconds:mean5m) names rank 2 within
+            10% of the delay, the others under 10% of it, the dashboard's
+            wait panel puts rank 2 on top by the delay, and NcclStraggler
+            is pending for rank 2 alone.
+  hang      live: rank 1 never reaches AllReduce seq 50; with the rules'
+            threshold set to 5 s, NcclRankMissing is active for rank 1
+            alone, naming the op and seq, within 5 s plus two scrape
+            intervals of the op's call, and not before 5 s; the dashboard's
+            hang panel has rank 1 alone behind.
 
 The binaries come from Debian's prometheus and prometheus-node-exporter.
 Without them the test is skipped (exit 77), except in CI (CI=true), where
 that is a failure.
 """
 import argparse
+import calendar
 import ctypes
 import glob
 import json
@@ -134,8 +152,9 @@ def family_of(name, families):
 
 # -- the job ----------------------------------------------------------------
 
-def run_job(args, work, env_extra, bench_args, app=None, watch=None):
-    """The bench (or `app`) under `nccltap run --sim`; returns the prom dir."""
+def run_job(args, work, env_extra, bench_args, app=None, watch=None, output=None):
+    """The bench (or `app`) under `nccltap run --sim`; returns the prom dir
+    (and appends the job's stdout and stderr to `output`)."""
     prom = os.path.join(work, "prom")
     env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
                NCCLSIM_BUSBW_GBS=str(BUSBW_GBS))
@@ -148,6 +167,8 @@ def run_job(args, work, env_extra, bench_args, app=None, watch=None):
     out, _ = proc.communicate(timeout=240)
     if proc.returncode != 0:
         fail("%s exited %d:\n%s" % (" ".join(cmd), proc.returncode, out))
+    if output is not None:
+        output.append(out)
     return prom
 
 
@@ -248,7 +269,9 @@ def check_values(name, samples):
             fail("%s: %s is not 0" % (name, metric))
     one("nccltap_pending_ops")
     one("nccl_p2p_bus_bandwidth_gbs", p2p_operation="Send", message_size="128-129MB")
-    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS), n_nodes="2")
+    # Inspector's slurm_job_id is nccltap's job_id: one job, one id.
+    insp = dict(collective="AllReduce", message_size="128-129MB", nranks=str(NRANKS), n_nodes="2",
+                slurm_job_id="prom-test-job")
     busbw = one("nccl_bus_bandwidth_gbs", **insp)
     if abs(busbw - BUSBW_GBS) > INSPECTOR_BUSBW_TOLERANCE * BUSBW_GBS:
         fail("%s: nccl_bus_bandwidth_gbs %.3f, the simulator's is %.1f" % (name, busbw, BUSBW_GBS))
@@ -288,15 +311,20 @@ def case_removed(args, work):
             seen.update(os.path.basename(p) for p in prom_files(prom))
             time.sleep(0.01)
 
+    output = []
     prom = run_job(args, work, {"NCCLTAP_INTERVAL_MS": "50"},
                    ["--ranks", "2", "--op", "allreduce", "--bytes", "64M", "--iters", "1500", "--warmup", "0"],
-                   watch=watch)
+                   watch=watch, output=output)
     if len(seen) != 2:
         fail("expected the 2 ranks' files during the run, saw %s" % sorted(seen))
     left = [f for f in os.listdir(prom) if not LOCK.match(f)]
     if left:
         fail("left in %s after exit without NCCLTAP_PROM_KEEP: %s" % (prom, left))
-    print("ok: %s written during the run, removed at exit" % sorted(seen))
+    # Said, once for the job (by rank 0), naming the way to keep them.
+    said = "nccltap: Prometheus files removed from NCCLTAP_PROM_DIR=%s at exit" % prom
+    if output[0].count(said) != 1 or "NCCLTAP_PROM_KEEP=1 keeps them" not in output[0]:
+        fail("expected %r once, with NCCLTAP_PROM_KEEP=1, in the job's output:\n%s" % (said, output[0]))
+    print("ok: %s written during the run, removed at exit, said once" % sorted(seen))
 
 
 def case_shared_gpu(args, work):
@@ -375,34 +403,45 @@ def case_no_gpu(args, work):
 
 def case_bad_config(args, work):
     """A directory others can write in (not sticky) and a bad flag: each
-    said once, naming its variable; no Prometheus file; the job and its
-    rank files unharmed."""
+    said once for the job, naming its variable, the directory at start
+    (while the job runs, long before the first write: the interval is an
+    hour); no Prometheus file; the job and its rank files unharmed."""
     unsafe = os.path.join(work, "shared")
     os.mkdir(unsafe)
     os.chmod(unsafe, 0o777)
     # KEEP=1: the files would be written at exit at the latest.
     env = dict(os.environ, NCCLTAP_PROM_DIR=unsafe, NCCLTAP_PROM_KEEP="1", NCCLTAP_PROM_INSPECTOR="maybe",
-               NCCLSIM_LAT_US="0")
+               NCCLSIM_LAT_US="0", NCCLTAP_INTERVAL_MS="3600000")
     cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
-           os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "1M",
-           "--iters", "20", "--warmup", "0"]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        fail("the job failed (%d):\n%s%s" % (r.returncode, r.stdout, r.stderr))
+           os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "128M",
+           "--iters", "2000", "--warmup", "0"]
+    said_dir = ("NCCLTAP_PROM_DIR=%s is not safe to write in (writable by others and not sticky): "
+                "no Prometheus file is written" % unsafe)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err, running_when_said = "", None
+    for line in proc.stderr:
+        err += line
+        if said_dir in line and running_when_said is None:
+            running_when_said = proc.poll() is None
+    proc.wait(timeout=120)
+    if proc.returncode != 0:
+        fail("the job failed (%d):\n%s" % (proc.returncode, err))
+    if not running_when_said:
+        fail("the unsafe NCCLTAP_PROM_DIR was not said while the job ran:\n%s" % err)
     # The configuration is read once, before the bench forks its ranks;
-    # each rank opens the directory.
-    for want, times in (("NCCLTAP_PROM_DIR=%s is not safe to write in (writable by others and not sticky): "
-                         "no Prometheus file is written" % unsafe, 2),
+    # each rank opens the directory when its first communicator is made,
+    # and rank 0 says what is wrong with it, for the job.
+    for want, times in ((said_dir, 1),
                         ("NCCLTAP_PROM_INSPECTOR=maybe is not valid: expected 0 or 1; using 1", 1)):
-        n = r.stderr.count(want)
+        n = err.count(want)
         if n != times:
-            fail("%r said %d times on stderr, expected %d:\n%s" % (want, n, times, r.stderr))
+            fail("%r said %d times on stderr, expected %d:\n%s" % (want, n, times, err))
     if os.listdir(unsafe):
         fail("files written in the unsafe directory: %s" % os.listdir(unsafe))
     if len(glob.glob(os.path.join(work, "out", "*.json"))) != 2:
         fail("the rank files are missing: %s" % os.listdir(os.path.join(work, "out")))
-    print("ok: an unsafe NCCLTAP_PROM_DIR said once per rank, a bad NCCLTAP_PROM_INSPECTOR once; nothing "
-          "written there, the job unharmed")
+    print("ok: an unsafe NCCLTAP_PROM_DIR said once for the job, at start; a bad NCCLTAP_PROM_INSPECTOR once; "
+          "nothing written there, the job unharmed")
 
 
 # -- the services -------------------------------------------------------------
@@ -428,7 +467,7 @@ class Services:
         self.work = work
         self.textfile_dir = textfile_dir
 
-    def start(self, exporter, server):
+    def start(self, exporter, server, rules=None):
         self.node_port, self.prom_port = free_port(), free_port()
         log = open(os.path.join(self.work, "node_exporter.log"), "w")
         self.procs.append(subprocess.Popen(
@@ -440,6 +479,8 @@ class Services:
             f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                     "scrape_configs:\n  - job_name: node\n    static_configs:\n"
                     "      - targets: ['127.0.0.1:%d']\n" % self.node_port)
+            if rules:
+                f.write("rule_files: ['%s']\n" % rules)
         log = open(os.path.join(self.work, "prometheus.log"), "w")
         self.procs.append(subprocess.Popen(
             [server, "--config.file=" + config, "--storage.tsdb.path=" + os.path.join(self.work, "tsdb"),
@@ -465,6 +506,13 @@ class Services:
                 with open(path) as f:
                     out += "--- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:]))
         return out
+
+    def alerts(self, name):
+        """The alerts `name` active now (pending or firing), from the API."""
+        url = "http://127.0.0.1:%d/api/v1/alerts" % self.prom_port
+        with urllib.request.urlopen(url, timeout=5) as r:
+            body = json.load(r)
+        return [a for a in body["data"]["alerts"] if a["labels"].get("alertname") == name]
 
     def query(self, expr, at=None):
         """The instant query's result, evaluated now or at time `at`."""
@@ -556,6 +604,33 @@ def finite(v):
     return v == v and v not in (float("inf"), float("-inf"))
 
 
+def check_import(board):
+    """Import asks for the Prometheus data source (__inputs), and every
+    query goes to the one chosen (through the datasource variable)."""
+    inputs = [i for i in board.get("__inputs", []) if i.get("pluginId") == "prometheus"]
+    if len(inputs) != 1:
+        fail("the dashboard's __inputs hold %d Prometheus data sources, want 1: %s" % (len(inputs), inputs))
+    var = [v for v in board["templating"]["list"] if v["type"] == "datasource"]
+    if len(var) != 1 or var[0]["current"].get("value") != "${%s}" % inputs[0]["name"]:
+        fail("the datasource variable does not default to the imported data source: %s" % var)
+    for panel in board["panels"]:
+        for ds in [panel.get("datasource")] + [t.get("datasource") for t in panel["targets"]]:
+            if ds != {"type": "prometheus", "uid": "${%s}" % var[0]["name"]}:
+                fail("panel %r queries %s, not the chosen data source" % (panel["title"], ds))
+
+
+def board_query(args, title_part, legend_part):
+    """A dashboard panel's query (variables at "All") whose legend has
+    `legend_part`."""
+    with open(os.path.join(args.src, "tools", "grafana", "nccltap.json")) as f:
+        board = json.load(f)
+    for p in board["panels"]:
+        for t in p["targets"]:
+            if title_part in p["title"] and legend_part in t["legendFormat"]:
+                return dashboard_query(t["expr"])
+    fail("no dashboard panel %r with a legend %r" % (title_part, legend_part))
+
+
 def case_dashboard(args, work):
     """The dashboard's metrics and labels are in a real scrape, and every
     panel's query, run while the job is still writing its files (so that
@@ -569,6 +644,7 @@ def case_dashboard(args, work):
 
     with open(dashboard) as f:
         board = json.load(f)
+    check_import(board)
     used = metrics_and_labels(board)
     if not used:
         fail("no queries found in %s" % dashboard)
@@ -678,13 +754,184 @@ def case_dashboard(args, work):
           % (p50, lower, upper, want, p99, calls, ALLREDUCE_BYTES, busbw))
 
 
+# -- the rules ------------------------------------------------------------------
+
+def rules_path(args):
+    return os.path.join(args.src, "tools", "prometheus", "nccltap-rules.yml")
+
+
+def case_rules(args, work):
+    (promtool,) = need_tools("promtool")
+    rules = rules_path(args)
+    tests = os.path.join(os.path.dirname(rules), "nccltap-rules.test.yml")
+    for cmd in (["check", "rules", rules], ["test", "rules", tests]):
+        r = subprocess.run([promtool] + cmd, capture_output=True, text=True, cwd=work)
+        if r.returncode != 0:
+            fail("promtool %s: exit %d\n%s%s" % (" ".join(cmd), r.returncode, r.stdout, r.stderr))
+    # Every alert has a case that fires it and one where it stays quiet.
+    with open(rules) as f:
+        alerts = set(re.findall(r"^\s*- alert: (\w+)", f.read(), re.M))
+    with open(tests) as f:
+        text = f.read()
+    checks = re.findall(r"alertname: (\w+)\n\s*exp_alerts:( \[\])?", text)
+    fired = {a for a, empty in checks if not empty}
+    quiet = {a for a, empty in checks if empty}
+    want = {"NcclRankMissing", "NcclStraggler", "NcclBusbwBelowExpected", "NcclTapDropping"}
+    if alerts != want or fired != want or quiet != want:
+        fail("alerts %s; tested firing %s, quiet %s; want each of %s" % (sorted(alerts), sorted(fired),
+                                                                       sorted(quiet), sorted(want)))
+    print("ok: promtool checks the rules and passes their unit tests; each of %s is tested firing and quiet"
+          % ", ".join(sorted(want)))
+
+
+SLOW_RANK, SLOW_US = 2, 500
+
+
+def live_job(args, work, services, rules, env, bench_args, check):
+    """The services with `rules`, and the job under `env`, `check(proc)`
+    run while it runs; the job is stopped then if it still runs."""
+    exporter, server = need_tools("prometheus-node-exporter|node_exporter", "prometheus")
+    prom = os.path.join(work, "prom")
+    os.mkdir(prom, 0o755)
+    services.textfile_dir = prom
+    old = signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # finally runs on ctest's kill
+    proc = None
+    try:
+        services.start(exporter, server, rules)
+        services.wait_for("up", 1)
+        env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
+                   NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_JOB_ID="prom-live", NCCLTAP_INTERVAL_MS="200", **env)
+        cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
+               os.path.join(args.bin, "nccltap-bench")] + bench_args
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        check(proc)
+    finally:
+        if proc:
+            if proc.poll() is None:
+                proc.terminate()
+            proc.communicate(timeout=60)
+        services.stop()
+        signal.signal(signal.SIGTERM, old)
+
+
+def case_straggler(args, work):
+    services = Services(work, None)
+    want = SLOW_US * 1e-6
+
+    def check(proc):
+        expr = 'nccltap:rank_wait_caused_seconds:mean5m{op="AllReduce"}'
+        deadline, last = time.time() + 90, None
+        while time.time() < deadline and proc.poll() is None:
+            res = services.query(expr)
+            waits = {r["metric"]["rank"]: float(r["value"][1]) for r in res}
+            last = waits
+            late = max(waits, key=waits.get) if len(waits) == NRANKS else None
+            if late == str(SLOW_RANK) and abs(waits[late] - want) <= 0.1 * want and \
+                    all(v < 0.1 * want for r, v in waits.items() if r != late):
+                break
+            time.sleep(0.5)
+        else:
+            fail("%s did not name rank %d late by %.0f us (within 10%%) while the job ran: last %s\n%s"
+                 % (expr, SLOW_RANK, SLOW_US, last, services.logs()))
+        print("ok: while the job runs, %s: %s (rank %d late by %.0f us)"
+              % (expr, ", ".join("rank %s %.1f us" % (r, v * 1e6) for r, v in sorted(last.items())),
+                 SLOW_RANK, SLOW_US))
+        # The dashboard's panel: the late rank on top, by the delay.
+        res = services.query(board_query(args, "Wait per rank", "caused"))
+        panel = {r["metric"]["rank"]: float(r["value"][1]) for r in res}
+        top = max(panel, key=panel.get) if panel else None
+        if top != str(SLOW_RANK) or abs(panel[top] - want) > 0.1 * want:
+            fail("the dashboard's wait caused panel: %s, want rank %d on top by %.0f us" % (panel, SLOW_RANK, SLOW_US))
+        print("ok: the dashboard's wait caused panel puts rank %s on top: %.1f us" % (top, panel[top] * 1e6))
+        # The alert waits 5 minutes to fire: pending now, for rank 2 alone.
+        deadline = time.time() + 30
+        while time.time() < deadline and proc.poll() is None:
+            ranks = sorted(a["labels"]["rank"] for a in services.alerts("NcclStraggler"))
+            if ranks:
+                break
+            time.sleep(0.5)
+        if ranks != [str(SLOW_RANK)]:
+            fail("NcclStraggler active for ranks %s, want [%d]" % (ranks, SLOW_RANK))
+        if proc.poll() is not None:
+            fail("the job ended before the checks: make it longer")
+        print("ok: NcclStraggler is pending for rank %d alone" % SLOW_RANK)
+
+    live_job(args, work, services, rules_path(args),
+             {"NCCLSIM_SLOW_RANK": str(SLOW_RANK), "NCCLSIM_SLOW_US": str(SLOW_US)},
+             ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", str(ALLREDUCE_BYTES), "--iters", "40000",
+              "--warmup", "2"], check)
+
+
+HANG_RANK, HANG_SEQ, HANG_AFTER_S, SCRAPE_S = 1, 50, 5, 1
+
+
+def case_hang(args, work):
+    # The shipped rules, with the stall threshold at 5 s instead of 300.
+    with open(rules_path(args)) as f:
+        text = f.read()
+    threshold = "nccltap:comm_stalled_seconds > 300"
+    if text.count(threshold) != 1:
+        fail("%s: expected the threshold %r once" % (rules_path(args), threshold))
+    rules = os.path.join(work, "nccltap-rules.yml")
+    with open(rules, "w") as f:
+        f.write(text.replace(threshold, "nccltap:comm_stalled_seconds > %d" % HANG_AFTER_S))
+    services = Services(work, None)
+
+    def check(proc):
+        called = None
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None:
+            if called is None:
+                res = services.query('min(nccltap_comm_oldest_pending_timestamp_seconds{op="AllReduce"})')
+                called = float(res[0]["value"][1]) if res else None
+            active = services.alerts("NcclRankMissing")
+            if active:
+                break
+            time.sleep(0.1)
+        else:
+            fail("NcclRankMissing never active while rank %d hangs\n%s" % (HANG_RANK, services.logs()))
+        seen = time.time()
+        if called is None:
+            fail("no oldest pending op was scraped before the alert")
+        labels = [a["labels"] for a in active]
+        if len(labels) != 1 or labels[0].get("rank") != str(HANG_RANK) or labels[0].get("op") != "AllReduce" \
+                or labels[0].get("seq") != str(HANG_SEQ) or labels[0].get("job_id") != "prom-live":
+            fail("NcclRankMissing active with %s, want rank %d alone, AllReduce seq %d" % (labels, HANG_RANK,
+                                                                                              HANG_SEQ))
+        a = active[0]
+        at = a["activeAt"]  # RFC 3339, UTC: 2026-11-26T13:40:01.123456789Z
+        whole, _, frac = at.rstrip("Z").partition(".")
+        active_at = calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + float("0." + (frac or "0"))
+        after = active_at - called
+        bound = HANG_AFTER_S + 2 * SCRAPE_S
+        if not HANG_AFTER_S <= after <= bound:
+            fail("NcclRankMissing active %.2f s after the op's call, want %d to %d s" % (after, HANG_AFTER_S, bound))
+        print("ok: NcclRankMissing %s for rank %s (%s seq %s) %.2f s after the stuck op's call (threshold %d s, "
+              "bound %d s); seen %.2f s after" % (a["state"], labels[0]["rank"], labels[0]["op"], labels[0]["seq"],
+                                                  after, HANG_AFTER_S, bound, seen - called))
+
+        # The dashboard's hang panel: rank 1 behind, the others not.
+        res = services.query(board_query(args, "Hang", "behind"))
+        behind = {r["metric"]["rank"]: float(r["value"][1]) for r in res}
+        if sorted(behind) != [str(r) for r in range(NRANKS)] or \
+                any((v > 0) != (r == str(HANG_RANK)) for r, v in behind.items()):
+            fail("the dashboard's hang panel: ops behind %s, want rank %d alone above 0" % (behind, HANG_RANK))
+        print("ok: the dashboard's hang panel has rank %d behind by %.0f op, the others at 0"
+              % (HANG_RANK, behind[str(HANG_RANK)]))
+
+    live_job(args, work, services, rules,
+             {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ)},
+             ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", "1M", "--iters", "200", "--warmup", "0"],
+             check)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
     ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "no_gpu", "bad_config", "services",
-                                       "dashboard"])
+                                       "dashboard", "rules", "straggler", "hang"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:

@@ -386,9 +386,6 @@ void tap_config_load(void)
     if (tap_job_id_of(c->job_id, sizeof c->job_id, getenv) != 0)
         tap_log("the job id (NCCLTAP_JOB_ID, SLURM_JOB_ID or TORCHELASTIC_RUN_ID) is longer than %zu characters: "
                 "the metrics' job_id is empty", sizeof c->job_id - 1);
-    const char *slurm = getenv("SLURM_JOB_ID");
-    if (slurm && strlen(slurm) < sizeof c->slurm_job_id)
-        snprintf(c->slurm_job_id, sizeof c->slurm_job_id, "%s", slurm);
     check_var_names();
 }
 

@@ -43,7 +43,6 @@ struct tap_config {
     bool prom_keep;              /* NCCLTAP_PROM_KEEP: leave them at exit */
     bool prom_inspector;         /* NCCLTAP_PROM_INSPECTOR: Inspector's gauges in them */
     char job_id[128];            /* the metrics' job_id label (tap_job_id_of) */
-    char slurm_job_id[128];      /* SLURM_JOB_ID, "" if none: Inspector's label */
 };
 
 extern struct tap_config tap_config;

@@ -499,39 +499,64 @@ void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct
     }
 }
 
-/* Pending timed ops per communicator, for the snapshot; grown as
- * communicators come (when it cannot grow, those past its end count none). */
-static uint64_t *pending_by_comm;
-static unsigned pending_by_comm_cap;
+/* Each communicator's progress, for the snapshot; grown as communicators
+ * come (when it cannot grow, those past its end have none known). */
+static struct tap_comm_progress *progress;
+static unsigned progress_cap;
 
-static void count_pending(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
+/* A pending op: counted, and kept when it is its communicator's oldest.
+ * Its start event is queried then only, so that a snapshot queries about
+ * one event per communicator (pending ops come mostly in seq order). */
+static void note_pending(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
 {
-    (void)start;
     (void)arg;
-    if (op->comm->creation < pending_by_comm_cap)
-        pending_by_comm[op->comm->creation]++;
+    if (op->comm->creation >= progress_cap)
+        return;
+    struct tap_comm_progress *p = &progress[op->comm->creation];
+    if (!p->pending++ || op->seq < p->oldest_seq) {
+        p->oldest_seq = op->seq;
+        p->oldest_enqueue_ns = op->enqueue_ns;
+        p->oldest_bytes = op->bytes;
+        p->oldest_op = op->op;
+        /* The stream reached it: this rank arrived at it. */
+        bool reached = start && tap_event_query(start) == CUDA_SUCCESS;
+        p->arrived = reached ? op->seq + 1 : 0;
+    }
+}
+
+static void fill_progress(void)
+{
+    unsigned comms = tap_comm_count();
+    if (comms > progress_cap) {
+        struct tap_comm_progress *p = realloc(progress, comms * sizeof *p);
+        if (p) {
+            progress = p;
+            progress_cap = comms;
+        }
+    }
+    if (progress_cap)
+        memset(progress, 0, progress_cap * sizeof *progress);
+    tap_reducer_each_pending(note_pending, NULL);
+    for (unsigned i = 0; i < comms && i < progress_cap; i++) {
+        const struct tap_comm *c = tap_comm_at(i);
+        struct tap_comm_progress *p = &progress[c->creation];
+        p->completed = c->done_seq;
+        p->issued = atomic_load_explicit(&c->seq, memory_order_relaxed);
+        if (p->arrived < p->completed)
+            p->arrived = p->completed;
+    }
 }
 
 void tap_reducer_snapshot(struct tap_snapshot *s)
 {
-    unsigned comms = tap_comm_count();
-    if (comms > pending_by_comm_cap) {
-        uint64_t *p = realloc(pending_by_comm, comms * sizeof *p);
-        if (p) {
-            pending_by_comm = p;
-            pending_by_comm_cap = comms;
-        }
-    }
-    if (pending_by_comm_cap)
-        memset(pending_by_comm, 0, pending_by_comm_cap * sizeof *pending_by_comm);
-    tap_reducer_each_pending(count_pending, NULL);
+    fill_progress();
     *s = (struct tap_snapshot){
         .counts = tap_reducer_totals,
         .pair_cost_ns = (uint64_t)tap_reducer_pair_cost_ns(),
         .busy_union_ns = tap_busy_union_ns(),
         .busy_sum_ns = tap_busy_sum_ns(),
-        .pending_by_comm = pending_by_comm,
-        .npending_by_comm = pending_by_comm_cap,
+        .progress = progress,
+        .nprogress = progress_cap,
     };
 }
 
@@ -565,6 +590,6 @@ void tap_reducer_reset(void)
     nopen = open_cap = 0;
     pending = NULL;
     npending = pending_cap = 0;
-    pending_by_comm = NULL;
-    pending_by_comm_cap = 0;
+    progress = NULL;
+    progress_cap = 0;
 }

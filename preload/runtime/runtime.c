@@ -118,6 +118,7 @@ static void *reducer_main(void *arg)
     uint64_t next_interval = tap_monotonic_ns() + interval_ns;
     uint64_t sleep_ns = POLL_MIN_NS;
     struct tap_snapshot snap;
+    tap_prom_start();
     while (!nap(sleep_ns)) {
         unsigned handled = tap_reducer_pass(PASS_RECORDS);
         sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);

@@ -55,22 +55,24 @@ void tap_prom_observe(const struct tap_completion *c)
         tap_prom_inspector_observe(c);
 }
 
-static int prom_dir(void)
+/* The directory, opened at the first call; a failure said then when
+ * `say` (by rank 0 at start: tap_prom_start), never again. */
+static int prom_dir(bool say)
 {
     if (dir_tried)
         return dir_fd;
     dir_tried = true;
     const char *why;
     dir_fd = tap_out_dir_open(tap_config.prom_dir, PROM_DIR_MODE, &why, NULL);
-    if (dir_fd < 0) {
-        int err = errno;
-        if (err == EPERM || err == ENOTDIR || err == ELOOP)
-            tap_log("NCCLTAP_PROM_DIR=%s is not safe to write in (%s): no Prometheus file is written",
-                    tap_config.prom_dir, why);
-        else
-            tap_log("cannot create NCCLTAP_PROM_DIR=%s (%s: %s): no Prometheus file is written",
-                    tap_config.prom_dir, why, strerror(err));
-    }
+    if (dir_fd >= 0 || !say)
+        return dir_fd;
+    int err = errno;
+    if (err == EPERM || err == ENOTDIR || err == ELOOP)
+        tap_log("NCCLTAP_PROM_DIR=%s is not safe to write in (%s): no Prometheus file is written",
+                tap_config.prom_dir, why);
+    else
+        tap_log("cannot create NCCLTAP_PROM_DIR=%s (%s: %s): no Prometheus file is written",
+                tap_config.prom_dir, why, strerror(err));
     return dir_fd;
 }
 
@@ -206,7 +208,9 @@ static int write_file(int dir, struct prom_out *o, bool process, const struct ta
     __fsetlocking(f, FSETLOCKING_BYCALLER);
     tap_prom_metrics_write(f, o->gpu, process, snap);
     if (tap_config.prom_inspector)
-        tap_prom_inspector_write(f, o->gpu, tap_process.host, tap_config.slurm_job_id, o->pid);
+        /* Inspector's slurm_job_id is nccltap's job_id (SLURM_JOB_ID by
+         * default): one job, one id, whatever named it. */
+        tap_prom_inspector_write(f, o->gpu, tap_process.host, tap_config.job_id, o->pid);
     if (tap_out_file_commit(&out) != 0) {
         TAP_LOG_ONCE(error_said, "cannot write %s/%s (%s); the previous version is kept", tap_config.prom_dir,
                      o->name, strerror(errno));
@@ -216,11 +220,29 @@ static int write_file(int dir, struct prom_out *o, bool process, const struct ta
     return 0;
 }
 
+/* Whether this process holds rank 0 of a root communicator (made by an
+ * init, not split from another): the job's rank 0. */
+static bool has_rank0(void)
+{
+    for (unsigned i = 0; i < tap_comm_count(); i++)
+        if (tap_comm_at(i)->rank == 0 && tap_comm_at(i)->origin <= TAP_ORIGIN_SCALABLE)
+            return true;
+    return false;
+}
+
+void tap_prom_start(void)
+{
+    /* Once per job, as the summary line: the job's ranks see the same
+     * directory (every process says it with NCCLTAP_VERBOSE=1). */
+    if (tap_prom_enabled())
+        prom_dir(tap_config.verbose || has_rank0());
+}
+
 int tap_prom_write(const struct tap_snapshot *snap)
 {
     if (!tap_prom_enabled())
         return 0;
-    int dir = prom_dir();
+    int dir = prom_dir(true);
     if (dir < 0)
         return -1;
     /* The GPUs of the communicators, in the order they first appear: each
@@ -246,15 +268,23 @@ void tap_prom_finish(const struct tap_snapshot *snap)
         return;
     }
     /* Gone with the process: node_exporter would serve its last values
-     * as if it were still running. The name's lock goes last. */
+     * as if it were still running (and the rules would see its last op
+     * pending for ever). The name's lock goes last. */
+    unsigned removed = 0;
     for (unsigned i = 0; i < nouts; i++) {
-        if (outs[i].written)
-            unlinkat(dir_fd, outs[i].name, 0);
+        if (outs[i].written && unlinkat(dir_fd, outs[i].name, 0) == 0)
+            removed++;
         if (outs[i].lock_fd >= 0)
             close(outs[i].lock_fd);
         outs[i].lock_fd = -1;
         outs[i].written = false;
     }
+    /* Said once per job, by rank 0 as the summary line is (every process
+     * with verbose): a directory left empty by a short run is no fault. */
+    if (removed && (tap_config.verbose || has_rank0()))
+        tap_log("Prometheus files removed from NCCLTAP_PROM_DIR=%s at exit, as each rank removes its own: "
+                "node_exporter would serve a finished job's last values as live (NCCLTAP_PROM_KEEP=1 keeps them)",
+                tap_config.prom_dir);
 }
 
 void tap_prom_reset(void)

@@ -18,6 +18,11 @@
 /* Whether NCCLTAP_PROM_DIR asks for the files. */
 bool tap_prom_enabled(void);
 
+/* At the reducer's start, its communicators registered: opens the
+ * directory, and when it cannot be used rank 0 says so, once for the job,
+ * before any write (a write without it opens and says it then). */
+void tap_prom_start(void);
+
 /* A timed op has completed (Inspector's gauges are over the interval's). */
 void tap_prom_observe(const struct tap_completion *c);
 
@@ -26,7 +31,8 @@ void tap_prom_observe(const struct tap_completion *c);
 int tap_prom_write(const struct tap_snapshot *snap);
 
 /* At exit: writes the files a last time and leaves them with
- * NCCLTAP_PROM_KEEP=1, otherwise removes the ones this process wrote. */
+ * NCCLTAP_PROM_KEEP=1, otherwise removes the ones this process wrote, and
+ * rank 0 says so (a short run's empty directory is no fault). */
 void tap_prom_finish(const struct tap_snapshot *snap);
 
 /* In a forked child: its files (if any) are its own. */

@@ -1,12 +1,14 @@
 #include "writers/prom_metrics.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "state/comm_registry.h"
 #include "base/config.h"
+#include "base/monotonic.h"
 #include "nccl/nccl_ops.h"
 #include "writers/prom_inspector.h"
 #include "writers/prom_text.h"
@@ -138,6 +140,13 @@ static void comm_labels(FILE *f, const struct tap_comm *c)
     tap_prom_label(f, ",", "comm_name", c->name);
 }
 
+/* The size_class label of `bytes`: the power of two at or below it, "0"
+ * when unknown (as the rank file's size_class). */
+static void size_class_label(char *buf, size_t len, unsigned size_class, uint64_t bytes)
+{
+    snprintf(buf, len, "%llu", size_class || bytes ? 1ull << size_class : 0ull);
+}
+
 /* Each series' labels, escaped once for the ~30 lines that repeat them,
  * '{' and all but the closing '}'. */
 static char *labels_text;
@@ -151,9 +160,7 @@ static int make_labels(unsigned n)
     for (unsigned i = 0; i < n; i++) {
         struct agg *g = &aggs[i];
         char cls[24];
-        /* The power of two at or below the size, in bytes, as the rank
-         * file's size_class ("0" when no call had a known size). */
-        snprintf(cls, sizeof cls, "%llu", g->size_class || g->bytes ? 1ull << g->size_class : 0ull);
+        size_class_label(cls, sizeof cls, g->size_class, g->bytes);
         g->labels = (size_t)ftell(m);
         comm_labels(m, g->comm);
         tap_prom_label(m, ",", "op", tap_op_name((enum tap_op)g->op));
@@ -235,18 +242,70 @@ static void bandwidth_family(FILE *f, const char *name, const char *help, unsign
     }
 }
 
-static void pending_family(FILE *f, const char *gpu, const struct tap_snapshot *snap)
+/* One gauge per communicator on `gpu`: the uint64_t member of its
+ * progress at offset `member` (offsetof: the four gauges differ only in
+ * that). */
+static void progress_family(FILE *f, const char *gpu, const struct tap_snapshot *snap, const char *name,
+                            const char *help, size_t member)
 {
-    unsigned comms = tap_comm_count();
-    tap_prom_family(f, "nccltap_pending_ops", "gauge", "Timed ops issued and not complete on the GPU");
-    for (unsigned i = 0; i < comms && i < snap->npending_by_comm; i++) {
+    tap_prom_family(f, name, "gauge", help);
+    for (unsigned i = 0; i < tap_comm_count() && i < snap->nprogress; i++) {
         const struct tap_comm *c = tap_comm_at(i);
         if (strcmp(c->gpu_uuid, gpu))
             continue;
-        fputs("nccltap_pending_ops", f);
+        fputs(name, f);
         comm_labels(f, c);
-        fprintf(f, "} %llu\n", (unsigned long long)snap->pending_by_comm[c->creation]);
+        fputs("} ", f);
+        tap_prom_uint(f, *(const uint64_t *)((const char *)&snap->progress[c->creation] + member));
+        fputc('\n', f);
     }
+}
+
+/* When each communicator's oldest timed op not complete was called, as a
+ * Unix time: PromQL's time() minus it is its age at every evaluation, also
+ * when this process no longer rewrites its file (stopped, or stuck). No
+ * sample for a communicator with nothing pending. */
+static void oldest_family(FILE *f, const char *gpu, const struct tap_snapshot *snap)
+{
+    const char *name = "nccltap_comm_oldest_pending_timestamp_seconds";
+    tap_prom_family(f, name, "gauge",
+                    "Unix time of the call of the oldest timed op not complete on the GPU (time() minus it: its age)");
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    double now_real = (double)real.tv_sec + (double)real.tv_nsec * 1e-9;
+    uint64_t now = tap_monotonic_ns();
+    for (unsigned i = 0; i < tap_comm_count() && i < snap->nprogress; i++) {
+        const struct tap_comm *c = tap_comm_at(i);
+        const struct tap_comm_progress *p = &snap->progress[c->creation];
+        if (!p->pending || strcmp(c->gpu_uuid, gpu))
+            continue;
+        char cls[24];
+        size_class_label(cls, sizeof cls, tap_size_class(p->oldest_bytes), p->oldest_bytes);
+        fputs(name, f);
+        comm_labels(f, c);
+        tap_prom_label(f, ",", "op", tap_op_name((enum tap_op)p->oldest_op));
+        tap_prom_label(f, ",", "size_class", cls);
+        fputs("} ", f);
+        double age_s = now > p->oldest_enqueue_ns ? (double)(now - p->oldest_enqueue_ns) * 1e-9 : 0;
+        /* To the millisecond: tap_prom_value's 10 digits would round it
+         * to the second. */
+        fprintf(f, "%.3f\n", now_real - age_s);
+    }
+}
+
+static void progress_families(FILE *f, const char *gpu, const struct tap_snapshot *snap)
+{
+    progress_family(f, gpu, snap, "nccltap_pending_ops", "Timed ops issued and not complete on the GPU",
+                    offsetof(struct tap_comm_progress, pending));
+    progress_family(f, gpu, snap, "nccltap_comm_issued_ops", "Ops issued on the communicator: the next op's seq",
+                    offsetof(struct tap_comm_progress, issued));
+    progress_family(f, gpu, snap, "nccltap_comm_arrived_ops",
+                    "Ops the GPU stream is known to have reached (completed, or started and timed)",
+                    offsetof(struct tap_comm_progress, arrived));
+    progress_family(f, gpu, snap, "nccltap_comm_completed_ops",
+                    "Ops known complete on the GPU: up to the latest timed op completed",
+                    offsetof(struct tap_comm_progress, completed));
+    oldest_family(f, gpu, snap);
 }
 
 static void process_counter(FILE *f, const char *gpu, const char *name, const char *help, uint64_t v)
@@ -275,7 +334,7 @@ void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct
                      false);
     free(labels_text);
     labels_text = NULL;
-    pending_family(f, gpu, snap);
+    progress_families(f, gpu, snap);
     if (!process)
         return;
     process_counter(f, gpu, "nccltap_dropped_ops_total", "Op records lost to a full queue (NCCLTAP_RING_SIZE)",

@@ -6,8 +6,14 @@
  *   nccltap_busbw_gbs, nccltap_algbw_gbs              gauges: total bytes
  *       over total time of the last interval's timed ops (absent when the
  *       interval had none)
- * per communicator nccltap_pending_ops (timed ops not complete), and per
- * process nccltap_dropped_ops_total, nccltap_untimed_ops_total and
+ * (the histogram's _sum and _count are also the arrival figures: a rank's
+ * mean duration against its communicator's longest says how late it came,
+ * README "Live verdicts"); per communicator its progress (snapshot.h,
+ * struct tap_comm_progress): nccltap_pending_ops (timed ops not complete),
+ * nccltap_comm_issued_ops, nccltap_comm_arrived_ops,
+ * nccltap_comm_completed_ops, and, while an op is pending,
+ * nccltap_comm_oldest_pending_timestamp_seconds (labelled with that op and
+ * its size class); and per process nccltap_dropped_ops_total, nccltap_untimed_ops_total and
  * nccltap_prom_ops_not_kept_total. Reducer thread only: it reads the
  * statistics (stats.h) it owns. */
 #ifndef NCCLTAP_PROM_METRICS_H

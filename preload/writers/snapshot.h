@@ -17,15 +17,35 @@ struct tap_reducer_counts {
     uint64_t lost;      /* events that never completed (context destroyed) */
 };
 
+/* One communicator's progress, for the live hang verdict (prom_metrics.h):
+ * ops counted by seq, so issued >= arrived >= completed. */
+struct tap_comm_progress {
+    uint64_t issued;    /* ops issued: the next op's seq */
+    /* Ops the GPU stream is known to have reached: the completed ones, and
+     * the oldest timed op not complete once its start event has completed
+     * (the stream got to it: this rank arrived). An op not timed is known
+     * reached only when a later timed op completes. */
+    uint64_t arrived;
+    /* Ops known complete: up to the latest timed op completed (NCCL runs a
+     * communicator's ops in the order issued, so every op before it, timed
+     * or not, is complete too). */
+    uint64_t completed;
+    uint64_t pending;   /* timed ops issued and not complete */
+    /* The oldest of those (when pending > 0): its seq, the CLOCK_MONOTONIC
+     * of its call, its bytes and op. */
+    uint64_t oldest_seq, oldest_enqueue_ns, oldest_bytes;
+    uint8_t oldest_op;
+};
+
 struct tap_snapshot {
     struct tap_reducer_counts counts;
     uint64_t pair_cost_ns;       /* host cost of timing one op (its event pair) */
     uint64_t busy_union_ns;      /* time with timed NCCL work on the GPU (busy.h) */
     uint64_t busy_sum_ns;        /* their durations summed */
-    /* Timed ops issued and not complete, by communicator creation number
-     * (tap_comm.creation); communicators past the end have none counted. */
-    const uint64_t *pending_by_comm;
-    unsigned npending_by_comm;
+    /* Progress by communicator creation number (tap_comm.creation);
+     * communicators past the end have none known. */
+    const struct tap_comm_progress *progress;
+    unsigned nprogress;
 };
 
 #endif

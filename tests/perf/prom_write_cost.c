@@ -99,8 +99,8 @@ int main(int argc, char **argv)
         snprintf(comms[c].gpu_uuid, sizeof comms[c].gpu_uuid, "GPU-6e63636c-7461-702d-7369-6d2d00000000");
     }
     /* Nothing pending: every communicator's gauge reads 0. */
-    uint64_t *pending = calloc(ncomms, sizeof *pending);
-    struct tap_snapshot snap = {.pending_by_comm = pending, .npending_by_comm = ncomms};
+    struct tap_comm_progress *pending = calloc(ncomms, sizeof *pending);
+    struct tap_snapshot snap = {.progress = pending, .nprogress = ncomms};
     uint64_t *t = calloc(reps, sizeof *t);
     if (!comms || !t || !pending)
         return 1;

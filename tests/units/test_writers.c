@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/monotonic.h"
+#include "nccl/nccl_ops.h"
 #include "base/process.h"
 #include "state/comm_registry.h"
 #include "state/shared.h"
@@ -30,14 +33,20 @@ int test_failures;
 static char dir[] = "/tmp/nccltap-test-writers-XXXXXX";
 static struct tap_comm *alpha, *beta;
 
-static const uint64_t pending_by_comm[] = {19, 23};
+/* The oldest ops' calls are set 2.5 s and 7.25 s before the test starts. */
+static struct tap_comm_progress progress[] = {
+    {.issued = 40, .arrived = 31, .completed = 29, .pending = 19, .oldest_seq = 29,
+     .oldest_bytes = (1 << 20) + 5, .oldest_op = TAP_OP_ALLREDUCE},
+    {.issued = 50, .arrived = 37, .completed = 36, .pending = 23, .oldest_seq = 36,
+     .oldest_bytes = 4096, .oldest_op = TAP_OP_ALLGATHER},
+};
 static const struct tap_snapshot snap = {
     .counts = {.timed = 7, .failed = 3, .simulated = 2, .pending = 5, .lost = 11},
     .pair_cost_ns = 1234,
     .busy_union_ns = 2500000000ull,
     .busy_sum_ns = 3750000000ull,
-    .pending_by_comm = pending_by_comm,
-    .npending_by_comm = 2,
+    .progress = progress,
+    .nprogress = 2,
 };
 
 /* Two communicators, 4 calls in rows (3 timed on alpha, 1 untimed on
@@ -54,6 +63,9 @@ static void set_up(void)
         perror(prom);
         exit(2);
     }
+    uint64_t now = tap_monotonic_ns();
+    progress[0].oldest_enqueue_ns = now - 2500000000ull;
+    progress[1].oldest_enqueue_ns = now - 7250000000ull;
     setenv("NCCLTAP_DIR", dir, 1);
     setenv("NCCLTAP_PROM_DIR", prom, 1);
     setenv("NCCLTAP_VERBOSE", "1", 1);
@@ -194,6 +206,21 @@ static long long prom_value(const char *text, const char *name, const char *labe
     return -1;
 }
 
+/* The same, as a double (0 when there is none). */
+static double prom_double(const char *text, const char *name, const char *label)
+{
+    const char *line = text;
+    while ((line = strstr(line, name)) != NULL) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *hit = strstr(line, label);
+        if (line[strlen(name)] == '{' && hit && hit < line + len)
+            return strtod(memchr(line, '}', len) + 1, NULL);
+        line += len;
+    }
+    return 0;
+}
+
 static void test_prom_file(void)
 {
     CHECK(tap_prom_write(&snap) == 0);
@@ -205,6 +232,21 @@ static void test_prom_file(void)
     CHECK(prom_value(text, "nccltap_pending_ops", "comm=\"b2b2b2b2b2b2b2b2\"") == 23);
     CHECK(prom_value(text, "nccltap_pending_ops", "comm_name=\"alpha\"") == 19);
     CHECK(prom_value(text, "nccltap_pending_ops", "rank=\"1\"") == 23);
+    CHECK(prom_value(text, "nccltap_comm_issued_ops", "comm_name=\"alpha\"") == 40);
+    CHECK(prom_value(text, "nccltap_comm_arrived_ops", "comm_name=\"alpha\"") == 31);
+    CHECK(prom_value(text, "nccltap_comm_completed_ops", "comm_name=\"alpha\"") == 29);
+    CHECK(prom_value(text, "nccltap_comm_issued_ops", "comm_name=\"beta\"") == 50);
+    CHECK(prom_value(text, "nccltap_comm_arrived_ops", "comm_name=\"beta\"") == 37);
+    CHECK(prom_value(text, "nccltap_comm_completed_ops", "comm_name=\"beta\"") == 36);
+    /* The oldest op's call as a Unix time: its age from now, within the
+     * test's own run time; labelled with its op and size class. */
+    double now = (double)time(NULL);
+    double a = prom_double(text, "nccltap_comm_oldest_pending_timestamp_seconds",
+                           "op=\"AllReduce\",size_class=\"1048576\"");
+    double b = prom_double(text, "nccltap_comm_oldest_pending_timestamp_seconds",
+                           "op=\"AllGather\",size_class=\"4096\"");
+    CHECK(now - a > 1.5 && now - a < 60);
+    CHECK(b > 0 && a - b > 4.7 && a - b < 4.8);
     CHECK(prom_value(text, "nccltap_dropped_ops_total", NULL) == 1);
     CHECK(prom_value(text, "nccltap_untimed_ops_total", NULL) == 6);
     CHECK(prom_value(text, "nccltap_ops_total", "op=\"AllReduce\"") == 3);
