@@ -11,7 +11,9 @@ waits, alone; the hang's missing rank marked in the hang strip; the slow
 link's rank outlined in the send/recv matrix.
 
 usage: html_test.py CASE NCCLTAP WORKDIR
-  CASE  healthy | straggler | slow_link | hang | scale
+  CASE  healthy | straggler | slow_link | hang | escape | scale
+  escape: names that are markup (hand-written rank files, testdata/run4)
+        are shown as text, and run nothing.
   scale: 1,024 generated ranks (tests/perf/gen_ops_files.py), one late:
         the page under PAGE_MAX_BYTES and loaded within LOAD_MAX_S (the
         bounds in BENCHMARKS.md, "The HTML report at 1,024 ranks"), the
@@ -252,9 +254,43 @@ def case_hang(run, work):
     check(stuck == ["0", "1", "2"], "ranks waiting in the hang strip: %s" % stuck)
 
 
+PERF = os.path.join(HERE, "..", "..", "..", "tests", "perf")
+OPS_RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # gen_ops_files.py's RECORD
+SCALE_ROWS = 60
+
+
+def scale_run(d):
+    """1,024 ranks of 200 AllReduces each, rank 517 late at every one
+    (gen_ops_files.py); to each rank file, its time in NCCL (the sum of its
+    ops' intervals) and SCALE_ROWS statistics rows of its communicator, as
+    gen_rank_files.py writes them: the ops tables and bandwidth charts of a
+    training job's sizes."""
+    subprocess.run([sys.executable, os.path.join(PERF, "gen_ops_files.py"), d, "1024", "200", "517"], check=True,
+                   timeout=300)
+    sys.path.insert(0, PERF)
+    import gen_rank_files as grf
+    import random
+    rng = random.Random(1)
+    keys = [k for k in grf.keys(SCALE_ROWS * 3) if k[0][0] == "world"][:SCALE_ROWS]
+    for name in os.listdir(d):
+        if not name.endswith(".json"):
+            continue
+        base = os.path.join(d, name[:-5])
+        with open(base + ".ops", "rb") as f:
+            raw = f.read()[4096:]
+        busy = sum(r[8] - r[7] for r in OPS_RECORD.iter_unpack(raw)) / 1e9
+        with open(base + ".json") as f:
+            doc = json.load(f)
+        rank = doc["ranks"][0]
+        doc["nccl_busy_s"] = doc["nccl_timed_s"] = busy
+        doc["ops"] = [json.loads(grf.row_text(rng, rank, *k).replace(grf.comm_id("world"), doc["comms"][0]["id"]))
+                      for k in keys]
+        with open(base + ".json", "w") as f:
+            json.dump(doc, f)
+
+
 def case_scale(run, work):
-    gen = os.path.join(HERE, "..", "..", "..", "tests", "perf", "gen_ops_files.py")
-    subprocess.run([sys.executable, gen, run.dir, "1024", "200", "517"], check=True, timeout=300)
+    scale_run(run.dir)
     page = os.path.join(work, "scale.html")
     t0 = time.monotonic()
     render(run, page)
@@ -292,7 +328,45 @@ def screenshot(nccltap, out):
     shutil.rmtree(work)
 
 
-CASES = {"healthy": case_healthy, "straggler": case_straggler, "slow_link": case_slow_link, "hang": case_hang,
+# Names that would be markup, or would end an attribute, if not escaped;
+# with controls and a right-to-left override the text report escapes.
+HOSTILE = {"host": "evil<img src=x onerror=alert(1)>\u202e\x1b[2J",
+           "job": "job\"><script>alert(2)</script>",
+           "comm_name": "tp' onmouseover='alert(3)",
+           "op": "AllReduce</title><svg onload=alert(4)>&amp;"}
+
+
+def case_escape(run, work):
+    """Names from the inputs are shown as text: no element, attribute or
+    script of theirs reaches the page (check_static: no src; the browser:
+    no console message, no request), and the names read as the text
+    report shows them."""
+    testdata = os.path.join(HERE, "..", "testdata", "run4")
+    os.makedirs(run.dir)
+    for name in sorted(os.listdir(testdata)):
+        with open(os.path.join(testdata, name)) as f:
+            try:
+                doc = json.load(f)
+            except ValueError:  # a file cut short, as a killed process leaves it
+                continue
+        doc["host"], doc["job"] = HOSTILE["host"], HOSTILE["job"]
+        for c in doc["comms"]:
+            c["name"] = HOSTILE["comm_name"]
+        for row in doc["ops"]:
+            row["comm_name"], row["op"] = HOSTILE["comm_name"], HOSTILE["op"]
+        with open(os.path.join(run.dir, name), "w") as f:
+            json.dump(doc, f)
+    d = open_page(run, os.path.join(work, "escape.html"), work)
+    check(not d.find("script", type=None)[1:], "a script of the inputs' is in the page")
+    check(not d.find("img") and not d.find("svg", onload="alert(4)"), "an element of the inputs' is in the page")
+    check(not [a for _, a, _ in d.elements if any(k.startswith("on") for k in a)], "an event handler is in the page")
+    text = "".join(t for _, t in d.find("body"))
+    for want in ("evil<img src=x onerror=alert(1)>\\xe2\\x80\\xae\\x1b[2J", 'job"><script>alert(2)</script>',
+                 "tp' onmouseover='alert(3)", "AllReduce</title><svg onload=alert(4)>&amp;"):
+        check(want in text, "%r is not shown as text" % want)
+
+
+CASES = {"healthy": case_healthy, "escape": case_escape, "straggler": case_straggler, "slow_link": case_slow_link, "hang": case_hang,
          "scale": case_scale}
 
 

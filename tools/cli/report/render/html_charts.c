@@ -79,7 +79,11 @@ static void print_rank_bar(const struct process_summary *p, size_t i, const stru
     html_name(out, p->file->host);
     fprintf(out, ", pid %lld): ", p->file->pid);
     if (isnan(p->nccl_time_us)) {
-        fputs("time in NCCL unknown</title></g>\n", out);
+        fprintf(out, "time in NCCL unknown%s</title>", p->late ? "; late: the others wait for it" : "");
+        if (p->late)
+            fprintf(out, "<text class=\"late-mark\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">rank %d late</text>",
+                    x + w / 2, b->base - 6, p->rank);
+        fputs("</g>\n", out);
         return;
     }
     fprintf(out, "in NCCL %.3f ms", p->nccl_time_us / 1e3);
