@@ -2,12 +2,15 @@
  * any browser with no network: styles, script and charts (SVG) inline,
  * and a Content-Security-Policy that forbids the page to fetch anything.
  * Top to bottom: the header and the Findings (the text's lines, each
- * linking to its picture), then the sections of html.h, then the text
- * report's evidence sections as they print. */
+ * linking to its picture), then the sections of html_charts.h,
+ * html_links.h and html_tables.h, then the text report's evidence sections
+ * as they print. */
 #include "render.h"
 #include "findings.h"
 #include "format.h"
-#include "html.h"
+#include "html_charts.h"
+#include "html_links.h"
+#include "html_tables.h"
 #include "html_out.h"
 #include "merge.h"
 #include "summary.h"

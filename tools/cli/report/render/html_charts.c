@@ -1,4 +1,4 @@
-/* The HTML report's charts of the summary (html.h): where the time goes,
+/* The HTML report's charts of the summary (html_charts.h): where the time goes,
  * the ranks' time in NCCL split into waiting and transferring, busbw
  * against size. SVG drawn here, text selectable, every axis titled with
  * its unit. */
@@ -6,7 +6,7 @@
 #include "escape.h"
 #include "findings.h"
 #include "format.h"
-#include "html.h"
+#include "html_charts.h"
 #include "html_out.h"
 #include "summary.h"
 #include "util.h"

@@ -1,4 +1,4 @@
-/* The HTML report's pictures of the cross-rank analysis (html.h): each
+/* The HTML report's pictures of the cross-rank analysis (html_links.h): each
  * communicator's send/recv busbw as a rank x rank matrix, the hang as one
  * line per rank with the seq it reached, and the timeline strip around the
  * worst finding. */
@@ -6,7 +6,7 @@
 #include "findings.h"
 #include "format.h"
 #include "hang.h"
-#include "html.h"
+#include "html_links.h"
 #include "html_out.h"
 #include "render.h"
 #include "strip.h"

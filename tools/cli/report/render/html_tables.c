@@ -1,11 +1,11 @@
-/* The HTML report's tables (html.h): call sites and the op tables, sorted
+/* The HTML report's tables (html_tables.h): call sites and the op tables, sorted
  * by a click on a column and filtered by what a row contains (the page's
  * script, html.c). Each cell of a number carries it in data-v, so that
  * sorting is by value. Past a bound the rest is left out, and the page says
  * so and where to find them all. */
 #include "callsites.h"
 #include "format.h"
-#include "html.h"
+#include "html_tables.h"
 #include "html_out.h"
 #include "summary.h"
 
