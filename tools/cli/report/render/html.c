@@ -29,7 +29,8 @@ static const char style[] =
     ".note{color:#555;font-size:.9em}.chart{overflow-x:auto}\n"
     "svg{font:11px system-ui,sans-serif;display:block}svg .axis line{stroke:#666}"
     "svg .grid{stroke:#ddd}svg .title{font-weight:600}\n"
-    "svg .late-mark,svg .missing-mark,svg .slow-mark{fill:" HTML_VERMILION ";font-weight:700}\n"
+    "svg .late-mark,svg .missing-mark,svg .slow-mark{fill:" HTML_VERMILION ";font-weight:700;"
+    "paint-order:stroke;stroke:#fff;stroke-width:3px}\n"
     "table{border-collapse:collapse;font-size:.9em}th,td{padding:2px 6px;text-align:right}"
     "th{background:#eee;position:sticky;top:0}tr:nth-child(even){background:#f7f7f7}"
     "td.l,th.l{text-align:left}\n"
@@ -168,7 +169,7 @@ static const char *evidence_of(const struct finding *f)
     switch (f->kind) {
     case FINDING_HANG: return "hang";
     case FINDING_STRAGGLER: return "ranks";
-    case FINDING_SLOW_LINK: return "links";
+    case FINDING_SLOW_LINK: return f->transfer_us > 0.0 ? "text-slow" : "links";  /* from collectives: no matrix */
     case FINDING_OS: return "text-os";
     default: return "bandwidth";
     }

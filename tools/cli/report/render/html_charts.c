@@ -32,19 +32,23 @@ static void print_line_key(const struct line_summary *l, FILE *out)
     fprintf(out, " %s", human_bytes(l->bytes, size));
 }
 
+/* Bars of "Where the time goes" at most (--top may ask for 100,000). */
+#define TIME_MAX_BARS 50
+
 void html_time(const struct report_summary *s, FILE *out)
 {
-    if (!s->ntop)
+    size_t n = s->ntop < TIME_MAX_BARS ? s->ntop : TIME_MAX_BARS;
+    if (!n)
         return;
-    fprintf(out, "<section id=\"time\">\n<h2>Where the time goes</h2>\n<p class=\"note\">The top %zu lines by NCCL "
-            "time over all ranks (each rank's calls x its mean time, summed; <code>--top</code> sets how many)."
-            "</p>\n<div class=\"chart\">", s->ntop);
+    fprintf(out, "<section id=\"time\">\n<h2>Where the time goes</h2>\n<p class=\"note\">The top %zu line%s by NCCL "
+            "time over all ranks (each rank's calls x its mean time, summed; <code>--top</code> sets how many%s)."
+            "</p>\n<div class=\"chart\">", n, n == 1 ? "" : "s", n < s->ntop ? ", the page draws 50 at most" : "");
     const double row = 20, top = 10, left = 330, right = 880;
-    int h = (int)(top + row * (double)s->ntop + 45);
+    int h = (int)(top + row * (double)n + 45);
     double step, max = svg_nice_max(s->lines[s->top[0]].time_us / 1e3, &step);
     struct svg_scale x = { 0, max, left, right, false };
     svg_open(out, "bars", 900, h, "NCCL time of the top lines, in ms");
-    for (size_t i = 0; i < s->ntop; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct line_summary *l = &s->lines[s->top[i]];
         double y = top + row * (double)i, w = svg_at(&x, l->time_us / 1e3) - left;
         fprintf(out, "<g><title>%.3f ms, %.1f%% of NCCL time</title><text x=\"%.1f\" y=\"%.1f\" "
@@ -54,7 +58,7 @@ void html_time(const struct report_summary *s, FILE *out)
                 "<text x=\"%.1f\" y=\"%.1f\">%.1f%%</text></g>\n", left, y + 2, w, row - 4, HTML_BLUE,
                 left + w + 4, y + 13, l->pct_nccl);
     }
-    svg_axis_bottom(out, &x, step, top + row * (double)s->ntop + 2, "NCCL time over all ranks (ms)");
+    svg_axis_bottom(out, &x, step, top + row * (double)n + 2, "NCCL time over all ranks (ms)");
     svg_close(out);
     fputs("</div>\n</section>\n", out);
 }
@@ -159,8 +163,11 @@ void html_ranks(const struct report_summary *s, FILE *out)
     int w = (int)(b.left + b.bw * (double)b.n + 20);
     svg_open(out, "ranks", w < 600 ? 600 : w, (int)b.base + 60, "Each rank's time in NCCL: waiting and transferring");
     svg_axis_left(out, &b.y, step, b.left - 4, b.left + b.bw * (double)b.n, "time in NCCL (ms)");
-    for (size_t i = 0; i < b.n; i++)
-        print_rank_bar(&s->procs[s->by_rank[i]], i, &b, out);
+    /* The late ones last: their marks above their neighbours' bars. */
+    for (int late = 0; late < 2; late++)
+        for (size_t i = 0; i < b.n; i++)
+            if (s->procs[s->by_rank[i]].late == late)
+                print_rank_bar(&s->procs[s->by_rank[i]], i, &b, out);
     print_rank_axis(s, &b, out);
     svg_legend(out, b.left, 16, HTML_ORANGE, "waiting for the last rank");
     svg_legend(out, b.left + 190, 16, HTML_BLUE, b.waits ? "transferring" : "in NCCL");
@@ -171,8 +178,11 @@ void html_ranks(const struct report_summary *s, FILE *out)
 
 /* ---- bandwidth ---- */
 
-/* Series drawn per chart at most (the palette twice, solid then dashed). */
+/* Series drawn per chart at most (the palette twice, solid then dashed),
+ * and charts (ops): with a point per size class, at most 64 a series,
+ * about 2.4 MB of the page's budget (BENCHMARKS.md). */
 #define BW_MAX_SERIES (2 * HTML_NCOLOURS)
+#define BW_MAX_CHARTS 6
 
 /* Whether line l is the op and size of a slow transfer or below-expected
  * finding. */
@@ -327,8 +337,11 @@ void html_bandwidth(const struct report *r, const struct report_summary *s, FILE
         fputs("<section id=\"bandwidth\">\n<h2>Bandwidth: busbw against size</h2>\n<p class=\"note\">Per op, a line "
               "per communicator and datatype (merged over its ranks); sizes on a log scale. Dashed red: the busbw "
               "expected (<code>--expect-busbw</code>); circled: a slow transfer finding.</p>\n", out);
-        for (size_t i = 0; i < nops; i++)
+        for (size_t i = 0; i < nops && i < BW_MAX_CHARTS; i++)
             print_bw_chart(r, s, ops[i], out);
+        if (nops > BW_MAX_CHARTS)
+            fprintf(out, "<p class=\"note\">%zu more ops not drawn: the page draws %d at most (the op tables "
+                    "have them).</p>\n", nops - BW_MAX_CHARTS, BW_MAX_CHARTS);
         fputs("</section>\n", out);
     }
     free(ops);

@@ -19,8 +19,11 @@
 
 /* ---- send/recv matrix ---- */
 
-/* Ranks a matrix is drawn for at most (a cell under 3 px says nothing). */
+/* Ranks a matrix is drawn for at most (a cell under 3 px says nothing),
+ * and cells over all matrices: about 190 bytes each, 2.3 MB of the page's
+ * budget (BENCHMARKS.md). */
 #define MATRIX_MAX_RANKS 192
+#define MATRIX_MAX_CELLS 12000
 
 struct grid {
     double cell, left, top;
@@ -92,17 +95,20 @@ static void print_ramp_legend(const struct grid *g, double y, FILE *out)
             g->left + 30.0 * HTML_NRAMP, y + 24, g->max_gbs, g->left + 30.0 * HTML_NRAMP + 10, y + 9);
 }
 
-static void print_matrix(const struct report *r, const struct xr_links *l, FILE *out)
+/* Draws l's matrix if it fits in *budget cells (and takes them). */
+static void print_matrix(const struct report *r, const struct xr_links *l, size_t *budget, FILE *out)
 {
     char size[16];
     fprintf(out, "<h3>Communicator %016" PRIx64 ": ", l->comm);
     html_name(out, report_name(r, l->p2p_op));
     fprintf(out, " of %s, median busbw per pair</h3>\n", human_bytes((double)l->p2p_bytes, size));
-    if (l->nranks > MATRIX_MAX_RANKS) {
-        fprintf(out, "<p class=\"note\">%d ranks: matrices are drawn up to %d ranks. The slow links are in the "
-                "findings and in the text's evidence below.</p>\n", l->nranks, MATRIX_MAX_RANKS);
+    if (l->nranks > MATRIX_MAX_RANKS || l->ncells > *budget) {
+        fprintf(out, "<p class=\"note\">%d ranks, %zu pairs: not drawn (the page draws matrices of %d ranks at "
+                "most, %d cells in all). The slow links are in the findings and in the text's evidence below.</p>\n",
+                l->nranks, l->ncells, MATRIX_MAX_RANKS, MATRIX_MAX_CELLS);
         return;
     }
+    *budget -= l->ncells;
     struct grid g = { .left = 60, .top = 50 };
     g.cell = fmin(28, fmax(3, 480.0 / l->nranks));
     for (size_t i = 0; i < l->ncells; i++)
@@ -123,6 +129,7 @@ void html_links(const struct report *r, FILE *out)
 {
     const struct crossrank *x = r->cross;
     bool any = false;
+    size_t budget = MATRIX_MAX_CELLS;
     for (size_t i = 0; x && i < x->nlinks; i++) {
         if (!x->links[i].ncells)
             continue;
@@ -131,7 +138,7 @@ void html_links(const struct report *r, FILE *out)
                   "communicator's pairs at the largest size sent (bandwidth, not latency): darker is slower; no "
                   "cell, no transfer between them. Outlined in red: a slow link finding.</p>\n", out);
         any = true;
-        print_matrix(r, &x->links[i], out);
+        print_matrix(r, &x->links[i], &budget, out);
     }
     if (any)
         fputs("</section>\n", out);
@@ -140,8 +147,9 @@ void html_links(const struct report *r, FILE *out)
 /* ---- hang ---- */
 
 /* Rows drawn at most per hang; past them, the ranks waiting in it are one
- * row, and the page says so. */
+ * row, and the page says so. Hangs (communicators) drawn at most. */
 #define HANG_MAX_ROWS 64
+#define HANG_MAX_DRAWN 8
 
 struct hang_rows {
     const struct hang_instance *h;
@@ -267,8 +275,11 @@ void html_hang(const struct report_summary *s, FILE *out)
         return;
     fputs("<section id=\"hang\">\n<h2>Hang</h2>\n<p class=\"note\">Each rank's progress on the communicator: the "
           "ops it reached (blue: waiting in the stuck op), the ranks that never reached it in red.</p>\n", out);
-    for (size_t i = 0; i < hs->n; i++)
+    for (size_t i = 0; i < hs->n && i < HANG_MAX_DRAWN; i++)
         print_hang_instance(&hs->v[i], out);
+    if (hs->n > HANG_MAX_DRAWN)
+        fprintf(out, "<p class=\"note\">%zu more communicators hang: the page draws %d (the text's evidence below "
+                "lists them all).</p>\n", hs->n - HANG_MAX_DRAWN, HANG_MAX_DRAWN);
     fputs("</section>\n", out);
 }
 

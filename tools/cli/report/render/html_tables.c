@@ -12,8 +12,10 @@
 #include <math.h>
 #include <string.h>
 
-/* Rows a table shows at most. */
-#define TABLE_MAX_ROWS 2000
+/* Rows a table shows at most: with names of a few hundred bytes each,
+ * about a megabyte (the page's budget, BENCHMARKS.md). */
+#define SITES_MAX_ROWS 500
+#define OPS_MAX_ROWS 1000
 
 /* <td data-v=v>text</td>, "-" when v is NaN. */
 static void num(FILE *out, double v, const char *fmt)
@@ -89,7 +91,7 @@ void html_sites(const struct report_summary *s, FILE *out)
             "(NCCLTAP_CALLSITE_DEPTH=%d, innermost frame), by NCCL time: the site's calls x their mean time.</p>\n",
             cs->depth);
     table_head(out, "sites-table", cols, sizeof cols / sizeof cols[0]);
-    size_t n = cs->nsites < TABLE_MAX_ROWS ? cs->nsites : TABLE_MAX_ROWS;
+    size_t n = cs->nsites < SITES_MAX_ROWS ? cs->nsites : SITES_MAX_ROWS;
     for (size_t i = 0; i < n; i++)
         site_row(&cs->sites[i], i, out);
     table_end(out, n, cs->nsites, "the text report and --json have them all");
@@ -134,7 +136,7 @@ void html_ops(const struct report_summary *s, FILE *out)
           "timed calls other than each rank's first (NCCL connects lazily); busbw min: the lowest rank's busbw "
           "and that rank, w where it waited for a late rank.</p>\n", out);
     table_head(out, "ops-table", cols, sizeof cols / sizeof cols[0]);
-    size_t n = s->nlines < TABLE_MAX_ROWS ? s->nlines : TABLE_MAX_ROWS;
+    size_t n = s->nlines < OPS_MAX_ROWS ? s->nlines : OPS_MAX_ROWS;
     for (size_t i = 0; i < n; i++)
         ops_row(&s->lines[i], out);
     table_end(out, n, s->nlines, "nccltap report --csv has them all");
