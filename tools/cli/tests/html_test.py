@@ -206,11 +206,48 @@ def check_detects(work):
     check(requests == ["http://192.0.2.1/a.png"], "the page's request was not seen: %s" % requests)
 
 
+# Drives the page's tables as a reader would, then leaves what it saw on
+# <body data-seen>: the op column after one click and after two, the busbw
+# column's values (data-v) after one, and the ops the filter "recv" leaves.
+DRIVE = """<script>
+(function(){var t=document.getElementById('ops-table'),h=t.tHead.rows[0].cells;
+function col(i,v){return Array.prototype.map.call(t.tBodies[0].rows,function(r){
+ return v?parseFloat(r.cells[i].getAttribute('data-v')):r.cells[i].textContent;});}
+h[2].click();var asc=col(2);h[2].click();var desc=col(2);h[11].click();var busbw=col(11,true);
+var f=document.querySelector('input.filter[data-table=ops-table]');f.value='recv';
+f.dispatchEvent(new Event('input'));
+var left=Array.prototype.filter.call(t.tBodies[0].rows,function(r){return !r.hidden;})
+ .map(function(r){return r.cells[2].textContent;});
+document.body.setAttribute('data-seen',JSON.stringify({asc:asc,desc:desc,busbw:busbw,left:left}));})();
+</script>"""
+
+
+def check_tables(page, work):
+    """The op table sorts by a click (text and numbers) and filters by
+    what its rows contain."""
+    driven = os.path.join(work, "driven.html")
+    with open(page) as f:
+        src = f.read()
+    with open(driven, "w") as f:
+        f.write(src.replace("</body>", DRIVE + "</body>"))
+    dom, console, requests, _ = browse(driven, work)
+    check(not console and not requests, "console %s, requests %s" % (console, requests))
+    body = Dom(dom).find("body")
+    seen = json.loads(body[0][0]["data-seen"])
+    ops = ["AllReduce", "Recv", "Send"]
+    check(seen["asc"] == ops and seen["desc"] == ops[::-1], "sorted by op: %s" % seen)
+    check(seen["busbw"] == sorted(seen["busbw"]) and len(set(seen["busbw"])) > 1,
+          "sorted by busbw: %s" % seen["busbw"])
+    check(seen["left"] == ["Recv"], "the filter 'recv' left %s" % seen["left"])
+
+
 def case_healthy(run, work):
     check_detects(work)
     run.bench(4, op="allreduce,sendrecv")
-    d = open_page(run, os.path.join(work, "healthy.html"), work)
+    page = os.path.join(work, "healthy.html")
+    d = open_page(run, page, work)
     check_findings(run, d, [])
+    check_tables(page, work)
     check(not d.find("g", cls="late"), "a late rank in a healthy run")
     for section in ("findings", "time", "ranks", "bandwidth", "links", "ops"):
         check(d.find(id=section), "no section #%s" % section)
