@@ -108,6 +108,8 @@ static void print_header(const struct report *r, const struct report_summary *s,
                 r->nfiles == 1 ? "" : "es");
     else
         fputs("<dt>simulated</dt><dd>no</dd>\n", out);
+    if (r->from_trace)
+        term("source", "LTTng trace: one process per traced vpid", out);
     fprintf(out, "<dt>wall time</dt><dd>%.2f s (longest process)</dd>\n", s->wall_s);
     if (isnan(s->nccl_share))
         fputs("<dt>in NCCL</dt><dd>unknown (no call timed)</dd>\n", out);

@@ -234,8 +234,8 @@ static void print_point(const struct line_summary *l, const struct svg_scale *x,
     double px = svg_at(x, l->bytes), py = svg_at(y, l->busbw_gbs);
     fputs("<g><title>", out);
     print_line_key(l, out);
-    fprintf(out, ": busbw %.2f GB/s, p50 %.2f us%s</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>",
-            l->busbw_gbs, l->us_p50, slow ? "; a slow transfer finding" : "", px, py);
+    fprintf(out, ": busbw %.2f GB/s, mean %.2f us%s</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>",
+            l->busbw_gbs, l->us_mean, slow ? "; a slow transfer finding" : "", px, py);
     if (slow)
         fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>"
                 "<text class=\"slow-mark\" x=\"%.1f\" y=\"%.1f\">slow</text>", px, py, HTML_VERMILION, px + 9, py - 6);

@@ -34,8 +34,9 @@ static void print_cells(const struct xr_links *l, const struct grid *g, FILE *ou
 {
     for (size_t i = 0; i < l->ncells; i++) {
         const struct xr_link_cell *c = &l->cells[i];
-        int shade = g->max_gbs > 0 ? (int)(c->busbw_gbs / g->max_gbs * HTML_NRAMP) : 0;
-        shade = shade < 0 ? 0 : shade >= HTML_NRAMP ? HTML_NRAMP - 1 : shade;
+        double f = c->busbw_gbs / g->max_gbs;  /* NaN where max is 0 or infinite */
+        int shade = f >= 0 && f <= 1 ? (int)(f * HTML_NRAMP) : f > 1 ? HTML_NRAMP - 1 : 0;
+        shade = shade >= HTML_NRAMP ? HTML_NRAMP - 1 : shade;
         fprintf(out, "<rect class=\"cell\" data-src=\"%d\" data-dst=\"%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                 "height=\"%.1f\" fill=\"%s\"><title>rank %d -&gt; rank %d: %.2f GB/s (median of %zu transfers)"
                 "</title></rect>\n", c->src, c->dst, g->left + g->cell * c->dst, g->top + g->cell * c->src, g->cell,
