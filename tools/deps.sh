@@ -39,6 +39,7 @@ openmpi-bin
 prometheus
 prometheus-node-exporter
 valgrind
+chromium
 "
 
 case ${nccltap_deps_for:-all} in

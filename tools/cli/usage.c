@@ -22,7 +22,7 @@ void usage(FILE *to)
 "Commands:\n"
 "  run      run a program with the nccltap shim preloaded into it\n"
 "  report   merge the per-rank files (or the LTTng trace) of a run into one\n"
-"           report: text, JSON, CSV or a Perfetto timeline\n"
+"           report: text, JSON, CSV, an HTML page or a Perfetto timeline\n"
 "  demo     run nccltap-bench under the shim with a fault injected into the\n"
 "           simulator (or on the GPUs), and print its report\n"
 "  help     show this help, or a command's; 'nccltap help config' lists\n"
@@ -109,6 +109,7 @@ void usage_report(FILE *to)
 {
     fputs(
 "Usage: nccltap report [OPTIONS] PATH\n"
+"  or:  nccltap report --html FILE [OPTIONS] PATH\n"
 "  or:  nccltap report --perfetto OUT [--from S] [--to S] [--ranks LIST] PATH\n"
 "Merge the per-rank files of one run into one report, read top to bottom:\n"
 "first the findings (a straggler, a hang, a slow link, a busbw below the one\n"
@@ -128,6 +129,13 @@ void usage_report(FILE *to)
 "      --findings       print only the findings, one line each (with --json: as\n"
 "                       JSON); exit 1 when there is one, 0 when the run is\n"
 "                       healthy, 2 on a usage error: for scripts and CI\n"
+"      --html FILE      write the report to FILE as one HTML page that needs no\n"
+"                       network (styles, script and SVG charts inline): the\n"
+"                       findings, each linked to its picture; where the time\n"
+"                       goes; each rank's time in NCCL split into waiting and\n"
+"                       transferring; busbw against size; the send/recv\n"
+"                       matrix; the hang; a timeline strip around the worst\n"
+"                       finding; sortable, filterable tables\n"
 "      --csv            the merged rows as CSV, one line per communicator,\n"
 "                       operation, datatype and size (not with --json)\n"
 "      --wide           every column of the tables (by default they fit in 120\n"
@@ -160,6 +168,7 @@ void usage_report(FILE *to)
 "  $ nccltap report out\n"
 "  $ nccltap report --json out > report.json\n"
 "  $ nccltap report --findings out || echo 'something is wrong'\n"
+"  $ nccltap report --html report.html out\n"
 "  $ nccltap report out --op AllReduce --top 5 --wide\n"
 "  $ nccltap report --run 1234 --debug-dir /opt/app/debug out\n"
 "  $ nccltap report --perfetto t.json --from 2 --to 3 --ranks 0-3 out\n",

@@ -1,20 +1,15 @@
 /* `nccltap report --perfetto OUT.json [--from S] [--to S] [--ranks LIST]`:
  * the analyses the timeline needs, then the file, written whole or not at
- * all: a temporary file beside it, made under a new unique name (mkstemp:
- * O_CREAT | O_EXCL, so never through a link someone planted there), then
- * renamed over OUT.json. */
+ * all (out_file.h). */
 #include "os_interference.h"
+#include "out_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
 #include "timeline.h"
 #include "util.h"
 
-#include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 int parse_rank_list(const char *s, int **ranks, size_t *n)
 {
@@ -50,24 +45,16 @@ bad:
     return -1;
 }
 
-/* The directory `path` is in: a malloc'ed string. */
-static char *dir_of(const char *path)
-{
-    char *copy = xstrdup(path);
-    char *dir = xstrdup(dirname(copy));
-    free(copy);
-    return dir;
-}
+/* What out_file_write hands the writer. */
+struct perfetto_ctx {
+    const struct report *r;
+    const struct timeline *t;
+};
 
-bool perfetto_dir_writable(const char *argv0, const char *path)
+static int write_perfetto(FILE *out, void *ctx)
 {
-    char *dir = dir_of(path);
-    bool ok = access(dir, W_OK | X_OK) == 0;
-    if (!ok)
-        fprintf(stderr, "%s: --perfetto %s: cannot write in directory %s: %s (give a file in a directory "
-                "you can write in)\n", argv0, path, dir, strerror(errno));
-    free(dir);
-    return ok;
+    const struct perfetto_ctx *c = ctx;
+    return report_write_perfetto(c->r, c->t, out);
 }
 
 int report_perfetto(const struct report *r, const char *path, const struct tl_options *o)
@@ -76,36 +63,11 @@ int report_perfetto(const struct report *r, const char *path, const struct tl_op
     os_interference_analyze(r, &os);
     struct timeline t;
     timeline_build(r, &os, o, &t);
-    char *tmp = xasprintf("%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
-    int rc = -1;
-    if (!out) {
-        int err = errno;
-        char *dir = dir_of(path);
-        msg("cannot write %s: cannot create a file in %s: %s", path, dir, strerror(err));
-        free(dir);
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
-    } else {
-        rc = report_write_perfetto(r, &t, out);
-        if (fclose(out) != 0)
-            rc = -1;
-        if (rc == 0 && rename(tmp, path) != 0) {
-            msg("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-            rc = -1;
-        } else if (rc != 0) {
-            msg("cannot write %s", tmp);
-        }
-        if (rc != 0)
-            remove(tmp);
-    }
+    struct perfetto_ctx ctx = { r, &t };
+    int rc = out_file_write(path, write_perfetto, &ctx);
     if (rc == 0)
         msg("Perfetto trace in %s: %zu events (open it in ui.perfetto.dev or chrome://tracing)",
             path, t.nevents);
-    free(tmp);
     timeline_free(&t);
     os_interference_free(&os);
     return rc;

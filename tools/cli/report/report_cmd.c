@@ -1,16 +1,19 @@
-/* `nccltap report [--json|--csv] [--findings] [--wide] [--top N] [--comm ID] [--op NAME]
+/* `nccltap report [--json|--csv|--html FILE] [--findings] [--wide] [--top N] [--comm ID] [--op NAME]
  * [--run ID] [--debug-dir DIR]... PATH`, options before or after PATH:
  * PATH is a directory of per-rank files (of one run: the newest, or ID), or
  * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
  * any directory with a CTF trace below it). With --perfetto OUT the run's
- * timeline goes to OUT instead (perfetto_cmd.c). */
+ * timeline goes to OUT instead (perfetto_cmd.c); with --html FILE the
+ * report goes to FILE as one HTML page (render/html.c). */
 #include "check_options.h"
 #include "cli.h"
 #include "crossrank.h"
 #include "load.h"
+#include "out_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
 #include "slow_transfers.h"
+#include "strip.h"
 #include "summary.h"
 #include "util.h"
 
@@ -37,13 +40,41 @@ struct print_opts {
     struct text_options text;
     struct summary_options summary;
     bool findings_only;       /* --findings: the Findings block alone */
+    const char *html;         /* --html FILE: the page goes there; NULL: none */
 };
+
+/* What out_file_write hands write_html. */
+struct html_page {
+    const struct report *r;
+    const struct report_summary *s;
+    const struct strip *strip;
+};
+
+static int write_html(FILE *out, void *ctx)
+{
+    const struct html_page *p = ctx;
+    return report_print_html(p->r, p->s, p->strip, out);
+}
+
+/* The HTML page of r to `path`, written whole or not at all. */
+static int report_html(const struct report *r, const struct report_summary *s, const char *path)
+{
+    struct strip strip;
+    report_strip(r, &s->findings, &strip);
+    struct html_page page = { r, s, &strip };
+    int rc = out_file_write(path, write_html, &page);
+    if (rc == 0)
+        msg("HTML report in %s: open it in any browser (it needs no network)", path);
+    strip_free(&strip);
+    return rc;
+}
 
 static int print_report(const struct report *r, const struct print_opts *o)
 {
     struct report_summary s;
     report_summarize(r, &o->summary, &s);
-    int rc = o->findings_only ? report_print_findings(&s, o->format == FORMAT_JSON, stdout)
+    int rc = o->html ? report_html(r, &s, o->html)
+             : o->findings_only ? report_print_findings(&s, o->format == FORMAT_JSON, stdout)
              : o->format == FORMAT_JSON ? report_print_json(r, &s, stdout)
              : o->format == FORMAT_CSV ? report_print_csv(&s, stdout)
              : report_print_text(r, &s, &o->text, stdout);
@@ -112,7 +143,7 @@ int report_dir_text(const char *dir)
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_EXPECT, OPT_RUN, OPT_PERFETTO,
-           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS };
+           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS, OPT_HTML };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "csv", no_argument, NULL, OPT_CSV },
@@ -128,6 +159,7 @@ int cmd_report(int argc, char **argv)
         { "ranks", required_argument, NULL, OPT_RANKS },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "findings", no_argument, NULL, OPT_FINDINGS },
+        { "html", required_argument, NULL, OPT_HTML },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -155,6 +187,9 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_FINDINGS:
             o.findings_only = true;
+            break;
+        case OPT_HTML:
+            o.html = optarg;
             break;
         case OPT_WIDE:
             o.text.wide = true;
@@ -231,11 +266,16 @@ int cmd_report(int argc, char **argv)
     else if (o.findings_only && (csv || p.out))
         rc = usage_error(argv[0], "--findings prints the findings as text or --json: not with %s",
                          csv ? "--csv" : "--perfetto");
+    else if (o.html && (json || csv || o.findings_only || p.out))
+        rc = usage_error(argv[0], "--html writes the report as a page: not with %s",
+                         json ? "--json" : csv ? "--csv" : o.findings_only ? "--findings" : "--perfetto");
     else if (!p.out && (ranks || p.tl.from_s > 0 || p.tl.to_s >= 0))
         rc = usage_error(argv[0], "--from, --to and --ranks choose what --perfetto writes");
     else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)
         rc = usage_error(argv[0], "--to must be after --from");
-    else if (p.out && !perfetto_dir_writable(argv[0], p.out))
+    else if (p.out && !out_dir_writable(argv[0], "--perfetto", p.out))
+        rc = EXIT_USAGE;
+    else if (o.html && !out_dir_writable(argv[0], "--html", o.html))
         rc = EXIT_USAGE;
     else
         rc = report_path(argv[0], argv[optind], run, expect_busbw, &o, &p);

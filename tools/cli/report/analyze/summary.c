@@ -108,7 +108,7 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
         const struct rank_file *f = &r->files[i];
         double share = rank_file_nccl_share(f);
         s->procs[i] = (struct process_summary){ f, f->nranks ? f->ranks[0] : -1, f->totals.calls,
-                                                share * f->wall_s * 1e6, share, NAN, false };
+                                                share * f->wall_s * 1e6, share, NAN, NAN, false };
     }
     const struct process_summary **sorted = xcalloc(s->nprocs ? s->nprocs : 1, sizeof *sorted);
     for (size_t i = 0; i < s->nprocs; i++)
@@ -137,8 +137,8 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
         s->fewer_calls += s->procs[i].calls < s->calls_max;
 }
 
-/* Each process's wait for the last to arrive (r->cross); NaN waits
- * without per-op records. */
+/* Each process's wait for the last to arrive (r->cross), and the rest of
+ * its time in NCCL; NaN waits without per-op records. */
 static void waits_of_procs(const struct report *r, struct report_summary *s)
 {
     const struct crossrank *x = r->cross;
@@ -150,6 +150,11 @@ static void waits_of_procs(const struct report *r, struct report_summary *s)
     for (size_t i = 0; i < x->nwaits; i++)
         if (x->waits[i].file < s->nprocs)
             s->procs[x->waits[i].file].wait_us += x->waits[i].wait_us_total;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct process_summary *p = &s->procs[i];
+        double t = p->nccl_time_us - p->wait_us;  /* NaN when either is */
+        p->transfer_us = t < 0.0 ? 0.0 : t;
+    }
 }
 
 /* A process is late where the findings name it a straggler: the Ranks

@@ -73,6 +73,10 @@ struct process_summary {
      * latest start minus theirs, crossrank's xr_wait), summed: part of
      * nccl_time_us, time spent waiting for others. NaN: no per-op records. */
     double wait_us;
+    /* nccl_time_us less wait_us, at least 0: its time in NCCL not spent
+     * waiting for others (transferring, or its own launch work); NaN when
+     * either is unknown. */
+    double transfer_us;
     bool late;             /* one of its ranks is a straggler finding: the others wait for it */
 };
 

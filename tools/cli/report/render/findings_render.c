@@ -246,8 +246,12 @@ int print_findings(const struct report_summary *s, FILE *out)
     return fs->n ? 1 : 0;
 }
 
-/* The finding's line, as the text prints it (malloc'ed). */
-static char *finding_line(const struct finding *f)
+const char *finding_key(const struct finding *f)
+{
+    return kind_keys[f->kind];
+}
+
+char *finding_line(const struct finding *f)
 {
     char *buf = NULL;
     size_t len = 0;

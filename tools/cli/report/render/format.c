@@ -1,7 +1,12 @@
 /* Formatting the renderers share (format.h). */
 #include "format.h"
 
+#include "escape.h"
+#include "util.h"
+
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *human_bytes(double b, char buf[16])
 {
@@ -33,4 +38,35 @@ void print_rank_list(const int *v, size_t n, FILE *out)
             fprintf(out, "-%d", v[j]);
         i = j + 1;
     }
+}
+
+char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *count)
+{
+    const char **seen = xcalloc(r->nfiles, sizeof *seen);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const char *v = *(const char *const *)((const char *)&r->files[i] + offset);
+        if (!v[0])
+            continue;
+        size_t j = 0;
+        while (j < n && strcmp(seen[j], v) != 0)
+            j++;
+        if (j == n)
+            seen[n++] = v;
+    }
+    char buf[SHOWN_MAX];
+    size_t len = 1;
+    for (size_t i = 0; i < n && i < max; i++)
+        len += strlen(shown(seen[i], buf)) + 2;
+    char *s = xcalloc(len + 5, 1);
+    for (size_t i = 0; i < n && i < max; i++) {
+        if (i)
+            strcat(s, ", ");
+        strcat(s, shown(seen[i], buf));
+    }
+    if (n > max)
+        strcat(s, ", ...");
+    free(seen);
+    *count = n;
+    return s;
 }

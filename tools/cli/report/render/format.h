@@ -1,5 +1,5 @@
 /* Formatting that several renderers share: sizes as text, call-site
- * frames as JSON. The bottom of render/ with escape.h: the text and JSON
+ * frames as JSON, the header's lists of names. The bottom of render/ with escape.h: the text and JSON
  * renderers and their sections call it; it calls none of them. Pure
  * functions, callable from any thread. */
 #ifndef NCCLTAP_CLI_REPORT_FORMAT_H
@@ -19,5 +19,10 @@ json_t *site_frame_json(const struct site_frame *f);
 
 /* "0-2, 5": ranks v[0..n), ascending, runs joined. */
 void print_rank_list(const int *v, size_t n, FILE *out);
+
+/* Distinct non-empty values of one string member of struct rank_file (at
+ * `offset`) over r's files, as shown() spells them, comma-separated, at
+ * most `max` of them then "...". Malloc'ed; *count gets the number. */
+char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *count);
 
 #endif

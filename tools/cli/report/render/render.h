@@ -29,6 +29,14 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
 /* The op tables' merged lines as CSV (RFC 4180), one header line. csv.c */
 int report_print_csv(const struct report_summary *s, FILE *out);
 
+/* The report as one HTML page that needs nothing but a browser: the
+ * findings, then their pictures (SVG) and the tables; `strip` is the
+ * timeline strip (analyze/strip.h). Returns 0, or -1 when it could not be
+ * written. html.c */
+struct strip;
+int report_print_html(const struct report *r, const struct report_summary *s, const struct strip *strip,
+                      FILE *out);
+
 /* The timeline (analyze/timeline.c) as Chrome trace-event JSON. Returns
  * 0, or -1 when it could not be written. perfetto.c */
 struct timeline;
@@ -53,6 +61,12 @@ json_t *crossrank_json(const struct report *r);
  * and "checked". findings_render.c */
 int print_findings(const struct report_summary *s, FILE *out);
 json_t *findings_json(const struct report_summary *s);
+/* One finding's line, as the text prints it, names shown() (malloc'ed;
+ * NULL without memory). */
+struct finding;
+char *finding_line(const struct finding *f);
+/* Its --json "kind": "straggler", "hang"... */
+const char *finding_key(const struct finding *f);
 json_t *findings_checked_json(const struct report_summary *s);
 /* `nccltap report --findings`: the block alone (text), or {"format",
  * "findings", "checked"} (json). 1: a finding, 0: healthy, -1: not written. */

@@ -21,40 +21,6 @@
 
 /* ---- header ---- */
 
-/* Distinct values of one string member of struct rank_file (at `offset`)
- * over the files, comma-separated, at most `max` of them then "...".
- * Malloc'ed; *count gets the number. */
-static char *distinct(const struct report *r, size_t offset, size_t max, size_t *count)
-{
-    const char **seen = xcalloc(r->nfiles, sizeof *seen);
-    size_t n = 0;
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const char *v = *(const char *const *)((const char *)&r->files[i] + offset);
-        if (!v[0])
-            continue;
-        size_t j = 0;
-        while (j < n && strcmp(seen[j], v) != 0)
-            j++;
-        if (j == n)
-            seen[n++] = v;
-    }
-    char buf[SHOWN_MAX];
-    size_t len = 1;
-    for (size_t i = 0; i < n && i < max; i++)
-        len += strlen(shown(seen[i], buf)) + 2;
-    char *s = xcalloc(len + 5, 1);
-    for (size_t i = 0; i < n && i < max; i++) {
-        if (i)
-            strcat(s, ", ");
-        strcat(s, shown(seen[i], buf));
-    }
-    if (n > max)
-        strcat(s, ", ...");
-    free(seen);
-    *count = n;
-    return s;
-}
-
 #define FIELD(name) offsetof(struct rank_file, name)
 
 /* Columns of the op tables: `wide` adds those the default leaves out to fit
@@ -67,10 +33,10 @@ static void print_header(const struct report *r, const struct report_summary *s,
 {
     size_t nranks, njobs, nhosts, nversions, ntimings;
     free(report_ranks(r, &nranks));
-    char *jobs = distinct(r, FIELD(job), 4, &njobs);
-    char *hosts = distinct(r, FIELD(host), 4, &nhosts);
-    char *versions = distinct(r, FIELD(nccl_version), 8, &nversions);
-    char *timings = distinct(r, FIELD(timing), 4, &ntimings);
+    char *jobs = distinct_names(r, FIELD(job), 4, &njobs);
+    char *hosts = distinct_names(r, FIELD(host), 4, &nhosts);
+    char *versions = distinct_names(r, FIELD(nccl_version), 8, &nversions);
+    char *timings = distinct_names(r, FIELD(timing), 4, &ntimings);
 
     char buf[SHOWN_MAX], buf2[SHOWN_MAX];
     fprintf(out, "nccltap report: %s\n", shown(r->dir, buf));
