@@ -32,8 +32,7 @@ echo "== ThreadSanitizer: unit and shim tests"
 # 5,000-communicator tests race by design on the handle NCCL writes into
 # *newcomm while another thread looks for it, and in the simulator's
 # handle reuse; the exit tests time the exit, which TSan slows past the
-# bound. (The report of write_comms racing with registration, seen with
-# them, is for the next session: see the issues.)
+# bound.
 tests='^(units|shim\.|security\.)' \
 skip='^shim\.(threads_deep_callsites|comm_churn_threads.*|comms_past_the_limit|exit_while_threads_call.*)$' \
     run_suite "$prefix-tsan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=thread
