@@ -274,12 +274,14 @@ int cmd_demo(int argc, char **argv)
     char run_id[64];
     outdir_set_run_id(run_id, sizeof run_id);
     char *table = xasprintf("%s/bench-%s.txt", dir, run_id);
+    /* Its results too, which the report draws beside nccltap's (load/bench_files.c). */
+    char *results = xasprintf("%s/bench-%s.json", dir, run_id);
 
     char nranks[16];
     snprintf(nranks, sizeof nranks, "%d", ranks);
     char *bench_argv[] = {
         p.bench, "--ranks", nranks, "--op", "all", "--bytes", "8:64M", "--factor", "4",
-        "--iters", "20", "--warmup", "5", NULL,
+        "--iters", "20", "--warmup", "5", "--json", results, NULL,
     };
     pid_t watcher = s->hangs ? watch_hang(dir, run_id, ranks) : -1;
     bool ran;
@@ -288,6 +290,7 @@ int cmd_demo(int argc, char **argv)
     if (!ran) {
         paths_free(&p);
         free(table);
+        free(results);
         free(dir);
         return status;
     }
@@ -301,6 +304,7 @@ int cmd_demo(int argc, char **argv)
     say_what_next(p.bindir, dir, run_id, table);
     paths_free(&p);
     free(table);
+    free(results);
     free(dir);
     return status != 0 ? status : report_status;
 }

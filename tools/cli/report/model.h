@@ -282,6 +282,15 @@ struct kernel_trace {
 };
 
 /* One run: every process of it. */
+/* One op and size of nccltap-bench's own results (its --json), beside the
+ * run: the busbw its own events gave, as nccl-tests would print it. */
+struct bench_row {
+    const char *op;      /* interned, as the bench names it ("AllReduce") */
+    uint64_t bytes;      /* S, as nccl-tests counts it */
+    double busbw_gbs;
+    int rank;
+};
+
 struct report {
     const char *dir;     /* the directory or trace given */
     struct rank_file *files;
@@ -302,6 +311,8 @@ struct report {
     const char *event_names[256];  /* the events' op and datatype names, by index (interned) */
     unsigned nevent_names;
     struct crossrank *cross;  /* analyze/crossrank_base.h, once analysed; NULL before */
+    struct bench_row *bench;  /* nccltap-bench's results beside the run; NULL: none */
+    size_t nbench;
 };
 
 /* The interned copy of `name` (owned by r): equal strings, equal pointers.

@@ -241,11 +241,38 @@ def check_tables(page, work):
     check(seen["left"] == ["Recv"], "the filter 'recv' left %s" % seen["left"])
 
 
+def check_bench(run, d):
+    """nccltap-bench's own busbw (its --json beside the run) is drawn in
+    each op's chart, one mark per op and size, at the median over the
+    ranks, and given in --json, as the bench wrote it."""
+    mine = {}
+    for r in range(4):
+        with open(os.path.join(run.dir, "bench-healthy1.rank%d.json" % r)) as f:
+            for o in json.load(f)["ops"]:
+                mine.setdefault((o["op"], o["bytes"]), []).append(o["busbw_gbs"])
+    median = {k: sum(sorted(v)[1:3]) / 2 for k, v in mine.items()}  # 4 ranks: the middle two
+    check(("AllReduce", 1 << 20) in median, "no AllReduce in the bench's results: %s" % mine)
+    marks = sorted((int(a["data-bytes"]), float(a["data-v"])) for a, _ in d.find("g", cls="bench"))
+    want = sorted((b, v) for (_, b), v in median.items())
+    check(len(marks) == len(want) and all(m[0] == w[0] and abs(m[1] - w[1]) <= 1e-3 * w[1]
+                                          for m, w in zip(marks, want)),
+          "the bench's busbw %s drawn as %s" % (want, marks))
+    doc = json.loads(run.report("--json"))
+    got = {(b["op"], b["bytes"]): b for b in doc["bench"]}
+    check(sorted(got) == sorted(median) and all(got[k]["ranks"] == 4 and
+                                               abs(got[k]["busbw_gbs"] - v) <= 1e-3 * v for k, v in median.items()),
+          "--json's bench: %s, want %s" % (doc["bench"], median))
+
+
 def case_healthy(run, work):
     check_detects(work)
-    run.bench(4, op="allreduce,sendrecv")
+    # The bench's own results beside the run, as nccltap demo puts them.
+    cmd = run.bench_cmd(4, "allreduce,sendrecv", "1M", 50) + ["--json", os.path.join(run.dir, "bench-healthy1.json")]
+    p = subprocess.run(cmd, env=run.env(NCCLTAP_RUN_ID="healthy1"), capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
     page = os.path.join(work, "healthy.html")
     d = open_page(run, page, work)
+    check_bench(run, d)
     check_findings(run, d, [])
     check_tables(page, work)
     check(not d.find("g", cls="late"), "a late rank in a healthy run")

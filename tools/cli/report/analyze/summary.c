@@ -137,6 +137,34 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
         s->fewer_calls += s->procs[i].calls < s->calls_max;
 }
 
+static int cmp_bench_row(const void *a, const void *b)
+{
+    const struct bench_row *x = a, *y = b;
+    int c = strcmp(x->op, y->op);
+    return c ? c : (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* The bench's busbw per op and size, the median over its ranks. */
+static void summarize_bench(const struct report *r, struct report_summary *s)
+{
+    if (!r->nbench)
+        return;
+    struct bench_row *rows = xmalloc(r->nbench * sizeof *rows);
+    memcpy(rows, r->bench, r->nbench * sizeof *rows);
+    qsort(rows, r->nbench, sizeof *rows, cmp_bench_row);
+    s->bench = xcalloc(r->nbench, sizeof *s->bench);
+    double *v = xmalloc(r->nbench * sizeof *v);
+    for (size_t i = 0; i < r->nbench;) {
+        size_t j = i, n = 0;
+        for (; j < r->nbench && cmp_bench_row(&rows[i], &rows[j]) == 0; j++)
+            v[n++] = rows[j].busbw_gbs;
+        s->bench[s->nbench++] = (struct bench_summary){ rows[i].op, rows[i].bytes, xr_median(v, n), n };
+        i = j;
+    }
+    free(v);
+    free(rows);
+}
+
 /* Each process's wait for the last to arrive (r->cross), and the rest of
  * its time in NCCL; NaN waits without per-op records. */
 static void waits_of_procs(const struct report *r, struct report_summary *s)
@@ -304,10 +332,12 @@ void report_summarize(const struct report *r, const struct summary_options *o,
         os_interference_analyze(r, &s->os);
     findings_analyze(r, &s->os, s->nccl_time_us, &s->findings);
     late_procs(r, s);
+    summarize_bench(r, s);
 }
 
 void report_summary_free(struct report_summary *s)
 {
+    free(s->bench);
     free(s->comms);
     free(s->lines);
     free(s->top);

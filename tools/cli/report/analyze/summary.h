@@ -80,6 +80,15 @@ struct process_summary {
     bool late;             /* one of its ranks is a straggler finding: the others wait for it */
 };
 
+/* nccltap-bench's own busbw for one op and size (r->bench): the median
+ * over the ranks that gave one. */
+struct bench_summary {
+    const char *op;          /* interned, as the report names ops */
+    uint64_t bytes;
+    double busbw_gbs;
+    size_t nranks;
+};
+
 struct report_summary {
     struct summary_options options;
     double wall_s;           /* the longest process's */
@@ -112,6 +121,8 @@ struct report_summary {
     struct table_summary *tables;  /* the op tables, in lines' order */
     size_t ntables;
     struct findings findings;   /* what is wrong, worst first (findings.h) */
+    struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
+    size_t nbench;
 };
 
 void report_summarize(const struct report *r, const struct summary_options *o,

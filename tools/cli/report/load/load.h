@@ -20,6 +20,11 @@ void report_files_free(char **files);
  * named before run ids). */
 size_t report_files_of_run(char *const *files, size_t n, const char *run);
 
+/* The run id in a rank file's name (nccltap-<run>@<host>-<pid>.json): a
+ * pointer into `path`, and its length (0 for files named before run ids).
+ * runs.c */
+const char *report_run_of(const char *path, size_t *len);
+
 /* Keeps in `files` (as report_files returns them) only one run's: `wanted`,
  * or when NULL the newest (the run of the most recently written file);
  * names the other runs on stderr. Returns 0, or -1 when `wanted` has no
@@ -66,6 +71,11 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
  * HANG_FILE_SUFFIX) into r->hangs; report_free frees them. hang_files.c */
 void report_load_hangs(struct report *r);
 void report_hangs_free(struct report *r);
+
+/* nccltap-bench's own results beside the loaded rank files
+ * (bench-<run>.rank<R>.json, its --json) into r->bench; none is fine.
+ * bench_files.c */
+void report_load_bench(struct report *r);
 
 /* Sorts f->events by (comm, rank, seq). ops_log.c */
 void report_sort_events(struct rank_file *f);

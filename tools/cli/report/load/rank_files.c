@@ -203,6 +203,7 @@ int report_load(const char *dir, const char *run, struct report *r)
     }
     say_exec_images(r);
     report_load_hangs(r);
+    report_load_bench(r);
     return 0;
 }
 
@@ -214,6 +215,9 @@ void report_free(struct report *r)
     r->files = NULL;
     r->nfiles = r->files_cap = 0;
     report_hangs_free(r);
+    free(r->bench);
+    r->bench = NULL;
+    r->nbench = 0;
     report_model_free(r);
     for (size_t i = 0; i < r->nkernels; i++)
         kernel_trace_free(&r->kernels[i]);

@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* The run id in `path`'s file name: a pointer into it, and its length. */
-static const char *run_of(const char *path, size_t *len)
+const char *report_run_of(const char *path, size_t *len)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -26,7 +25,7 @@ static const char *run_of(const char *path, size_t *len)
 static bool in_run(const char *path, const char *run)
 {
     size_t len;
-    const char *r = run_of(path, &len);
+    const char *r = report_run_of(path, &len);
     return strlen(run) == len && strncmp(r, run, len) == 0;
 }
 
@@ -53,7 +52,7 @@ int report_keep_run(const char *dir, char **files, size_t *n, const char *wanted
     for (size_t i = 0; i < *n && !wanted; i++) {
         time_t t = mtime_of(files[i]);
         if (!pick || t > newest) {
-            pick = run_of(files[i], &pick_len);
+            pick = report_run_of(files[i], &pick_len);
             newest = t;
         }
     }
@@ -68,7 +67,7 @@ int report_keep_run(const char *dir, char **files, size_t *n, const char *wanted
          * files ("nccltap-<run>@...") are next to each other; files from
          * before run ids (the run "") may be anywhere. */
         size_t len;
-        const char *r = run_of(files[i], &len);
+        const char *r = report_run_of(files[i], &len);
         char *id = xasprintf("%.*s", (int)len, r);
         bool first = *id ? i == 0 || !in_run(files[i - 1], id) : !none_named;
         none_named |= !*id;

@@ -220,6 +220,9 @@ static void bw_scales(const struct report *r, const struct report_summary *s, co
     for (size_t i = 0; r->cross && i < r->cross->nexpect; i++)
         if (!r->cross->expect[i].op_name[0] || strcasecmp(r->cross->expect[i].op_name, op) == 0)
             max = fmax(max, r->cross->expect[i].gbs);
+    for (size_t i = 0; i < s->nbench; i++)
+        if (strcmp(s->bench[i].op, op) == 0 && s->bench[i].bytes >= lo && s->bench[i].bytes <= hi)
+            max = fmax(max, s->bench[i].busbw_gbs);
     if (hi <= lo) {
         lo /= 2;
         hi *= 2;
@@ -285,6 +288,25 @@ static void print_expected(const struct report *r, const char *op, const struct 
     }
 }
 
+/* nccltap-bench's own busbw at each size of op the chart spans: a black
+ * diamond, the figure nccl-tests would print for the run. */
+static void print_bench(const struct report_summary *s, const char *op, const struct svg_scale *x,
+                        const struct svg_scale *y, FILE *out)
+{
+    for (size_t i = 0; i < s->nbench; i++) {
+        const struct bench_summary *b = &s->bench[i];
+        if (strcmp(b->op, op) != 0 || (double)b->bytes < x->lo || (double)b->bytes > x->hi)
+            continue;
+        double px = svg_at(x, (double)b->bytes), py = svg_at(y, b->busbw_gbs);
+        fprintf(out, "<g class=\"bench\" data-bytes=\"%llu\" data-v=\"%.6g\"><title>nccltap-bench's own busbw at "
+                "%llu bytes: %.2f GB/s (median of %zu rank%s)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"7\" "
+                "height=\"7\" transform=\"rotate(45 %.1f %.1f)\" fill=\"none\" stroke=\"#000000\" "
+                "stroke-width=\"1.5\"/></g>", (unsigned long long)b->bytes, b->busbw_gbs,
+                (unsigned long long)b->bytes, b->busbw_gbs, b->nranks, b->nranks == 1 ? "" : "s", px - 3.5,
+                py - 3.5, px, py);
+    }
+}
+
 static void print_bw_chart(const struct report *r, const struct report_summary *s, const char *op, FILE *out)
 {
     struct svg_scale x, y;
@@ -314,6 +336,7 @@ static void print_bw_chart(const struct report *r, const struct report_summary *
         }
         i = print_series(s, i, k++, &x, &y, out);
     }
+    print_bench(s, op, &x, &y, out);
     svg_close(out);
     fputs("</div>\n", out);
     if (left_out)
@@ -336,7 +359,8 @@ void html_bandwidth(const struct report *r, const struct report_summary *s, FILE
     if (nops) {
         fputs("<section id=\"bandwidth\">\n<h2>Bandwidth: busbw against size</h2>\n<p class=\"note\">Per op, a line "
               "per communicator and datatype (merged over its ranks); sizes on a log scale. Dashed red: the busbw "
-              "expected (<code>--expect-busbw</code>); circled: a slow transfer finding.</p>\n", out);
+              "expected (<code>--expect-busbw</code>); circled: a slow transfer finding; black diamonds: "
+              "nccltap-bench's own busbw, as nccl-tests prints it, where its results are beside the run.</p>\n", out);
         for (size_t i = 0; i < nops && i < BW_MAX_CHARTS; i++)
             print_bw_chart(r, s, ops[i], out);
         if (nops > BW_MAX_CHARTS)

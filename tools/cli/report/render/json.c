@@ -345,6 +345,18 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
     return a;
 }
 
+/* nccltap-bench's own busbw per op and size, where its results are beside
+ * the run; [] otherwise. */
+static json_t *bench_json(const struct report_summary *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->nbench; i++)
+        json_array_append_new(a, json_pack("{s:s, s:I, s:f, s:I}", "op", s->bench[i].op, "bytes",
+                                           (json_int_t)s->bench[i].bytes, "busbw_gbs", s->bench[i].busbw_gbs,
+                                           "ranks", (json_int_t)s->bench[i].nranks));
+    return a;
+}
+
 int report_print_json(const struct report *r, const struct report_summary *s, FILE *out)
 {
     fputs("{\n", out);
@@ -371,6 +383,7 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("callsite_depth", json_integer(s->callsites.depth), false, out);
     rc |= member("callsites", callsites_json(&s->callsites), false, out);
+    rc |= member("bench", bench_json(s), false, out);
     /* Records of any input out of range, left out (load/record_check.h). */
     rc |= member("records_rejected", json_integer((json_int_t)r->records_rejected), false, out);
     rc |= member("totals", totals_json(r, s), true, out);
