@@ -289,10 +289,14 @@ def case_straggler(run, work):
     d = open_page(run, os.path.join(work, "straggler.html"), work)
     check_findings(run, d, [("straggler", 2)])
     check_late(d, 2)
-    # The strip around it: the late rank's row marked, its ops last to
-    # arrive (but at a communicator's first op, the ranks' start-up).
-    last = [a["data-rank"] for a, _ in d.find("g", cls="last")]
-    check(last.count("2") >= len(last) - 1 >= 1, "the timeline strip's last arrivals: %s" % last)
+    # The strip around it: the late rank's row marked, and last to arrive
+    # at the finding's worst instance, the strip's centre. (Its neighbours
+    # are 200 us apart too, but a loaded machine's scheduling can reorder
+    # one: the finding itself needs 75% of all instances.)
+    seq = json.loads(run.report("--json"))["findings"][0]["seq"]
+    last = [(a["data-rank"], a["data-seq"]) for a, _ in d.find("g", cls="last")]
+    check([r for r, s in last if s == str(seq)] == ["2"] and len(last) >= 3,
+          "the timeline strip's last arrivals (rank, seq): %s; the worst instance: seq %d" % (last, seq))
     check("rank 2" in [t for _, t in d.find("text", cls="late-mark")], "the strip does not mark rank 2")
 
 

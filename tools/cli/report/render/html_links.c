@@ -289,10 +289,10 @@ void html_hang(const struct report_summary *s, FILE *out)
 static void print_strip_op(const struct strip *st, const struct strip_op *o, const struct svg_scale *x, FILE *out)
 {
     double y = 30 + 16.0 * o->row, x0 = svg_at(x, (double)o->start_ns / 1e3), x1 = svg_at(x, (double)o->end_ns / 1e3);
-    fprintf(out, "<g class=\"op%s\" data-rank=\"%d\"><title>rank %d seq %" PRIu64 ": arrived at %.1f us, ended at "
-            "%.1f us%s</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"11\" fill=\"%s\"/>"
-            "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/></g>\n", o->last ? " last" : "",
-            st->ranks[o->row], st->ranks[o->row], o->seq, (double)o->start_ns / 1e3, (double)o->end_ns / 1e3,
+    fprintf(out, "<g class=\"op%s\" data-rank=\"%d\" data-seq=\"%" PRIu64 "\"><title>rank %d seq %" PRIu64 ": arrived "
+            "at %.1f us, ended at %.1f us%s</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"11\" "
+            "fill=\"%s\"/><line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/></g>\n",
+            o->last ? " last" : "", st->ranks[o->row], o->seq, st->ranks[o->row], o->seq, (double)o->start_ns / 1e3, (double)o->end_ns / 1e3,
             o->last ? "; the last to arrive" : "", x0, y, fmax(x1 - x0, 1), o->last ? HTML_VERMILION : HTML_BLUE,
             x0, x0, y - 2, y + 13);
 }
