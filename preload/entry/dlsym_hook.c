@@ -47,11 +47,15 @@ static const struct api_entry api[] = {NCCLTAP_NCCL_API(TAP_API_ENTRY)};
 #undef TAP_API_ENTRY
 #define NAPI (sizeof api / sizeof api[0])
 
+/* Not instrumented: a sanitizer's runtime looks up its interceptors
+ * through dlsym before it is ready to check anything. */
+#define TAP_UNCHECKED __attribute__((no_sanitize("address", "undefined", "thread")))
+
 typedef void *(*dlsym_fn)(void *, const char *);
 static _Atomic(dlsym_fn) next_dlsym;
 static __thread int deciding __attribute__((tls_model("initial-exec")));
 
-static void *no_dlsym(void *handle, const char *name)
+TAP_UNCHECKED static void *no_dlsym(void *handle, const char *name)
 {
     (void)handle, (void)name;
     return NULL;
@@ -60,7 +64,7 @@ static void *no_dlsym(void *handle, const char *name)
 /* The next dlsym after nccltap's: by version, since a plain lookup of
  * "dlsym" would find this one. glibc 2.34 moved it into libc.so.6; the
  * older versions are x86-64's and AArch64's first. */
-static dlsym_fn find_next_dlsym(void)
+TAP_UNCHECKED static dlsym_fn find_next_dlsym(void)
 {
     static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
     dlsym_fn fn = NULL;
@@ -129,10 +133,8 @@ struct tap_dlsym_route {
 
 struct tap_dlsym_route tap_dlsym_decide(void *handle, const char *name, const void *ra);
 
-/* Called by the assembly below with the caller's return address. Not
- * instrumented: a sanitizer's runtime looks up its interceptors through
- * dlsym before it is ready to check anything. */
-__attribute__((visibility("hidden"), no_sanitize("address", "undefined", "thread"))) struct tap_dlsym_route
+/* Called by the assembly below with the caller's return address. */
+TAP_UNCHECKED __attribute__((visibility("hidden"))) struct tap_dlsym_route
 tap_dlsym_decide(void *handle, const char *name, const void *ra)
 {
     struct tap_dlsym_route r = {NULL, atomic_load_explicit(&next_dlsym, memory_order_acquire)};
