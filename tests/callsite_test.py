@@ -21,6 +21,9 @@
             library+0xoffset, with it they are named as in `cpp`; and the
             program moved away after the run, a full copy of it as
             DIR/.build-id/xx/rest.debug: found by build id.
+  travel    the program and its library copied, run, then deleted: the
+            report names every frame's function from the names the shim
+            recorded (the report read on another machine).
 
 Usage: callsite_test.py --bin BUILD/bin --app callsite_app --src SOURCE --work DIR CASE"""
 import argparse
@@ -346,18 +349,52 @@ def case_stripped(a):
     check_cpp_sites(a, report(a, out, "--debug-dir", moved), False)
 
 
+def case_travel(a):
+    """The report read where the program and its library are not (another
+    machine): the shim recorded each frame's function from the process's
+    symbol tables (the library's dynamic one, the program's .symtab), so
+    every native frame is still named, without file or line."""
+    work = os.path.join(a.work, "travel")
+    shutil.rmtree(work, ignore_errors=True)
+    bin_dir = os.path.join(work, "bin")
+    os.makedirs(bin_dir)
+    app = os.path.join(bin_dir, os.path.basename(a.app))
+    shutil.copy2(a.app, app)
+    shutil.copy2(os.path.join(os.path.dirname(a.app), "libcallsite_lib.so"), bin_dir)
+    out = os.path.join(work, "run")
+    traced(a, out, [app], {"LD_LIBRARY_PATH": bin_dir + ":" + os.environ.get("LD_LIBRARY_PATH", "")})
+    rank_file = [os.path.join(out, p) for p in os.listdir(out) if p.endswith(".json")][0]
+    with open(rank_file) as f:
+        paths = {m["path"] for m in json.load(f)["modules"]}
+    check({app, os.path.join(bin_dir, "libcallsite_lib.so")} <= paths,
+          "the run used the copies in %s (modules: %s)" % (bin_dir, sorted(paths)))
+    shutil.rmtree(bin_dir)
+    doc = report(a, out)
+    got = sorted((s["frames"][0]["function"], s["frames"][0]["library"], s["frames"][0]["file"], s["calls"])
+                 for s in doc["callsites"])
+    # Without debug information the inlined call is in the function it was
+    # inlined into.
+    want = [("app::reduce_direct(ncclComm*, CUstream_st*, void*)", os.path.basename(app), "", 3),
+            ("app::step(ncclComm*, CUstream_st*, void*)", os.path.basename(app), "", 5),
+            ("lib::Reducer::run(void*, unsigned long)", "libcallsite_lib.so", "", 7)]
+    check(got == want, "binaries gone: every frame named from the rank file (got %s)" % got)
+    text = text_report(a, out)
+    for function, *_ in want:
+        check(function in text, "the text report names %s:\n%s" % (function, text))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", required=True)
     p.add_argument("--app", default="")
     p.add_argument("--src", required=True)
     p.add_argument("--work", required=True)
-    p.add_argument("case", choices=["bench", "first_call", "cpp", "skip", "stripped"])
+    p.add_argument("case", choices=["bench", "first_call", "cpp", "skip", "stripped", "travel"])
     a = p.parse_args()
     a.src = os.path.abspath(a.src)
     os.makedirs(a.work, exist_ok=True)
     {"bench": case_bench, "first_call": case_first_call, "cpp": case_cpp, "skip": case_skip,
-     "stripped": case_stripped}[a.case](a)
+     "stripped": case_stripped, "travel": case_travel}[a.case](a)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 

@@ -7,6 +7,7 @@
 #include "state/callsite.h"
 #include "state/comm_registry.h"
 #include "base/json_writer.h"
+#include "writers/frame_names.h"
 #include "writers/load_map.h"
 #include "nccl/nccl_ops.h"
 #include "stats/site_stats.h"
@@ -46,6 +47,13 @@ static void write_frames(FILE *f, uint16_t site, unsigned depth, struct tap_modu
         struct tap_module *m = tap_load_map_find(map, nmap, frames[k]);
         if (m)
             m->used = true;
+    }
+    fputs("]", f);
+    /* Names beside them, for a report read where the binaries are not. */
+    fputs(", \"symbols\": [", f);
+    for (unsigned k = 0; frames && k < depth && frames[k]; k++) {
+        fputs(k ? ", " : "", f);
+        json_string(f, tap_frame_name(site, k, depth, frames[k], tap_load_map_find(map, nmap, frames[k])));
     }
     fputs("]", f);
 }

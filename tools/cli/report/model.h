@@ -126,6 +126,9 @@ struct site_frame {
     const char *library;      /* file name of the object it is in */
     uint64_t offset;          /* its address in that file (addr - load bias) */
     const char *function;     /* demangled; "library+0xoffset" without symbols */
+    const char *recorded;     /* the name the shim recorded ("symbols": its process's symbol
+                               * tables), mangled; "" when none. Used where the report
+                               * cannot read the object itself */
     const char *inlined_into; /* the function `function` was inlined into */
     const char *file;         /* source file, as the debug information names it */
     int line;                 /* 0 when unknown */

@@ -1,5 +1,6 @@
 /* Reading a per-rank file's call sites: "callsite_depth", "callsites"
- * (frames and per-row counts) and "modules" (the load map). All optional:
+ * (frames, the names the shim gave them, and per-row counts) and "modules"
+ * (the load map). All optional:
  * files written before call sites existed, or with NCCLTAP_CALLSITE_DEPTH=0,
  * have none. Symbolizing the frames is symbolize.c's, once all files are in. */
 #include "load.h"
@@ -46,7 +47,7 @@ static json_t *optional_array(json_t *root, const char *key, char *why, size_t w
 static int load_site(struct report *r, json_t *obj, struct callsite *site, char *why, size_t why_len)
 {
     json_t *id = json_object_get(obj, "id"), *frames = json_object_get(obj, "frames"),
-           *rows = json_object_get(obj, "rows");
+           *rows = json_object_get(obj, "rows"), *symbols = json_object_get(obj, "symbols");
     if (!json_is_integer(id) || json_integer_value(id) < 0 || !json_is_array(frames) || !json_is_array(rows)) {
         snprintf(why, why_len, "needs \"id\" (a number), \"frames\" and \"rows\" (arrays)");
         return -1;
@@ -61,6 +62,9 @@ static int load_site(struct report *r, json_t *obj, struct callsite *site, char 
             return -1;
         }
         f->library = f->function = f->inlined_into = f->file = "";
+        /* Optional (files before nccltap 0.x had none); a frame past its end has none. */
+        const char *name = json_string_value(json_array_get(symbols, k));
+        f->recorded = name ? report_intern(r, name) : "";
     }
     site->nrows = json_array_size(rows);
     site->rows = report_alloc(r, site->nrows * sizeof *site->rows);
