@@ -1,7 +1,9 @@
 /* Formatting the renderers share (format.h). */
 #include "format.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *human_bytes(double b, char buf[16])
 {
@@ -33,4 +35,65 @@ void print_rank_list(const int *v, size_t n, FILE *out)
             fprintf(out, "-%d", v[j]);
         i = j + 1;
     }
+}
+
+/* Whether the bracket at name[i] belongs to an operator's name
+ * ("operator<<", "operator()"), not to a list. */
+static bool in_operator(const char *name, size_t i)
+{
+    size_t k = i;
+    while (k > 0 && strchr("<>=!+-*/%&|^~[]()", name[k - 1]))
+        k--;
+    /* "operator()(int)": the second '(' opens the parameters. */
+    return k >= 8 && strncmp(name + k - 8, "operator", 8) == 0 && i - k < 3 &&
+           !(i - k == 2 && name[k] == '(' && name[k + 1] == ')');
+}
+
+/* The index just past the list opened at name[i], brackets of any kind
+ * nested ("->" is no bracket); strlen(name) when it is not closed. */
+static size_t past_list(const char *name, size_t i)
+{
+    int depth = 0;
+    for (;; i++) {
+        char c = name[i];
+        if (!c)
+            return i;
+        if (c == '<' || c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == '>' && !(i > 0 && name[i - 1] == '-')) || c == ')' || c == ']' || c == '}')
+            if (--depth == 0)
+                return i + 1;
+    }
+}
+
+const char *short_function(const char *name, char *buf, size_t len)
+{
+    static const char anon[] = "(anonymous namespace)", lambda[] = "{lambda(";
+    size_t o = 0;
+#define PUT(s, n) (o + (n) < len ? (memcpy(buf + o, (s), (n)), o += (n)) : (o = len - 1))
+    for (size_t i = 0; name[i] && len;) {
+        char c = name[i];
+        if (c == '(' && !strncmp(name + i, anon, sizeof anon - 1)) {
+            PUT(anon, sizeof anon - 1);
+            i += sizeof anon - 1;
+        } else if (c == '{' && !strncmp(name + i, lambda, sizeof lambda - 1)) {
+            PUT("{lambda", 7); /* then "#1}" */
+            i = past_list(name, i + sizeof lambda - 2);
+        } else if ((c == '<' || c == '(') && !in_operator(name, i)) {
+            size_t end = past_list(name, i);
+            bool empty = end == i + 2;
+            PUT(c == '<' ? "<" : "(", 1);
+            if (!empty)
+                PUT("\xe2\x80\xa6", 3); /* U+2026 */
+            PUT(c == '<' ? ">" : ")", 1);
+            i = end;
+        } else {
+            PUT(&name[i], 1);
+            i++;
+        }
+    }
+#undef PUT
+    if (len)
+        buf[o < len ? o : len - 1] = '\0';
+    return buf;
 }
