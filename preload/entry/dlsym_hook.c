@@ -32,7 +32,8 @@
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
-/* The shim's own extent: its lookups (real_nccl.c's among them) pass. */
+/* The shim's own extent: its lookups pass. real_nccl.c's also when they
+ * come back through a tool's dlsym preloaded ahead (real_nccl_resolving). */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char _end[] __attribute__((visibility("hidden")));
 
@@ -61,15 +62,25 @@ TAP_UNCHECKED static void *no_dlsym(void *handle, const char *name)
     return NULL;
 }
 
-/* The next dlsym after nccltap's: by version, since a plain lookup of
- * "dlsym" would find this one. glibc 2.34 moved it into libc.so.6; the
- * older versions are x86-64's and AArch64's first. */
+/* The next dlsym after nccltap's. By version first, as other tools find
+ * it (nccltap's own carries glibc's versions, exports.map): glibc 2.34
+ * moved it into libc.so.6, the older versions are x86-64's and AArch64's
+ * first. When that is the C library's, asked from here for the next
+ * "dlsym" of any version, it names a tool preloaded after nccltap that
+ * exports an unversioned one, or itself. */
 TAP_UNCHECKED static dlsym_fn find_next_dlsym(void)
 {
     static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
     dlsym_fn fn = NULL;
     for (size_t i = 0; i < sizeof versions / sizeof versions[0] && !fn; i++)
         *(void **)&fn = dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    Dl_info mine, libc;
+    if (fn && dladdr((void *)(uintptr_t)fn, &mine) && dladdr((void *)(uintptr_t)&dlerror, &libc) &&
+        mine.dli_fbase == libc.dli_fbase) {
+        dlsym_fn unversioned = (dlsym_fn)(uintptr_t)fn(RTLD_NEXT, "dlsym");
+        if (unversioned)
+            fn = unversioned;
+    }
     if (!fn)
         fn = no_dlsym; /* not glibc: no dlsym to pass to; cannot happen where nccltap builds */
     atomic_store_explicit(&next_dlsym, fn, memory_order_release);
@@ -143,7 +154,7 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
     if (!name || !((name[0] == 'n' && name[1] == 'c' && name[2] == 'c' && name[3] == 'l') ||
                    (name[0] == 'p' && name[1] == 'n' && name[2] == 'c' && name[3] == 'c' && name[4] == 'l')))
         return r;
-    if (((const char *)ra >= __ehdr_start && (const char *)ra < _end) || deciding)
+    if (((const char *)ra >= __ehdr_start && (const char *)ra < _end) || deciding || real_nccl_resolving())
         return r;
     const struct api_entry *e = api_entry(name);
     if (!e)
@@ -157,9 +168,13 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
 /* dlsym(handle, name): keep the arguments, ask, then return or jump. */
 #if defined(__x86_64__)
 __asm__(".text\n"
-        ".globl dlsym\n"
-        ".type dlsym, @function\n"
-        "dlsym:\n"
+        ".globl tap_dlsym_entry\n"
+        ".type tap_dlsym_entry, @function\n"
+        ".symver tap_dlsym_entry, dlsym@@GLIBC_2.34\n"
+        ".globl tap_dlsym_entry_old\n"
+        ".set tap_dlsym_entry_old, tap_dlsym_entry\n"
+        ".symver tap_dlsym_entry_old, dlsym@GLIBC_2.2.5\n"
+        "tap_dlsym_entry:\n"
         ".cfi_startproc\n"
         "  pushq %rdi\n"
         ".cfi_adjust_cfa_offset 8\n"
@@ -181,12 +196,16 @@ __asm__(".text\n"
         "1:\n"
         "  jmp *%rdx\n"
         ".cfi_endproc\n"
-        ".size dlsym, .-dlsym\n");
+        ".size tap_dlsym_entry, .-tap_dlsym_entry\n");
 #else
 __asm__(".text\n"
-        ".globl dlsym\n"
-        ".type dlsym, %function\n"
-        "dlsym:\n"
+        ".globl tap_dlsym_entry\n"
+        ".type tap_dlsym_entry, %function\n"
+        ".symver tap_dlsym_entry, dlsym@@GLIBC_2.34\n"
+        ".globl tap_dlsym_entry_old\n"
+        ".set tap_dlsym_entry_old, tap_dlsym_entry\n"
+        ".symver tap_dlsym_entry_old, dlsym@GLIBC_2.17\n"
+        "tap_dlsym_entry:\n"
         ".cfi_startproc\n"
         "  stp x29, x30, [sp, #-32]!\n"
         ".cfi_def_cfa_offset 32\n"
@@ -209,7 +228,7 @@ __asm__(".text\n"
         "1:\n"
         "  br x16\n"
         ".cfi_endproc\n"
-        ".size dlsym, .-dlsym\n");
+        ".size tap_dlsym_entry, .-tap_dlsym_entry\n");
 #endif
 
 #endif
