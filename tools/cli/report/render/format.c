@@ -38,15 +38,17 @@ void print_rank_list(const int *v, size_t n, FILE *out)
 }
 
 /* Whether the bracket at name[i] belongs to an operator's name
- * ("operator<<", "operator()"), not to a list. */
+ * ("operator<<", the first '(' of "operator()"), not to a list. */
 static bool in_operator(const char *name, size_t i)
 {
     size_t k = i;
     while (k > 0 && strchr("<>=!+-*/%&|^~[]()", name[k - 1]))
         k--;
-    /* "operator()(int)": the second '(' opens the parameters. */
-    return k >= 8 && strncmp(name + k - 8, "operator", 8) == 0 && i - k < 3 &&
-           !(i - k == 2 && name[k] == '(' && name[k + 1] == ')');
+    if (k < 8 || strncmp(name + k - 8, "operator", 8) != 0)
+        return false;
+    if (name[i] == '(')
+        return i == k;
+    return i == k || (i - k == 1 && name[k] == '<');
 }
 
 /* The index just past the list opened at name[i], brackets of any kind
