@@ -126,6 +126,8 @@ struct site_frame {
     const char *library;      /* file name of the object it is in */
     uint64_t offset;          /* its address in that file (addr - load bias) */
     const char *function;     /* demangled; "library+0xoffset" without symbols */
+    bool python;              /* a Python frame (the rank file's "python"): function, file and
+                               * line from the interpreter, library "python", no address */
     const char *recorded;     /* the name the shim recorded ("symbols": its process's symbol
                                * tables), mangled; "" when none. Used where the report
                                * cannot read the object itself */

@@ -341,6 +341,8 @@ void report_symbolize(struct report *r, char *const *debug_dirs, size_t ndirs)
         for (size_t j = 0; j < file->nsites; j++)
             for (size_t k = 0; k < file->sites[j].nframes; k++) {
                 struct site_frame *f = &file->sites[j].frames[k];
+                if (f->python)
+                    continue; /* named by the interpreter */
                 const struct module_entry *m = module_of(file, f->addr);
                 if (m) {
                     symbolize_frame(&s, m, f);

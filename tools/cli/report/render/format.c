@@ -19,9 +19,9 @@ const char *human_bytes(double b, char buf[16])
 
 json_t *site_frame_json(const struct site_frame *f)
 {
-    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "function", f->function,
+    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I, s:b}", "function", f->function,
         "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
-        "offset", (json_int_t)f->offset);
+        "offset", (json_int_t)f->offset, "python", f->python);
 }
 
 void print_rank_list(const int *v, size_t n, FILE *out)

@@ -14,7 +14,7 @@
 const char *human_bytes(double b, char buf[16]);
 
 /* A call site's frame as --json gives it: {function, inlined_into, file,
- * line, library, offset}. */
+ * line, library, offset, python}. */
 json_t *site_frame_json(const struct site_frame *f);
 
 /* A demangled C++ name made readable: template arguments, parameter lists

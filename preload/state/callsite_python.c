@@ -1,0 +1,200 @@
+#include "state/callsite_python.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+
+/* CPython 3.11's layouts (Include/cpython/pystate.h, Include/internal/
+ * pycore_frame.h, Include/cpython/code.h, unicodeobject.h, bytesobject.h),
+ * 64-bit: offsets read from its headers with offsetof. */
+enum {
+    TS_CFRAME = 56,              /* PyThreadState.cframe */
+    CFRAME_CURRENT = 8,          /* _PyCFrame.current_frame */
+    FRAME_CODE = 32,             /* _PyInterpreterFrame.f_code */
+    FRAME_PREVIOUS = 48,         /* .previous */
+    FRAME_PREV_INSTR = 56,       /* .prev_instr */
+    FRAME_OWNER = 69,            /* .owner */
+    OWNED_BY_GENERATOR = 1,
+    CODE_FIRSTLINENO = 72,       /* PyCodeObject.co_firstlineno */
+    CODE_FILENAME = 112,
+    CODE_QUALNAME = 128,
+    CODE_LINETABLE = 136,
+    CODE_FIRSTTRACEABLE = 168,   /* ._co_firsttraceable */
+    CODE_ADAPTIVE = 184,         /* .co_code_adaptive: the instructions */
+    BYTES_SIZE = 16,             /* PyVarObject.ob_size */
+    BYTES_DATA = 32,             /* PyBytesObject.ob_sval */
+    STR_LENGTH = 16,             /* PyASCIIObject.length */
+    STR_STATE = 32,
+    STR_ASCII_DATA = 48,         /* sizeof(PyASCIIObject) */
+    STR_UTF8_LENGTH = 48,        /* PyCompactUnicodeObject.utf8_length */
+    STR_UTF8 = 56,
+};
+#define MAX_WALK 64 /* frames looked at, innermost first */
+
+typedef const char *(*get_tstate_fn)(void);
+static get_tstate_fn get_tstate; /* PyGILState_GetThisThreadState */
+static struct tap_py_frame *table; /* TAP_PY_CAPACITY entries; id 1 is entry 0 */
+static _Atomic uint16_t slots[2 * TAP_PY_CAPACITY];
+static _Atomic unsigned nframes;
+static _Atomic uint64_t unread;
+static bool on;
+
+static void look(void)
+{
+    const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
+    *(void **)&get_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    if (!version || !get_tstate)
+        return; /* no CPython, or one before 3.11 (no Py_Version) */
+    if ((*version >> 16) != 0x030b || sizeof(void *) != 8) {
+        tap_log("CPython %lu.%lu: call sites stay native (nccltap reads the frames of CPython 3.11)",
+                *version >> 24, (*version >> 16) & 0xff);
+        return;
+    }
+    table = calloc(TAP_PY_CAPACITY, sizeof *table);
+    if (!table)
+        tap_log("no memory for the Python call-site table: call sites stay native");
+    on = table != NULL;
+}
+
+bool tap_python_on(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, look);
+    return on;
+}
+
+#define AT(p, off, type) (*(type const *)((const char *)(p) + (off)))
+
+/* A str object's text as UTF-8, cut to `cap` on a character boundary.
+ * False where CPython keeps no UTF-8 of it (a non-ASCII str whose UTF-8
+ * was never asked for). */
+static bool copy_str(const char *s, char *out, size_t cap)
+{
+    uint32_t state = AT(s, STR_STATE, uint32_t);
+    bool compact = state >> 5 & 1, ascii = state >> 6 & 1;
+    const char *data = ascii ? s + STR_ASCII_DATA : AT(s, STR_UTF8, const char *);
+    size_t n = (size_t)(ascii ? AT(s, STR_LENGTH, int64_t) : AT(s, STR_UTF8_LENGTH, int64_t));
+    if (!compact || !data)
+        return false;
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)data[n] & 0xc0) == 0x80)
+            n--;
+    }
+    memcpy(out, data, n);
+    out[n] = '\0';
+    return true;
+}
+
+static unsigned varint(const unsigned char **p, const unsigned char *end)
+{
+    unsigned b = *p < end ? *(*p)++ : 0, v = b & 63, shift = 0;
+    while (b & 64 && *p < end && shift < 28) {
+        b = *(*p)++;
+        shift += 6;
+        v |= (b & 63) << shift;
+    }
+    return v;
+}
+
+/* The line of instruction `lasti` (code units) from 3.11's location table
+ * (Objects/locations.md): entries of (1 byte: 1, code:4, length-1:3) and
+ * their data; codes 13 and 14 start with the line's delta (signed varint),
+ * 10-12 are deltas 0-2, 15 no location. */
+static int line_of(const char *code, int lasti)
+{
+    const char *bytes = AT(code, CODE_LINETABLE, const char *);
+    const unsigned char *p = (const unsigned char *)bytes + BYTES_DATA;
+    const unsigned char *end = p + AT(bytes, BYTES_SIZE, int64_t);
+    int line = AT(code, CODE_FIRSTLINENO, int), at = 0;
+    while (p < end) {
+        unsigned first = *p++, kind = first >> 3 & 15;
+        int delta = 0;
+        if (kind == 13 || kind == 14) {
+            unsigned u = varint(&p, end);
+            delta = u & 1 ? -(int)(u >> 1) : (int)(u >> 1);
+        } else if (kind >= 10 && kind <= 12) {
+            delta = (int)kind - 10;
+        }
+        line += delta;
+        at += (int)(first & 7) + 1;
+        if (lasti < at)
+            return kind == 15 ? 0 : line;
+        while (p < end && !(*p & 128))
+            p++;
+    }
+    return 0;
+}
+
+static bool fill(struct tap_py_frame *f, const char *code, int lasti)
+{
+    f->code = code;
+    f->lasti = lasti;
+    f->line = line_of(code, lasti);
+    if (!copy_str(AT(code, CODE_FILENAME, const char *), f->file, sizeof f->file) ||
+        !copy_str(AT(code, CODE_QUALNAME, const char *), f->function, sizeof f->function))
+        return false;
+    f->skipped = strstr(f->file, "/torch/") != NULL;
+    return true;
+}
+
+static uint64_t hash(const void *code, int lasti)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)code ^ (uint64_t)lasti * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    return h ^ h >> 32;
+}
+
+/* The id of (code, lasti), interned at its first sight; 0 when it cannot
+ * be (table full, text unreadable). As state/callsite.c's table. */
+static uint16_t intern(const char *code, int lasti)
+{
+    unsigned mine = 0;
+    for (unsigned i = (unsigned)hash(code, lasti) & (2 * TAP_PY_CAPACITY - 1), n = 0; n < 2 * TAP_PY_CAPACITY;
+         i = (i + 1) & (2 * TAP_PY_CAPACITY - 1), n++) {
+        uint16_t id = atomic_load_explicit(&slots[i], memory_order_acquire);
+        if (id == 0) {
+            if (!mine) {
+                mine = atomic_fetch_add_explicit(&nframes, 1, memory_order_relaxed) + 1;
+                if (mine > TAP_PY_CAPACITY || !fill(&table[mine - 1], code, lasti))
+                    return 0;
+            }
+            if (atomic_compare_exchange_strong_explicit(&slots[i], &id, (uint16_t)mine, memory_order_release,
+                                                        memory_order_acquire))
+                return (uint16_t)mine;
+        }
+        if (table[id - 1].code == code && table[id - 1].lasti == lasti)
+            return id;
+    }
+    return 0;
+}
+
+uint16_t tap_python_site(void)
+{
+    const char *ts = get_tstate();
+    const char *cframe = ts ? AT(ts, TS_CFRAME, const char *) : NULL;
+    const char *frame = cframe ? AT(cframe, CFRAME_CURRENT, const char *) : NULL;
+    for (int n = 0; frame && n < MAX_WALK; n++, frame = AT(frame, FRAME_PREVIOUS, const char *)) {
+        const char *code = AT(frame, FRAME_CODE, const char *);
+        const uint16_t *first = (const uint16_t *)(code + CODE_ADAPTIVE);
+        const uint16_t *instr = AT(frame, FRAME_PREV_INSTR, const uint16_t *);
+        /* Not started yet (_PyFrame_IsIncomplete): no line of its own. */
+        if (AT(frame, FRAME_OWNER, char) != OWNED_BY_GENERATOR && instr < first + AT(code, CODE_FIRSTTRACEABLE, int))
+            continue;
+        uint16_t id = intern(code, (int)(instr - first));
+        if (!id) {
+            atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
+            return 0;
+        }
+        if (!table[id - 1].skipped)
+            return id;
+    }
+    return 0;
+}
+
+const struct tap_py_frame *tap_python_frame(uint16_t id) { return &table[id - 1]; }
+
+uint64_t tap_python_unread(void) { return atomic_load_explicit(&unread, memory_order_relaxed); }

@@ -1,0 +1,49 @@
+/* Python call sites: the line of Python that made an NCCL call, when the
+ * calling thread runs a CPython interpreter. CPython is found at run time
+ * in the process (Py_Version, PyGILState_GetThisThreadState), never
+ * linked; only CPython 3.11 is read (its frame and code layouts are
+ * compiled in), any other version leaves call sites native.
+ *
+ * The calling thread reads its own frames: it is inside the NCCL call, so
+ * they cannot change while it reads (ctypes and PyTorch release the GIL
+ * around the call; nccltap never takes it). The innermost frame that has
+ * started running and is not in a skipped framework (a file under a
+ * "torch" directory) is the site. Each (code object, instruction) is
+ * interned once, its file, line and function copied then, into a table
+ * of fixed size allocated at the first call: later calls from the same
+ * line cost a walk of the frames to it and a table lookup, no allocation,
+ * no lock. A frame that cannot be read (the table full, a file name not
+ * UTF-8 or ASCII) leaves the call at its native site, counted. */
+#ifndef NCCLTAP_CALLSITE_PYTHON_H
+#define NCCLTAP_CALLSITE_PYTHON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TAP_PY_CAPACITY 4096
+
+struct tap_py_frame {
+    const void *code;      /* the code object and instruction: the key */
+    int lasti;
+    int line;              /* 0 when the code has no line there */
+    bool skipped;          /* in a framework: the frame above is looked at */
+    char file[256];        /* co_filename, cut to fit */
+    char function[128];    /* co_qualname, cut to fit */
+};
+
+/* Whether CPython 3.11 runs in this process; looks once (thread-safe). */
+bool tap_python_on(void);
+
+/* The id (1.. TAP_PY_CAPACITY) of the calling thread's innermost Python
+ * frame outside the frameworks, 0 when it has none (a thread with no
+ * interpreter frame: the site is native). Any thread; lock-free; no
+ * allocation; only after tap_python_on() said true. */
+uint16_t tap_python_site(void);
+
+/* Frame `id`, any thread, once tap_python_site returned it. */
+const struct tap_py_frame *tap_python_frame(uint16_t id);
+
+/* Calls whose Python frame could not be read (their site is native). */
+uint64_t tap_python_unread(void);
+
+#endif
