@@ -219,6 +219,7 @@ struct rank_file {
     uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
     struct totals totals;
     int callsite_depth;      /* frames per call site; 0: call sites off, or not recorded */
+    uint64_t python_unread;  /* calls whose Python frame could not be read: at native sites */
     struct callsite *sites;  /* (arena) */
     size_t nsites;
     struct module_entry *modules;  /* objects its sites' frames are in (arena) */

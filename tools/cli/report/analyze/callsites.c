@@ -114,6 +114,7 @@ void report_callsites(const struct report *r, struct callsite_summary *out)
         const struct rank_file *f = &r->files[i];
         if (f->callsite_depth > out->depth)
             out->depth = f->callsite_depth;
+        out->python_unread += f->python_unread;
         for (size_t j = 0; j < f->nsites; j++)
             n += f->sites[j].nrows;
         for (size_t j = 0; j < f->nops; j++) {

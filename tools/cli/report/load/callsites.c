@@ -125,6 +125,8 @@ int report_load_callsites(struct report *r, json_t *root, struct rank_file *f, c
     why[0] = '\0';
     json_t *depth = json_object_get(root, "callsite_depth");
     f->callsite_depth = json_is_integer(depth) ? (int)json_integer_value(depth) : 0;
+    json_t *unread = json_object_get(root, "callsite_python_unread");
+    f->python_unread = json_is_integer(unread) && json_integer_value(unread) > 0 ? (uint64_t)json_integer_value(unread) : 0;
     json_t *sites = optional_array(root, "callsites", why, why_len);
     json_t *modules = optional_array(root, "modules", why, why_len);
     if (why[0])

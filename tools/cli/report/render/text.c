@@ -452,6 +452,9 @@ static void print_callsites(const struct callsite_summary *cs, bool wide, FILE *
                     function_of(&s->first->frames[k], wide, fn, sizeof fn),
                     shown(s->first->frames[k].library, name));
     }
+    if (cs->python_unread)
+        fprintf(out, "  NOTE: %llu calls made from Python are at their native site: their Python frame could\n"
+                "  not be read (callsite_python_unread)\n", (unsigned long long)cs->python_unread);
     fputs("  time_ms: the site's calls x their mean time (a group's time is shared among its ops);\n"
           "  % NCCL: of the same sum over every op of the run. The op tables below name their sites.\n", out);
 }
