@@ -8,35 +8,37 @@
 
 #include "base/log.h"
 
-/* CPython 3.11's layouts (Include/cpython/pystate.h, Include/internal/
- * pycore_frame.h, Include/cpython/code.h, unicodeobject.h, bytesobject.h),
- * 64-bit: offsets read from its headers with offsetof. */
+/* Where CPython keeps what is read, 64-bit, per version: offsets read
+ * with offsetof from each version's headers (Include/cpython/pystate.h,
+ * Include/internal/pycore_frame.h, Include/cpython/code.h,
+ * unicodeobject.h). The location table's format is the same in both. */
+struct layout {
+    unsigned version;            /* (major << 8) | minor */
+    int ts_cframe;               /* PyThreadState.cframe */
+    int cframe_current;          /* _PyCFrame.current_frame */
+    int frame_code, frame_previous, frame_prev_instr, frame_owner; /* _PyInterpreterFrame */
+    int code_firstlineno, code_filename, code_qualname, code_linetable, code_firsttraceable;
+    int code_adaptive;           /* PyCodeObject.co_code_adaptive: the instructions */
+    int str_ascii_data;          /* sizeof(PyASCIIObject) */
+    int str_utf8_length, str_utf8; /* PyCompactUnicodeObject */
+};
+static const struct layout layouts[] = {
+    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56},
+    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48},
+};
 enum {
-    TS_CFRAME = 56,              /* PyThreadState.cframe */
-    CFRAME_CURRENT = 8,          /* _PyCFrame.current_frame */
-    FRAME_CODE = 32,             /* _PyInterpreterFrame.f_code */
-    FRAME_PREVIOUS = 48,         /* .previous */
-    FRAME_PREV_INSTR = 56,       /* .prev_instr */
-    FRAME_OWNER = 69,            /* .owner */
     OWNED_BY_GENERATOR = 1,
-    CODE_FIRSTLINENO = 72,       /* PyCodeObject.co_firstlineno */
-    CODE_FILENAME = 112,
-    CODE_QUALNAME = 128,
-    CODE_LINETABLE = 136,
-    CODE_FIRSTTRACEABLE = 168,   /* ._co_firsttraceable */
-    CODE_ADAPTIVE = 184,         /* .co_code_adaptive: the instructions */
+    OWNED_BY_CSTACK = 3,         /* 3.12: a C call's shim frame, no code of its own */
     BYTES_SIZE = 16,             /* PyVarObject.ob_size */
     BYTES_DATA = 32,             /* PyBytesObject.ob_sval */
     STR_LENGTH = 16,             /* PyASCIIObject.length */
     STR_STATE = 32,
-    STR_ASCII_DATA = 48,         /* sizeof(PyASCIIObject) */
-    STR_UTF8_LENGTH = 48,        /* PyCompactUnicodeObject.utf8_length */
-    STR_UTF8 = 56,
 };
 #define MAX_WALK 64 /* frames looked at, innermost first */
 
 typedef const char *(*get_tstate_fn)(void);
 static get_tstate_fn get_tstate; /* PyGILState_GetThisThreadState */
+static const struct layout *py;   /* the running CPython's */
 static struct tap_py_frame *table; /* TAP_PY_CAPACITY entries; id 1 is entry 0 */
 static _Atomic uint16_t slots[2 * TAP_PY_CAPACITY];
 static _Atomic unsigned nframes;
@@ -49,8 +51,11 @@ static void look(void)
     *(void **)&get_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
     if (!version || !get_tstate)
         return; /* no CPython, or one before 3.11 (no Py_Version) */
-    if ((*version >> 16) != 0x030b || sizeof(void *) != 8) {
-        tap_log("CPython %lu.%lu: call sites stay native (nccltap reads the frames of CPython 3.11)",
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0] && sizeof(void *) == 8; i++)
+        if (layouts[i].version == *version >> 16)
+            py = &layouts[i];
+    if (!py) {
+        tap_log("CPython %lu.%lu: call sites stay native (nccltap reads the frames of CPython 3.11 and 3.12)",
                 *version >> 24, (*version >> 16) & 0xff);
         return;
     }
@@ -76,8 +81,8 @@ static bool copy_str(const char *s, char *out, size_t cap)
 {
     uint32_t state = AT(s, STR_STATE, uint32_t);
     bool compact = state >> 5 & 1, ascii = state >> 6 & 1;
-    const char *data = ascii ? s + STR_ASCII_DATA : AT(s, STR_UTF8, const char *);
-    size_t n = (size_t)(ascii ? AT(s, STR_LENGTH, int64_t) : AT(s, STR_UTF8_LENGTH, int64_t));
+    const char *data = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
+    size_t n = (size_t)(ascii ? AT(s, STR_LENGTH, int64_t) : AT(s, py->str_utf8_length, int64_t));
     if (!compact || !data)
         return false;
     if (n >= cap) {
@@ -101,16 +106,16 @@ static unsigned varint(const unsigned char **p, const unsigned char *end)
     return v;
 }
 
-/* The line of instruction `lasti` (code units) from 3.11's location table
+/* The line of instruction `lasti` (code units) from the location table
  * (Objects/locations.md): entries of (1 byte: 1, code:4, length-1:3) and
  * their data; codes 13 and 14 start with the line's delta (signed varint),
  * 10-12 are deltas 0-2, 15 no location. */
 static int line_of(const char *code, int lasti)
 {
-    const char *bytes = AT(code, CODE_LINETABLE, const char *);
+    const char *bytes = AT(code, py->code_linetable, const char *);
     const unsigned char *p = (const unsigned char *)bytes + BYTES_DATA;
     const unsigned char *end = p + AT(bytes, BYTES_SIZE, int64_t);
-    int line = AT(code, CODE_FIRSTLINENO, int), at = 0;
+    int line = AT(code, py->code_firstlineno, int), at = 0;
     while (p < end) {
         unsigned first = *p++, kind = first >> 3 & 15;
         int delta = 0;
@@ -135,8 +140,8 @@ static bool fill(struct tap_py_frame *f, const char *code, int lasti)
     f->code = code;
     f->lasti = lasti;
     f->line = line_of(code, lasti);
-    if (!copy_str(AT(code, CODE_FILENAME, const char *), f->file, sizeof f->file) ||
-        !copy_str(AT(code, CODE_QUALNAME, const char *), f->function, sizeof f->function))
+    if (!copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
+        !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function))
         return false;
     f->skipped = strstr(f->file, "/torch/") != NULL;
     return true;
@@ -175,14 +180,17 @@ static uint16_t intern(const char *code, int lasti)
 uint16_t tap_python_site(void)
 {
     const char *ts = get_tstate();
-    const char *cframe = ts ? AT(ts, TS_CFRAME, const char *) : NULL;
-    const char *frame = cframe ? AT(cframe, CFRAME_CURRENT, const char *) : NULL;
-    for (int n = 0; frame && n < MAX_WALK; n++, frame = AT(frame, FRAME_PREVIOUS, const char *)) {
-        const char *code = AT(frame, FRAME_CODE, const char *);
-        const uint16_t *first = (const uint16_t *)(code + CODE_ADAPTIVE);
-        const uint16_t *instr = AT(frame, FRAME_PREV_INSTR, const uint16_t *);
+    const char *cframe = ts ? AT(ts, py->ts_cframe, const char *) : NULL;
+    const char *frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
+    for (int n = 0; frame && n < MAX_WALK; n++, frame = AT(frame, py->frame_previous, const char *)) {
+        char owner = AT(frame, py->frame_owner, char);
+        if (owner == OWNED_BY_CSTACK)
+            continue;
+        const char *code = AT(frame, py->frame_code, const char *);
+        const uint16_t *first = (const uint16_t *)(code + py->code_adaptive);
+        const uint16_t *instr = AT(frame, py->frame_prev_instr, const uint16_t *);
         /* Not started yet (_PyFrame_IsIncomplete): no line of its own. */
-        if (AT(frame, FRAME_OWNER, char) != OWNED_BY_GENERATOR && instr < first + AT(code, CODE_FIRSTTRACEABLE, int))
+        if (owner != OWNED_BY_GENERATOR && instr < first + AT(code, py->code_firsttraceable, int))
             continue;
         uint16_t id = intern(code, (int)(instr - first));
         if (!id) {

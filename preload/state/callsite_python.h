@@ -1,8 +1,8 @@
 /* Python call sites: the line of Python that made an NCCL call, when the
  * calling thread runs a CPython interpreter. CPython is found at run time
  * in the process (Py_Version, PyGILState_GetThisThreadState), never
- * linked; only CPython 3.11 is read (its frame and code layouts are
- * compiled in), any other version leaves call sites native.
+ * linked; CPython 3.11 and 3.12 are read (their frame and code layouts
+ * are compiled in), any other version leaves call sites native (said once).
  *
  * The calling thread reads its own frames: it is inside the NCCL call, so
  * they cannot change while it reads (ctypes and PyTorch release the GIL
@@ -31,7 +31,8 @@ struct tap_py_frame {
     char function[128];    /* co_qualname, cut to fit */
 };
 
-/* Whether CPython 3.11 runs in this process; looks once (thread-safe). */
+/* Whether a CPython it reads runs in this process; looks once, at the
+ * first NCCL call (thread-safe). */
 bool tap_python_on(void);
 
 /* The id (1.. TAP_PY_CAPACITY) of the calling thread's innermost Python
