@@ -11,7 +11,8 @@
 /* Where CPython keeps what is read, 64-bit, per version: offsets read
  * with offsetof from each version's headers (Include/cpython/pystate.h,
  * Include/internal/pycore_frame.h, Include/cpython/code.h,
- * unicodeobject.h). The location table's format is the same in both. */
+ * Include/cpython/unicodeobject.h). The location table's format is the
+ * same in both. */
 struct layout {
     unsigned version;            /* (major << 8) | minor */
     int ts_cframe;               /* PyThreadState.cframe */
@@ -21,10 +22,11 @@ struct layout {
     int code_adaptive;           /* PyCodeObject.co_code_adaptive: the instructions */
     int str_ascii_data;          /* sizeof(PyASCIIObject) */
     int str_utf8_length, str_utf8; /* PyCompactUnicodeObject */
+    int str_compact_data;        /* sizeof(PyCompactUnicodeObject): a non-ASCII str's characters */
 };
 static const struct layout layouts[] = {
-    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56},
-    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48},
+    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72},
+    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56},
 };
 enum {
     OWNED_BY_GENERATOR = 1,
@@ -74,23 +76,57 @@ bool tap_python_on(void)
 
 #define AT(p, off, type) (*(type const *)((const char *)(p) + (off)))
 
-/* A str object's text as UTF-8, cut to `cap` on a character boundary.
- * False where CPython keeps no UTF-8 of it (a non-ASCII str whose UTF-8
- * was never asked for). */
+/* Code point `c` as UTF-8 at out[*n], if it fits before `cap` - 1. */
+static bool put_utf8(char *out, size_t *n, size_t cap, uint32_t c)
+{
+    char b[4];
+    size_t len = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (*n + len >= cap)
+        return false;
+    if (len == 1) {
+        b[0] = (char)c;
+    } else {
+        for (size_t i = len - 1; i > 0; i--, c >>= 6)
+            b[i] = (char)(0x80 | (c & 63));
+        b[0] = (char)((0xf00u >> len) | c); /* 110xxxxx, 1110xxxx, 11110xxx */
+    }
+    memcpy(out + *n, b, len);
+    *n += len;
+    return true;
+}
+
+/* A str object's text as UTF-8, cut to `cap` on a character boundary:
+ * ASCII as it is, else CPython's UTF-8 of it where it keeps one, else its
+ * characters (1, 2 or 4 bytes each) encoded here. False for a str that is
+ * not compact (none that code objects hold). */
 static bool copy_str(const char *s, char *out, size_t cap)
 {
     uint32_t state = AT(s, STR_STATE, uint32_t);
+    unsigned kind = state >> 2 & 7;
     bool compact = state >> 5 & 1, ascii = state >> 6 & 1;
-    const char *data = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
-    size_t n = (size_t)(ascii ? AT(s, STR_LENGTH, int64_t) : AT(s, py->str_utf8_length, int64_t));
-    if (!compact || !data)
+    size_t length = (size_t)AT(s, STR_LENGTH, int64_t), n = 0;
+    const char *utf8 = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
+    if (!compact)
         return false;
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)data[n] & 0xc0) == 0x80)
-            n--;
+    if (utf8) {
+        n = ascii ? length : (size_t)AT(s, py->str_utf8_length, int64_t);
+        if (n >= cap) {
+            n = cap - 1;
+            while (n > 0 && ((unsigned char)utf8[n] & 0xc0) == 0x80)
+                n--;
+        }
+        memcpy(out, utf8, n);
+    } else {
+        const char *data = s + py->str_compact_data;
+        if (kind != 1 && kind != 2 && kind != 4)
+            return false;
+        for (size_t i = 0; i < length; i++) {
+            uint32_t c = kind == 1 ? ((const uint8_t *)data)[i]
+                       : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+            if (!put_utf8(out, &n, cap, c))
+                break;
+        }
     }
-    memcpy(out, data, n);
     out[n] = '\0';
     return true;
 }
@@ -135,16 +171,14 @@ static int line_of(const char *code, int lasti)
     return 0;
 }
 
-static bool fill(struct tap_py_frame *f, const char *code, int lasti)
+static void fill(struct tap_py_frame *f, const char *code, int lasti)
 {
     f->code = code;
     f->lasti = lasti;
     f->line = line_of(code, lasti);
-    if (!copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
-        !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function))
-        return false;
-    f->skipped = strstr(f->file, "/torch/") != NULL;
-    return true;
+    f->unreadable = !copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
+                    !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function);
+    f->skipped = !f->unreadable && strstr(f->file, "/torch/") != NULL;
 }
 
 static uint64_t hash(const void *code, int lasti)
@@ -153,8 +187,9 @@ static uint64_t hash(const void *code, int lasti)
     return h ^ h >> 32;
 }
 
-/* The id of (code, lasti), interned at its first sight; 0 when it cannot
- * be (table full, text unreadable). As state/callsite.c's table. */
+/* The id of (code, lasti), interned at its first sight (also when its
+ * text cannot be read: then looked at once); 0 when the table is full.
+ * As state/callsite.c's table. */
 static uint16_t intern(const char *code, int lasti)
 {
     unsigned mine = 0;
@@ -164,8 +199,9 @@ static uint16_t intern(const char *code, int lasti)
         if (id == 0) {
             if (!mine) {
                 mine = atomic_fetch_add_explicit(&nframes, 1, memory_order_relaxed) + 1;
-                if (mine > TAP_PY_CAPACITY || !fill(&table[mine - 1], code, lasti))
+                if (mine > TAP_PY_CAPACITY)
                     return 0;
+                fill(&table[mine - 1], code, lasti);
             }
             if (atomic_compare_exchange_strong_explicit(&slots[i], &id, (uint16_t)mine, memory_order_release,
                                                         memory_order_acquire))
@@ -193,7 +229,7 @@ uint16_t tap_python_site(void)
         if (owner != OWNED_BY_GENERATOR && instr < first + AT(code, py->code_firsttraceable, int))
             continue;
         uint16_t id = intern(code, (int)(instr - first));
-        if (!id) {
+        if (!id || table[id - 1].unreadable) {
             atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
             return 0;
         }

@@ -12,8 +12,9 @@
  * interned once, its file, line and function copied then, into a table
  * of fixed size allocated at the first call: later calls from the same
  * line cost a walk of the frames to it and a table lookup, no allocation,
- * no lock. A frame that cannot be read (the table full, a file name not
- * UTF-8 or ASCII) leaves the call at its native site, counted. */
+ * no lock. A frame that cannot be read (the table full, a str of a kind
+ * CPython 3.11 and 3.12 do not make) leaves the call at its native site,
+ * counted. */
 #ifndef NCCLTAP_CALLSITE_PYTHON_H
 #define NCCLTAP_CALLSITE_PYTHON_H
 
@@ -27,6 +28,7 @@ struct tap_py_frame {
     int lasti;
     int line;              /* 0 when the code has no line there */
     bool skipped;          /* in a framework: the frame above is looked at */
+    bool unreadable;       /* its text could not be read: its calls stay native, counted */
     char file[256];        /* co_filename, cut to fit */
     char function[128];    /* co_qualname, cut to fit */
 };
