@@ -6,7 +6,7 @@ three lines (file:line, function) and the C thread's native site, each
 with its exact calls, and no call may be left unread; the same from a
 copy of the script under a name that is not ASCII.
 
-Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR
+Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
 Needs CPython 3.11 or 3.12 (those whose frames nccltap reads): exit 77
 with another, a failure where CI=true."""
 import argparse
@@ -27,8 +27,8 @@ def check(cond, what):
     return cond
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run(cmd, env=None):
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         sys.exit("%s exited with %d:\n%s%s" % (" ".join(cmd), p.returncode, p.stdout, p.stderr))
     return p.stdout
@@ -40,6 +40,7 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--preload", help="a library to preload into Python beside the shim (a sanitizer's runtime)")
     a = ap.parse_args()
     if sys.version_info[:2] not in ((3, 11), (3, 12)):
         print("Python %d.%d: nccltap reads the frames of CPython 3.11 and 3.12" % sys.version_info[:2])
@@ -71,7 +72,10 @@ def check_script(a, script):
     out = os.path.join(a.work, "python-sites")
     shutil.rmtree(out, ignore_errors=True)
     nccltap = os.path.join(a.bin, "nccltap")
-    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script, a.lib])
+    env = dict(os.environ)
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script, a.lib], env)
     want = dict(json.loads([l for l in printed.splitlines() if l.startswith('{"sites"')][0])["sites"])
 
     rank = [os.path.join(out, p) for p in os.listdir(out) if p.endswith(".json")]
