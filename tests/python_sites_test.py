@@ -4,7 +4,8 @@ NCCL through ctypes from three lines in two threads, and from a thread of C
 with no Python frame, under `nccltap run --sim`. The report must name the
 three lines (file:line, function) and the C thread's native site, each
 with its exact calls, and no call may be left unread; the same from a
-copy of the script under a name that is not ASCII.
+copy of the script under a name that is not ASCII; and at
+NCCLTAP_CALLSITE_DEPTH=2 the Python frame above each line.
 
 Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
 Needs CPython 3.11 or 3.12 (those whose frames nccltap reads): exit 77
@@ -48,6 +49,7 @@ def main():
     source = os.path.join(a.src, "tests", "apps", "ctypes_nccl.py")
     for script in (source, non_ascii_copy(source, a.work)):
         check_script(a, script)
+    check_depth2(a, source)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
@@ -62,6 +64,37 @@ def non_ascii_copy(source, work):
     return copy
 
 
+def traced(a, script, out, depth):
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH=str(depth))
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    return run([os.path.join(a.bin, "nccltap"), "run", "--sim", "--dir", out, "--", sys.executable, script, a.lib],
+               env)
+
+
+def check_depth2(a, script):
+    """NCCLTAP_CALLSITE_DEPTH=2: each Python site has the line that made the
+    call and the line that called its function (the module's main() call;
+    threading's Thread.run for the worker), then two native frames."""
+    with open(script) as f:
+        module_line = [n for n, t in enumerate(f, 1) if t.rstrip() == "main()"][0]
+    out = os.path.join(a.work, "python-sites-depth2")
+    traced(a, script, out, 2)
+    doc = json.loads(run([os.path.join(a.bin, "nccltap"), "report", "--json", out]))
+    outer = {}
+    for s in doc["callsites"]:
+        py = [f for f in s["frames"] if f["python"]]
+        native = [f for f in s["frames"] if not f["python"]]
+        check(len(native) == 2, "depth 2: two native frames (got %s)" % s["frames"])
+        if py:
+            check(len(py) == 2, "depth 2: two Python frames (got %s)" % py)
+            outer[py[0]["function"]] = (os.path.basename(py[-1]["file"]), py[-1]["line"] if py[-1]["function"]
+                                        == "<module>" else py[-1]["function"])
+    check(outer == {"main": ("ctypes_nccl.py", module_line), "worker": ("threading.py", "Thread.run")},
+          "depth 2: the Python frame above each line (got %s)" % outer)
+
+
 def check_script(a, script):
     lines = {}
     with open(script) as f:
@@ -70,12 +103,8 @@ def check_script(a, script):
             if m:
                 lines[m.group(1)] = number
     out = os.path.join(a.work, "python-sites")
-    shutil.rmtree(out, ignore_errors=True)
     nccltap = os.path.join(a.bin, "nccltap")
-    env = dict(os.environ)
-    if a.preload:
-        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
-    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script, a.lib], env)
+    printed = traced(a, script, out, 1)
     want = dict(json.loads([l for l in printed.splitlines() if l.startswith('{"sites"')][0])["sites"])
 
     rank = [os.path.join(out, p) for p in os.listdir(out) if p.endswith(".json")]

@@ -17,8 +17,8 @@
 #define SLOTS (2 * TAP_SITE_CAPACITY)
 
 static unsigned depth;          /* frames per site; 0: call sites off */
-static unsigned width;          /* words per row: the frames, and a Python frame's id when
-                                 * CPython runs (callsite_python.h) */
+static unsigned width;          /* words per row: the frames, and as many Python frames' ids
+                                 * when CPython runs (callsite_python.h) */
 static uintptr_t *frames;       /* TAP_SITE_CAPACITY rows of `width`; id 1 is row 0 */
 static _Atomic uint16_t slots[SLOTS];
 static _Atomic unsigned nsites; /* ids handed out; may pass the capacity */
@@ -31,7 +31,7 @@ static void init_once(void)
         depth = 1;
     if (depth == 1 && tap_skip_wanted() && !tap_unwind_ready())
         tap_log("NCCLTAP_CALLSITE_SKIP needs libunwind: call sites stay where NCCL was called");
-    width = depth + (depth && tap_python_on());
+    width = depth && tap_python_on() ? 2 * depth : depth;
     if (depth && !(frames = calloc(TAP_SITE_CAPACITY, width * sizeof *frames))) {
         tap_log("no memory for the call-site table: call sites are off");
         depth = 0;
@@ -95,11 +95,14 @@ uint16_t tap_site_slow(uintptr_t ra, bool *same_every_time)
     *same_every_time = true;
     if (depth == 0)
         return TAP_SITE_NONE;
-    uintptr_t key[TAP_CALLSITE_MAX_DEPTH + 1];
+    uintptr_t key[2 * TAP_CALLSITE_MAX_DEPTH];
     bool unwind = depth > 1 || (tap_skip_wanted() && tap_skip_pc(ra) && tap_unwind_ready());
-    if (width > depth) { /* the Python line differs from call to call */
+    if (width > depth) { /* the Python lines differ from call to call */
         *same_every_time = false;
-        key[depth] = tap_python_site();
+        uint16_t ids[TAP_CALLSITE_MAX_DEPTH];
+        unsigned n = tap_python_sites(ids, depth);
+        for (unsigned k = 0; k < depth; k++)
+            key[depth + k] = k < n ? ids[k] : 0;
     }
     if (unwind) {
         *same_every_time = false;
@@ -144,4 +147,7 @@ unsigned tap_sites_published(uint16_t *ids, unsigned max)
 
 const uintptr_t *tap_site_frames(uint16_t id) { return row(id); }
 
-uint16_t tap_site_python(uint16_t id) { return width > depth ? (uint16_t)row(id)[depth] : 0; }
+uint16_t tap_site_python(uint16_t id, unsigned k)
+{
+    return width > depth && k < depth ? (uint16_t)row(id)[depth + k] : 0;
+}

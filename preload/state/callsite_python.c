@@ -213,12 +213,14 @@ static uint16_t intern(const char *code, int lasti)
     return 0;
 }
 
-uint16_t tap_python_site(void)
+unsigned tap_python_sites(uint16_t *out, unsigned max)
 {
     const char *ts = get_tstate();
     const char *cframe = ts ? AT(ts, py->ts_cframe, const char *) : NULL;
     const char *frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
-    for (int n = 0; frame && n < MAX_WALK; n++, frame = AT(frame, py->frame_previous, const char *)) {
+    unsigned n = 0;
+    for (int walked = 0; frame && n < max && walked < MAX_WALK;
+         walked++, frame = AT(frame, py->frame_previous, const char *)) {
         char owner = AT(frame, py->frame_owner, char);
         if (owner == OWNED_BY_CSTACK)
             continue;
@@ -230,13 +232,16 @@ uint16_t tap_python_site(void)
             continue;
         uint16_t id = intern(code, (int)(instr - first));
         if (!id || table[id - 1].unreadable) {
-            atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
-            return 0;
+            /* The innermost: the call stays native, counted; further out:
+             * the site ends there. */
+            if (n == 0)
+                atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
+            return n;
         }
         if (!table[id - 1].skipped)
-            return id;
+            out[n++] = id;
     }
-    return 0;
+    return n;
 }
 
 const struct tap_py_frame *tap_python_frame(uint16_t id) { return &table[id - 1]; }

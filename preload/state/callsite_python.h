@@ -8,7 +8,8 @@
  * they cannot change while it reads (ctypes and PyTorch release the GIL
  * around the call; nccltap never takes it). The innermost frame that has
  * started running and is not in a skipped framework (a file under a
- * "torch" directory) is the site. Each (code object, instruction) is
+ * "torch" directory) is the site's, with the frames above it as deep as
+ * the site's native frames. Each (code object, instruction) is
  * interned once, its file, line and function copied then, into a table
  * of fixed size allocated at the first call: later calls from the same
  * line cost a walk of the frames to it and a table lookup, no allocation,
@@ -37,13 +38,14 @@ struct tap_py_frame {
  * first NCCL call (thread-safe). */
 bool tap_python_on(void);
 
-/* The id (1.. TAP_PY_CAPACITY) of the calling thread's innermost Python
- * frame outside the frameworks, 0 when it has none (a thread with no
- * interpreter frame: the site is native). Any thread; lock-free; no
- * allocation; only after tap_python_on() said true. */
-uint16_t tap_python_site(void);
+/* The ids (1.. TAP_PY_CAPACITY) of the calling thread's Python frames
+ * outside the frameworks, innermost first, at most `max`, into out;
+ * returns how many: 0 when it has none (a thread with no interpreter
+ * frame: the site is native). Any thread; lock-free; no allocation; only
+ * after tap_python_on() said true. */
+unsigned tap_python_sites(uint16_t *out, unsigned max);
 
-/* Frame `id`, any thread, once tap_python_site returned it. */
+/* Frame `id`, any thread, once tap_python_sites returned it. */
 const struct tap_py_frame *tap_python_frame(uint16_t id);
 
 /* Calls whose Python frame could not be read (their site is native). */

@@ -57,14 +57,14 @@ static void write_frames(FILE *f, uint16_t site, unsigned depth, struct tap_modu
         json_string(f, tap_frame_name(site, k, depth, frames[k], tap_load_map_find(map, nmap, frames[k])));
     }
     fputs("]", f);
-    uint16_t py = site ? tap_site_python(site) : 0;
-    if (py) { /* the Python line that made the calls, above the native frames */
-        const struct tap_py_frame *p = tap_python_frame(py);
-        fputs(", \"python\": [{\"file\": ", f);
+    /* The Python lines that made the calls, above the native frames. */
+    for (unsigned k = 0; site && k < depth && tap_site_python(site, k); k++) {
+        const struct tap_py_frame *p = tap_python_frame(tap_site_python(site, k));
+        fputs(k ? ", {\"file\": " : ", \"python\": [{\"file\": ", f);
         json_string(f, p->file);
         fprintf(f, ", \"line\": %d, \"function\": ", p->line);
         json_string(f, p->function);
-        fputs("}]", f);
+        fputs(k + 1 < depth && tap_site_python(site, k + 1) ? "}" : "}]", f);
     }
 }
 

@@ -93,7 +93,8 @@ static void print_site(const struct callsite *site, FILE *out)
         fprintf(out, ", called from %s:%d", shown(slash ? slash + 1 : fr->file, name), fr->line);
     } else {
         char cut[SHOWN_MAX];
-        fprintf(out, ", called from %s", shown(short_function(fr->function, cut, sizeof cut), name));
+        fprintf(out, ", called from %s",
+                shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
     }
 }
 

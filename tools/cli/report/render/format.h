@@ -17,7 +17,7 @@ const char *human_bytes(double b, char buf[16]);
  * line, library, offset, python}. */
 json_t *site_frame_json(const struct site_frame *f);
 
-/* A demangled C++ name made readable: template arguments, parameter lists
+/* A demangled C++ name (not a Python one) made readable: template arguments, parameter lists
  * and lambdas' parameters elided, "ns::Class::fn<…>(…)::{lambda#1}";
  * empty lists and "(anonymous namespace)" kept. The text report's short
  * form (--json and --wide give the full name). Returns buf, cut to len. */

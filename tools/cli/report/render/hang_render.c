@@ -15,7 +15,8 @@ static void print_site(const struct hang_site *s, FILE *out)
         return;
     const struct site_frame *f = &s->site->frames[0];
     char fn[SHOWN_MAX], file[SHOWN_MAX], lib[SHOWN_MAX], cut[SHOWN_MAX];
-    fprintf(out, "    called from %s", shown(short_function(f->function, cut, sizeof cut), fn));
+    fprintf(out, "    called from %s",
+            shown(f->python ? f->function : short_function(f->function, cut, sizeof cut), fn));
     if (f->file[0]) {
         const char *slash = strrchr(f->file, '/');
         fprintf(out, " in %s:%d", shown(slash ? slash + 1 : f->file, file), f->line);

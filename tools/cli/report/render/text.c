@@ -419,7 +419,8 @@ static const char *file_line(const struct site_frame *f, char *buf, size_t len)
 static const char *function_of(const struct site_frame *f, bool wide, char *buf, size_t len)
 {
     char name[SHOWN_MAX], outer[SHOWN_MAX], cut[SHOWN_MAX], cut_outer[SHOWN_MAX];
-    const char *fn = wide ? f->function : short_function(f->function, cut, sizeof cut);
+    /* A Python function's name is short already ("<module>" is one). */
+    const char *fn = wide || f->python ? f->function : short_function(f->function, cut, sizeof cut);
     const char *into = wide ? f->inlined_into : short_function(f->inlined_into, cut_outer, sizeof cut_outer);
     if (f->inlined_into[0])
         snprintf(buf, len, "%s (inlined into %s)", shown(fn, name), shown(into, outer));
