@@ -17,10 +17,16 @@
             call (the module map was rebuilt, and leaked, at each such
             frame); a library dlopen'ed afterwards is still skipped.
   stripped  the program stripped after the run and its debug information
-            moved to DIR/.build-id/: without --debug-dir DIR the frames are
-            library+0xoffset, with it they are named as in `cpp`; and the
+            moved to DIR/.build-id/: without --debug-dir DIR the frames have
+            the names the shim recorded (no file or line), with it they are
+            named as in `cpp`; and the
             program moved away after the run, a full copy of it as
             DIR/.build-id/xx/rest.debug: found by build id.
+  travel    the program and its library copied, run, then deleted: the
+            report names every frame's function from the names the shim
+            recorded (the report read on another machine).
+  cxx_names a recorded C++ name of templates and lambdas: elided in the
+            text report, whole in --json and with --wide.
 
 Usage: callsite_test.py --bin BUILD/bin --app callsite_app --src SOURCE --work DIR CASE"""
 import argparse
@@ -283,8 +289,9 @@ def case_skip_jit(a):
         doc = report(a, out)
         check(sum(s["calls"] for s in doc["callsites"]) == calls + 500 + 9,
               "%s: every call at a site: %s" % (name, [(s["frames"], s["calls"]) for s in doc["callsites"]]))
-        in_lib = sum(s["calls"] for s in doc["callsites"] if s["frames"] and s["frames"][0]["library"] ==
-                     "libcallsite_lib.so")
+        # The first native frame: a Python frame (the line that called) comes first.
+        native = [(s, [f for f in s["frames"] if not f["python"]]) for s in doc["callsites"]]
+        in_lib = sum(s["calls"] for s, frames in native if frames and frames[0]["library"] == "libcallsite_lib.so")
         # Skipped: the dlopen'ed library's 9 calls are attributed to their caller.
         check(in_lib == (0 if name == "skip" else 9),
               "%s: %d calls at sites in libcallsite_lib.so, loaded after the first calls" % (name, in_lib))
@@ -296,6 +303,20 @@ def case_skip_jit(a):
           "the skip list)" % (growth["skip"], calls, growth["plain"]))
     print("JIT page, depth 2: %d KB more memory with a skip list than without, over %d calls"
           % (growth["skip"] - growth["plain"], calls))
+
+
+# The program's two sites by the names the shim recorded from its .symtab:
+# the inlined call is in the function it was inlined into.
+RECORDED = ["app::reduce_direct(ncclComm*, CUstream_st*, void*)", "app::step(ncclComm*, CUstream_st*, void*)"]
+
+
+def check_recorded_names(doc, app, what):
+    """Without the object that ran (nor its debug information), the
+    program's frames have the names the shim recorded, no file or line:
+    not the symbols of whatever is at the path now."""
+    frames = [s["frames"][0] for s in doc["callsites"] if s["frames"][0]["library"] == os.path.basename(app)]
+    got = sorted((f["function"], f["file"], f["line"]) for f in frames)
+    check(got == [(n, "", 0) for n in RECORDED], "%s: the names the shim recorded (got %s)" % (what, got))
 
 
 def case_stripped(a):
@@ -316,9 +337,7 @@ def case_stripped(a):
     run(["objcopy", "--only-keep-debug", app, target])
     run(["objcopy", "--strip-all", app])
     doc = report(a, out)
-    names = [s["frames"][0]["function"] for s in doc["callsites"] if s["frames"][0]["library"] == os.path.basename(app)]
-    check(len(names) == 2 and all(n.startswith(os.path.basename(app) + "+0x") for n in names),
-          "stripped, no debug directory: the program's frames are library+0xoffset (got %s)" % names)
+    check_recorded_names(doc, app, "stripped, no debug directory")
     check_cpp_sites(a, report(a, out, "--debug-dir", debug_dir), False)
 
     # The program moved away after the run: nothing at its recorded path,
@@ -331,19 +350,94 @@ def case_stripped(a):
     os.makedirs(os.path.dirname(full))
     shutil.copy2(a.app, full)
     doc = report(a, out)
-    names = [s["frames"][0]["function"] for s in doc["callsites"] if s["frames"][0]["library"] == os.path.basename(app)]
-    check(len(names) == 2 and all(n.startswith(os.path.basename(app) + "+0x") for n in names),
-          "moved, no debug directory: the program's frames are library+0xoffset (got %s)" % names)
+    check_recorded_names(doc, app, "moved, no debug directory")
     check_cpp_sites(a, report(a, out, "--debug-dir", moved), False)
     check_text_sites(a, text_report(a, out, "--debug-dir", moved), False)
     # Another program at the recorded path (a rebuild): its build id differs,
     # so it is not used; the one that ran is found by build id.
     shutil.copy2("/bin/true", app)
     doc = report(a, out)
-    names = [s["frames"][0]["function"] for s in doc["callsites"] if s["frames"][0]["library"] == os.path.basename(app)]
-    check(len(names) == 2 and all(n.startswith(os.path.basename(app) + "+0x") for n in names),
-          "another program at the path, no debug directory: library+0xoffset, not its symbols (got %s)" % names)
+    check_recorded_names(doc, app, "another program at the path, no debug directory")
     check_cpp_sites(a, report(a, out, "--debug-dir", moved), False)
+
+
+def case_travel(a):
+    """The report read where the program and its library are not (another
+    machine): the shim recorded each frame's function from the process's
+    symbol tables (the library's dynamic one, the program's .symtab), so
+    every native frame is still named, without file or line."""
+    work = os.path.join(a.work, "travel")
+    shutil.rmtree(work, ignore_errors=True)
+    bin_dir = os.path.join(work, "bin")
+    os.makedirs(bin_dir)
+    app = os.path.join(bin_dir, os.path.basename(a.app))
+    shutil.copy2(a.app, app)
+    shutil.copy2(os.path.join(os.path.dirname(a.app), "libcallsite_lib.so"), bin_dir)
+    out = os.path.join(work, "run")
+    traced(a, out, [app], {"LD_LIBRARY_PATH": bin_dir + ":" + os.environ.get("LD_LIBRARY_PATH", "")})
+    rank_file = [os.path.join(out, p) for p in os.listdir(out) if p.endswith(".json")][0]
+    with open(rank_file) as f:
+        paths = {m["path"] for m in json.load(f)["modules"]}
+    check({app, os.path.join(bin_dir, "libcallsite_lib.so")} <= paths,
+          "the run used the copies in %s (modules: %s)" % (bin_dir, sorted(paths)))
+    shutil.rmtree(bin_dir)
+    doc = report(a, out)
+    got = sorted((s["frames"][0]["function"], s["frames"][0]["library"], s["frames"][0]["file"], s["calls"])
+                 for s in doc["callsites"])
+    # Without debug information the inlined call is in the function it was
+    # inlined into.
+    want = [("app::reduce_direct(ncclComm*, CUstream_st*, void*)", os.path.basename(app), "", 3),
+            ("app::step(ncclComm*, CUstream_st*, void*)", os.path.basename(app), "", 5),
+            ("lib::Reducer::run(void*, unsigned long)", "libcallsite_lib.so", "", 7)]
+    check(got == want, "binaries gone: every frame named from the rank file (got %s)" % got)
+    text = text_report(a, out)
+    for function, *_ in want:
+        short = function.split("(")[0] + "(\u2026)"
+        check(short in text, "the text report names %s:\n%s" % (short, text))
+
+
+# A lambda in a template of libtorch's kind, as the shim records it.
+LAMBDA_MANGLED = "_ZZN4c10d2PG10collectiveIZNS0_9allreduceERSt6vectorIiSaIiEEEUliE_EEiS5_T_ENKUliE_clEi"
+LAMBDA_FULL = ("c10d::PG::collective<c10d::PG::allreduce(std::vector<int, std::allocator<int> >&)::{lambda(int)#1}>"
+               "(std::vector<int, std::allocator<int> >&, c10d::PG::allreduce(std::vector<int, std::allocator<int> >&)"
+               "::{lambda(int)#1})::{lambda(int)#1}::operator()(int) const")
+LAMBDA_SHORT = "c10d::PG::collective<\u2026>(\u2026)::{lambda#1}::operator()(\u2026) const"
+# Other sites' names: kept as they are, or their parameters elided, not
+# the brackets that are part of a name.
+OTHER_NAMES = {2: ("_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo()"),
+               3: ("_ZlsRSoRK1X", "operator<<(\u2026)"),
+               4: ("_ZN1XclEi", "X::operator()(\u2026)")}
+
+
+def case_cxx_names(a):
+    """A recorded C++ name with templates and lambdas, its object absent:
+    short in the text report, whole with --wide and in --json."""
+    out = os.path.join(a.work, "cxx_names")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    with open(os.path.join(a.src, "tools", "cli", "testdata", "callsites", "nccltap-node-1.json")) as f:
+        doc = json.load(f)
+    for m in doc["modules"]:
+        m["path"] = "/nonexistent/" + os.path.basename(m["path"])
+        m["build_id"] = ""
+    mangled = {1: LAMBDA_MANGLED}
+    mangled.update((i, m) for i, (m, _) in OTHER_NAMES.items())
+    for s in doc["callsites"]:
+        s["symbols"] = [mangled[s["id"]] if k == 0 else "" for k in range(len(s["frames"]))]
+    with open(os.path.join(out, "nccltap-node-1.json"), "w") as f:
+        json.dump(doc, f)
+    got = report(a, out)
+    names = [s["frames"][0]["function"] for s in got["callsites"]]
+    check(LAMBDA_FULL in names, "--json: the whole demangled name (got %s)" % names)
+    inner = [f["function"] for s in got["callsites"] for f in s["frames"][1:]]
+    check(inner and all(n.startswith("nccltap-bench+0x") for n in inner),
+          "--json: frames without a recorded name are library+0xoffset (got %s)" % inner)
+    text = text_report(a, out)
+    check(LAMBDA_SHORT in text and LAMBDA_FULL not in text, "text: the short name %s:\n%s" % (LAMBDA_SHORT, text))
+    for _, short in OTHER_NAMES.values():
+        check(short in text, "text: %s:\n%s" % (short, text))
+    wide = text_report(a, out, "--wide")
+    check(LAMBDA_FULL in wide, "--wide: the whole name:\n%s" % wide)
 
 
 def main():
@@ -352,12 +446,12 @@ def main():
     p.add_argument("--app", default="")
     p.add_argument("--src", required=True)
     p.add_argument("--work", required=True)
-    p.add_argument("case", choices=["bench", "first_call", "cpp", "skip", "stripped"])
+    p.add_argument("case", choices=["bench", "first_call", "cpp", "skip", "stripped", "travel", "cxx_names"])
     a = p.parse_args()
     a.src = os.path.abspath(a.src)
     os.makedirs(a.work, exist_ok=True)
     {"bench": case_bench, "first_call": case_first_call, "cpp": case_cpp, "skip": case_skip,
-     "stripped": case_stripped}[a.case](a)
+     "stripped": case_stripped, "travel": case_travel, "cxx_names": case_cxx_names}[a.case](a)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 

@@ -16,6 +16,12 @@
 struct real_nccl tap_real_nccl;
 _Atomic int tap_real_nccl_ready;
 static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This thread is looking NCCL up (holds resolve_lock): its dlsym calls,
+ * which may come back through another tool's dlsym to nccltap's, are its
+ * own and must not be answered (entry/dlsym_hook.c). */
+static __thread bool resolving __attribute__((tls_model("initial-exec")));
+
+bool real_nccl_resolving(void) { return resolving; }
 #define real tap_real_nccl
 
 static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
@@ -161,10 +167,12 @@ const struct real_nccl *real_nccl_resolve(void)
 {
     tap_config_ensure(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
     pthread_mutex_lock(&resolve_lock);
+    resolving = true;
     if (!atomic_load_explicit(&tap_real_nccl_ready, memory_order_relaxed)) {
         resolve();
         atomic_store_explicit(&tap_real_nccl_ready, 1, memory_order_release);
     }
+    resolving = false;
     pthread_mutex_unlock(&resolve_lock);
     return &real;
 }
@@ -172,8 +180,10 @@ const struct real_nccl *real_nccl_resolve(void)
 const struct real_nccl *real_nccl_retry(void)
 {
     pthread_mutex_lock(&resolve_lock);
+    resolving = true;
     if (!real.ncclGetVersion)
         resolve();
+    resolving = false;
     pthread_mutex_unlock(&resolve_lock);
     return &real;
 }

@@ -36,6 +36,10 @@ static inline const struct real_nccl *real_nccl(void)
  * before (it may have been loaded since). */
 const struct real_nccl *real_nccl_retry(void);
 
+/* Whether this thread is inside the resolution above (its dlsym calls are
+ * nccltap's own, wherever they come from). */
+bool real_nccl_resolving(void);
+
 /* What a wrapper returns for a function the real library lacks; says so on
  * stderr the first time for each function. */
 ncclResult_t real_nccl_missing(const char *name);

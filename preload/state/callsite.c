@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state/callsite_python.h"
 #include "state/callsite_unwind.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -16,7 +17,9 @@
 #define SLOTS (2 * TAP_SITE_CAPACITY)
 
 static unsigned depth;          /* frames per site; 0: call sites off */
-static uintptr_t *frames;       /* TAP_SITE_CAPACITY rows of `depth`; id 1 is row 0 */
+static unsigned width;          /* words per row: the frames, and as many Python frames' ids
+                                 * when CPython runs (callsite_python.h) */
+static uintptr_t *frames;       /* TAP_SITE_CAPACITY rows of `width`; id 1 is row 0 */
 static _Atomic uint16_t slots[SLOTS];
 static _Atomic unsigned nsites; /* ids handed out; may pass the capacity */
 static atomic_flag full_said = ATOMIC_FLAG_INIT;
@@ -28,7 +31,8 @@ static void init_once(void)
         depth = 1;
     if (depth == 1 && tap_skip_wanted() && !tap_unwind_ready())
         tap_log("NCCLTAP_CALLSITE_SKIP needs libunwind: call sites stay where NCCL was called");
-    if (depth && !(frames = calloc(TAP_SITE_CAPACITY, depth * sizeof *frames))) {
+    width = depth && tap_python_on() ? 2 * depth : depth;
+    if (depth && !(frames = calloc(TAP_SITE_CAPACITY, width * sizeof *frames))) {
         tap_log("no memory for the call-site table: call sites are off");
         depth = 0;
     }
@@ -40,12 +44,12 @@ static void init(void)
     pthread_once(&once, init_once);
 }
 
-static uintptr_t *row(unsigned id) { return frames + (size_t)(id - 1) * depth; }
+static uintptr_t *row(unsigned id) { return frames + (size_t)(id - 1) * width; }
 
 static uint64_t hash(const uintptr_t *key)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (unsigned i = 0; i < depth; i++) {
+    for (unsigned i = 0; i < width; i++) {
         h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
     }
@@ -61,7 +65,7 @@ static uint16_t table_full(void)
 
 static uint16_t intern(const uintptr_t *key)
 {
-    size_t bytes = depth * sizeof *key;
+    size_t bytes = width * sizeof *key;
     unsigned mine = 0; /* an id taken for the key, once an empty slot was seen */
     for (unsigned i = (unsigned)hash(key) & (SLOTS - 1), n = 0; n < SLOTS; i = (i + 1) & (SLOTS - 1), n++) {
         uint16_t id = atomic_load_explicit(&slots[i], memory_order_acquire);
@@ -91,14 +95,22 @@ uint16_t tap_site_slow(uintptr_t ra, bool *same_every_time)
     *same_every_time = true;
     if (depth == 0)
         return TAP_SITE_NONE;
-    uintptr_t key[TAP_CALLSITE_MAX_DEPTH];
+    uintptr_t key[2 * TAP_CALLSITE_MAX_DEPTH];
     bool unwind = depth > 1 || (tap_skip_wanted() && tap_skip_pc(ra) && tap_unwind_ready());
+    if (width > depth) { /* the Python lines differ from call to call */
+        *same_every_time = false;
+        uint16_t ids[TAP_CALLSITE_MAX_DEPTH];
+        unsigned n = tap_python_sites(ids, depth);
+        for (unsigned k = 0; k < depth; k++)
+            key[depth + k] = k < n ? ids[k] : 0;
+    }
     if (unwind) {
         *same_every_time = false;
         tap_unwind_site(ra, key, depth);
         return intern(key);
     }
-    /* One frame, the same for every call from here: the thread remembers it. */
+    /* One frame, the same for every call from here (without Python): the
+     * thread remembers it. */
     key[0] = ra;
     return intern(key);
 }
@@ -134,3 +146,8 @@ unsigned tap_sites_published(uint16_t *ids, unsigned max)
 }
 
 const uintptr_t *tap_site_frames(uint16_t id) { return row(id); }
+
+uint16_t tap_site_python(uint16_t id, unsigned k)
+{
+    return width > depth && k < depth ? (uint16_t)row(id)[depth + k] : 0;
+}

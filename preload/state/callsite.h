@@ -1,7 +1,9 @@
 /* Call sites: where in the application each NCCL call was made. A site is
  * the tuple of NCCLTAP_CALLSITE_DEPTH return addresses, innermost first.
  * The first is the wrapper's own return address, so depth 1 needs no
- * unwinding; deeper frames come from libunwind (callsite_unwind.c). Each
+ * unwinding; deeper frames come from libunwind (callsite_unwind.c). Where
+ * CPython runs, the Python frames are part of the site
+ * (callsite_python.c). Each
  * distinct tuple is interned once into a lock-free table of fixed size,
  * allocated at the first call; an op record carries only the site's id. */
 #ifndef NCCLTAP_CALLSITE_H
@@ -38,5 +40,10 @@ unsigned tap_sites_published(uint16_t *ids, unsigned max);
 
 /* The frames of site `id`, tap_sites_depth() of them, 0 past the stack's end. */
 const uintptr_t *tap_site_frames(uint16_t id);
+
+/* The Python frames (callsite_python.h) that made site `id`'s calls,
+ * innermost first, the k-th for k < tap_sites_depth(); 0 past the last:
+ * a site is its native frames and those. */
+uint16_t tap_site_python(uint16_t id, unsigned k);
 
 #endif

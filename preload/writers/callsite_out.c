@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "state/callsite.h"
+#include "state/callsite_python.h"
 #include "state/comm_registry.h"
 #include "base/json_writer.h"
+#include "writers/frame_names.h"
 #include "writers/load_map.h"
 #include "nccl/nccl_ops.h"
 #include "stats/site_stats.h"
@@ -48,6 +50,22 @@ static void write_frames(FILE *f, uint16_t site, unsigned depth, struct tap_modu
             m->used = true;
     }
     fputs("]", f);
+    /* Names beside them, for a report read where the binaries are not. */
+    fputs(", \"symbols\": [", f);
+    for (unsigned k = 0; frames && k < depth && frames[k]; k++) {
+        fputs(k ? ", " : "", f);
+        json_string(f, tap_frame_name(site, k, depth, frames[k], tap_load_map_find(map, nmap, frames[k])));
+    }
+    fputs("]", f);
+    /* The Python lines that made the calls, above the native frames. */
+    for (unsigned k = 0; site && k < depth && tap_site_python(site, k); k++) {
+        const struct tap_py_frame *p = tap_python_frame(tap_site_python(site, k));
+        fputs(k ? ", {\"file\": " : ", \"python\": [{\"file\": ", f);
+        json_string(f, p->file);
+        fprintf(f, ", \"line\": %d, \"function\": ", p->line);
+        json_string(f, p->function);
+        fputs(k + 1 < depth && tap_site_python(site, k + 1) ? "}" : "}]", f);
+    }
 }
 
 static void write_modules(FILE *f, const struct tap_module *map, unsigned nmap)
@@ -71,7 +89,8 @@ static void write_modules(FILE *f, const struct tap_module *map, unsigned nmap)
 void tap_callsites_write_json(FILE *f)
 {
     unsigned depth = tap_sites_depth();
-    fprintf(f, "  \"callsite_depth\": %u,\n  \"callsites\": [", depth);
+    fprintf(f, "  \"callsite_depth\": %u,\n  \"callsite_python_unread\": %llu,\n  \"callsites\": [", depth,
+            (unsigned long long)tap_python_unread());
     unsigned n = depth ? tap_site_stats_count() : 0, nmap = 0;
     const struct tap_site_stat **sorted = malloc((n ? n : 1) * sizeof *sorted);
     /* Also the sites with no statistics yet, whose first calls are still on

@@ -139,7 +139,7 @@ void usage_report(FILE *to)
 "      --csv            the merged rows as CSV, one line per communicator,\n"
 "                       operation, datatype and size (not with --json)\n"
 "      --wide           every column of the tables (by default they fit in 120\n"
-"                       columns)\n"
+"                       columns), and call sites' C++ names whole\n"
 "      --top N          rows in \"Where the time goes\" (default 10, at most\n"
 "                       100000)\n"
 "      --comm ID        only this communicator: its id or its name\n"

@@ -126,6 +126,11 @@ struct site_frame {
     const char *library;      /* file name of the object it is in */
     uint64_t offset;          /* its address in that file (addr - load bias) */
     const char *function;     /* demangled; "library+0xoffset" without symbols */
+    bool python;              /* a Python frame (the rank file's "python"): function, file and
+                               * line from the interpreter, library "python", no address */
+    const char *recorded;     /* the name the shim recorded ("symbols": its process's symbol
+                               * tables), mangled; "" when none. Used where the report
+                               * cannot read the object itself */
     const char *inlined_into; /* the function `function` was inlined into */
     const char *file;         /* source file, as the debug information names it */
     int line;                 /* 0 when unknown */
@@ -214,6 +219,7 @@ struct rank_file {
     uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
     struct totals totals;
     int callsite_depth;      /* frames per call site; 0: call sites off, or not recorded */
+    uint64_t python_unread;  /* calls whose Python frame could not be read: at native sites */
     struct callsite *sites;  /* (arena) */
     size_t nsites;
     struct module_entry *modules;  /* objects its sites' frames are in (arena) */

@@ -19,6 +19,18 @@ int callsite_cmp_frames(const struct callsite *a, const struct callsite *b)
         return a->nframes < b->nframes ? -1 : 1;
     for (size_t k = 0; k < a->nframes; k++) {
         const struct site_frame *x = &a->frames[k], *y = &b->frames[k];
+        if (x->python != y->python)
+            return x->python ? -1 : 1;
+        if (x->python) { /* no address: its file, line and function */
+            int c = strcmp(x->file, y->file);
+            if (!c && x->line != y->line)
+                c = x->line < y->line ? -1 : 1;
+            if (!c)
+                c = strcmp(x->function, y->function);
+            if (c)
+                return c;
+            continue;
+        }
         int c = strcmp(x->library, y->library);
         if (c)
             return c;
@@ -102,6 +114,7 @@ void report_callsites(const struct report *r, struct callsite_summary *out)
         const struct rank_file *f = &r->files[i];
         if (f->callsite_depth > out->depth)
             out->depth = f->callsite_depth;
+        out->python_unread += f->python_unread;
         for (size_t j = 0; j < f->nsites; j++)
             n += f->sites[j].nrows;
         for (size_t j = 0; j < f->nops; j++) {

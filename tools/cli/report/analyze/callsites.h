@@ -28,6 +28,7 @@ struct site_use {
 
 struct callsite_summary {
     int depth;                   /* the largest NCCLTAP_CALLSITE_DEPTH of the files; 0: none */
+    uint64_t python_unread;      /* calls whose Python frame could not be read, all files */
     struct site_summary *sites;  /* by time, then calls, descending */
     size_t nsites;
     struct site_use *uses;       /* sorted by key, then site */

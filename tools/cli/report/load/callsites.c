@@ -1,11 +1,14 @@
 /* Reading a per-rank file's call sites: "callsite_depth", "callsites"
- * (frames and per-row counts) and "modules" (the load map). All optional:
+ * (frames, the names the shim gave them, the Python line that made the
+ * calls, and per-row counts) and "modules"
+ * (the load map). All optional:
  * files written before call sites existed, or with NCCLTAP_CALLSITE_DEPTH=0,
  * have none. Symbolizing the frames is symbolize.c's, once all files are in. */
 #include "load.h"
 #include "json_fields.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,24 +46,51 @@ static json_t *optional_array(json_t *root, const char *key, char *why, size_t w
     return json_is_array(a) ? a : NULL;
 }
 
+static int load_python_frame(struct report *r, json_t *obj, struct site_frame *f)
+{
+    json_t *file = json_object_get(obj, "file"), *line = json_object_get(obj, "line"),
+           *function = json_object_get(obj, "function");
+    if (!json_is_string(file) || !json_is_string(function) || !json_is_integer(line) ||
+        json_integer_value(line) < 0 || json_integer_value(line) > INT32_MAX)
+        return -1;
+    f->python = true;
+    f->library = report_intern(r, "python");
+    f->function = report_intern(r, json_string_value(function));
+    f->file = report_intern(r, json_string_value(file));
+    f->line = (int)json_integer_value(line);
+    f->inlined_into = f->recorded = "";
+    return 0;
+}
+
 static int load_site(struct report *r, json_t *obj, struct callsite *site, char *why, size_t why_len)
 {
     json_t *id = json_object_get(obj, "id"), *frames = json_object_get(obj, "frames"),
-           *rows = json_object_get(obj, "rows");
+           *rows = json_object_get(obj, "rows"), *symbols = json_object_get(obj, "symbols"),
+           *python = json_object_get(obj, "python");
     if (!json_is_integer(id) || json_integer_value(id) < 0 || !json_is_array(frames) || !json_is_array(rows)) {
         snprintf(why, why_len, "needs \"id\" (a number), \"frames\" and \"rows\" (arrays)");
         return -1;
     }
     site->id = (unsigned)json_integer_value(id);
-    site->nframes = json_array_size(frames);
+    /* The Python frames first: they made the call the native frames show. */
+    size_t npy = json_array_size(python);
+    site->nframes = npy + json_array_size(frames);
     site->frames = report_alloc(r, site->nframes * sizeof *site->frames);
-    for (size_t k = 0; k < site->nframes; k++) {
-        struct site_frame *f = &site->frames[k];
+    for (size_t k = 0; k < npy; k++)
+        if (load_python_frame(r, json_array_get(python, k), &site->frames[k]) != 0) {
+            snprintf(why, why_len, "\"python\"[%zu] needs \"file\", \"function\" (strings) and \"line\"", k);
+            return -1;
+        }
+    for (size_t k = 0; k + npy < site->nframes; k++) {
+        struct site_frame *f = &site->frames[npy + k];
         if (!address(json_array_get(frames, k), &f->addr)) {
             snprintf(why, why_len, "\"frames\"[%zu] is not an address (\"0x...\")", k);
             return -1;
         }
         f->library = f->function = f->inlined_into = f->file = "";
+        /* Optional (files before nccltap 0.x had none); a frame past its end has none. */
+        const char *name = json_string_value(json_array_get(symbols, k));
+        f->recorded = name ? report_intern(r, name) : "";
     }
     site->nrows = json_array_size(rows);
     site->rows = report_alloc(r, site->nrows * sizeof *site->rows);
@@ -95,6 +125,8 @@ int report_load_callsites(struct report *r, json_t *root, struct rank_file *f, c
     why[0] = '\0';
     json_t *depth = json_object_get(root, "callsite_depth");
     f->callsite_depth = json_is_integer(depth) ? (int)json_integer_value(depth) : 0;
+    json_t *unread = json_object_get(root, "callsite_python_unread");
+    f->python_unread = json_is_integer(unread) && json_integer_value(unread) > 0 ? (uint64_t)json_integer_value(unread) : 0;
     json_t *sites = optional_array(root, "callsites", why, why_len);
     json_t *modules = optional_array(root, "modules", why, why_len);
     if (why[0])

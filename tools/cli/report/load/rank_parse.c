@@ -137,7 +137,7 @@ static const struct section sections[] = {
 /* Top-level members that loaders of their own read with jansson
  * (callsites.c): they are built as JSON while the rest streams. They are
  * small (a few dozen call sites a process). */
-static const char *const kept_keys[] = { "callsite_depth", "callsites", "modules" };
+static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules" };
 #define NKEPT (sizeof kept_keys / sizeof kept_keys[0])
 #define MAX_KEPT_DEPTH 16
 

@@ -8,7 +8,9 @@
  * the whole report, at load bias 0: frames are looked up by their offset
  * in the file, so the ranks of one binary share it whatever their ASLR.
  * Built without elfutils (NCCLTAP_WITH_LIBDW unset), every frame gets
- * library+0xoffset. */
+ * library+0xoffset. Where no object is found, a frame takes the name the
+ * shim recorded from its process's symbol tables ("symbols"), without a
+ * file or line. */
 #include "load.h"
 #include "demangle.h"
 #include "input_file.h"
@@ -309,6 +311,11 @@ static void symbolize_frame(struct symbolizer *s, const struct module_entry *m, 
     f->library = report_intern(s->r, base_name(m->path));
     f->offset = f->addr - m->base;
     lookup(s, m, f);
+    if (!f->function[0] && f->recorded[0]) { /* the object is not here: the shim's name */
+        char *plain = demangle(f->recorded);
+        f->function = report_intern(s->r, plain ? plain : f->recorded);
+        free(plain);
+    }
     if (!f->function[0]) {
         char buf[4096 + 32];
         snprintf(buf, sizeof buf, "%s+0x%llx", f->library, (unsigned long long)f->offset);
@@ -334,6 +341,8 @@ void report_symbolize(struct report *r, char *const *debug_dirs, size_t ndirs)
         for (size_t j = 0; j < file->nsites; j++)
             for (size_t k = 0; k < file->sites[j].nframes; k++) {
                 struct site_frame *f = &file->sites[j].frames[k];
+                if (f->python)
+                    continue; /* named by the interpreter */
                 const struct module_entry *m = module_of(file, f->addr);
                 if (m) {
                     symbolize_frame(&s, m, f);

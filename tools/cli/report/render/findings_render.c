@@ -92,7 +92,9 @@ static void print_site(const struct callsite *site, FILE *out)
         const char *slash = strrchr(fr->file, '/');
         fprintf(out, ", called from %s:%d", shown(slash ? slash + 1 : fr->file, name), fr->line);
     } else {
-        fprintf(out, ", called from %s", shown(fr->function, name));
+        char cut[SHOWN_MAX];
+        fprintf(out, ", called from %s",
+                shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
     }
 }
 

@@ -4,6 +4,7 @@
 #include "escape.h"
 #include "util.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,9 @@ const char *human_bytes(double b, char buf[16])
 
 json_t *site_frame_json(const struct site_frame *f)
 {
-    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "function", f->function,
+    return json_pack("{s:s, s:s, s:s, s:i, s:s, s:I, s:b}", "function", f->function,
         "inlined_into", f->inlined_into, "file", f->file, "line", f->line, "library", f->library,
-        "offset", (json_int_t)f->offset);
+        "offset", (json_int_t)f->offset, "python", f->python);
 }
 
 void print_rank_list(const int *v, size_t n, FILE *out)
@@ -69,4 +70,67 @@ char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *
     free(seen);
     *count = n;
     return s;
+}
+
+/* Whether the bracket at name[i] belongs to an operator's name
+ * ("operator<<", the first '(' of "operator()"), not to a list. */
+static bool in_operator(const char *name, size_t i)
+{
+    size_t k = i;
+    while (k > 0 && strchr("<>=!+-*/%&|^~[]()", name[k - 1]))
+        k--;
+    if (k < 8 || strncmp(name + k - 8, "operator", 8) != 0)
+        return false;
+    if (name[i] == '(')
+        return i == k;
+    return i == k || (i - k == 1 && name[k] == '<');
+}
+
+/* The index just past the list opened at name[i], brackets of any kind
+ * nested ("->" is no bracket); strlen(name) when it is not closed. */
+static size_t past_list(const char *name, size_t i)
+{
+    int depth = 0;
+    for (;; i++) {
+        char c = name[i];
+        if (!c)
+            return i;
+        if (c == '<' || c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == '>' && !(i > 0 && name[i - 1] == '-')) || c == ')' || c == ']' || c == '}')
+            if (--depth == 0)
+                return i + 1;
+    }
+}
+
+const char *short_function(const char *name, char *buf, size_t len)
+{
+    static const char anon[] = "(anonymous namespace)", lambda[] = "{lambda(";
+    size_t o = 0;
+#define PUT(s, n) (o + (n) < len ? (memcpy(buf + o, (s), (n)), o += (n)) : (o = len - 1))
+    for (size_t i = 0; name[i] && len;) {
+        char c = name[i];
+        if (c == '(' && !strncmp(name + i, anon, sizeof anon - 1)) {
+            PUT(anon, sizeof anon - 1);
+            i += sizeof anon - 1;
+        } else if (c == '{' && !strncmp(name + i, lambda, sizeof lambda - 1)) {
+            PUT("{lambda", 7); /* then "#1}" */
+            i = past_list(name, i + sizeof lambda - 2);
+        } else if ((c == '<' || c == '(') && !in_operator(name, i)) {
+            size_t end = past_list(name, i);
+            bool empty = end == i + 2;
+            PUT(c == '<' ? "<" : "(", 1);
+            if (!empty)
+                PUT("\xe2\x80\xa6", 3); /* U+2026 */
+            PUT(c == '<' ? ">" : ")", 1);
+            i = end;
+        } else {
+            PUT(&name[i], 1);
+            i++;
+        }
+    }
+#undef PUT
+    if (len)
+        buf[o < len ? o : len - 1] = '\0';
+    return buf;
 }

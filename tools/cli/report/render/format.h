@@ -14,8 +14,14 @@
 const char *human_bytes(double b, char buf[16]);
 
 /* A call site's frame as --json gives it: {function, inlined_into, file,
- * line, library, offset}. */
+ * line, library, offset, python}. */
 json_t *site_frame_json(const struct site_frame *f);
+
+/* A demangled C++ name (not a Python one) made readable: template arguments, parameter lists
+ * and lambdas' parameters elided, "ns::Class::fn<…>(…)::{lambda#1}";
+ * empty lists and "(anonymous namespace)" kept. The text report's short
+ * form (--json and --wide give the full name). Returns buf, cut to len. */
+const char *short_function(const char *name, char *buf, size_t len);
 
 /* "0-2, 5": ranks v[0..n), ascending, runs joined. */
 void print_rank_list(const int *v, size_t n, FILE *out);

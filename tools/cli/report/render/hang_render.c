@@ -8,14 +8,15 @@
 #include <string.h>
 
 /* "    called from step in train.c:42 [libapp.so] by ranks 0-2": the
- * innermost frame (--json has them all). */
+ * innermost frame, its C++ name short (--json has them all, whole). */
 static void print_site(const struct hang_site *s, FILE *out)
 {
     if (!s->site->nframes)
         return;
     const struct site_frame *f = &s->site->frames[0];
-    char fn[SHOWN_MAX], file[SHOWN_MAX], lib[SHOWN_MAX];
-    fprintf(out, "    called from %s", shown(f->function, fn));
+    char fn[SHOWN_MAX], file[SHOWN_MAX], lib[SHOWN_MAX], cut[SHOWN_MAX];
+    fprintf(out, "    called from %s",
+            shown(f->python ? f->function : short_function(f->function, cut, sizeof cut), fn));
     if (f->file[0]) {
         const char *slash = strrchr(f->file, '/');
         fprintf(out, " in %s:%d", shown(slash ? slash + 1 : f->file, file), f->line);

@@ -383,6 +383,7 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("callsite_depth", json_integer(s->callsites.depth), false, out);
     rc |= member("callsites", callsites_json(&s->callsites), false, out);
+    rc |= member("callsite_python_unread", json_integer((json_int_t)s->callsites.python_unread), false, out);
     rc |= member("bench", bench_json(s), false, out);
     /* Records of any input out of range, left out (load/record_check.h). */
     rc |= member("records_rejected", json_integer((json_int_t)r->records_rejected), false, out);

@@ -16,7 +16,7 @@ struct report_summary;  /* analyze/summary.h: what the report says of the run */
 
 /* How the text is laid out. */
 struct text_options {
-    bool wide;  /* every column of the op tables; else they fit 120 columns */
+    bool wide;  /* every column of the op tables (else they fit 120 columns), C++ names whole */
 };
 
 /* --json's first key, "format": the document's version. */

@@ -381,19 +381,21 @@ static const char *file_line(const struct site_frame *f, char *buf, size_t len)
     return buf;
 }
 
-/* "step (inlined into run)" */
-static const char *function_of(const struct site_frame *f, char *buf, size_t len)
+/* "step(…) (inlined into run(…))"; with --wide the names whole. */
+static const char *function_of(const struct site_frame *f, bool wide, char *buf, size_t len)
 {
-    char name[SHOWN_MAX], outer[SHOWN_MAX];
+    char name[SHOWN_MAX], outer[SHOWN_MAX], cut[SHOWN_MAX], cut_outer[SHOWN_MAX];
+    /* A Python function's name is short already ("<module>" is one). */
+    const char *fn = wide || f->python ? f->function : short_function(f->function, cut, sizeof cut);
+    const char *into = wide ? f->inlined_into : short_function(f->inlined_into, cut_outer, sizeof cut_outer);
     if (f->inlined_into[0])
-        snprintf(buf, len, "%s (inlined into %s)", shown(f->function, name),
-                 shown(f->inlined_into, outer));
+        snprintf(buf, len, "%s (inlined into %s)", shown(fn, name), shown(into, outer));
     else
-        snprintf(buf, len, "%s", shown(f->function, name));
+        snprintf(buf, len, "%s", shown(fn, name));
     return buf;
 }
 
-static void print_callsites(const struct callsite_summary *cs, FILE *out)
+static void print_callsites(const struct callsite_summary *cs, bool wide, FILE *out)
 {
     if (cs->depth == 0)
         return;
@@ -411,12 +413,15 @@ static void print_callsites(const struct callsite_summary *cs, FILE *out)
         fprintf(out, "  #%-3zu %-14s %10llu %12.3f %6.1f%% %8s  %-24s %s\n", i + 1, shown(s->op, name),
                 (unsigned long long)s->calls, s->time_ns / 1e6, 100.0 * s->share, busbw,
                 top ? file_line(top, where, sizeof where) : "-",
-                top ? function_of(top, fn, sizeof fn) : "(calls after the shim's table of sites was full)");
+                top ? function_of(top, wide, fn, sizeof fn) : "(calls after the shim's table of sites was full)");
         for (size_t k = 1; k < s->first->nframes; k++)
             fprintf(out, "%7s from %-24s %s [%s]\n", "", file_line(&s->first->frames[k], where, sizeof where),
-                    function_of(&s->first->frames[k], fn, sizeof fn),
+                    function_of(&s->first->frames[k], wide, fn, sizeof fn),
                     shown(s->first->frames[k].library, name));
     }
+    if (cs->python_unread)
+        fprintf(out, "  NOTE: %llu calls made from Python are at their native site: their Python frame could\n"
+                "  not be read (callsite_python_unread)\n", (unsigned long long)cs->python_unread);
     fputs("  time_ms: the site's calls x their mean time (a group's time is shared among its ops);\n"
           "  % NCCL: of the same sum over every op of the run. The op tables below name their sites.\n", out);
 }
@@ -513,7 +518,7 @@ int report_print_text(const struct report *r, const struct report_summary *s,
           "  a size is nccl-tests' S for its op. Bandwidths are in GB/s (1e9 bytes/s).\n", out);
     print_top(s, out);
     print_procs(s, out);
-    print_callsites(&s->callsites, out);
+    print_callsites(&s->callsites, lo.wide, out);
     print_comms(s, &lo, out);
     print_os_interference(r, s, out);
     print_clocks(r, out);

@@ -1,0 +1,249 @@
+#include "state/callsite_python.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+
+/* Where CPython keeps what is read, 64-bit, per version: offsets read
+ * with offsetof from each version's headers (Include/cpython/pystate.h,
+ * Include/internal/pycore_frame.h, Include/cpython/code.h,
+ * Include/cpython/unicodeobject.h). The location table's format is the
+ * same in both. */
+struct layout {
+    unsigned version;            /* (major << 8) | minor */
+    int ts_cframe;               /* PyThreadState.cframe */
+    int cframe_current;          /* _PyCFrame.current_frame */
+    int frame_code, frame_previous, frame_prev_instr, frame_owner; /* _PyInterpreterFrame */
+    int code_firstlineno, code_filename, code_qualname, code_linetable, code_firsttraceable;
+    int code_adaptive;           /* PyCodeObject.co_code_adaptive: the instructions */
+    int str_ascii_data;          /* sizeof(PyASCIIObject) */
+    int str_utf8_length, str_utf8; /* PyCompactUnicodeObject */
+    int str_compact_data;        /* sizeof(PyCompactUnicodeObject): a non-ASCII str's characters */
+};
+static const struct layout layouts[] = {
+    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72},
+    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56},
+};
+enum {
+    OWNED_BY_GENERATOR = 1,
+    OWNED_BY_CSTACK = 3,         /* 3.12: a C call's shim frame, no code of its own */
+    BYTES_SIZE = 16,             /* PyVarObject.ob_size */
+    BYTES_DATA = 32,             /* PyBytesObject.ob_sval */
+    STR_LENGTH = 16,             /* PyASCIIObject.length */
+    STR_STATE = 32,
+};
+#define MAX_WALK 64 /* frames looked at, innermost first */
+
+typedef const char *(*get_tstate_fn)(void);
+static get_tstate_fn get_tstate; /* PyGILState_GetThisThreadState */
+static const struct layout *py;   /* the running CPython's */
+static struct tap_py_frame *table; /* TAP_PY_CAPACITY entries; id 1 is entry 0 */
+static _Atomic uint16_t slots[2 * TAP_PY_CAPACITY];
+static _Atomic unsigned nframes;
+static _Atomic uint64_t unread;
+static bool on;
+
+static void look(void)
+{
+    const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
+    *(void **)&get_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    if (!version || !get_tstate)
+        return; /* no CPython, or one before 3.11 (no Py_Version) */
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0] && sizeof(void *) == 8; i++)
+        if (layouts[i].version == *version >> 16)
+            py = &layouts[i];
+    if (!py) {
+        tap_log("CPython %lu.%lu: call sites stay native (nccltap reads the frames of CPython 3.11 and 3.12)",
+                *version >> 24, (*version >> 16) & 0xff);
+        return;
+    }
+    table = calloc(TAP_PY_CAPACITY, sizeof *table);
+    if (!table)
+        tap_log("no memory for the Python call-site table: call sites stay native");
+    on = table != NULL;
+}
+
+bool tap_python_on(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, look);
+    return on;
+}
+
+#define AT(p, off, type) (*(type const *)((const char *)(p) + (off)))
+
+/* Code point `c` as UTF-8 at out[*n], if it fits before `cap` - 1. */
+static bool put_utf8(char *out, size_t *n, size_t cap, uint32_t c)
+{
+    char b[4];
+    size_t len = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (*n + len >= cap)
+        return false;
+    if (len == 1) {
+        b[0] = (char)c;
+    } else {
+        for (size_t i = len - 1; i > 0; i--, c >>= 6)
+            b[i] = (char)(0x80 | (c & 63));
+        b[0] = (char)((0xf00u >> len) | c); /* 110xxxxx, 1110xxxx, 11110xxx */
+    }
+    memcpy(out + *n, b, len);
+    *n += len;
+    return true;
+}
+
+/* A str object's text as UTF-8, cut to `cap` on a character boundary:
+ * ASCII as it is, else CPython's UTF-8 of it where it keeps one, else its
+ * characters (1, 2 or 4 bytes each) encoded here. False for a str that is
+ * not compact (none that code objects hold). */
+static bool copy_str(const char *s, char *out, size_t cap)
+{
+    uint32_t state = AT(s, STR_STATE, uint32_t);
+    unsigned kind = state >> 2 & 7;
+    bool compact = state >> 5 & 1, ascii = state >> 6 & 1;
+    size_t length = (size_t)AT(s, STR_LENGTH, int64_t), n = 0;
+    const char *utf8 = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
+    if (!compact)
+        return false;
+    if (utf8) {
+        n = ascii ? length : (size_t)AT(s, py->str_utf8_length, int64_t);
+        if (n >= cap) {
+            n = cap - 1;
+            while (n > 0 && ((unsigned char)utf8[n] & 0xc0) == 0x80)
+                n--;
+        }
+        memcpy(out, utf8, n);
+    } else {
+        const char *data = s + py->str_compact_data;
+        if (kind != 1 && kind != 2 && kind != 4)
+            return false;
+        for (size_t i = 0; i < length; i++) {
+            uint32_t c = kind == 1 ? ((const uint8_t *)data)[i]
+                       : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+            if (!put_utf8(out, &n, cap, c))
+                break;
+        }
+    }
+    out[n] = '\0';
+    return true;
+}
+
+static unsigned varint(const unsigned char **p, const unsigned char *end)
+{
+    unsigned b = *p < end ? *(*p)++ : 0, v = b & 63, shift = 0;
+    while (b & 64 && *p < end && shift < 28) {
+        b = *(*p)++;
+        shift += 6;
+        v |= (b & 63) << shift;
+    }
+    return v;
+}
+
+/* The line of instruction `lasti` (code units) from the location table
+ * (Objects/locations.md): entries of (1 byte: 1, code:4, length-1:3) and
+ * their data; codes 13 and 14 start with the line's delta (signed varint),
+ * 10-12 are deltas 0-2, 15 no location. */
+static int line_of(const char *code, int lasti)
+{
+    const char *bytes = AT(code, py->code_linetable, const char *);
+    const unsigned char *p = (const unsigned char *)bytes + BYTES_DATA;
+    const unsigned char *end = p + AT(bytes, BYTES_SIZE, int64_t);
+    int line = AT(code, py->code_firstlineno, int), at = 0;
+    while (p < end) {
+        unsigned first = *p++, kind = first >> 3 & 15;
+        int delta = 0;
+        if (kind == 13 || kind == 14) {
+            unsigned u = varint(&p, end);
+            delta = u & 1 ? -(int)(u >> 1) : (int)(u >> 1);
+        } else if (kind >= 10 && kind <= 12) {
+            delta = (int)kind - 10;
+        }
+        line += delta;
+        at += (int)(first & 7) + 1;
+        if (lasti < at)
+            return kind == 15 ? 0 : line;
+        while (p < end && !(*p & 128))
+            p++;
+    }
+    return 0;
+}
+
+static void fill(struct tap_py_frame *f, const char *code, int lasti)
+{
+    f->code = code;
+    f->lasti = lasti;
+    f->line = line_of(code, lasti);
+    f->unreadable = !copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
+                    !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function);
+    f->skipped = !f->unreadable && strstr(f->file, "/torch/") != NULL;
+}
+
+static uint64_t hash(const void *code, int lasti)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)code ^ (uint64_t)lasti * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    return h ^ h >> 32;
+}
+
+/* The id of (code, lasti), interned at its first sight (also when its
+ * text cannot be read: then looked at once); 0 when the table is full.
+ * As state/callsite.c's table. */
+static uint16_t intern(const char *code, int lasti)
+{
+    unsigned mine = 0;
+    for (unsigned i = (unsigned)hash(code, lasti) & (2 * TAP_PY_CAPACITY - 1), n = 0; n < 2 * TAP_PY_CAPACITY;
+         i = (i + 1) & (2 * TAP_PY_CAPACITY - 1), n++) {
+        uint16_t id = atomic_load_explicit(&slots[i], memory_order_acquire);
+        if (id == 0) {
+            if (!mine) {
+                mine = atomic_fetch_add_explicit(&nframes, 1, memory_order_relaxed) + 1;
+                if (mine > TAP_PY_CAPACITY)
+                    return 0;
+                fill(&table[mine - 1], code, lasti);
+            }
+            if (atomic_compare_exchange_strong_explicit(&slots[i], &id, (uint16_t)mine, memory_order_release,
+                                                        memory_order_acquire))
+                return (uint16_t)mine;
+        }
+        if (table[id - 1].code == code && table[id - 1].lasti == lasti)
+            return id;
+    }
+    return 0;
+}
+
+unsigned tap_python_sites(uint16_t *out, unsigned max)
+{
+    const char *ts = get_tstate();
+    const char *cframe = ts ? AT(ts, py->ts_cframe, const char *) : NULL;
+    const char *frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
+    unsigned n = 0;
+    for (int walked = 0; frame && n < max && walked < MAX_WALK;
+         walked++, frame = AT(frame, py->frame_previous, const char *)) {
+        char owner = AT(frame, py->frame_owner, char);
+        if (owner == OWNED_BY_CSTACK)
+            continue;
+        const char *code = AT(frame, py->frame_code, const char *);
+        const uint16_t *first = (const uint16_t *)(code + py->code_adaptive);
+        const uint16_t *instr = AT(frame, py->frame_prev_instr, const uint16_t *);
+        /* Not started yet (_PyFrame_IsIncomplete): no line of its own. */
+        if (owner != OWNED_BY_GENERATOR && instr < first + AT(code, py->code_firsttraceable, int))
+            continue;
+        uint16_t id = intern(code, (int)(instr - first));
+        if (!id || table[id - 1].unreadable) {
+            /* The innermost: the call stays native, counted; further out:
+             * the site ends there. */
+            if (n == 0)
+                atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
+            return n;
+        }
+        if (!table[id - 1].skipped)
+            out[n++] = id;
+    }
+    return n;
+}
+
+const struct tap_py_frame *tap_python_frame(uint16_t id) { return &table[id - 1]; }
+
+uint64_t tap_python_unread(void) { return atomic_load_explicit(&unread, memory_order_relaxed); }
