@@ -3,6 +3,7 @@
  * calls NCCL pays nothing and sees nothing. The runtime starts with the
  * first communicator. */
 #include "entry/bring_up.h"
+#include "entry/unseen.h"
 #include "runtime/runtime.h"
 
 __attribute__((constructor)) static void tap_load(void)
@@ -15,4 +16,5 @@ __attribute__((constructor)) static void tap_load(void)
 __attribute__((destructor)) static void tap_unload(void)
 {
     tap_runtime_stop();
+    tap_say_unseen_nccl();
 }

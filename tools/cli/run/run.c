@@ -85,7 +85,8 @@ static void say_why_nothing(const char *dir, const struct run_end *e)
             "interval (NCCLTAP_INTERVAL_MS, default 5000)", dir, e->shell_signal);
     else
         msg("no per-rank file of this run in %s: the command made no NCCL call, or the shim was "
-            "not loaded into it", dir);
+            "not loaded into it, or its NCCL calls went past the shim (a line from nccltap above says so "
+            "where the process shows why)", dir);
 }
 
 /* What the run left, and how to read it: a command that works as printed,
