@@ -53,6 +53,7 @@ def main():
         check_script(a, script)
     if not a.depth1_only:
         check_depth2(a, source)
+    check_python_skip(a, source)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
@@ -96,6 +97,24 @@ def check_depth2(a, script):
                                         == "<module>" else py[-1]["function"])
     check(outer == {"main": ("ctypes_nccl.py", module_line), "worker": ("threading.py", "Thread.run")},
           "depth 2: the Python frame above each line (got %s)" % outer)
+
+
+def check_python_skip(a, script):
+    """NCCLTAP_CALLSITE_PYTHON_SKIP naming the script: its frames are left
+    out, as a framework's are; the worker's call is then the line of
+    threading.py that ran it, the main thread's (no Python frame above the
+    script's) its native site."""
+    out = os.path.join(a.work, "python-sites-skip")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", NCCLTAP_CALLSITE_PYTHON_SKIP="/nothere/,ctypes_nccl.py")
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    run([os.path.join(a.bin, "nccltap"), "run", "--sim", "--dir", out, "--", sys.executable, script, a.lib], env)
+    doc = json.loads(run([os.path.join(a.bin, "nccltap"), "report", "--json", out]))
+    tops = sorted({os.path.basename(s["frames"][0]["file"] or "") for s in doc["callsites"]
+                   if s["frames"][0]["python"]})
+    check(tops == ["threading.py"], "NCCLTAP_CALLSITE_PYTHON_SKIP=ctypes_nccl.py: Python sites in %s, want "
+          "threading.py alone" % tops)
 
 
 def check_script(a, script):

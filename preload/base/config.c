@@ -375,6 +375,12 @@ void tap_config_load(void)
                 sizeof c->callsite_skip - 1);
     else if (skip)
         snprintf(c->callsite_skip, sizeof c->callsite_skip, "%s", skip);
+    const char *pyskip = getenv("NCCLTAP_CALLSITE_PYTHON_SKIP");
+    if (pyskip && strlen(pyskip) >= sizeof c->python_skip)
+        tap_log("NCCLTAP_CALLSITE_PYTHON_SKIP is too long (at most %zu characters): the default, /torch/, is used",
+                sizeof c->python_skip - 1);
+    snprintf(c->python_skip, sizeof c->python_skip, "%s",
+             pyskip && strlen(pyskip) < sizeof c->python_skip ? pyskip : "/torch/");
     const char *prom = getenv("NCCLTAP_PROM_DIR");
     if (prom && strlen(prom) >= sizeof c->prom_dir)
         tap_log("NCCLTAP_PROM_DIR is too long (at most %zu characters): no Prometheus file is written",

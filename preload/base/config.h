@@ -39,6 +39,7 @@ struct tap_config {
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
     uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */
     char callsite_skip[1024];    /* NCCLTAP_CALLSITE_SKIP: libraries whose frames are skipped */
+    char python_skip[1024];      /* NCCLTAP_CALLSITE_PYTHON_SKIP: parts of Python files' paths skipped */
     char prom_dir[4096];         /* NCCLTAP_PROM_DIR: Prometheus textfiles, "" none */
     bool prom_keep;              /* NCCLTAP_PROM_KEEP: leave them at exit */
     bool prom_inspector;         /* NCCLTAP_PROM_INSPECTOR: Inspector's gauges in them */

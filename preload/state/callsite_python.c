@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/log.h"
 
 /* Where CPython keeps what is read, 64-bit, per version: offsets read
@@ -171,6 +172,23 @@ static int line_of(const char *code, int lasti)
     return 0;
 }
 
+/* Whether `file` holds one of NCCLTAP_CALLSITE_PYTHON_SKIP's parts. */
+static bool skipped_file(const char *file)
+{
+    for (const char *p = tap_config.python_skip; *p;) {
+        size_t n = strcspn(p, ",");
+        char part[256];
+        if (n && n < sizeof part) {
+            memcpy(part, p, n);
+            part[n] = '\0';
+            if (strstr(file, part))
+                return true;
+        }
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
 static void fill(struct tap_py_frame *f, const char *code, int lasti)
 {
     f->code = code;
@@ -178,7 +196,7 @@ static void fill(struct tap_py_frame *f, const char *code, int lasti)
     f->line = line_of(code, lasti);
     f->unreadable = !copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
                     !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function);
-    f->skipped = !f->unreadable && strstr(f->file, "/torch/") != NULL;
+    f->skipped = !f->unreadable && skipped_file(f->file);
 }
 
 static uint64_t hash(const void *code, int lasti)
