@@ -24,6 +24,7 @@ struct tap_op_rec {
     uint64_t bytes;      /* S, nccl-tests convention; 0 if datatype unknown */
     uint64_t enqueue_ns; /* CLOCK_MONOTONIC at the call */
     uint64_t group_id;   /* 0 outside a group */
+    uint64_t graph_id;   /* captured: the capture's id (graph_table.h), 0 if unknown */
     void *stream;
     struct tap_event *ev_start, *ev_end;
     int32_t peer;        /* root or peer, -1 if none */

@@ -208,6 +208,20 @@ bool tap_stream_capturing(void *stream)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+bool tap_stream_capture_graph(void *stream, uint64_t *capture_id, void **graph)
+{
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CUgraph g = NULL;
+    if (!tap_cu.cuStreamGetCaptureInfo ||
+        tap_cu.cuStreamGetCaptureInfo((CUstream)stream, &status, &id, &g, NULL, NULL) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE || !g)
+        return false;
+    *capture_id = id;
+    *graph = g;
+    return true;
+}
+
 void tap_pools_grow(void)
 {
     unsigned n = atomic_load_explicit(&npools, memory_order_acquire);

@@ -8,6 +8,7 @@
 #include "entry/bring_up.h"
 #include "entry/comm_enroll.h"
 #include "runtime/runtime.h"
+#include "state/graph_table.h"
 #include "state/sampling.h"
 
 /* Per thread: the group being built (the rest is in tap_fast). */
@@ -135,6 +136,16 @@ uint16_t tap_site_miss(uintptr_t ra)
     return id;
 }
 
+/* A captured op runs at each launch of its graph: the graph is noted, so
+ * that its executable graphs' launches are counted (graph_table.h). Once
+ * per op per capture, not per replay. */
+static void note_capture(struct tap_op_rec *r, void *stream)
+{
+    void *graph;
+    if (tap_stream_capture_graph(stream, &r->graph_id, &graph))
+        tap_graph_note_capture(graph, r->graph_id);
+}
+
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream)
 {
     struct tap_op_rec *r = &c->rec.u.op;
@@ -142,6 +153,7 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
     bool capturing = timing_on() && tap_stream_capturing(stream);
     if (capturing) {
         r->flags |= TAP_OPF_CAPTURED;
+        note_capture(r, stream);
         atomic_fetch_add_explicit(&tap_totals.captured, 1, memory_order_relaxed);
         TAP_TRACE(op_captured, r);
     }

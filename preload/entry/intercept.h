@@ -86,6 +86,7 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     r->bytes = tap_op_bytes(op, count, dtype, tc->nranks);
     r->enqueue_ns = tap_monotonic_ns();
     r->group_id = 0;
+    r->graph_id = 0;
     r->stream = stream;
     r->ev_start = r->ev_end = NULL;
     r->peer = peer;

@@ -17,6 +17,7 @@
 #include "state/shared.h"
 #include "state/sampling.h"
 #include "reducer/busy.h"
+#include "reducer/graph_exec.h"
 #include "stats/stats.h"
 #include "writers/tracing.h"
 
@@ -178,6 +179,8 @@ static void gather(const struct tap_op_rec *op)
 
 static void on_op(const struct tap_op_rec *op)
 {
+    if (op->flags & TAP_OPF_CAPTURED)
+        tap_graph_exec_note_op(op);
     if (op->group_id) {
         gather(op);
         return;
@@ -456,6 +459,9 @@ unsigned tap_reducer_pass(unsigned max_records)
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     unsigned handled = 0;
     timed_this_pass = 0;
+    /* Before the queue: a graph's launches wait until its captured ops,
+     * queued before it was instantiated, have come through. */
+    tap_graph_exec_count(false);
     /* The reducer is the queue's only consumer: records are read in place. */
     const struct tap_record *rec;
     while (q && handled < max_records && (rec = mpmc_front(q)) != NULL) {
@@ -564,6 +570,7 @@ int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; 
 
 void tap_reducer_abandon_pending(void)
 {
+    tap_graph_exec_count(true);
     for (unsigned i = 0; i < npending; i++) {
         struct pending *p = &pending[i];
         if (p->group) {
@@ -592,4 +599,5 @@ void tap_reducer_reset(void)
     npending = pending_cap = 0;
     progress = NULL;
     progress_cap = 0;
+    tap_graph_exec_reset();
 }

@@ -162,6 +162,7 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
     s->calls++;
     s->bytes_total += op->bytes;
     s->group_ops += group_ops;
+    s->captured += (op->flags & TAP_OPF_CAPTURED) != 0;
     uint32_t k = s->site_hint;
     if (!t && k && tap_site_entries[k - 1].site == op->site) {
         tap_site_entries[k - 1].calls++;
@@ -169,6 +170,15 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
         return;
     }
     record_rest(s, op, t);
+}
+
+void tap_stats_record_executions(const struct tap_op_rec *op, uint64_t n)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (s)
+        s->executions += n;
+    else
+        tap_note_no_memory("a statistics row (a captured op's executions are not counted)");
 }
 
 unsigned tap_stats_count(void) { return nentries; }

@@ -105,6 +105,11 @@ static void write_op(FILE *f, const struct tap_stat *s)
     fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"grouped\": ", (unsigned long long)s->calls,
             (unsigned long long)s->timed);
     json_number(f, s->calls ? (double)s->group_ops / (double)s->calls : 1);
+    /* Calls issued into a CUDA graph, and how many times they ran: only in
+     * rows that have some, so that other rows read as before. */
+    if (s->captured)
+        fprintf(f, ", \"captured\": %llu, \"executions\": %llu", (unsigned long long)s->captured,
+                (unsigned long long)s->executions);
     /* The first timed call apart; the times over the others ("steady"),
      * null when there are none: no time is not a time of 0. */
     fputs(", \"first_us\": ", f);
