@@ -90,6 +90,8 @@ typedef struct {
   X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream hStream, CUgraph *phGraph)) \
   X(cuStreamGetCaptureInfo, "cuStreamGetCaptureInfo_v2", CUresult, (CUstream hStream, int *captureStatus_out, \
     cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)) \
+  X(cuGraphExecEventRecordNodeSetEvent, "cuGraphExecEventRecordNodeSetEvent", CUresult, \
+    (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)) \
   X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *phEvent, unsigned int flags)) \
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent hEvent)) \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent hEvent, CUstream hStream)) \

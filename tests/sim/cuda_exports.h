@@ -29,6 +29,7 @@
 #define SIM_CU_cuStreamBeginCapture cuStreamBeginCapture_v2
 #define SIM_CU_cuStreamEndCapture cuStreamEndCapture
 #define SIM_CU_cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2
+#define SIM_CU_cuGraphExecEventRecordNodeSetEvent cuGraphExecEventRecordNodeSetEvent
 #define SIM_CU_cuEventCreate cuEventCreate
 #define SIM_CU_cuEventDestroy cuEventDestroy_v2
 #define SIM_CU_cuEventRecord cuEventRecord

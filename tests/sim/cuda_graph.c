@@ -36,6 +36,10 @@ struct CUgraph_st {
 
 struct CUgraphExec_st {
     struct node_list nodes;
+    /* The graph's nodes it was instantiated from, the handles by which
+     * cuGraphExecEventRecordNodeSetEvent names its nodes (kept through
+     * updates, which pair nodes by position). */
+    struct node_list origin;
 };
 
 static void node_unref(struct CUgraphNode_st *nd)
@@ -150,6 +154,7 @@ SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
         return SIM_CUDA_ERROR_OUT_OF_MEMORY;
     sim_lock();
     list_copy(&x->nodes, &hGraph->nodes);
+    list_copy(&x->origin, &hGraph->nodes);
     sim_unlock();
     *phGraphExec = x;
     return CUDA_SUCCESS;
@@ -190,6 +195,33 @@ SIM_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
     return r;
 }
 
+/* The event an event-record node of the executable graph records from
+ * its next launch on; the graph and launches already made are unchanged. */
+SIM_API CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+    SIM_REQUIRE_INIT();
+    if (!hGraphExec || !hNode || !event)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_ERROR_INVALID_VALUE;
+    sim_lock();
+    for (size_t i = 0; i < hGraphExec->origin.n; i++) {
+        struct CUgraphNode_st *cur = hGraphExec->nodes.at[i];
+        if (hGraphExec->origin.at[i] != hNode || cur->kind != NODE_EVENT_RECORD)
+            continue;
+        /* The exec's own copy of the node: the graph's is not changed. */
+        struct CUgraphNode_st *own = new_node(NODE_EVENT_RECORD);
+        own->refs = 1;
+        own->event = event;
+        event->refs++;
+        hGraphExec->nodes.at[i] = own;
+        node_unref(cur);
+        r = CUDA_SUCCESS;
+        break;
+    }
+    sim_unlock();
+    return r;
+}
+
 SIM_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     SIM_REQUIRE_INIT();
@@ -197,6 +229,7 @@ SIM_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
         return CUDA_ERROR_INVALID_VALUE;
     sim_lock();
     list_clear(&hGraphExec->nodes);
+    list_clear(&hGraphExec->origin);
     sim_unlock();
     free(hGraphExec);
     return CUDA_SUCCESS;

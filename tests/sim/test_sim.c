@@ -474,7 +474,8 @@ static void run_ranks(int n, void *(*fn)(void *), struct rank_arg *args, const u
 /* ---- graphs: captured collectives replayed at each launch ---------------- */
 
 /* Captures [eA, AllReduce of ar_count f32, AllGather of 1M f16, eB] on s. */
-static CUgraph capture_pair(CUstream s, ncclComm_t c, size_t ar_count, CUevent eA, CUevent eB)
+static CUgraph capture_pair(CUstream s, ncclComm_t c, size_t ar_count, CUevent eA, CUevent eB,
+                            CUgraphNode *eB_node)
 {
     CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     int st = -1;
@@ -490,6 +491,7 @@ static CUgraph capture_pair(CUstream s, ncclComm_t c, size_t ar_count, CUevent e
     CU(cuEventRecord(eB, s));
     CU(cuStreamGetCaptureInfo_v2(s, &st, NULL, NULL, &deps, &ndeps));
     CHECK(ndeps == 1 && deps && *deps);
+    *eB_node = *deps;
     cuuint64_t id1 = 0;
     CU(cuStreamGetCaptureInfo(s, &st, &id1));
     CHECK(id1 == id);
@@ -501,8 +503,8 @@ static CUgraph capture_pair(CUstream s, ncclComm_t c, size_t ar_count, CUevent e
     return g;
 }
 
-/* A second common instant, for the launch after the update. */
-static uint64_t graph_T2;
+/* More common instants, for later launches. */
+static uint64_t graph_T2, graph_T3;
 
 static void *graph_rank(void *p)
 {
@@ -512,7 +514,8 @@ static void *graph_rank(void *p)
     NC(ncclCommInitRank(&c, a->n, a->id, a->rank));
     CUstream s = new_stream();
     CUevent e0 = new_event(), e1 = new_event(), eA = new_event(), eB = new_event();
-    CUgraph g = capture_pair(s, c, 16 << 20, eA, eB);
+    CUgraphNode eB_node, eB2_node;
+    CUgraph g = capture_pair(s, c, 16 << 20, eA, eB, &eB_node);
     CUgraphExec x;
     CHECK(cuGraphInstantiateWithFlags(&x, g, 1ull << 40) == CUDA_ERROR_INVALID_VALUE);
     CU(cuGraphInstantiateWithFlags(&x, g, 0));
@@ -528,8 +531,19 @@ static void *graph_rank(void *p)
     CU(cuStreamSynchronize(s));
     check_ms("3 launches", elapsed_ms(e0, e1), 3 * (ar + ag));
     check_ms("captured events, last launch", elapsed_ms(eA, eB), ar + ag);
+    /* The exec's eB node records e1 from the next launch; eB keeps its time. */
+    CUevent eB_before = eB;
+    float before = elapsed_ms(eA, eB);
+    CHECK(cuGraphExecEventRecordNodeSetEvent(x, eB_node, NULL) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuGraphExecEventRecordNodeSetEvent(x, eB_node, e1));
+    hold_until(s, &graph_T3);
+    CU(cuGraphLaunch(x, s));
+    CU(cuStreamSynchronize(s));
+    CHECK(elapsed_ms(eA, eB_before) < 0);   /* eA moved on, eB did not */
+    CHECK(before > 0);
+    check_ms("swapped end event", elapsed_ms(eA, e1), ar + ag);
     /* Same topology, another size: the update takes it. */
-    CUgraph g2 = capture_pair(s, c, 4 << 20, eA, eB);
+    CUgraph g2 = capture_pair(s, c, 4 << 20, eA, eB, &eB2_node);
     CUgraphExecUpdateResultInfo info;
     CU(cuGraphExecUpdate_v2(x, g2, &info));
     CHECK(info.result == CU_GRAPH_EXEC_UPDATE_SUCCESS);
@@ -568,6 +582,7 @@ static void test_graph(void)
     static uint64_t T;
     T = now_ns() + 500000000;
     graph_T2 = T + 300000000;
+    graph_T3 = T + 150000000;
     struct rank_arg a[2];
     run_ranks(2, graph_rank, a, &T);
 }
