@@ -222,6 +222,19 @@ bool tap_stream_capture_graph(void *stream, uint64_t *capture_id, void **graph)
     return true;
 }
 
+void *tap_capture_event_node(struct tap_event *e, void *stream)
+{
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    const CUgraphNode *deps = NULL;
+    size_t n = 0;
+    if (!tap_cu.cuStreamGetCaptureInfo || tap_cu.cuEventRecord(e->ev, (CUstream)stream) != CUDA_SUCCESS ||
+        tap_cu.cuStreamGetCaptureInfo((CUstream)stream, &status, NULL, NULL, &deps, &n) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE || n != 1 || !deps)
+        return NULL;
+    /* The capture's frontier is the node just added. */
+    return deps[0];
+}
+
 void tap_pools_grow(void)
 {
     unsigned n = atomic_load_explicit(&npools, memory_order_acquire);

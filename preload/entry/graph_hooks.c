@@ -16,8 +16,13 @@
 #include <stddef.h>
 
 #include "abi/cuda_abi.h"
+#include "base/config.h"
 #include "base/log.h"
+#include "base/monotonic.h"
+#include "base/mpmc_queue.h"
+#include "cuda/gpu_timing.h"
 #include "state/graph_table.h"
+#include "state/shared.h"
 
 #define TAP_EXPORT __attribute__((visibility("default")))
 
@@ -56,12 +61,99 @@ TAP_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgrap
     return r;
 }
 
+/* Stamps timed per launch at most: a launch's events are on the stack. */
+#define MAX_STAMPS 256
+
+static bool set_pair(CUgraphExec x, const struct tap_graph_stamp *st, CUevent start, CUevent end)
+{
+    return tap_cu.cuGraphExecEventRecordNodeSetEvent(x, (CUgraphNode)st->start_node, start) == CUDA_SUCCESS &&
+           tap_cu.cuGraphExecEventRecordNodeSetEvent(x, (CUgraphNode)st->end_node, end) == CUDA_SUCCESS;
+}
+
+/* Before a timed launch: each stamp's nodes get a fresh pair from the
+ * pool (ev[2i], ev[2i+1]), so that no launch records over another's
+ * events still unread; a stamp with no pair free gets its scratch pair,
+ * recorded and never read (ev NULL). Returns how many got a pair. */
+static uint32_t arm(CUgraphExec x, CUstream stream, const struct tap_graph_slot *s, struct tap_event **ev)
+{
+    struct event_pool *p = tap_pool_of_stream(stream);
+    uint32_t armed = 0;
+    for (uint32_t i = 0; i < s->nstamps; i++) {
+        const struct tap_graph_stamp *st = &s->stamps[i];
+        struct tap_event *a = p ? tap_event_take(p) : NULL, *b = a ? tap_event_take(p) : NULL;
+        if (b && set_pair(x, st, a->ev, b->ev)) {
+            ev[2 * i] = a;
+            ev[2 * i + 1] = b;
+            armed++;
+            continue;
+        }
+        if (a)
+            tap_event_give(a);
+        if (b)
+            tap_event_give(b);
+        ev[2 * i] = ev[2 * i + 1] = NULL;
+        set_pair(x, st, (CUevent)st->scratch_start, (CUevent)st->scratch_end);
+    }
+    return armed;
+}
+
+/* After a timed launch (number k, from 0): a record per armed stamp. */
+static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev, uint64_t k)
+{
+    struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
+    uint64_t now = tap_monotonic_ns();
+    for (uint32_t i = 0; i < s->nstamps; i++) {
+        if (!ev[2 * i]) {
+            atomic_fetch_add_explicit(&tap_graph_untimed, 1, memory_order_relaxed);
+            continue;
+        }
+        struct tap_record rec = {.kind = TAP_REC_OP};
+        struct tap_op_rec *r = &rec.u.op;
+        *r = s->stamps[i].rec;
+        r->flags = TAP_OPF_CAPTURED | TAP_OPF_TIMED | TAP_OPF_REPLAY;
+        r->stream = stream;
+        r->ev_start = ev[2 * i];
+        r->ev_end = ev[2 * i + 1];
+        r->enqueue_ns = now;
+        r->replay = (uint32_t)(k + 1);
+        r->timing_cost_ns = 0;
+        if (!q || !mpmc_push(q, &rec, sizeof rec)) {
+            tap_event_give(ev[2 * i]);
+            tap_event_give(ev[2 * i + 1]);
+            atomic_fetch_add_explicit(&tap_graph_untimed, 1, memory_order_relaxed);
+        }
+    }
+}
+
+static bool time_launches(const struct tap_graph_slot *s)
+{
+    return s->nstamps && s->nstamps <= MAX_STAMPS && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL &&
+           tap_gpu_ready() && tap_cu.cuGraphExecEventRecordNodeSetEvent &&
+           !atomic_load_explicit(&tap_closed, memory_order_relaxed);
+}
+
 TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
     TAP_NEXT(cuGraphLaunch);
+    struct tap_graph_slot *s = tap_graph_slot_of(hGraphExec);
+    if (!s)
+        return next(hGraphExec, hStream);
+    struct tap_event *ev[2 * MAX_STAMPS];
+    bool timed = time_launches(s);
+    if (timed)
+        arm(hGraphExec, hStream, s, ev);
     CUresult r = next(hGraphExec, hStream);
-    if (r == CUDA_SUCCESS)
-        tap_graph_launched(hGraphExec);
+    if (r != CUDA_SUCCESS) {
+        for (uint32_t i = 0; timed && i < 2 * s->nstamps; i++)
+            if (ev[i])
+                tap_event_give(ev[i]);
+        return r;
+    }
+    uint64_t k = tap_graph_launched(s);
+    if (timed)
+        submit(s, hStream, ev, k);
+    else if (s->nstamps && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL)
+        atomic_fetch_add_explicit(&tap_graph_untimed, s->nstamps, memory_order_relaxed);
     return r;
 }
 
@@ -75,20 +167,30 @@ TAP_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
     return r;
 }
 
+static CUresult destroy_graph(CUgraph g)
+{
+    TAP_NEXT(cuGraphDestroy);
+    return next(g);
+}
+
+/* The graph its timed nodes are named by lives as long as the exec: a
+ * graph the application destroyed before is destroyed now. */
 TAP_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     TAP_NEXT(cuGraphExecDestroy);
     CUresult r = next(hGraphExec);
-    if (r == CUDA_SUCCESS)
-        tap_graph_exec_destroyed(hGraphExec);
+    const void *waited = r == CUDA_SUCCESS ? tap_graph_exec_destroyed(hGraphExec) : NULL;
+    if (waited)
+        destroy_graph((CUgraph)waited);
     return r;
 }
 
+/* A graph whose nodes name an exec's timed nodes waits for that exec
+ * (graph_table.h): the application never uses the handle again, and
+ * cuGraphExecEventRecordNodeSetEvent needs it. */
 TAP_EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
 {
-    TAP_NEXT(cuGraphDestroy);
-    CUresult r = next(hGraph);
-    if (r == CUDA_SUCCESS)
-        tap_graph_forget(hGraph);
-    return r;
+    if (hGraph && tap_graph_forget(hGraph))
+        return CUDA_SUCCESS;
+    return destroy_graph(hGraph);
 }

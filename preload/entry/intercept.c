@@ -24,6 +24,9 @@ struct tap_thread {
     struct tap_comm *first_comm; /* the group's first op decides its timing */
     uint64_t first_seq;
     uint8_t first_op, first_class;
+    /* The op being captured (tap_op_begin_slow to tap_op_end_captured). */
+    void *capture_graph;         /* the graph; NULL if the driver cannot say */
+    struct tap_graph_stamp stamp; /* its stamp, when start_node is set */
 };
 
 static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
@@ -136,14 +139,57 @@ uint16_t tap_site_miss(uintptr_t ra)
     return id;
 }
 
-/* A captured op runs at each launch of its graph: the graph is noted, so
- * that its executable graphs' launches are counted (graph_table.h). Once
- * per op per capture, not per replay. */
-static void note_capture(struct tap_op_rec *r, void *stream)
+/* A captured op runs at each launch of its graph: its graph is noted, so
+ * that its executable graphs' launches are counted (graph_table.h), and
+ * with NCCLTAP_GRAPH_TIMING=all an event is recorded before it (and one
+ * after it, tap_op_end_captured): on the capturing stream, each becomes
+ * an event-record node, which the launch points at a fresh event every
+ * time (entry/graph_hooks.c). They are the pool's, kept by the graph as
+ * its scratch pair. Once per op per capture, not per replay. Not for an
+ * op in a group: its kernel is captured at ncclGroupEnd. */
+static void begin_capture(struct tap_op_rec *r, void *stream)
 {
-    void *graph;
-    if (tap_stream_capture_graph(stream, &r->graph_id, &graph))
-        tap_graph_note_capture(graph, r->graph_id);
+    th.capture_graph = NULL;
+    th.stamp.start_node = NULL;
+    if (!tap_stream_capture_graph(stream, &r->graph_id, &th.capture_graph))
+        return;
+    if (tap_config.graph_timing != TAP_GRAPH_TIMING_ALL || tap_fast.group_depth > 0)
+        return;
+    struct event_pool *p = tap_pool_of_stream(stream);
+    struct tap_event *a = p ? tap_event_take(p) : NULL, *b = a ? tap_event_take(p) : NULL;
+    if (!b) { /* no pair free: its executions are counted, not timed */
+        if (a)
+            tap_event_give(a);
+        return;
+    }
+    th.stamp.start_node = tap_capture_event_node(a, stream);
+    if (!th.stamp.start_node) { /* `a` may be in the graph: it stays there */
+        tap_event_give(b);
+        return;
+    }
+    th.stamp.scratch_start = a->ev;
+    th.stamp.scratch_end = b->ev;
+    r->ev_end = b; /* until tap_op_end_captured */
+}
+
+void tap_op_end_captured(struct tap_call *c, ncclResult_t result)
+{
+    struct tap_op_rec *r = &c->rec.u.op;
+    struct tap_event *end = r->ev_end;
+    r->ev_end = NULL;
+    if (!th.capture_graph)
+        return;
+    if (tap_op_failed(result)) {
+        if (end)
+            tap_event_give(end);
+        return;
+    }
+    const struct tap_graph_stamp *stamp = NULL;
+    if (th.stamp.start_node && (th.stamp.end_node = tap_capture_event_node(end, r->stream)) != NULL) {
+        th.stamp.rec = *r;
+        stamp = &th.stamp;
+    }
+    tap_graph_note_capture(th.capture_graph, r->graph_id, stamp);
 }
 
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream)
@@ -153,7 +199,7 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
     bool capturing = timing_on() && tap_stream_capturing(stream);
     if (capturing) {
         r->flags |= TAP_OPF_CAPTURED;
-        note_capture(r, stream);
+        begin_capture(r, stream);
         atomic_fetch_add_explicit(&tap_totals.captured, 1, memory_order_relaxed);
         TAP_TRACE(op_captured, r);
     }

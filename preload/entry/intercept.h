@@ -32,6 +32,7 @@ static inline bool tap_op_failed(ncclResult_t result)
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation);
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream);
 void tap_op_end_timed(struct tap_call *c, ncclResult_t result);
+void tap_op_end_captured(struct tap_call *c, ncclResult_t result);
 void tap_submit_lost(const struct tap_record *rec);
 /* The site of a new return address, remembered when it is the same for
  * every call from there. */
@@ -94,6 +95,7 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     r->dtype = dtype;
     r->tid = tap_fast.tid ? tap_fast.tid : tap_thread_id_slow();
     r->timing_cost_ns = 0;
+    r->replay = 0;
     r->op = (uint8_t)op;
     r->flags = 0;
     r->site = tap_site(ra);
@@ -111,6 +113,8 @@ __attribute__((always_inline)) static inline void tap_op_end(struct tap_call *c,
         c->rec.u.op.flags |= TAP_OPF_FAILED;
     if (c->rec.u.op.flags & TAP_OPF_TIMED)
         tap_op_end_timed(c, result);
+    else if (c->rec.u.op.flags & TAP_OPF_CAPTURED)
+        tap_op_end_captured(c, result);
     tap_submit(&c->rec);
     if (!tap_op_failed(result))
         TAP_TRACE(op_enqueue, &c->rec.u.op);

@@ -139,6 +139,9 @@ static void add_pending(const struct tap_op_rec *op, struct group *g)
          * allowed; the later record wins). */
         if (g) {
             settle_untimed(g);
+        } else if (op->flags & TAP_OPF_REPLAY) {
+            return_events(op->ev_start, op->ev_end);
+            tap_reducer_totals.replays_lost++;
         } else {
             return_events(op->ev_start, op->ev_end);
             tap_stats_record(op, 1, NULL);
@@ -179,6 +182,10 @@ static void gather(const struct tap_op_rec *op)
 
 static void on_op(const struct tap_op_rec *op)
 {
+    if (op->flags & TAP_OPF_REPLAY) { /* timed, never grouped, no call */
+        add_pending(op, NULL);
+        return;
+    }
     if (op->flags & TAP_OPF_CAPTURED)
         tap_graph_exec_note_op(op);
     if (op->group_id) {
@@ -299,10 +306,30 @@ static void note_done(const struct tap_op_rec *op)
         op->comm->done_seq = op->seq + 1;
 }
 
+/* An execution of a captured op: its time goes to its row (executions
+ * are counted from the launches, graph_exec.h). */
+static void complete_replay(const struct tap_op_rec *op, bool ok, uint64_t duration_ns, uint64_t start_ns)
+{
+    if (!ok) {
+        tap_reducer_totals.replays_lost++;
+        return;
+    }
+    double factor = tap_op_busbw_factor((enum tap_op)op->op, op->comm->nranks);
+    struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
+    tap_reducer_totals.replays_timed++;
+    tap_stats_record_replay(op, &t);
+    if (start_ns)
+        tap_busy_add(start_ns, start_ns + duration_ns);
+}
+
 static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
 {
     uint64_t start_ns = ok ? start_time(op->ev_start) : 0;
     return_events(op->ev_start, op->ev_end);
+    if (op->flags & TAP_OPF_REPLAY) {
+        complete_replay(op, ok, duration_ns, start_ns);
+        return;
+    }
     if (!ok) {
         tap_reducer_totals.lost++;
         tap_stats_record(op, 1, NULL);
@@ -497,6 +524,8 @@ void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct
 {
     for (unsigned i = 0; i < npending; i++) {
         const struct pending *p = &pending[i];
+        if (!p->group && (p->op.flags & TAP_OPF_REPLAY))
+            continue; /* not a call: no seq of its own */
         if (!p->group)
             fn(&p->op, p->op.ev_start, arg);
         else if (p->group->n && p->group->nstreams)
@@ -576,6 +605,9 @@ void tap_reducer_abandon_pending(void)
         if (p->group) {
             tap_reducer_totals.pending += p->group->n;
             settle_untimed(p->group);
+        } else if (p->op.flags & TAP_OPF_REPLAY) {
+            tap_reducer_totals.replays_lost++;
+            return_events(p->op.ev_start, p->op.ev_end);
         } else {
             tap_reducer_totals.pending++;
             tap_stats_record(&p->op, 1, NULL);

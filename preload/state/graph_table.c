@@ -8,11 +8,16 @@
 
 #define INDEX_SLOTS (2 * TAP_GRAPH_SLOTS) /* a power of two, half full at most */
 
-/* A graph being or having been captured into, until cuGraphDestroy. */
+/* A graph being or having been captured into, until cuGraphDestroy (or,
+ * when that waits, until its last timed exec is destroyed). */
 struct known_graph {
     const void *graph;
     uint64_t id;
     uint32_t nops;
+    struct tap_graph_stamp *stamps; /* nstamps of them, in capture order */
+    uint32_t nstamps, stamps_cap;
+    uint32_t live_execs;            /* timed execs instantiated from it */
+    bool destroy_pending;           /* cuGraphDestroy came while they lived */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -24,6 +29,7 @@ static _Atomic unsigned nslots;
 static _Atomic uint32_t index_of[INDEX_SLOTS]; /* hash of exec -> slot + 1 */
 
 _Atomic uint64_t tap_graph_untracked;
+_Atomic uint64_t tap_graph_untimed;
 
 static unsigned hash(const void *p)
 {
@@ -39,40 +45,73 @@ static struct known_graph *find_graph(const void *graph)
     return NULL;
 }
 
-void tap_graph_note_capture(const void *graph, uint64_t capture_id)
+static void drop_graph(struct known_graph *g)
 {
-    pthread_mutex_lock(&lock);
+    free(g->stamps);
+    *g = graphs[--ngraphs];
+}
+
+/* Lock held: the graph's entry, made when new; NULL without memory. */
+static struct known_graph *graph_entry(const void *graph, uint64_t capture_id)
+{
     struct known_graph *g = find_graph(graph);
     if (g && g->id != capture_id) { /* a handle reused without our seeing its destroy */
-        g->id = capture_id;
-        g->nops = 0;
+        drop_graph(g);
+        g = NULL;
     }
-    if (!g && ngraphs == graphs_cap) {
+    if (g)
+        return g;
+    if (ngraphs == graphs_cap) {
         unsigned cap = graphs_cap ? 2 * graphs_cap : 16;
         struct known_graph *grown = realloc(graphs, cap * sizeof *grown);
-        if (grown) {
-            graphs = grown;
-            graphs_cap = cap;
-        }
+        if (!grown)
+            return NULL;
+        graphs = grown;
+        graphs_cap = cap;
     }
-    if (!g && ngraphs < graphs_cap) {
-        g = &graphs[ngraphs++];
-        *g = (struct known_graph){graph, capture_id, 0};
+    g = &graphs[ngraphs++];
+    *g = (struct known_graph){.graph = graph, .id = capture_id};
+    return g;
+}
+
+static bool add_stamp(struct known_graph *g, const struct tap_graph_stamp *stamp)
+{
+    if (g->nstamps == g->stamps_cap) {
+        uint32_t cap = g->stamps_cap ? 2 * g->stamps_cap : 8;
+        struct tap_graph_stamp *grown = realloc(g->stamps, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        g->stamps = grown;
+        g->stamps_cap = cap;
     }
+    g->stamps[g->nstamps++] = *stamp;
+    return true;
+}
+
+void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_stamp *stamp)
+{
+    pthread_mutex_lock(&lock);
+    struct known_graph *g = graph_entry(graph, capture_id);
     if (g)
         g->nops++;
     else
         tap_note_no_memory("CUDA graphs: launches of this graph are not counted");
+    if (g && stamp && !add_stamp(g, stamp))
+        tap_note_no_memory("CUDA graphs: an op's executions are counted, not timed");
     pthread_mutex_unlock(&lock);
 }
 
-void tap_graph_forget(const void *graph)
+bool tap_graph_forget(const void *graph)
 {
     pthread_mutex_lock(&lock);
     struct known_graph *g = find_graph(graph);
-    if (g)
-        *g = graphs[--ngraphs];
+    bool wait = g && g->live_execs > 0;
+    if (wait)
+        g->destroy_pending = true;
+    else if (g)
+        drop_graph(g);
     pthread_mutex_unlock(&lock);
+    return wait;
 }
 
 /* The live slot of `exec`, or NULL. Lock-free. */
@@ -89,18 +128,47 @@ static struct tap_graph_slot *live_slot(const void *exec)
     }
 }
 
-/* Lock held. */
-static void retire(const void *exec)
+/* Lock held: retires the live slot of `exec`, returned (NULL if none). */
+static struct tap_graph_slot *retire(const void *exec)
 {
     struct tap_graph_slot *s = live_slot(exec);
     if (s)
         atomic_store_explicit(&s->retired, true, memory_order_relaxed);
+    return s;
 }
 
-/* Lock held: a slot for `exec` running `graph`, if it holds captured ops. */
-static void open_slot(const void *exec, const void *graph)
+/* Lock held: the stamps of `g` for a slot whose nodes are `nodes`' (an
+ * update: the exec's nodes are still named by the first graph's), or
+ * g's own (NULL); a copy that the slot keeps, since g may go. */
+static const struct tap_graph_stamp *slot_stamps(const struct known_graph *g, bool update,
+                                                 const struct tap_graph_slot *nodes, uint32_t *n)
 {
-    const struct known_graph *g = find_graph(graph);
+    *n = 0;
+    /* An exec updated from a graph whose nodes nccltap does not know (or
+     * which had other stamps) cannot have its events set: not timed. */
+    if (!g->nstamps || (update && (!nodes || nodes->nstamps != g->nstamps)))
+        return NULL;
+    struct tap_graph_stamp *st = malloc(g->nstamps * sizeof *st);
+    if (!st) {
+        tap_note_no_memory("CUDA graphs: an executable graph's ops are counted, not timed");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < g->nstamps; i++) {
+        st[i] = g->stamps[i];
+        if (nodes) {
+            st[i].start_node = nodes->stamps[i].start_node;
+            st[i].end_node = nodes->stamps[i].end_node;
+        }
+    }
+    *n = g->nstamps;
+    return st;
+}
+
+/* Lock held: a slot for `exec` running `graph`, if it holds captured ops;
+ * for an update, `prev` is the exec's slot before it, if it had one. */
+static void open_slot(const void *exec, const void *graph, bool update, const struct tap_graph_slot *prev)
+{
+    struct known_graph *g = find_graph(graph);
     if (!g)
         return;
     unsigned n = atomic_load_explicit(&nslots, memory_order_relaxed);
@@ -111,6 +179,10 @@ static void open_slot(const void *exec, const void *graph)
     struct tap_graph_slot *s = &slots[n];
     s->graph_id = g->id;
     s->nops = g->nops;
+    s->stamps = slot_stamps(g, update, prev, &s->nstamps);
+    s->origin = update ? (prev ? prev->origin : NULL) : s->nstamps ? graph : NULL;
+    if (!update && s->origin)
+        g->live_execs++;
     atomic_store_explicit(&s->launches, 0, memory_order_relaxed);
     atomic_store_explicit(&s->retired, false, memory_order_relaxed);
     atomic_store_explicit(&s->exec, exec, memory_order_relaxed);
@@ -126,28 +198,40 @@ void tap_graph_instantiated(const void *exec, const void *graph)
 {
     pthread_mutex_lock(&lock);
     retire(exec); /* a handle reused without our seeing its destroy */
-    open_slot(exec, graph);
+    open_slot(exec, graph, false, NULL);
     pthread_mutex_unlock(&lock);
 }
 
 void tap_graph_updated(const void *exec, const void *graph)
 {
-    tap_graph_instantiated(exec, graph);
-}
-
-void tap_graph_exec_destroyed(const void *exec)
-{
     pthread_mutex_lock(&lock);
-    retire(exec);
+    const struct tap_graph_slot *prev = retire(exec);
+    open_slot(exec, graph, true, prev);
     pthread_mutex_unlock(&lock);
 }
 
-struct tap_graph_slot *tap_graph_launched(const void *exec)
+const void *tap_graph_exec_destroyed(const void *exec)
 {
-    struct tap_graph_slot *s = live_slot(exec);
-    if (s)
-        atomic_fetch_add_explicit(&s->launches, 1, memory_order_release);
-    return s;
+    const void *destroy = NULL;
+    pthread_mutex_lock(&lock);
+    const struct tap_graph_slot *s = retire(exec);
+    struct known_graph *g = s && s->origin ? find_graph(s->origin) : NULL;
+    if (g && g->live_execs && --g->live_execs == 0 && g->destroy_pending) {
+        destroy = g->graph;
+        drop_graph(g);
+    }
+    pthread_mutex_unlock(&lock);
+    return destroy;
+}
+
+struct tap_graph_slot *tap_graph_slot_of(const void *exec)
+{
+    return live_slot(exec);
+}
+
+uint64_t tap_graph_launched(struct tap_graph_slot *s)
+{
+    return atomic_fetch_add_explicit(&s->launches, 1, memory_order_release);
 }
 
 unsigned tap_graph_slots_used(void)
@@ -163,8 +247,7 @@ struct tap_graph_slot *tap_graph_slot_at(unsigned i)
 void tap_graph_reset(void)
 {
     pthread_mutex_init(&lock, NULL);
-    free(graphs);
-    graphs = NULL;
+    graphs = NULL; /* the parent's, left allocated */
     ngraphs = graphs_cap = 0;
     memset(slots, 0, sizeof slots);
     memset(index_of, 0, sizeof index_of);

@@ -22,24 +22,50 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/op_record.h"
+
 #define TAP_GRAPH_SLOTS 4096
+
+/* A captured op whose executions are timed (NCCLTAP_GRAPH_TIMING=all): its
+ * record as captured, and the event-record nodes nccltap captured around
+ * it (CUgraphNode handles of the graph it was captured into), with the
+ * events they were captured with: the "scratch" pair, recorded by a launch
+ * that has no fresh pair for them, and never read. */
+struct tap_graph_stamp {
+    struct tap_op_rec rec;
+    void *start_node, *end_node;
+    void *scratch_start, *scratch_end; /* CUevent */
+};
 
 struct tap_graph_slot {
     _Atomic(const void *) exec;  /* NULL: never used */
     uint64_t graph_id;           /* the capture id of the graph it runs */
     uint32_t nops;               /* captured ops that graph holds */
+    /* Stamps of its ops, with the nodes of the graph the exec was
+     * instantiated from (cuGraphExecEventRecordNodeSetEvent names nodes so;
+     * an update pairs them by position); NULL when not timed. */
+    const struct tap_graph_stamp *stamps;
+    uint32_t nstamps;
+    const void *origin;          /* the graph the exec was instantiated from */
     _Atomic uint64_t launches;   /* successful cuGraphLaunch calls */
     _Atomic bool retired;        /* no launch is counted here any more */
 };
 
 /* Instantiations whose launches are not counted: no slot was free. */
 extern _Atomic uint64_t tap_graph_untracked;
+/* Executions that were to be timed and are not (no event free, the queue
+ * full, the driver refused to set an event): counted, without a time. */
+extern _Atomic uint64_t tap_graph_untimed;
 
-/* Capture path: an op was captured into `graph` by capture `capture_id`. */
-void tap_graph_note_capture(const void *graph, uint64_t capture_id);
+/* Capture path: an op was captured into `graph` by capture `capture_id`;
+ * `stamp` (copied) when its executions are to be timed, else NULL. */
+void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_stamp *stamp);
 
-/* cuGraphDestroy: the handle may name another graph from now on. */
-void tap_graph_forget(const void *graph);
+/* cuGraphDestroy. True when the destruction must wait: an executable graph
+ * instantiated from it is timed through its nodes; tap_graph_exec_destroyed
+ * hands it back when the last one goes. Otherwise the handle may name
+ * another graph from now on. */
+bool tap_graph_forget(const void *graph);
 
 /* cuGraphInstantiate* succeeded: `exec` runs `graph`. Nothing is kept when
  * the graph holds no captured op. */
@@ -48,12 +74,15 @@ void tap_graph_instantiated(const void *exec, const void *graph);
 /* cuGraphExecUpdate succeeded: `exec` now runs `graph`. */
 void tap_graph_updated(const void *exec, const void *graph);
 
-/* cuGraphExecDestroy. */
-void tap_graph_exec_destroyed(const void *exec);
+/* cuGraphExecDestroy. Returns a graph whose destruction waited for this
+ * exec (the caller destroys it now), else NULL. */
+const void *tap_graph_exec_destroyed(const void *exec);
 
-/* cuGraphLaunch succeeded. Returns the slot (for the replay number) or
- * NULL when the exec runs no captured op. Lock-free. */
-struct tap_graph_slot *tap_graph_launched(const void *exec);
+/* The live slot of `exec`, NULL when it runs no captured op. Lock-free. */
+struct tap_graph_slot *tap_graph_slot_of(const void *exec);
+
+/* cuGraphLaunch of `s` succeeded: returns its launch number, from 0. */
+uint64_t tap_graph_launched(struct tap_graph_slot *s);
 
 /* Reducer: slots in use are [0, tap_graph_slots_used()); read `launches`
  * with acquire. */

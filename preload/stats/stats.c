@@ -172,6 +172,15 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
     record_rest(s, op, t);
 }
 
+void tap_stats_record_replay(const struct tap_op_rec *op, const struct tap_timing *t)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (s)
+        add_time(s, t);
+    else
+        tap_note_no_memory("a statistics row (a captured op's execution is not timed)");
+}
+
 void tap_stats_record_executions(const struct tap_op_rec *op, uint64_t n)
 {
     struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));

@@ -4,8 +4,10 @@
  * It calls the driver's graph entry points directly (linked against
  * libcuda.so.1), the way the dynamic linker lets nccltap see them.
  *
- * Usage: graph_app NRANKS ITERS
- * Prints, per rank, one JSON line with the wall time of the launches. */
+ * Usage: graph_app NRANKS ITERS SYNC_EVERY
+ * The stream is synchronized every SYNC_EVERY launches (0: only at the
+ * end), as a training step waits for its last one. Prints, per rank, one
+ * JSON line: the graph's node count and the wall time of the launches. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int rank_main(int rank, int nranks, ncclUniqueId id, long iters)
+static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every)
 {
     CUcontext ctx;
     CUstream s;
@@ -56,15 +58,20 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters)
         CHECK(ncclAllReduce((void *)send, (void *)recv, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
     CHECK(ncclAllGather((void *)send, (void *)recv, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
     CHECK(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+    size_t nodes = 0;
+    CHECK(cuGraphGetNodes(g, NULL, &nodes), CUDA_SUCCESS);
     CHECK(cuGraphInstantiateWithFlags(&x, g, 0), CUDA_SUCCESS);
     CHECK(cuGraphDestroy(g), CUDA_SUCCESS); /* the executable graph lives on */
 
     double t0 = now_s();
-    for (long i = 0; i < iters; i++)
+    for (long i = 0; i < iters; i++) {
         CHECK(cuGraphLaunch(x, s), CUDA_SUCCESS);
+        if (sync_every && (i + 1) % sync_every == 0)
+            CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+    }
     CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
     double t1 = now_s();
-    printf("{\"rank\": %d, \"launch_s\": %.6f}\n", rank, t1 - t0);
+    printf("{\"rank\": %d, \"nodes\": %zu, \"launch_s\": %.6f}\n", rank, nodes, t1 - t0);
     fflush(stdout);
     CHECK(cuGraphExecDestroy(x), CUDA_SUCCESS);
     CHECK(ncclCommDestroy(comm), ncclSuccess);
@@ -74,12 +81,12 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || atoi(argv[1]) < 1 || atol(argv[2]) < 0) {
-        fprintf(stderr, "usage: graph_app NRANKS ITERS\n");
+    if (argc != 4 || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || atol(argv[3]) < 0) {
+        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
-    long iters = atol(argv[2]);
+    long iters = atol(argv[2]), sync_every = atol(argv[3]);
     ncclUniqueId id;
     CHECK(ncclGetUniqueId(&id), ncclSuccess);
     for (int r = 0; r < nranks; r++) {
@@ -87,7 +94,7 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 1;
         if (pid == 0)
-            exit(rank_main(r, nranks, id, iters)); /* exit: nccltap writes its files */
+            exit(rank_main(r, nranks, id, iters, sync_every)); /* exit: nccltap writes its files */
     }
     int failed = 0;
     for (int r = 0; r < nranks; r++) {

@@ -53,6 +53,8 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
 NCCLTAP_CUDA_GRAPH_API(NCCLSIM_GRAPH_PROTOTYPE)
 #undef NCCLSIM_GRAPH_PROTOTYPE
 
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+
 /* CUDA 11's capture query: status and id only. */
 CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out, cuuint64_t *id_out);
 

@@ -126,6 +126,25 @@ void sim_graph_free(struct CUgraph_st *g)
     free(g);
 }
 
+/* numNodes in: the room in `nodes` (NULL: only count); out: the number
+ * returned, or with nodes NULL the graph's count. */
+SIM_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+    SIM_REQUIRE_INIT();
+    if (!hGraph || !numNodes)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_lock();
+    size_t n = hGraph->nodes.n;
+    if (nodes) {
+        n = n < *numNodes ? n : *numNodes;
+        for (size_t i = 0; i < n; i++)
+            nodes[i] = hGraph->nodes.at[i];
+    }
+    *numNodes = n;
+    sim_unlock();
+    return CUDA_SUCCESS;
+}
+
 SIM_API CUresult cuGraphDestroy(CUgraph hGraph)
 {
     SIM_REQUIRE_INIT();
