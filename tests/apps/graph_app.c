@@ -4,13 +4,17 @@
  * It calls the driver's graph entry points directly (linked against
  * libcuda.so.1), the way the dynamic linker lets nccltap see them.
  *
- * Usage: graph_app NRANKS ITERS SYNC_EVERY
+ * Usage: graph_app NRANKS ITERS SYNC_EVERY [update]
+ * With `update`, half way the executable graph is updated
+ * (cuGraphExecUpdate_v2) to a graph of the same shape whose all-reduces
+ * are twice as large.
  * The stream is synchronized every SYNC_EVERY launches (0: only at the
  * end), as a training step waits for its last one. Prints, per rank, one
  * JSON line: the graph's node count and the wall time of the launches. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +41,18 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every)
+static CUgraph capture(CUstream s, ncclComm_t comm, CUdeviceptr send, CUdeviceptr recv, size_t ar_count)
+{
+    CUgraph g;
+    CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
+    for (int k = 0; k < 4; k++)
+        CHECK(ncclAllReduce((void *)send, (void *)recv, ar_count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+    CHECK(ncclAllGather((void *)send, (void *)recv, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+    CHECK(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+    return g;
+}
+
+static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every, int update)
 {
     CUcontext ctx;
     CUstream s;
@@ -46,18 +61,13 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long syn
     CHECK(cuDevicePrimaryCtxRetain(&ctx, rank), CUDA_SUCCESS);
     CHECK(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
     CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-    CHECK(cuMemAlloc_v2(&send, AR_COUNT * 4), CUDA_SUCCESS);
+    CHECK(cuMemAlloc_v2(&send, 2 * AR_COUNT * 4), CUDA_SUCCESS);
     CHECK(cuMemAlloc_v2(&recv, (size_t)AG_COUNT * 4 * (size_t)nranks), CUDA_SUCCESS);
     ncclComm_t comm;
     CHECK(ncclCommInitRank(&comm, nranks, id, rank), ncclSuccess);
 
-    CUgraph g;
     CUgraphExec x;
-    CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
-    for (int k = 0; k < 4; k++)
-        CHECK(ncclAllReduce((void *)send, (void *)recv, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
-    CHECK(ncclAllGather((void *)send, (void *)recv, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
-    CHECK(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+    CUgraph g = capture(s, comm, send, recv, AR_COUNT);
     size_t nodes = 0;
     CHECK(cuGraphGetNodes(g, NULL, &nodes), CUDA_SUCCESS);
     CHECK(cuGraphInstantiateWithFlags(&x, g, 0), CUDA_SUCCESS);
@@ -65,6 +75,12 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long syn
 
     double t0 = now_s();
     for (long i = 0; i < iters; i++) {
+        if (update && i == iters / 2) {
+            CUgraph g2 = capture(s, comm, send, recv, 2 * AR_COUNT);
+            CUgraphExecUpdateResultInfo info;
+            CHECK(cuGraphExecUpdate_v2(x, g2, &info), CUDA_SUCCESS);
+            CHECK(cuGraphDestroy(g2), CUDA_SUCCESS);
+        }
         CHECK(cuGraphLaunch(x, s), CUDA_SUCCESS);
         if (sync_every && (i + 1) % sync_every == 0)
             CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
@@ -81,8 +97,9 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long syn
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || atol(argv[3]) < 0) {
-        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY\n");
+    int update = argc == 5 && !strcmp(argv[4], "update");
+    if ((argc != 4 && !update) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || atol(argv[3]) < 0) {
+        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
@@ -94,7 +111,7 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 1;
         if (pid == 0)
-            exit(rank_main(r, nranks, id, iters, sync_every)); /* exit: nccltap writes its files */
+            exit(rank_main(r, nranks, id, iters, sync_every, update)); /* exit: nccltap writes its files */
     }
     int failed = 0;
     for (int r = 0; r < nranks; r++) {
