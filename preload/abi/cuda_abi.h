@@ -34,6 +34,10 @@ typedef struct { char bytes[16]; } CUuuid;
 #define CU_EVENT_BLOCKING_SYNC 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_STREAM_NON_BLOCKING 0x1
+/* cuEventRecordWithFlags: during stream capture, the record becomes an
+ * event-record node of the graph (a plain cuEventRecord does not: it only
+ * marks the capture's dependencies for cuStreamWaitEvent). */
+#define CU_EVENT_RECORD_EXTERNAL 0x1
 
 /* CUstreamCaptureStatus */
 #define CU_STREAM_CAPTURE_STATUS_NONE 0
@@ -95,6 +99,7 @@ typedef struct {
   X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *phEvent, unsigned int flags)) \
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent hEvent)) \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent hEvent, CUstream hStream)) \
+  X(cuEventRecordWithFlags, "cuEventRecordWithFlags", CUresult, (CUevent hEvent, CUstream hStream, unsigned int flags)) \
   X(cuEventQuery, "cuEventQuery", CUresult, (CUevent hEvent)) \
   X(cuEventSynchronize, "cuEventSynchronize", CUresult, (CUevent hEvent)) \
   X(cuEventElapsedTime, "cuEventElapsedTime", CUresult, (float *pMilliseconds, CUevent hStart, CUevent hEnd)) \

@@ -227,7 +227,8 @@ void *tap_capture_event_node(struct tap_event *e, void *stream)
     int status = CU_STREAM_CAPTURE_STATUS_NONE;
     const CUgraphNode *deps = NULL;
     size_t n = 0;
-    if (!tap_cu.cuStreamGetCaptureInfo || tap_cu.cuEventRecord(e->ev, (CUstream)stream) != CUDA_SUCCESS ||
+    if (!tap_cu.cuStreamGetCaptureInfo || !tap_cu.cuEventRecordWithFlags ||
+        tap_cu.cuEventRecordWithFlags(e->ev, (CUstream)stream, CU_EVENT_RECORD_EXTERNAL) != CUDA_SUCCESS ||
         tap_cu.cuStreamGetCaptureInfo((CUstream)stream, &status, NULL, NULL, &deps, &n) != CUDA_SUCCESS ||
         status != CU_STREAM_CAPTURE_STATUS_ACTIVE || n != 1 || !deps)
         return NULL;

@@ -53,8 +53,8 @@ bool tap_stream_capturing(void *stream);
  * cannot say (no cuStreamGetCaptureInfo_v2: before CUDA 11.3). */
 bool tap_stream_capture_graph(void *stream, uint64_t *capture_id, void **graph);
 
-/* While `stream` is being captured: records `e` on it, which adds an
- * event-record node to the graph, and returns that node (CUgraphNode);
+/* While `stream` is being captured: records `e` on it as an external
+ * event (CU_EVENT_RECORD_EXTERNAL), which adds an event-record node, and returns that node (CUgraphNode);
  * NULL when either fails. */
 void *tap_capture_event_node(struct tap_event *e, void *stream);
 

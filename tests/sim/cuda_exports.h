@@ -33,6 +33,7 @@
 #define SIM_CU_cuEventCreate cuEventCreate
 #define SIM_CU_cuEventDestroy cuEventDestroy_v2
 #define SIM_CU_cuEventRecord cuEventRecord
+#define SIM_CU_cuEventRecordWithFlags cuEventRecordWithFlags
 #define SIM_CU_cuEventQuery cuEventQuery
 #define SIM_CU_cuEventSynchronize cuEventSynchronize
 #define SIM_CU_cuEventElapsedTime cuEventElapsedTime

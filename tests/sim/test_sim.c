@@ -485,10 +485,15 @@ static CUgraph capture_pair(CUstream s, ncclComm_t c, size_t ar_count, CUevent e
     size_t ndeps = 9;
     CU(cuStreamGetCaptureInfo_v2(s, &st, &id, &g, &deps, &ndeps));
     CHECK(st == CU_STREAM_CAPTURE_STATUS_ACTIVE && id != 0 && g != NULL && ndeps == 0);
-    CU(cuEventRecord(eA, s));
+    CU(cuEventRecordWithFlags(eA, s, CU_EVENT_RECORD_EXTERNAL));
+    CU(cuEventRecord(eB, s));   /* not external: no node */
     NC(ncclAllReduce(NULL, NULL, ar_count, ncclFloat32, ncclSum, c, s));
     NC(ncclAllGather(NULL, NULL, 1 << 20, ncclFloat16, c, s));
-    CU(cuEventRecord(eB, s));
+    CHECK(cuEventRecordWithFlags(eB, s, 2) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuEventRecordWithFlags(eB, s, CU_EVENT_RECORD_EXTERNAL));
+    size_t nodes = 0;
+    CU(cuGraphGetNodes(g, NULL, &nodes));
+    CHECK(nodes == 4);
     CU(cuStreamGetCaptureInfo_v2(s, &st, NULL, NULL, &deps, &ndeps));
     CHECK(ndeps == 1 && deps && *deps);
     *eB_node = *deps;
