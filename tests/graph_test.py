@@ -58,10 +58,24 @@ def run(bindir, n, graph_timing, update=False):
         fail("%s exited %d" % (" ".join(cmd), p.returncode))
     apps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     files = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(out, "*.json")))]
+    rep = subprocess.run([os.path.join(bindir, "nccltap"), "report", "--json", out], env=env,
+                         capture_output=True, text=True, timeout=120)
     shutil.rmtree(work, ignore_errors=True)
+    check(rep.returncode == 0, "nccltap report exited %d: %s" % (rep.returncode, rep.stderr))
     check(len(apps) == n, "%d ranks reported, not %d" % (len(apps), n))
     check(len(files) == n, "%d rank files, not %d" % (len(files), n))
-    return apps, files
+    return apps, files, json.loads(rep.stdout)
+
+
+def check_report(rep, want, n):
+    """The report merges the ranks: captures and executions summed."""
+    rows = {(r["op"], r["size_class"]): r for r in rep["rows"]}
+    for (op, nbytes), (captures, executions) in want.items():
+        r = rows.get((op, nbytes))
+        check(r is not None, "no report row for %s %d" % (op, nbytes))
+        check(r.get("captured") == n * captures and r.get("executions") == n * executions,
+              "report row %s %d: captured %s executions %s, expected %d and %d" %
+              (op, nbytes, r.get("captured"), r.get("executions"), n * captures, n * executions))
 
 
 def rows_by_op(f):
@@ -94,7 +108,8 @@ def want_rows(n, update):
 
 def counts(bindir, n):
     """Timing of graphs off (the default): counted, nothing added."""
-    apps, files = run(bindir, n, "off")
+    apps, files, rep = run(bindir, n, "off")
+    check_report(rep, want_rows(n, False), n)
     for a in apps:
         check(a["nodes"] == 5, "rank %d: the graph has %d nodes, not the 5 the application captured: "
               "nccltap added some with NCCLTAP_GRAPH_TIMING=off" % (a["rank"], a["nodes"]))
@@ -108,7 +123,8 @@ def counts(bindir, n):
 
 def timed(bindir, n, update=False):
     """NCCLTAP_GRAPH_TIMING=all: every execution timed, at the simulated busbw."""
-    apps, files = run(bindir, n, "all", update)
+    apps, files, rep = run(bindir, n, "all", update)
+    check_report(rep, want_rows(n, update), n)
     for a in apps:
         check(a["nodes"] == 15, "rank %d: %d nodes, expected 5 ops and an event pair around each"
               % (a["rank"], a["nodes"]))
