@@ -14,6 +14,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,10 +47,11 @@ def model_busbw(op, nbytes, n):
 
 def run(bindir, n, graph_timing, update=False):
     work = tempfile.mkdtemp(prefix="nccltap-graph-")
-    out = os.path.join(work, "out")
+    out, prom = os.path.join(work, "out"), os.path.join(work, "prom")
+    os.mkdir(prom)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCLTAP_", "NCCLSIM_"))}
     env.update(NCCLTAP_GRAPH_TIMING=graph_timing, NCCLSIM_LAT_US=str(LAT_US),
-               NCCLSIM_BUSBW_GBS=str(BUSBW_GBS))
+               NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP="1")
     cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--",
            os.path.join(bindir, "graph_app"), str(n), str(ITERS), "200"] + (["update"] if update else [])
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
@@ -60,11 +62,45 @@ def run(bindir, n, graph_timing, update=False):
     files = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(out, "*.json")))]
     rep = subprocess.run([os.path.join(bindir, "nccltap"), "report", "--json", out], env=env,
                          capture_output=True, text=True, timeout=120)
+    metrics = prom_samples(prom)
     shutil.rmtree(work, ignore_errors=True)
     check(rep.returncode == 0, "nccltap report exited %d: %s" % (rep.returncode, rep.stderr))
     check(len(apps) == n, "%d ranks reported, not %d" % (len(apps), n))
     check(len(files) == n, "%d rank files, not %d" % (len(files), n))
-    return apps, files, json.loads(rep.stdout)
+    return apps, files, json.loads(rep.stdout), metrics
+
+
+def prom_samples(prom):
+    """{(metric, rank, op, size_class): value} from the Prometheus
+    textfiles, each first checked by promtool where it is installed (in
+    CI it must be: tools/deps.sh)."""
+    tool = shutil.which("promtool")
+    if not tool and os.environ.get("CI") == "true":
+        fail("promtool is missing; CI must have it (tools/deps.sh)")
+    samples = {}
+    for path in glob.glob(os.path.join(prom, "*.prom")):
+        text = open(path).read()
+        if tool:
+            p = subprocess.run([tool, "check", "metrics"], input=text, capture_output=True, text=True)
+            check(p.returncode == 0, "promtool check metrics %s: %s" % (path, p.stdout + p.stderr))
+        for m in re.finditer(r'^(nccltap_op_executions_total|nccltap_op_duration_seconds_count)\{([^}]*)\} (\d+)$',
+                             text, re.M):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+            samples[(m.group(1), int(labels["rank"]), labels["op"], int(labels["size_class"]))] = int(m.group(3))
+    return samples
+
+
+def check_prom(metrics, want, n, timed):
+    """Per rank, the executions counter; with timing, the duration
+    histogram's count is every execution."""
+    for rank in range(n):
+        for (op, nbytes), (_, executions) in want.items():
+            got = metrics.get(("nccltap_op_executions_total", rank, op, nbytes))
+            check(got == executions, "rank %d %s %d: nccltap_op_executions_total %s, expected %d"
+                  % (rank, op, nbytes, got, executions))
+            count = metrics.get(("nccltap_op_duration_seconds_count", rank, op, nbytes))
+            check(count == (executions if timed else 0), "rank %d %s %d: nccltap_op_duration_seconds_count %s"
+                  % (rank, op, nbytes, count))
 
 
 def check_report(rep, want, n):
@@ -108,8 +144,9 @@ def want_rows(n, update):
 
 def counts(bindir, n):
     """Timing of graphs off (the default): counted, nothing added."""
-    apps, files, rep = run(bindir, n, "off")
+    apps, files, rep, metrics = run(bindir, n, "off")
     check_report(rep, want_rows(n, False), n)
+    check_prom(metrics, want_rows(n, False), n, False)
     for a in apps:
         check(a["nodes"] == 5, "rank %d: the graph has %d nodes, not the 5 the application captured: "
               "nccltap added some with NCCLTAP_GRAPH_TIMING=off" % (a["rank"], a["nodes"]))
@@ -123,8 +160,9 @@ def counts(bindir, n):
 
 def timed(bindir, n, update=False):
     """NCCLTAP_GRAPH_TIMING=all: every execution timed, at the simulated busbw."""
-    apps, files, rep = run(bindir, n, "all", update)
+    apps, files, rep, metrics = run(bindir, n, "all", update)
     check_report(rep, want_rows(n, update), n)
+    check_prom(metrics, want_rows(n, update), n, True)
     for a in apps:
         check(a["nodes"] == 15, "rank %d: %d nodes, expected 5 ops and an event pair around each"
               % (a["rank"], a["nodes"]))
