@@ -26,7 +26,6 @@ struct tap_op_rec {
     uint64_t bytes;      /* S, nccl-tests convention; 0 if datatype unknown */
     uint64_t enqueue_ns; /* CLOCK_MONOTONIC at the call */
     uint64_t group_id;   /* 0 outside a group */
-    uint64_t graph_id;   /* captured: the capture's id (graph_table.h), 0 if unknown */
     void *stream;
     struct tap_event *ev_start, *ev_end;
     int32_t peer;        /* root or peer, -1 if none */
@@ -34,7 +33,6 @@ struct tap_op_rec {
     int32_t dtype;
     uint32_t tid;
     uint32_t timing_cost_ns; /* host time of recording its two events */
-    uint32_t replay;     /* REPLAY: its graph's launch number, from 1 */
     uint16_t site;       /* call site id (callsite.h), 0 if none; fits the padding */
     uint8_t op;          /* enum tap_op */
     uint8_t flags;

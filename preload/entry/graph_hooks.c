@@ -61,61 +61,59 @@ TAP_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgrap
     return r;
 }
 
-/* Stamps timed per launch at most: a launch's events are on the stack. */
-#define MAX_STAMPS 256
+/* Ops timed per launch at most: a launch's events are on the stack. */
+#define MAX_TIMED_OPS 256
 
-static bool set_pair(CUgraphExec x, const struct tap_graph_stamp *st, CUevent start, CUevent end)
+static bool set_pair(CUgraphExec x, const struct tap_graph_op *st, CUevent start, CUevent end)
 {
     return tap_cu.cuGraphExecEventRecordNodeSetEvent(x, (CUgraphNode)st->start_node, start) == CUDA_SUCCESS &&
            tap_cu.cuGraphExecEventRecordNodeSetEvent(x, (CUgraphNode)st->end_node, end) == CUDA_SUCCESS;
 }
 
-/* Before a timed launch: each stamp's nodes get a fresh pair from the
+/* Before a timed launch: each timed op's nodes get a fresh pair from the
  * pool (ev[2i], ev[2i+1]), so that no launch records over another's
- * events still unread; a stamp with no pair free gets its scratch pair,
- * recorded and never read (ev NULL). Returns how many got a pair. */
-static uint32_t arm(CUgraphExec x, CUstream stream, const struct tap_graph_slot *s, struct tap_event **ev)
+ * events still unread; one with no pair free gets its scratch pair,
+ * recorded and never read (ev NULL, as for an op without nodes). */
+static void arm(CUgraphExec x, CUstream stream, const struct tap_graph_slot *s, struct tap_event **ev)
 {
     struct event_pool *p = tap_pool_of_stream(stream);
-    uint32_t armed = 0;
-    for (uint32_t i = 0; i < s->nstamps; i++) {
-        const struct tap_graph_stamp *st = &s->stamps[i];
+    for (uint32_t i = 0; i < s->nops; i++) {
+        const struct tap_graph_op *st = &s->ops[i];
+        ev[2 * i] = ev[2 * i + 1] = NULL;
+        if (!st->start_node)
+            continue;
         struct tap_event *a = p ? tap_event_take(p) : NULL, *b = a ? tap_event_take(p) : NULL;
         if (b && set_pair(x, st, a->ev, b->ev)) {
             ev[2 * i] = a;
             ev[2 * i + 1] = b;
-            armed++;
             continue;
         }
         if (a)
             tap_event_give(a);
         if (b)
             tap_event_give(b);
-        ev[2 * i] = ev[2 * i + 1] = NULL;
         set_pair(x, st, (CUevent)st->scratch_start, (CUevent)st->scratch_end);
     }
-    return armed;
 }
 
-/* After a timed launch (number k, from 0): a record per armed stamp. */
-static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev, uint64_t k)
+/* After a timed launch: a record per armed op; the others are untimed. */
+static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     uint64_t now = tap_monotonic_ns();
-    for (uint32_t i = 0; i < s->nstamps; i++) {
+    for (uint32_t i = 0; i < s->nops; i++) {
         if (!ev[2 * i]) {
             atomic_fetch_add_explicit(&tap_graph_untimed, 1, memory_order_relaxed);
             continue;
         }
         struct tap_record rec = {.kind = TAP_REC_OP};
         struct tap_op_rec *r = &rec.u.op;
-        *r = s->stamps[i].rec;
+        *r = s->ops[i].rec;
         r->flags = TAP_OPF_CAPTURED | TAP_OPF_TIMED | TAP_OPF_REPLAY;
         r->stream = stream;
         r->ev_start = ev[2 * i];
         r->ev_end = ev[2 * i + 1];
         r->enqueue_ns = now;
-        r->replay = (uint32_t)(k + 1);
         r->timing_cost_ns = 0;
         if (!q || !mpmc_push(q, &rec, sizeof rec)) {
             tap_event_give(ev[2 * i]);
@@ -127,7 +125,7 @@ static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_e
 
 static bool time_launches(const struct tap_graph_slot *s)
 {
-    return s->nstamps && s->nstamps <= MAX_STAMPS && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL &&
+    return s->timed && s->nops <= MAX_TIMED_OPS && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL &&
            tap_gpu_ready() && tap_cu.cuGraphExecEventRecordNodeSetEvent &&
            !atomic_load_explicit(&tap_closed, memory_order_relaxed);
 }
@@ -138,22 +136,22 @@ TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
     struct tap_graph_slot *s = tap_graph_slot_of(hGraphExec);
     if (!s)
         return next(hGraphExec, hStream);
-    struct tap_event *ev[2 * MAX_STAMPS];
+    struct tap_event *ev[2 * MAX_TIMED_OPS];
     bool timed = time_launches(s);
     if (timed)
         arm(hGraphExec, hStream, s, ev);
     CUresult r = next(hGraphExec, hStream);
     if (r != CUDA_SUCCESS) {
-        for (uint32_t i = 0; timed && i < 2 * s->nstamps; i++)
+        for (uint32_t i = 0; timed && i < 2 * s->nops; i++)
             if (ev[i])
                 tap_event_give(ev[i]);
         return r;
     }
-    uint64_t k = tap_graph_launched(s);
+    tap_graph_launched(s);
     if (timed)
-        submit(s, hStream, ev, k);
-    else if (s->nstamps && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL)
-        atomic_fetch_add_explicit(&tap_graph_untimed, s->nstamps, memory_order_relaxed);
+        submit(s, hStream, ev);
+    else if (tap_config.graph_timing == TAP_GRAPH_TIMING_ALL)
+        atomic_fetch_add_explicit(&tap_graph_untimed, s->nops, memory_order_relaxed);
     return r;
 }
 

@@ -31,8 +31,8 @@ static inline bool tap_op_failed(ncclResult_t result)
 /* The out-of-line parts of the hot path. */
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation);
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream);
-void tap_op_end_timed(struct tap_call *c, ncclResult_t result);
-void tap_op_end_captured(struct tap_call *c, ncclResult_t result);
+/* After a timed or captured call. */
+void tap_op_end_slow(struct tap_call *c, ncclResult_t result);
 void tap_submit_lost(const struct tap_record *rec);
 /* The site of a new return address, remembered when it is the same for
  * every call from there. */
@@ -87,7 +87,6 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     r->bytes = tap_op_bytes(op, count, dtype, tc->nranks);
     r->enqueue_ns = tap_monotonic_ns();
     r->group_id = 0;
-    r->graph_id = 0;
     r->stream = stream;
     r->ev_start = r->ev_end = NULL;
     r->peer = peer;
@@ -95,7 +94,6 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     r->dtype = dtype;
     r->tid = tap_fast.tid ? tap_fast.tid : tap_thread_id_slow();
     r->timing_cost_ns = 0;
-    r->replay = 0;
     r->op = (uint8_t)op;
     r->flags = 0;
     r->site = tap_site(ra);
@@ -111,10 +109,8 @@ __attribute__((always_inline)) static inline void tap_op_end(struct tap_call *c,
     tap_fast.busy = 0;
     if (tap_op_failed(result))
         c->rec.u.op.flags |= TAP_OPF_FAILED;
-    if (c->rec.u.op.flags & TAP_OPF_TIMED)
-        tap_op_end_timed(c, result);
-    else if (c->rec.u.op.flags & TAP_OPF_CAPTURED)
-        tap_op_end_captured(c, result);
+    if (c->rec.u.op.flags & (TAP_OPF_TIMED | TAP_OPF_CAPTURED))
+        tap_op_end_slow(c, result);
     tap_submit(&c->rec);
     if (!tap_op_failed(result))
         TAP_TRACE(op_enqueue, &c->rec.u.op);

@@ -180,18 +180,34 @@ static void gather(const struct tap_op_rec *op)
     settle_alone(op);
 }
 
+/* A call NCCL captured into a CUDA graph: counted in its row as such. */
+static void note_captured(const struct tap_op_rec *op)
+{
+    if ((op->flags & (TAP_OPF_CAPTURED | TAP_OPF_FAILED)) == TAP_OPF_CAPTURED)
+        tap_stats_record_captured(op);
+}
+
+/* One test for the common record, a call neither failed, timed nor
+ * captured (a replay is captured too). */
+#define TAP_OPF_MARKED (TAP_OPF_FAILED | TAP_OPF_TIMED | TAP_OPF_CAPTURED)
+
 static void on_op(const struct tap_op_rec *op)
 {
+    if (op->group_id) {
+        note_captured(op);
+        gather(op);
+        return;
+    }
+    if (!(op->flags & TAP_OPF_MARKED)) {
+        tap_stats_record(op, 1, NULL);
+        tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
+        return;
+    }
     if (op->flags & TAP_OPF_REPLAY) { /* timed, never grouped, no call */
         add_pending(op, NULL);
         return;
     }
-    if (op->flags & TAP_OPF_CAPTURED)
-        tap_graph_exec_note_op(op);
-    if (op->group_id) {
-        gather(op);
-        return;
-    }
+    note_captured(op);
     if (op->flags & TAP_OPF_FAILED)
         tap_reducer_totals.failed++;
     else if (op->flags & TAP_OPF_TIMED) {
@@ -486,9 +502,6 @@ unsigned tap_reducer_pass(unsigned max_records)
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     unsigned handled = 0;
     timed_this_pass = 0;
-    /* Before the queue: a graph's launches wait until its captured ops,
-     * queued before it was instantiated, have come through. */
-    tap_graph_exec_count(false);
     /* The reducer is the queue's only consumer: records are read in place. */
     const struct tap_record *rec;
     while (q && handled < max_records && (rec = mpmc_front(q)) != NULL) {
@@ -584,6 +597,8 @@ static void fill_progress(void)
 
 void tap_reducer_snapshot(struct tap_snapshot *s)
 {
+    /* Executions are counted for what leaves the process, not per pass. */
+    tap_graph_exec_count();
     fill_progress();
     *s = (struct tap_snapshot){
         .counts = tap_reducer_totals,
@@ -599,7 +614,7 @@ int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; 
 
 void tap_reducer_abandon_pending(void)
 {
-    tap_graph_exec_count(true);
+    tap_graph_exec_count();
     for (unsigned i = 0; i < npending; i++) {
         struct pending *p = &pending[i];
         if (p->group) {

@@ -13,9 +13,8 @@
 struct known_graph {
     const void *graph;
     uint64_t id;
-    uint32_t nops;
-    struct tap_graph_stamp *stamps; /* nstamps of them, in capture order */
-    uint32_t nstamps, stamps_cap;
+    struct tap_graph_op *ops;    /* nops of them, in capture order */
+    uint32_t nops, ops_cap;
     uint32_t live_execs;            /* timed execs instantiated from it */
     bool destroy_pending;           /* cuGraphDestroy came while they lived */
 };
@@ -47,7 +46,7 @@ static struct known_graph *find_graph(const void *graph)
 
 static void drop_graph(struct known_graph *g)
 {
-    free(g->stamps);
+    free(g->ops);
     *g = graphs[--ngraphs];
 }
 
@@ -74,30 +73,26 @@ static struct known_graph *graph_entry(const void *graph, uint64_t capture_id)
     return g;
 }
 
-static bool add_stamp(struct known_graph *g, const struct tap_graph_stamp *stamp)
+static bool add_op(struct known_graph *g, const struct tap_graph_op *op)
 {
-    if (g->nstamps == g->stamps_cap) {
-        uint32_t cap = g->stamps_cap ? 2 * g->stamps_cap : 8;
-        struct tap_graph_stamp *grown = realloc(g->stamps, cap * sizeof *grown);
+    if (g->nops == g->ops_cap) {
+        uint32_t cap = g->ops_cap ? 2 * g->ops_cap : 8;
+        struct tap_graph_op *grown = realloc(g->ops, cap * sizeof *grown);
         if (!grown)
             return false;
-        g->stamps = grown;
-        g->stamps_cap = cap;
+        g->ops = grown;
+        g->ops_cap = cap;
     }
-    g->stamps[g->nstamps++] = *stamp;
+    g->ops[g->nops++] = *op;
     return true;
 }
 
-void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_stamp *stamp)
+void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_op *op)
 {
     pthread_mutex_lock(&lock);
     struct known_graph *g = graph_entry(graph, capture_id);
-    if (g)
-        g->nops++;
-    else
-        tap_note_no_memory("CUDA graphs: launches of this graph are not counted");
-    if (g && stamp && !add_stamp(g, stamp))
-        tap_note_no_memory("CUDA graphs: an op's executions are counted, not timed");
+    if (!g || !add_op(g, op))
+        tap_note_no_memory("CUDA graphs: a captured op's executions are not counted");
     pthread_mutex_unlock(&lock);
 }
 
@@ -137,31 +132,27 @@ static struct tap_graph_slot *retire(const void *exec)
     return s;
 }
 
-/* Lock held: the stamps of `g` for a slot whose nodes are `nodes`' (an
- * update: the exec's nodes are still named by the first graph's), or
- * g's own (NULL); a copy that the slot keeps, since g may go. */
-static const struct tap_graph_stamp *slot_stamps(const struct known_graph *g, bool update,
-                                                 const struct tap_graph_slot *nodes, uint32_t *n)
+/* Lock held: a copy of g's ops for a slot (g may go before the slot),
+ * with the nodes of `prev`'s ops for an update (the exec's nodes are still
+ * named by the first graph's): an update from a graph whose ops nccltap
+ * does not know, or has another number of, leaves them untimed. */
+static const struct tap_graph_op *slot_ops(const struct known_graph *g, bool update,
+                                           const struct tap_graph_slot *prev, bool *timed)
 {
-    *n = 0;
-    /* An exec updated from a graph whose nodes nccltap does not know (or
-     * which had other stamps) cannot have its events set: not timed. */
-    if (!g->nstamps || (update && (!nodes || nodes->nstamps != g->nstamps)))
+    *timed = false;
+    struct tap_graph_op *ops = malloc(g->nops * sizeof *ops);
+    if (!ops)
         return NULL;
-    struct tap_graph_stamp *st = malloc(g->nstamps * sizeof *st);
-    if (!st) {
-        tap_note_no_memory("CUDA graphs: an executable graph's ops are counted, not timed");
-        return NULL;
-    }
-    for (uint32_t i = 0; i < g->nstamps; i++) {
-        st[i] = g->stamps[i];
-        if (nodes) {
-            st[i].start_node = nodes->stamps[i].start_node;
-            st[i].end_node = nodes->stamps[i].end_node;
+    bool same = prev && prev->nops == g->nops;
+    for (uint32_t i = 0; i < g->nops; i++) {
+        ops[i] = g->ops[i];
+        if (update) {
+            ops[i].start_node = same ? prev->ops[i].start_node : NULL;
+            ops[i].end_node = same ? prev->ops[i].end_node : NULL;
         }
+        *timed |= ops[i].start_node != NULL;
     }
-    *n = g->nstamps;
-    return st;
+    return ops;
 }
 
 /* Lock held: a slot for `exec` running `graph`, if it holds captured ops;
@@ -169,7 +160,7 @@ static const struct tap_graph_stamp *slot_stamps(const struct known_graph *g, bo
 static void open_slot(const void *exec, const void *graph, bool update, const struct tap_graph_slot *prev)
 {
     struct known_graph *g = find_graph(graph);
-    if (!g)
+    if (!g || !g->nops)
         return;
     unsigned n = atomic_load_explicit(&nslots, memory_order_relaxed);
     if (n == TAP_GRAPH_SLOTS) {
@@ -177,10 +168,13 @@ static void open_slot(const void *exec, const void *graph, bool update, const st
         return;
     }
     struct tap_graph_slot *s = &slots[n];
-    s->graph_id = g->id;
+    s->ops = slot_ops(g, update, prev, &s->timed);
+    if (!s->ops) {
+        tap_note_no_memory("CUDA graphs: an executable graph's launches are not counted");
+        return;
+    }
     s->nops = g->nops;
-    s->stamps = slot_stamps(g, update, prev, &s->nstamps);
-    s->origin = update ? (prev ? prev->origin : NULL) : s->nstamps ? graph : NULL;
+    s->origin = update ? (prev ? prev->origin : NULL) : s->timed ? graph : NULL;
     if (!update && s->origin)
         g->live_execs++;
     atomic_store_explicit(&s->launches, 0, memory_order_relaxed);
@@ -229,9 +223,9 @@ struct tap_graph_slot *tap_graph_slot_of(const void *exec)
     return live_slot(exec);
 }
 
-uint64_t tap_graph_launched(struct tap_graph_slot *s)
+void tap_graph_launched(struct tap_graph_slot *s)
 {
-    return atomic_fetch_add_explicit(&s->launches, 1, memory_order_release);
+    atomic_fetch_add_explicit(&s->launches, 1, memory_order_release);
 }
 
 unsigned tap_graph_slots_used(void)
@@ -239,7 +233,7 @@ unsigned tap_graph_slots_used(void)
     return atomic_load_explicit(&nslots, memory_order_acquire);
 }
 
-struct tap_graph_slot *tap_graph_slot_at(unsigned i)
+const struct tap_graph_slot *tap_graph_slot_at(unsigned i)
 {
     return &slots[i];
 }

@@ -1,16 +1,17 @@
 /* CUDA graphs that hold captured NCCL ops, and their executable graphs'
- * launch counts: what the graph wrappers (entry/graph_hooks.c) and the
- * capture path write, and the reducer reads to count each captured op's
- * executions.
+ * launch counts: what the capture path and the graph wrappers
+ * (entry/graph_hooks.c) write, and the reducer reads to count and time
+ * each captured op's executions.
  *
- * A graph is known by the capture id the driver gave the capture that
- * built it (unique in the process, never 0), since a graph handle is
- * reused once destroyed. An executable graph has one slot per (exec,
- * graph) it ran: instantiate opens one, cuGraphExecUpdate retires it and
- * opens one for the new graph, cuGraphExecDestroy retires it. A retired
- * slot keeps its count until the reducer has read it; slots are never
- * reused (TAP_GRAPH_SLOTS in all; past that, instantiations are counted
- * in tap_graph_untracked and their launches are not counted).
+ * A graph is known by its handle and the id of the capture that built it
+ * (unique in the process), since a handle is reused once destroyed. An
+ * executable graph has one slot per (exec, graph) it ran, which holds a
+ * copy of that graph's captured ops: instantiate opens one,
+ * cuGraphExecUpdate retires it and opens one for the new graph,
+ * cuGraphExecDestroy retires it. A retired slot keeps its count until the
+ * reducer has read it; slots are never reused (TAP_GRAPH_SLOTS in all;
+ * past that, instantiations are counted in tap_graph_untracked and their
+ * launches are not counted).
  *
  * Threads: capture, instantiate, update and destroy (cold: once per graph)
  * take a mutex that only they take; launch (each replay) is lock-free: one
@@ -26,12 +27,13 @@
 
 #define TAP_GRAPH_SLOTS 4096
 
-/* A captured op whose executions are timed (NCCLTAP_GRAPH_TIMING=all): its
- * record as captured, and the event-record nodes nccltap captured around
- * it (CUgraphNode handles of the graph it was captured into), with the
- * events they were captured with: the "scratch" pair, recorded by a launch
- * that has no fresh pair for them, and never read. */
-struct tap_graph_stamp {
+/* A captured op: its record as captured and, when its executions are
+ * timed (NCCLTAP_GRAPH_TIMING=all), the event-record nodes nccltap
+ * captured around it (CUgraphNode handles of the graph it was captured
+ * into; NULL: not timed) with the events they were captured with: the
+ * "scratch" pair, recorded by a launch that has no fresh pair for them,
+ * and never read. */
+struct tap_graph_op {
     struct tap_op_rec rec;
     void *start_node, *end_node;
     void *scratch_start, *scratch_end; /* CUevent */
@@ -39,14 +41,13 @@ struct tap_graph_stamp {
 
 struct tap_graph_slot {
     _Atomic(const void *) exec;  /* NULL: never used */
-    uint64_t graph_id;           /* the capture id of the graph it runs */
-    uint32_t nops;               /* captured ops that graph holds */
-    /* Stamps of its ops, with the nodes of the graph the exec was
-     * instantiated from (cuGraphExecEventRecordNodeSetEvent names nodes so;
-     * an update pairs them by position); NULL when not timed. */
-    const struct tap_graph_stamp *stamps;
-    uint32_t nstamps;
-    const void *origin;          /* the graph the exec was instantiated from */
+    /* The ops of the graph it runs, with the nodes of the graph the exec
+     * was instantiated from (cuGraphExecEventRecordNodeSetEvent names
+     * nodes so; an update pairs them by position). */
+    const struct tap_graph_op *ops;
+    uint32_t nops;
+    bool timed;                  /* some op has nodes */
+    const void *origin;          /* the graph the exec was instantiated from, when timed */
     _Atomic uint64_t launches;   /* successful cuGraphLaunch calls */
     _Atomic bool retired;        /* no launch is counted here any more */
 };
@@ -57,9 +58,9 @@ extern _Atomic uint64_t tap_graph_untracked;
  * full, the driver refused to set an event): counted, without a time. */
 extern _Atomic uint64_t tap_graph_untimed;
 
-/* Capture path: an op was captured into `graph` by capture `capture_id`;
- * `stamp` (copied) when its executions are to be timed, else NULL. */
-void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_stamp *stamp);
+/* Capture path: `op` (copied) was captured into `graph` by capture
+ * `capture_id`. */
+void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_op *op);
 
 /* cuGraphDestroy. True when the destruction must wait: an executable graph
  * instantiated from it is timed through its nodes; tap_graph_exec_destroyed
@@ -81,13 +82,13 @@ const void *tap_graph_exec_destroyed(const void *exec);
 /* The live slot of `exec`, NULL when it runs no captured op. Lock-free. */
 struct tap_graph_slot *tap_graph_slot_of(const void *exec);
 
-/* cuGraphLaunch of `s` succeeded: returns its launch number, from 0. */
-uint64_t tap_graph_launched(struct tap_graph_slot *s);
+/* cuGraphLaunch of `s` succeeded. */
+void tap_graph_launched(struct tap_graph_slot *s);
 
 /* Reducer: slots in use are [0, tap_graph_slots_used()); read `launches`
  * with acquire. */
 unsigned tap_graph_slots_used(void);
-struct tap_graph_slot *tap_graph_slot_at(unsigned i);
+const struct tap_graph_slot *tap_graph_slot_at(unsigned i);
 
 /* In a forked child: the parent's graphs are not the child's. */
 void tap_graph_reset(void);

@@ -52,6 +52,10 @@ struct tap_timing {
  * number of ops in its group, 1 when it was not grouped. */
 void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t);
 
+/* A call (recorded by tap_stats_record too) was captured into a graph.
+ * Without memory for its row it is in none (tap_stats_record counts it). */
+void tap_stats_record_captured(const struct tap_op_rec *op);
+
 /* The time of one execution of the captured op `op` (a replay record):
  * counted in its row's times, not as a call. */
 void tap_stats_record_replay(const struct tap_op_rec *op, const struct tap_timing *t);
