@@ -4,8 +4,9 @@ capture 4 all-reduces (1 MiB) and an all-gather (256 KiB per rank) into a
 graph and launch it 1,000 times under `nccltap run`; each rank's file must
 say, per op, the captures and the executions, and, with
 NCCLTAP_GRAPH_TIMING=all, a time for every execution and the busbw the
-simulator gives (within 1%); with it off, nccltap adds no node to the graph
-and no record per launch.
+simulator gives (within 1%), also for the 100 launches still running when
+the application destroys the executable graph (it synchronizes every 300);
+with it off, nccltap adds no node to the graph and no record per launch.
 
 Usage: graph_test.py --bin BUILD/bin CASE   (CASE: counts_2, counts_4,
 timed_2, timed_4, update_2)
@@ -53,7 +54,7 @@ def run(bindir, n, graph_timing, update=False):
     env.update(NCCLTAP_GRAPH_TIMING=graph_timing, NCCLSIM_LAT_US=str(LAT_US),
                NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP="1")
     cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--",
-           os.path.join(bindir, "graph_app"), str(n), str(ITERS), "200"] + (["update"] if update else [])
+           os.path.join(bindir, "graph_app"), str(n), str(ITERS), "300"] + (["update"] if update else [])
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
