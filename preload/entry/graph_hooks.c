@@ -10,7 +10,10 @@
  * dlsym on the driver's own handle (README, CUDA graphs).
  *
  * Any application thread. Launch is the hot path of a replayed graph: one
- * lock-free lookup and an atomic add, no allocation. */
+ * lock-free lookup and an atomic add, no allocation; with
+ * NCCLTAP_GRAPH_TIMING=all also two driver calls per op and the exec's
+ * launch lock, which only another thread launching the same executable
+ * graph at the same moment can hold. */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -60,9 +63,6 @@ TAP_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgrap
         tap_graph_instantiated(*phGraphExec, hGraph);
     return r;
 }
-
-/* Ops timed per launch at most: a launch's events are on the stack. */
-#define MAX_TIMED_OPS 256
 
 static bool set_pair(CUgraphExec x, const struct tap_graph_op *st, CUevent start, CUevent end)
 {
@@ -125,7 +125,7 @@ static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_e
 
 static bool time_launches(const struct tap_graph_slot *s)
 {
-    return s->timed && s->nops <= MAX_TIMED_OPS && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL &&
+    return s->timed && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL &&
            tap_gpu_ready() && tap_cu.cuGraphExecEventRecordNodeSetEvent &&
            !atomic_load_explicit(&tap_closed, memory_order_relaxed);
 }
@@ -136,22 +136,27 @@ TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
     struct tap_graph_slot *s = tap_graph_slot_of(hGraphExec);
     if (!s)
         return next(hGraphExec, hStream);
-    struct tap_event *ev[2 * MAX_TIMED_OPS];
-    bool timed = time_launches(s);
-    if (timed)
-        arm(hGraphExec, hStream, s, ev);
-    CUresult r = next(hGraphExec, hStream);
-    if (r != CUDA_SUCCESS) {
-        for (uint32_t i = 0; timed && i < 2 * s->nops; i++)
-            if (ev[i])
-                tap_event_give(ev[i]);
+    if (!time_launches(s)) {
+        CUresult r = next(hGraphExec, hStream);
+        if (r == CUDA_SUCCESS) {
+            tap_graph_launched(s);
+            if (tap_config.graph_timing == TAP_GRAPH_TIMING_ALL)
+                atomic_fetch_add_explicit(&tap_graph_untimed, s->nops, memory_order_relaxed);
+        }
         return r;
     }
-    tap_graph_launched(s);
-    if (timed)
-        submit(s, hStream, ev);
-    else if (tap_config.graph_timing == TAP_GRAPH_TIMING_ALL)
-        atomic_fetch_add_explicit(&tap_graph_untimed, s->nops, memory_order_relaxed);
+    pthread_mutex_lock(&s->launch_lock);
+    arm(hGraphExec, hStream, s, s->ev);
+    CUresult r = next(hGraphExec, hStream);
+    if (r == CUDA_SUCCESS) {
+        tap_graph_launched(s);
+        submit(s, hStream, s->ev);
+    } else {
+        for (uint32_t i = 0; i < 2 * s->nops; i++)
+            if (s->ev[i])
+                tap_event_give(s->ev[i]);
+    }
+    pthread_mutex_unlock(&s->launch_lock);
     return r;
 }
 

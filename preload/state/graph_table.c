@@ -174,6 +174,12 @@ static void open_slot(const void *exec, const void *graph, bool update, const st
         return;
     }
     s->nops = g->nops;
+    pthread_mutex_init(&s->launch_lock, NULL);
+    s->ev = s->timed ? calloc(2 * (size_t)g->nops, sizeof *s->ev) : NULL;
+    if (s->timed && !s->ev) {
+        tap_note_no_memory("CUDA graphs: an executable graph's ops are counted, not timed");
+        s->timed = false;
+    }
     s->origin = update ? (prev ? prev->origin : NULL) : s->timed ? graph : NULL;
     if (!update && s->origin)
         g->live_execs++;

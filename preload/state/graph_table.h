@@ -19,11 +19,14 @@
 #ifndef NCCLTAP_GRAPH_TABLE_H
 #define NCCLTAP_GRAPH_TABLE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "base/op_record.h"
+
+struct tap_event;
 
 #define TAP_GRAPH_SLOTS 4096
 
@@ -48,6 +51,12 @@ struct tap_graph_slot {
     uint32_t nops;
     bool timed;                  /* some op has nodes */
     const void *origin;          /* the graph the exec was instantiated from, when timed */
+    /* When timed: held from pointing the nodes at fresh events to the
+     * launch's records, so that two threads launching the exec at once
+     * cannot record into each other's events (the driver serializes the
+     * launches too); and that launch's events, 2 per op (NULL: none). */
+    pthread_mutex_t launch_lock;
+    struct tap_event **ev;
     _Atomic uint64_t launches;   /* successful cuGraphLaunch calls */
     _Atomic bool retired;        /* no launch is counted here any more */
 };
