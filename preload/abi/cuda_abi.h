@@ -15,6 +15,9 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef unsigned long long cuuint64_t;
 typedef struct { char bytes[16]; } CUuuid;
 
 #define CUDA_SUCCESS 0
@@ -25,11 +28,16 @@ typedef struct { char bytes[16]; } CUuuid;
 #define CUDA_ERROR_INVALID_HANDLE 400
 #define CUDA_ERROR_NOT_READY 600
 #define CUDA_ERROR_NOT_SUPPORTED 801
+#define CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE 910
 
 #define CU_EVENT_DEFAULT 0x0
 #define CU_EVENT_BLOCKING_SYNC 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_STREAM_NON_BLOCKING 0x1
+/* cuEventRecordWithFlags: during stream capture, the record becomes an
+ * event-record node of the graph (a plain cuEventRecord does not: it only
+ * marks the capture's dependencies for cuStreamWaitEvent). */
+#define CU_EVENT_RECORD_EXTERNAL 0x1
 
 /* CUstreamCaptureStatus */
 #define CU_STREAM_CAPTURE_STATUS_NONE 0
@@ -39,6 +47,27 @@ typedef struct { char bytes[16]; } CUuuid;
 #define CU_STREAM_CAPTURE_MODE_GLOBAL 0
 #define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 #define CU_STREAM_CAPTURE_MODE_RELAXED 2
+
+/* CUgraphExecUpdateResult, and what cuGraphExecUpdate_v2 (CUDA 12) reports. */
+#define CU_GRAPH_EXEC_UPDATE_SUCCESS 0
+#define CU_GRAPH_EXEC_UPDATE_ERROR 1
+#define CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED 2
+#define CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED 3
+typedef struct {
+    int result; /* CUgraphExecUpdateResult */
+    CUgraphNode errorNode;
+    CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo;
+
+/* The graph entry points nccltap interposes (entry/graph_hooks.c), by the
+ * names CUDA 12 and 13 export them under. Not in the table below: the shim
+ * never calls them itself; its wrappers forward to the next definition. */
+#define NCCLTAP_CUDA_GRAPH_API(X) \
+  X(cuGraphInstantiateWithFlags, CUresult, (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags), (phGraphExec, hGraph, flags)) \
+  X(cuGraphLaunch, CUresult, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
+  X(cuGraphExecUpdate_v2, CUresult, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo), (hGraphExec, hGraph, resultInfo)) \
+  X(cuGraphExecDestroy, CUresult, (CUgraphExec hGraphExec), (hGraphExec)) \
+  X(cuGraphDestroy, CUresult, (CUgraph hGraph), (hGraph))
 
 /* X(field, "exported symbol", return type, params). Optional entries may be
  * missing from a driver; callers check the pointer. */
@@ -63,9 +92,14 @@ typedef struct { char bytes[16]; } CUuuid;
   X(cuStreamIsCapturing, "cuStreamIsCapturing", CUresult, (CUstream hStream, int *captureStatus)) \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult, (CUstream hStream, int mode)) \
   X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream hStream, CUgraph *phGraph)) \
+  X(cuStreamGetCaptureInfo, "cuStreamGetCaptureInfo_v2", CUresult, (CUstream hStream, int *captureStatus_out, \
+    cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)) \
+  X(cuGraphExecEventRecordNodeSetEvent, "cuGraphExecEventRecordNodeSetEvent", CUresult, \
+    (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)) \
   X(cuEventCreate, "cuEventCreate", CUresult, (CUevent *phEvent, unsigned int flags)) \
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent hEvent)) \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent hEvent, CUstream hStream)) \
+  X(cuEventRecordWithFlags, "cuEventRecordWithFlags", CUresult, (CUevent hEvent, CUstream hStream, unsigned int flags)) \
   X(cuEventQuery, "cuEventQuery", CUresult, (CUevent hEvent)) \
   X(cuEventSynchronize, "cuEventSynchronize", CUresult, (CUevent hEvent)) \
   X(cuEventElapsedTime, "cuEventElapsedTime", CUresult, (float *pMilliseconds, CUevent hStart, CUevent hEnd)) \

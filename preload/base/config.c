@@ -93,6 +93,29 @@ static enum tap_timing_mode env_timing(void)
     return TAP_TIMING_AUTO;
 }
 
+int tap_parse_graph_timing(const char *s, enum tap_graph_timing *value)
+{
+    if (!strcmp(s, "all"))
+        *value = TAP_GRAPH_TIMING_ALL;
+    else if (!strcmp(s, "off"))
+        *value = TAP_GRAPH_TIMING_OFF;
+    else
+        return -1;
+    return 0;
+}
+
+static enum tap_graph_timing env_graph_timing(void)
+{
+    const char *s = getenv("NCCLTAP_GRAPH_TIMING");
+    enum tap_graph_timing m;
+    if (!s || !*s)
+        return TAP_GRAPH_TIMING_OFF;
+    if (tap_parse_graph_timing(s, &m) == 0)
+        return m;
+    tap_log("NCCLTAP_GRAPH_TIMING=%s is not valid: expected all or off; using off", s);
+    return TAP_GRAPH_TIMING_OFF;
+}
+
 static enum tap_lttng_mode env_lttng(void)
 {
     const char *s = getenv("NCCLTAP_LTTNG");
@@ -353,6 +376,7 @@ void tap_config_load(void)
     const char *lib = getenv("NCCLTAP_NCCL_LIBRARY");
     c->nccl_library = lib && *lib ? lib : NULL;
     c->timing = env_timing();
+    c->graph_timing = env_graph_timing();
     c->overhead_pct = env_pct("NCCLTAP_OVERHEAD_PCT", 1.0);
     c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, TAP_INTERVAL_MS_MIN, TAP_INTERVAL_MS_MAX);
     c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);

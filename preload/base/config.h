@@ -13,6 +13,9 @@
 #define TAP_CALLSITE_MAX_DEPTH 32
 
 enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL };
+/* NCCLTAP_GRAPH_TIMING: the executions of ops captured into CUDA graphs
+ * are timed (each launch), or only counted. */
+enum tap_graph_timing { TAP_GRAPH_TIMING_OFF, TAP_GRAPH_TIMING_ALL };
 enum tap_lttng_mode { TAP_LTTNG_OFF, TAP_LTTNG_AUTO, TAP_LTTNG_ON };
 /* NCCLTAP_OPS_JSONL: no per-op log (0), nccltap's own lines (1), or NCCL
  * Inspector's records (inspector). Off is 0, so `if (ops_jsonl)` asks
@@ -26,6 +29,7 @@ struct tap_config {
     mode_t dir_mode;             /* NCCLTAP_DIR_MODE: of directories created */
     const char *nccl_library;    /* NCCLTAP_NCCL_LIBRARY, NULL: dlsym(RTLD_NEXT) */
     enum tap_timing_mode timing; /* NCCLTAP_TIMING */
+    enum tap_graph_timing graph_timing; /* NCCLTAP_GRAPH_TIMING */
     double overhead_pct;         /* NCCLTAP_OVERHEAD_PCT */
     uint32_t interval_ms;        /* NCCLTAP_INTERVAL_MS */
     uint32_t exit_wait_ms;       /* NCCLTAP_EXIT_WAIT_MS */
@@ -67,6 +71,8 @@ int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *value);
 int tap_parse_pct(const char *s, double *value);
 /* NCCLTAP_TIMING: "auto", "all" or "off". */
 int tap_parse_timing(const char *s, enum tap_timing_mode *value);
+/* NCCLTAP_GRAPH_TIMING: "all" or "off". */
+int tap_parse_graph_timing(const char *s, enum tap_graph_timing *value);
 /* The bounds of NCCLTAP_INTERVAL_MS and NCCLTAP_HANG_TIMEOUT_S (from 0),
  * for tap_parse_u32: the shim's and `nccltap run`'s options'. */
 #define TAP_INTERVAL_MS_MIN 10

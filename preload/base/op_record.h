@@ -16,6 +16,8 @@ enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_E
 #define TAP_OPF_TIMED    0x1  /* ev_start/ev_end hold its own event pair */
 #define TAP_OPF_CAPTURED 0x2  /* issued during CUDA graph capture */
 #define TAP_OPF_FAILED   0x4  /* NCCL returned an error: nothing was enqueued */
+#define TAP_OPF_REPLAY   0x8  /* an execution of a captured op (with CAPTURED and
+                                 TIMED): a graph launch, not a call */
 
 struct tap_op_rec {
     struct tap_comm *comm;

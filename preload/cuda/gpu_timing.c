@@ -208,6 +208,34 @@ bool tap_stream_capturing(void *stream)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+bool tap_stream_capture_graph(void *stream, uint64_t *capture_id, void **graph)
+{
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CUgraph g = NULL;
+    if (!tap_cu.cuStreamGetCaptureInfo ||
+        tap_cu.cuStreamGetCaptureInfo((CUstream)stream, &status, &id, &g, NULL, NULL) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE || !g)
+        return false;
+    *capture_id = id;
+    *graph = g;
+    return true;
+}
+
+void *tap_capture_event_node(struct tap_event *e, void *stream)
+{
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    const CUgraphNode *deps = NULL;
+    size_t n = 0;
+    if (!tap_cu.cuStreamGetCaptureInfo || !tap_cu.cuEventRecordWithFlags ||
+        tap_cu.cuEventRecordWithFlags(e->ev, (CUstream)stream, CU_EVENT_RECORD_EXTERNAL) != CUDA_SUCCESS ||
+        tap_cu.cuStreamGetCaptureInfo((CUstream)stream, &status, NULL, NULL, &deps, &n) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE || n != 1 || !deps)
+        return NULL;
+    /* The capture's frontier is the node just added. */
+    return deps[0];
+}
+
 void tap_pools_grow(void)
 {
     unsigned n = atomic_load_explicit(&npools, memory_order_acquire);

@@ -48,6 +48,16 @@ void tap_event_give(struct tap_event *e);
 /* Whether `stream` is being captured into a CUDA graph. */
 bool tap_stream_capturing(void *stream);
 
+/* While `stream` is being captured: the capture's id (unique in the
+ * process) and the graph it builds. False when it is not, or the driver
+ * cannot say (no cuStreamGetCaptureInfo_v2: before CUDA 11.3). */
+bool tap_stream_capture_graph(void *stream, uint64_t *capture_id, void **graph);
+
+/* While `stream` is being captured: records `e` on it as an external
+ * event (CU_EVENT_RECORD_EXTERNAL), which adds an event-record node, and returns that node (CUgraphNode);
+ * NULL when either fails. */
+void *tap_capture_event_node(struct tap_event *e, void *stream);
+
 /* Reducer: grows pools that ran dry; recalibrates every context's clock. */
 void tap_pools_grow(void);
 void tap_pools_calibrate(void);

@@ -8,6 +8,7 @@
 #include "entry/bring_up.h"
 #include "entry/comm_enroll.h"
 #include "runtime/runtime.h"
+#include "state/graph_table.h"
 #include "state/sampling.h"
 
 /* Per thread: the group being built (the rest is in tap_fast). */
@@ -23,6 +24,10 @@ struct tap_thread {
     struct tap_comm *first_comm; /* the group's first op decides its timing */
     uint64_t first_seq;
     uint8_t first_op, first_class;
+    /* The op being captured (tap_op_begin_slow to end_capture). */
+    void *capture_graph;         /* the graph; NULL if the driver cannot say */
+    uint64_t capture_id;
+    struct tap_graph_op stamp;   /* the op; its nodes when start_node is set */
 };
 
 static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
@@ -135,6 +140,57 @@ uint16_t tap_site_miss(uintptr_t ra)
     return id;
 }
 
+/* A captured op runs at each launch of its graph: its graph is noted, so
+ * that its executable graphs' launches are counted (graph_table.h), and
+ * with NCCLTAP_GRAPH_TIMING=all an event is recorded before it (and one
+ * after it, end_capture): on the capturing stream, each becomes
+ * an event-record node, which the launch points at a fresh event every
+ * time (entry/graph_hooks.c). They are the pool's, kept by the graph as
+ * its scratch pair. Once per op per capture, not per replay. Not for an
+ * op in a group: its kernel is captured at ncclGroupEnd. */
+static void begin_capture(struct tap_op_rec *r, void *stream)
+{
+    th.capture_graph = NULL;
+    th.stamp.start_node = th.stamp.end_node = NULL;
+    if (!tap_stream_capture_graph(stream, &th.capture_id, &th.capture_graph))
+        return;
+    if (tap_config.graph_timing != TAP_GRAPH_TIMING_ALL || tap_fast.group_depth > 0)
+        return;
+    struct event_pool *p = tap_pool_of_stream(stream);
+    struct tap_event *a = p ? tap_event_take(p) : NULL, *b = a ? tap_event_take(p) : NULL;
+    if (!b) { /* no pair free: its executions are counted, not timed */
+        if (a)
+            tap_event_give(a);
+        return;
+    }
+    th.stamp.start_node = tap_capture_event_node(a, stream);
+    if (!th.stamp.start_node) { /* `a` may be in the graph: it stays there */
+        tap_event_give(b);
+        return;
+    }
+    th.stamp.scratch_start = a->ev;
+    th.stamp.scratch_end = b->ev;
+    r->ev_end = b; /* until end_capture */
+}
+
+static void end_capture(struct tap_call *c, ncclResult_t result)
+{
+    struct tap_op_rec *r = &c->rec.u.op;
+    struct tap_event *end = r->ev_end;
+    r->ev_end = NULL;
+    if (!th.capture_graph)
+        return;
+    if (tap_op_failed(result)) {
+        if (end)
+            tap_event_give(end);
+        return;
+    }
+    if (th.stamp.start_node && !(th.stamp.end_node = tap_capture_event_node(end, r->stream)))
+        th.stamp.start_node = NULL; /* not timed: `end` may be in the graph, it stays there */
+    th.stamp.rec = *r;
+    tap_graph_note_capture(th.capture_graph, th.capture_id, &th.stamp);
+}
+
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream)
 {
     struct tap_op_rec *r = &c->rec.u.op;
@@ -142,6 +198,7 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
     bool capturing = timing_on() && tap_stream_capturing(stream);
     if (capturing) {
         r->flags |= TAP_OPF_CAPTURED;
+        begin_capture(r, stream);
         atomic_fetch_add_explicit(&tap_totals.captured, 1, memory_order_relaxed);
         TAP_TRACE(op_captured, r);
     }
@@ -166,7 +223,7 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
     }
 }
 
-void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
+static void end_timed(struct tap_call *c, ncclResult_t result)
 {
     struct tap_op_rec *r = &c->rec.u.op;
     uint64_t t0 = tap_monotonic_ns();
@@ -182,6 +239,14 @@ void tap_op_end_timed(struct tap_call *c, ncclResult_t result)
         if (result == ncclInProgress)
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
     }
+}
+
+void tap_op_end_slow(struct tap_call *c, ncclResult_t result)
+{
+    if (c->rec.u.op.flags & TAP_OPF_TIMED)
+        end_timed(c, result);
+    else
+        end_capture(c, result);
 }
 
 void tap_submit_lost(const struct tap_record *rec)
@@ -247,7 +312,7 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
     g->end_ns = tap_monotonic_ns();
     g->flags = (uint8_t)((simulated ? TAP_GRPF_SIMULATED : 0) | (tap_op_failed(result) ? TAP_GRPF_FAILED : 0));
     if (th.group_timed) {
-        bool ok = !g->flags && result == ncclSuccess; /* ncclInProgress: see tap_op_end_timed */
+        bool ok = !g->flags && result == ncclSuccess; /* ncclInProgress: see end_timed */
         if (!g->flags && result == ncclInProgress)
             atomic_fetch_add_explicit(&tap_totals.untimed, g->nops, memory_order_relaxed);
         for (uint32_t i = 0; i < th.nstreams && ok; i++)

@@ -31,7 +31,8 @@ static inline bool tap_op_failed(ncclResult_t result)
 /* The out-of-line parts of the hot path. */
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation);
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream);
-void tap_op_end_timed(struct tap_call *c, ncclResult_t result);
+/* After a timed or captured call. */
+void tap_op_end_slow(struct tap_call *c, ncclResult_t result);
 void tap_submit_lost(const struct tap_record *rec);
 /* The site of a new return address, remembered when it is the same for
  * every call from there. */
@@ -108,8 +109,8 @@ __attribute__((always_inline)) static inline void tap_op_end(struct tap_call *c,
     tap_fast.busy = 0;
     if (tap_op_failed(result))
         c->rec.u.op.flags |= TAP_OPF_FAILED;
-    if (c->rec.u.op.flags & TAP_OPF_TIMED)
-        tap_op_end_timed(c, result);
+    if (c->rec.u.op.flags & (TAP_OPF_TIMED | TAP_OPF_CAPTURED))
+        tap_op_end_slow(c, result);
     tap_submit(&c->rec);
     if (!tap_op_failed(result))
         TAP_TRACE(op_enqueue, &c->rec.u.op);

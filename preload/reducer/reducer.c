@@ -17,6 +17,7 @@
 #include "state/shared.h"
 #include "state/sampling.h"
 #include "reducer/busy.h"
+#include "reducer/graph_exec.h"
 #include "stats/stats.h"
 #include "writers/tracing.h"
 
@@ -138,6 +139,9 @@ static void add_pending(const struct tap_op_rec *op, struct group *g)
          * allowed; the later record wins). */
         if (g) {
             settle_untimed(g);
+        } else if (op->flags & TAP_OPF_REPLAY) {
+            return_events(op->ev_start, op->ev_end);
+            tap_reducer_totals.replays_lost++;
         } else {
             return_events(op->ev_start, op->ev_end);
             tap_stats_record(op, 1, NULL);
@@ -176,12 +180,34 @@ static void gather(const struct tap_op_rec *op)
     settle_alone(op);
 }
 
+/* A call NCCL captured into a CUDA graph: counted in its row as such. */
+static void note_captured(const struct tap_op_rec *op)
+{
+    if ((op->flags & (TAP_OPF_CAPTURED | TAP_OPF_FAILED)) == TAP_OPF_CAPTURED)
+        tap_stats_record_captured(op);
+}
+
+/* One test for the common record, a call neither failed, timed nor
+ * captured (a replay is captured too). */
+#define TAP_OPF_MARKED (TAP_OPF_FAILED | TAP_OPF_TIMED | TAP_OPF_CAPTURED)
+
 static void on_op(const struct tap_op_rec *op)
 {
     if (op->group_id) {
+        note_captured(op);
         gather(op);
         return;
     }
+    if (!(op->flags & TAP_OPF_MARKED)) {
+        tap_stats_record(op, 1, NULL);
+        tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
+        return;
+    }
+    if (op->flags & TAP_OPF_REPLAY) { /* timed, never grouped, no call */
+        add_pending(op, NULL);
+        return;
+    }
+    note_captured(op);
     if (op->flags & TAP_OPF_FAILED)
         tap_reducer_totals.failed++;
     else if (op->flags & TAP_OPF_TIMED) {
@@ -296,10 +322,30 @@ static void note_done(const struct tap_op_rec *op)
         op->comm->done_seq = op->seq + 1;
 }
 
+/* An execution of a captured op: its time goes to its row (executions
+ * are counted from the launches, graph_exec.h). */
+static void complete_replay(const struct tap_op_rec *op, bool ok, uint64_t duration_ns, uint64_t start_ns)
+{
+    if (!ok) {
+        tap_reducer_totals.replays_lost++;
+        return;
+    }
+    double factor = tap_op_busbw_factor((enum tap_op)op->op, op->comm->nranks);
+    struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
+    tap_reducer_totals.replays_timed++;
+    tap_stats_record_replay(op, &t);
+    if (start_ns)
+        tap_busy_add(start_ns, start_ns + duration_ns);
+}
+
 static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
 {
     uint64_t start_ns = ok ? start_time(op->ev_start) : 0;
     return_events(op->ev_start, op->ev_end);
+    if (op->flags & TAP_OPF_REPLAY) {
+        complete_replay(op, ok, duration_ns, start_ns);
+        return;
+    }
     if (!ok) {
         tap_reducer_totals.lost++;
         tap_stats_record(op, 1, NULL);
@@ -491,6 +537,8 @@ void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct
 {
     for (unsigned i = 0; i < npending; i++) {
         const struct pending *p = &pending[i];
+        if (!p->group && (p->op.flags & TAP_OPF_REPLAY))
+            continue; /* not a call: no seq of its own */
         if (!p->group)
             fn(&p->op, p->op.ev_start, arg);
         else if (p->group->n && p->group->nstreams)
@@ -549,6 +597,8 @@ static void fill_progress(void)
 
 void tap_reducer_snapshot(struct tap_snapshot *s)
 {
+    /* Executions are counted for what leaves the process, not per pass. */
+    tap_graph_exec_count();
     fill_progress();
     *s = (struct tap_snapshot){
         .counts = tap_reducer_totals,
@@ -564,11 +614,15 @@ int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; 
 
 void tap_reducer_abandon_pending(void)
 {
+    tap_graph_exec_count();
     for (unsigned i = 0; i < npending; i++) {
         struct pending *p = &pending[i];
         if (p->group) {
             tap_reducer_totals.pending += p->group->n;
             settle_untimed(p->group);
+        } else if (p->op.flags & TAP_OPF_REPLAY) {
+            tap_reducer_totals.replays_lost++;
+            return_events(p->op.ev_start, p->op.ev_end);
         } else {
             tap_reducer_totals.pending++;
             tap_stats_record(&p->op, 1, NULL);
@@ -592,4 +646,5 @@ void tap_reducer_reset(void)
     npending = pending_cap = 0;
     progress = NULL;
     progress_cap = 0;
+    tap_graph_exec_reset();
 }

@@ -12,6 +12,7 @@
 #include "writers/callsite_out.h"
 #include "state/comm_parked.h"
 #include "state/comm_registry.h"
+#include "state/graph_table.h"
 #include "base/config.h"
 #include "base/process.h"
 #include "cuda/gpu_timing.h"
@@ -253,6 +254,7 @@ void tap_runtime_after_fork_child(void)
     tap_process_after_fork();
     tap_comm_registry_reset();
     tap_stats_reset();
+    tap_graph_reset();
     tap_site_stats_reset();
     tap_callsites_after_fork();
     tap_reducer_reset();

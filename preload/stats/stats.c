@@ -82,7 +82,9 @@ __attribute__((noinline)) static struct tap_stat *find_or_add_indexed(struct tap
 /* The row of the last record: consecutive records are mostly of one key. */
 static unsigned last;
 
-static struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype, int cls)
+/* Inlined: tap_stats_record runs for every call. */
+static inline __attribute__((always_inline)) struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype,
+                                                                          int cls)
 {
     if (last < nentries && key_equal(&entries[last], c, op, dtype, cls))
         return &entries[last];
@@ -169,6 +171,31 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
         return;
     }
     record_rest(s, op, t);
+}
+
+void tap_stats_record_replay(const struct tap_op_rec *op, const struct tap_timing *t)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (s)
+        add_time(s, t);
+    else
+        tap_note_no_memory("a statistics row (a captured op's execution is not timed)");
+}
+
+void tap_stats_record_captured(const struct tap_op_rec *op)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (s)
+        s->captured++;
+}
+
+void tap_stats_record_executions(const struct tap_op_rec *op, uint64_t n)
+{
+    struct tap_stat *s = find_or_add(op->comm, op->op, op->dtype, (int)tap_size_class(op->bytes));
+    if (s)
+        s->executions += n;
+    else
+        tap_note_no_memory("a statistics row (a captured op's executions are not counted)");
 }
 
 unsigned tap_stats_count(void) { return nentries; }

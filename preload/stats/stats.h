@@ -24,6 +24,8 @@ struct tap_stat {
     uint64_t calls;
     uint64_t bytes_total;
     uint64_t group_ops;    /* sum over calls of the ops in the call's group (1 alone) */
+    uint64_t captured;     /* of the calls, issued into a CUDA graph (captures) */
+    uint64_t executions;   /* runs of those captured calls, one per graph launch */
     uint64_t timed;
     /* The first timed call is kept apart: NCCL connects lazily, and the
      * first call that needs a connection can take 10^4 times the steady
@@ -49,6 +51,17 @@ struct tap_timing {
 /* Counts one call; `t` is NULL when it was not timed. `group_ops` is the
  * number of ops in its group, 1 when it was not grouped. */
 void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t);
+
+/* A call (recorded by tap_stats_record too) was captured into a graph.
+ * Without memory for its row it is in none (tap_stats_record counts it). */
+void tap_stats_record_captured(const struct tap_op_rec *op);
+
+/* The time of one execution of the captured op `op` (a replay record):
+ * counted in its row's times, not as a call. */
+void tap_stats_record_replay(const struct tap_op_rec *op, const struct tap_timing *t);
+
+/* `n` more executions of the captured op `op` (launches of its graph). */
+void tap_stats_record_executions(const struct tap_op_rec *op, uint64_t n);
 
 unsigned tap_stats_count(void);
 /* Calls recorded when no row could be allocated for them (each also

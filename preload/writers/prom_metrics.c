@@ -21,6 +21,7 @@ struct agg {
     const struct tap_comm *comm;
     uint8_t op, size_class;
     uint64_t calls, bytes;
+    uint64_t captured, executions; /* CUDA graphs: calls captured, and their runs */
     uint64_t le[TAP_PROM_BUCKETS + 1]; /* per bucket, not yet cumulative; last: above all */
     uint64_t timed;
     double time_s;
@@ -87,6 +88,8 @@ static void add_row(struct agg *g, const struct tap_stat *s, unsigned row)
 {
     g->calls += s->calls;
     g->bytes += s->bytes_total;
+    g->captured += s->captured;
+    g->executions += s->executions;
     g->timed += s->steady + (s->has_first ? 1 : 0);
     g->time_s += (double)s->time_sum_ns * 1e-9 + (s->has_first ? (double)s->first_ns * 1e-9 : 0);
     if (s->has_first)
@@ -194,6 +197,21 @@ static void counter_family(FILE *f, const char *name, const char *help, unsigned
     for (unsigned i = 0; i < n; i++) {
         series(f, name, "", &aggs[i], NULL);
         tap_prom_uint(f, bytes ? aggs[i].bytes : aggs[i].calls);
+        fputc('\n', f);
+    }
+}
+
+/* Executions of captured ops: series only for keys that have captures. */
+static void executions_family(FILE *f, unsigned n)
+{
+    const char *name = "nccltap_op_executions_total";
+    tap_prom_family(f, name, "counter",
+                    "Runs of the NCCL operations captured into CUDA graphs: one per launch of a graph holding them");
+    for (unsigned i = 0; i < n; i++) {
+        if (!aggs[i].captured)
+            continue;
+        series(f, name, "", &aggs[i], NULL);
+        tap_prom_uint(f, aggs[i].executions);
         fputc('\n', f);
     }
 }
@@ -328,6 +346,7 @@ void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct
         n = 0; /* out of memory: no series this time, the families still valid */
     counter_family(f, "nccltap_ops_total", "NCCL operations called", n, false);
     counter_family(f, "nccltap_bytes_total", "Bytes of the NCCL operations called (nccl-tests' S)", n, true);
+    executions_family(f, n);
     histogram_family(f, n);
     bandwidth_family(f, "nccltap_busbw_gbs", "Bus bandwidth (GB/s) of the ops timed in the last interval", n, true);
     bandwidth_family(f, "nccltap_algbw_gbs", "Algorithm bandwidth (GB/s) of the ops timed in the last interval", n,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "writers/callsite_out.h"
+#include "state/graph_table.h"
 #include "state/comm_registry.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
@@ -105,6 +106,11 @@ static void write_op(FILE *f, const struct tap_stat *s)
     fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"grouped\": ", (unsigned long long)s->calls,
             (unsigned long long)s->timed);
     json_number(f, s->calls ? (double)s->group_ops / (double)s->calls : 1);
+    /* Calls issued into a CUDA graph, and how many times they ran: only in
+     * rows that have some, so that other rows read as before. */
+    if (s->captured)
+        fprintf(f, ", \"captured\": %llu, \"executions\": %llu", (unsigned long long)s->captured,
+                (unsigned long long)s->executions);
     /* The first timed call apart; the times over the others ("steady"),
      * null when there are none: no time is not a time of 0. */
     fputs(", \"first_us\": ", f);
@@ -186,7 +192,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"no_memory\": %llu, "
                "\"timed\": %llu, \"untimed\": %llu, "
                "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
-               "\"in_flight\": %llu, \"after_exit\": %llu, \"ops_lines_dropped\": %llu}\n}\n",
+               "\"in_flight\": %llu, \"after_exit\": %llu, \"ops_lines_dropped\": %llu",
             (unsigned long long)t.calls, (unsigned long long)t.dropped,
             (unsigned long long)atomic_load(&tap_no_memory),
             (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
@@ -194,6 +200,15 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
             (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,
             (unsigned long long)t.in_flight, (unsigned long long)t.after_exit,
             (unsigned long long)tap_ops_log_not_written());
+    /* Executions of captured ops (CUDA graphs): timed, and those that were
+     * to be timed but are not (no event free, queue full, never completed);
+     * only in a process that captured some. */
+    if (atomic_load(&tap_totals.captured))
+        fprintf(f, ", \"executions_timed\": %llu, \"executions_untimed\": %llu, \"graphs_untracked\": %llu",
+                (unsigned long long)r->replays_timed,
+                (unsigned long long)(r->replays_lost + atomic_load(&tap_graph_untimed)),
+                (unsigned long long)atomic_load(&tap_graph_untracked));
+    fputs("}\n}\n", f);
 }
 
 struct tap_call_tally tap_call_tally(const struct tap_snapshot *snap)

@@ -15,6 +15,8 @@ struct tap_reducer_counts {
     uint64_t simulated; /* calls in a group closed by ncclGroupSimulateEnd: never run */
     uint64_t pending;   /* timed ops still running at exit */
     uint64_t lost;      /* events that never completed (context destroyed) */
+    uint64_t replays_timed; /* executions of captured ops timed */
+    uint64_t replays_lost;  /* ... whose events never completed, or were pending at exit */
 };
 
 /* One communicator's progress, for the live hang verdict (prom_metrics.h):

@@ -1,11 +1,11 @@
-/* Stream capture: enough for an application to capture NCCL calls into a
- * graph, and for nccltap to see that a stream is capturing. Graphs are not
- * launched: work queued while capturing is dropped, and the clock of the
- * stream does not move. */
+/* Stream capture: a capturing stream builds a graph (cuda_graph.c) of
+ * the simulated NCCL's operations and the events recorded on it; nothing
+ * runs and the stream's clock does not move until the graph is launched.
+ * Other work queued while capturing is dropped. */
 #include "cuda_internal.h"
 
-/* Stands for every captured graph; nothing reads it. */
-static char dummy_graph;
+/* Capture ids, unique in the process (lock held). */
+static uint64_t last_capture_id;
 
 SIM_API CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus)
 {
@@ -34,10 +34,13 @@ SIM_API CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode)
         return CUDA_ERROR_INVALID_CONTEXT;
     CUresult r = CUDA_SUCCESS;
     sim_lock();
-    if (s->capturing)
+    if (s->capturing) {
         r = SIM_CUDA_ERROR_ILLEGAL_STATE;
-    else
+    } else {
         s->capturing = 1;
+        s->capture_graph = sim_graph_new();
+        s->capture_id = ++last_capture_id;
+    }
     sim_unlock();
     return r;
 }
@@ -56,8 +59,47 @@ SIM_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
         r = SIM_CUDA_ERROR_ILLEGAL_STATE;
     } else {
         s->capturing = 0;
-        *phGraph = (CUgraph)(void *)&dummy_graph;
+        *phGraph = s->capture_graph;
+        s->capture_graph = NULL;
     }
     sim_unlock();
     return r;
+}
+
+/* CUDA 12's query (cuStreamGetCaptureInfo_v2): every output but the status
+ * may be NULL, and is written only while the stream is capturing. The
+ * dependency array is the node issued last (the capture is one chain),
+ * valid until the next call on the stream. */
+SIM_API CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_out, cuuint64_t *id_out,
+                                           CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                           size_t *numDependencies_out)
+{
+    SIM_REQUIRE_INIT();
+    if (!captureStatus_out)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUstream_st *s = sim_stream_get(hStream, -1);
+    if (!s)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    sim_lock();
+    *captureStatus_out = s->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    if (s->capturing) {
+        size_t n;
+        const CUgraphNode *deps = sim_graph_tail(s->capture_graph, &n);
+        if (id_out)
+            *id_out = s->capture_id;
+        if (graph_out)
+            *graph_out = s->capture_graph;
+        if (dependencies_out)
+            *dependencies_out = deps;
+        if (numDependencies_out)
+            *numDependencies_out = n;
+    }
+    sim_unlock();
+    return CUDA_SUCCESS;
+}
+
+/* CUDA 11's: status and id. */
+SIM_API CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out, cuuint64_t *id_out)
+{
+    return cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, NULL, NULL, NULL);
 }

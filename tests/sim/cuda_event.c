@@ -62,6 +62,29 @@ SIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
     return CUDA_SUCCESS;
 }
 
+/* CU_EVENT_RECORD_EXTERNAL: during capture, an event-record node, which
+ * records the event at that point of each launch. Otherwise, and for a
+ * plain cuEventRecord during capture (which in CUDA marks dependencies for
+ * cross-stream capture, not modelled), nothing is captured. */
+SIM_API CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    SIM_REQUIRE_INIT();
+    if (!hEvent)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUstream_st *s = sim_stream_get(hStream, -1);
+    if (!s)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    sim_lock();
+    if (s->capturing && (flags & CU_EVENT_RECORD_EXTERNAL))
+        sim_graph_add_event(s->capture_graph, hEvent);
+    else
+        sim_queue_event(s, hEvent);
+    sim_unlock();
+    return CUDA_SUCCESS;
+}
+
 SIM_API CUresult cuEventQuery(CUevent hEvent)
 {
     SIM_REQUIRE_INIT();

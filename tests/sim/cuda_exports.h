@@ -28,9 +28,12 @@
 #define SIM_CU_cuStreamIsCapturing cuStreamIsCapturing
 #define SIM_CU_cuStreamBeginCapture cuStreamBeginCapture_v2
 #define SIM_CU_cuStreamEndCapture cuStreamEndCapture
+#define SIM_CU_cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2
+#define SIM_CU_cuGraphExecEventRecordNodeSetEvent cuGraphExecEventRecordNodeSetEvent
 #define SIM_CU_cuEventCreate cuEventCreate
 #define SIM_CU_cuEventDestroy cuEventDestroy_v2
 #define SIM_CU_cuEventRecord cuEventRecord
+#define SIM_CU_cuEventRecordWithFlags cuEventRecordWithFlags
 #define SIM_CU_cuEventQuery cuEventQuery
 #define SIM_CU_cuEventSynchronize cuEventSynchronize
 #define SIM_CU_cuEventElapsedTime cuEventElapsedTime
@@ -44,6 +47,17 @@ NCCLTAP_CUDA_API(NCCLSIM_CU_PROTOTYPE)
 
 /* CUDA 12.8's second name for cuEventElapsedTime. */
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+
+/* The graph entry points (cuda_graph.c), the prototypes nccltap's
+ * wrappers have. */
+#define NCCLSIM_GRAPH_PROTOTYPE(name, ret, params, args) ret name params;
+NCCLTAP_CUDA_GRAPH_API(NCCLSIM_GRAPH_PROTOTYPE)
+#undef NCCLSIM_GRAPH_PROTOTYPE
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+
+/* CUDA 11's capture query: status and id only. */
+CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out, cuuint64_t *id_out);
 
 /* Not in nccltap's table (the shim copies nothing); nccltap-bench --check
  * resolves them itself. Real only with NCCLSIM_DATA=1 (cuda_mem.c). */

@@ -35,6 +35,8 @@ struct CUstream_st {
     struct CUstream_st *pending_next;  /* the progress thread's list */
     int pending;                 /* on the progress thread's list */
     int capturing;
+    struct CUgraph_st *capture_graph;  /* while capturing: what it builds */
+    uint64_t capture_id;         /* while capturing: unique per capture */
     int destroyed;               /* freed once its queue drains */
     struct CUevent_st *last_event;  /* recorded last, nothing queued since (a reference) */
     unsigned last_event_gen;
@@ -95,6 +97,15 @@ struct CUstream_st *sim_stream_get(CUstream h, int device);
 void sim_stream_free(struct CUstream_st *s);   /* lock held, queue empty */
 /* Waits until every item of s is resolved (lock held); returns its tail. */
 uint64_t sim_stream_drain(struct CUstream_st *s);
+
+/* cuda_graph.c (lock held for all) */
+struct CUgraph_st *sim_graph_new(void);
+/* Appends a node that replays `op` (copied), or one that records `ev`. */
+void sim_graph_add_op(struct CUgraph_st *g, const struct ncclsim_node *op);
+void sim_graph_add_event(struct CUgraph_st *g, struct CUevent_st *ev);
+/* The last node, as a dependency array of *n (0 or 1) entries. */
+const CUgraphNode *sim_graph_tail(struct CUgraph_st *g, size_t *n);
+void sim_graph_free(struct CUgraph_st *g);
 
 /* cuda_event.c */
 void sim_event_unref(struct CUevent_st *ev);   /* lock held */

@@ -40,3 +40,21 @@ SIM_API CUresult ncclsim_stream_enqueue(CUstream stream, int device, const struc
     sim_unlock();
     return CUDA_SUCCESS;
 }
+
+SIM_API CUresult ncclsim_stream_capture(CUstream stream, int device, const struct ncclsim_node *node)
+{
+    sim_cuda_init();
+    struct CUstream_st *s = sim_stream_get(stream, device);
+    CUresult r = s ? SIM_CUDA_ERROR_ILLEGAL_STATE : CUDA_ERROR_INVALID_CONTEXT;
+    if (s) {
+        sim_lock();
+        if (s->capturing) {
+            sim_graph_add_op(s->capture_graph, node);
+            r = CUDA_SUCCESS;
+        }
+        sim_unlock();
+    }
+    if (r != CUDA_SUCCESS && node->release)
+        node->release(node->arg);
+    return r;
+}

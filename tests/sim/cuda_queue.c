@@ -160,7 +160,7 @@ void sim_queue_work(struct CUstream_st *s, const struct ncclsim_work *w)
 
 void sim_queue_event(struct CUstream_st *s, struct CUevent_st *ev)
 {
-    /* During capture the record becomes a graph node: it times nothing now. */
+    /* During capture it times nothing (cuda_event.c says what is captured). */
     if (s->capturing)
         return;
     uint64_t now = sim_now_ns();

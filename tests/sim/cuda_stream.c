@@ -22,6 +22,8 @@ void sim_stream_free(struct CUstream_st *s)
         link = &(*link)->ctx_next;
     *link = s->ctx_next;
     sim_queue_forget_last_event(s);
+    if (s->capture_graph)   /* destroyed while capturing: the capture is lost */
+        sim_graph_free(s->capture_graph);
     free(s);
 }
 

@@ -1,11 +1,35 @@
 #include "nccl_op.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "nccl_data.h"
 #include "nccl_knobs.h"
 #include "nccl_segment.h"
 #include "sim_cuda_private.h"
+
+/* A graph launch runs the op again, on the launch's stream, as if issued
+ * then. A captured op moves no data (NCCLSIM_DATA is not modelled in
+ * graphs), and a replay cannot fail the launch: a kernel has no result. */
+static void replay(void *arg, CUstream stream)
+{
+    struct sim_op op = *(const struct sim_op *)arg;
+    op.stream = stream;
+    op.data_moved = 1;
+    (void)sim_op_launch(&op);
+}
+
+static ncclResult_t capture(const struct sim_op *op)
+{
+    struct sim_op *copy = malloc(sizeof *copy);
+    if (!copy)
+        return ncclSystemError;
+    *copy = *op;
+    struct ncclsim_node node = { .replay = replay, .release = free, .arg = copy };
+    if (ncclsim_stream_capture(op->stream, op->comm->device, &node) != CUDA_SUCCESS)
+        return ncclUnhandledCudaError;
+    return ncclSuccess;
+}
 
 ncclResult_t sim_op_launch(const struct sim_op *op)
 {
@@ -14,7 +38,7 @@ ncclResult_t sim_op_launch(const struct sim_op *op)
     if (capturing < 0)
         return ncclUnhandledCudaError;
     if (capturing)
-        return ncclSuccess;
+        return capture(op);
     struct ncclsim_work w = { .duration_ns = op->duration_ns };
     if (sim_data_enabled() && !op->data_moved) {
         ncclResult_t r = sim_data_move(op, c->next_seq);

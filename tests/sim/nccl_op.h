@@ -25,8 +25,10 @@ struct sim_op {
  * next sequence number and begins when every rank has arrived (late by
  * NCCLSIM_SLOW_US on NCCLSIM_SLOW_RANK; never, on NCCLSIM_HANG_RANK at
  * NCCLSIM_HANG_SEQ); send and receive begin on their own. On a capturing
- * stream it does nothing and takes no sequence number. With NCCLSIM_DATA,
- * moves the op's data first (nccl_data.h). */
+ * stream it is put in the graph instead and takes no sequence number: each
+ * launch of the graph does all of the above (but move data), on the
+ * launch's stream. With NCCLSIM_DATA, moves the op's data first
+ * (nccl_data.h). */
 ncclResult_t sim_op_launch(const struct sim_op *op);
 
 #endif

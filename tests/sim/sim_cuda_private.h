@@ -57,9 +57,26 @@ int ncclsim_current_device(void);
 int ncclsim_device_count(void);
 
 /* 1 while `stream` is being captured, 0 if not, -1 if it names no stream
- * (no current context). Work enqueued while capturing is dropped: it would
- * run at each graph launch, which the simulator does not model. */
+ * (no current context). Work enqueued while capturing is dropped: a caller
+ * that wants it to run at each graph launch captures a node instead. */
 int ncclsim_stream_capturing(CUstream stream, int device);
+
+/* What a captured operation does at each launch of its graph: `replay`
+ * puts it on `stream` (the launch's) by the calls above, as if it were
+ * issued then. Called without the driver's lock, on the launching thread,
+ * in the graph's order. `release` frees `arg` when the last graph or
+ * executable graph holding the node is destroyed (may be NULL). */
+typedef void (*ncclsim_replay_fn)(void *arg, CUstream stream);
+struct ncclsim_node {
+    ncclsim_replay_fn replay;
+    ncclsim_release_fn release;
+    void *arg;
+};
+
+/* Appends `node` (copied) to the graph `stream` is capturing. CUDA_SUCCESS;
+ * otherwise (not capturing: 401, no stream: CUDA_ERROR_INVALID_CONTEXT)
+ * `release` has been called. */
+CUresult ncclsim_stream_capture(CUstream stream, int device, const struct ncclsim_node *node);
 
 /* Queues `work` (copied) on `stream`. CUDA_SUCCESS, or
  * CUDA_ERROR_INVALID_CONTEXT when `stream` names no stream. */

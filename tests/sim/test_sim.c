@@ -306,6 +306,7 @@ static void test_capture(void)
     CU(cuStreamEndCapture(s, &g));
     CHECK(g != NULL);
     CHECK(cuStreamEndCapture(s, &g) != CUDA_SUCCESS);
+    CU(cuGraphDestroy(g));
     CU(cuEventRecord(e1, s));
     CU(cuEventSynchronize(e1));
     CHECK(elapsed_ms(e0, e1) == 0);
@@ -468,6 +469,127 @@ static void run_ranks(int n, void *(*fn)(void *), struct rank_arg *args, const u
     }
     for (int r = 0; r < n; r++)
         pthread_join(t[r], NULL);
+}
+
+/* ---- graphs: captured collectives replayed at each launch ---------------- */
+
+/* Captures [eA, AllReduce of ar_count f32, AllGather of 1M f16, eB] on s. */
+static CUgraph capture_pair(CUstream s, ncclComm_t c, size_t ar_count, CUevent eA, CUevent eB,
+                            CUgraphNode *eB_node)
+{
+    CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    int st = -1;
+    cuuint64_t id = 0;
+    CUgraph g = NULL;
+    const CUgraphNode *deps = NULL;
+    size_t ndeps = 9;
+    CU(cuStreamGetCaptureInfo_v2(s, &st, &id, &g, &deps, &ndeps));
+    CHECK(st == CU_STREAM_CAPTURE_STATUS_ACTIVE && id != 0 && g != NULL && ndeps == 0);
+    CU(cuEventRecordWithFlags(eA, s, CU_EVENT_RECORD_EXTERNAL));
+    CU(cuEventRecord(eB, s));   /* not external: no node */
+    NC(ncclAllReduce(NULL, NULL, ar_count, ncclFloat32, ncclSum, c, s));
+    NC(ncclAllGather(NULL, NULL, 1 << 20, ncclFloat16, c, s));
+    CHECK(cuEventRecordWithFlags(eB, s, 2) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuEventRecordWithFlags(eB, s, CU_EVENT_RECORD_EXTERNAL));
+    size_t nodes = 0;
+    CU(cuGraphGetNodes(g, NULL, &nodes));
+    CHECK(nodes == 4);
+    CU(cuStreamGetCaptureInfo_v2(s, &st, NULL, NULL, &deps, &ndeps));
+    CHECK(ndeps == 1 && deps && *deps);
+    *eB_node = *deps;
+    cuuint64_t id1 = 0;
+    CU(cuStreamGetCaptureInfo(s, &st, &id1));
+    CHECK(id1 == id);
+    CUgraph out = NULL;
+    CU(cuStreamEndCapture(s, &out));
+    CHECK(out == g);
+    CU(cuStreamGetCaptureInfo_v2(s, &st, &id1, NULL, NULL, NULL));
+    CHECK(st == CU_STREAM_CAPTURE_STATUS_NONE && id1 == id);   /* not written */
+    return g;
+}
+
+/* More common instants, for later launches. */
+static uint64_t graph_T2, graph_T3;
+
+static void *graph_rank(void *p)
+{
+    struct rank_arg *a = p;
+    use_device(a->rank);
+    ncclComm_t c;
+    NC(ncclCommInitRank(&c, a->n, a->id, a->rank));
+    CUstream s = new_stream();
+    CUevent e0 = new_event(), e1 = new_event(), eA = new_event(), eB = new_event();
+    CUgraphNode eB_node, eB2_node;
+    CUgraph g = capture_pair(s, c, 16 << 20, eA, eB, &eB_node);
+    CUgraphExec x;
+    CHECK(cuGraphInstantiateWithFlags(&x, g, 1ull << 40) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuGraphInstantiateWithFlags(&x, g, 0));
+    CU(cuGraphDestroy(g));   /* the executable graph keeps what it runs */
+    double n = a->n;
+    double ar = model_ms(0, 64 * MIB, 2 * (n - 1) / n), ag = model_ms(0, 2 * MIB * n, (n - 1) / n);
+    /* Three launches run both ops three times, meeting the other rank each time. */
+    hold_until(s, a->T);
+    CU(cuEventRecord(e0, s));
+    for (int i = 0; i < 3; i++)
+        CU(cuGraphLaunch(x, s));
+    CU(cuEventRecord(e1, s));
+    CU(cuStreamSynchronize(s));
+    check_ms("3 launches", elapsed_ms(e0, e1), 3 * (ar + ag));
+    check_ms("captured events, last launch", elapsed_ms(eA, eB), ar + ag);
+    /* The exec's eB node records e1 from the next launch; eB keeps its time. */
+    CUevent eB_before = eB;
+    float before = elapsed_ms(eA, eB);
+    CHECK(cuGraphExecEventRecordNodeSetEvent(x, eB_node, NULL) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuGraphExecEventRecordNodeSetEvent(x, eB_node, e1));
+    hold_until(s, &graph_T3);
+    CU(cuGraphLaunch(x, s));
+    CU(cuStreamSynchronize(s));
+    CHECK(elapsed_ms(eA, eB_before) < 0);   /* eA moved on, eB did not */
+    CHECK(before > 0);
+    check_ms("swapped end event", elapsed_ms(eA, e1), ar + ag);
+    /* Same topology, another size: the update takes it. */
+    CUgraph g2 = capture_pair(s, c, 4 << 20, eA, eB, &eB2_node);
+    CUgraphExecUpdateResultInfo info;
+    CU(cuGraphExecUpdate_v2(x, g2, &info));
+    CHECK(info.result == CU_GRAPH_EXEC_UPDATE_SUCCESS);
+    hold_until(s, &graph_T2);
+    CU(cuGraphLaunch(x, s));
+    CU(cuStreamSynchronize(s));
+    check_ms("updated launch", elapsed_ms(eA, eB), model_ms(0, 16 * MIB, 2 * (n - 1) / n) + ag);
+    /* Another topology: refused, and the exec runs what it ran. */
+    CUgraph g3;
+    CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    NC(ncclAllReduce(NULL, NULL, 1, ncclFloat32, ncclSum, c, s));
+    CHECK(cuGraphLaunch(x, s) == 900);   /* a launch into a capture: not modelled */
+    CU(cuStreamEndCapture(s, &g3));
+    CHECK(cuGraphExecUpdate_v2(x, g3, &info) == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    CHECK(info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+    /* g3's all-reduce was never launched: the next collective is still in
+     * step with the other rank's. */
+    CU(cuGraphDestroy(g3));
+    CU(cuGraphDestroy(g2));
+    CU(cuGraphLaunch(x, s));
+    NC(ncclAllReduce(NULL, NULL, 16 << 20, ncclFloat32, ncclSum, c, s));
+    CU(cuStreamSynchronize(s));
+    CU(cuGraphExecDestroy(x));
+    NC(ncclCommDestroy(c));
+    CU(cuEventDestroy_v2(e0));
+    CU(cuEventDestroy_v2(e1));
+    CU(cuEventDestroy_v2(eA));
+    CU(cuEventDestroy_v2(eB));
+    CU(cuStreamDestroy_v2(s));
+    return NULL;
+}
+
+static void test_graph(void)
+{
+    CU(cuInit(0));
+    static uint64_t T;
+    T = now_ns() + 500000000;
+    graph_T2 = T + 300000000;
+    graph_T3 = T + 150000000;
+    struct rank_arg a[2];
+    run_ranks(2, graph_rank, a, &T);
 }
 
 static void test_allreduce_threads(void)
@@ -1165,6 +1287,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     { "driver", test_driver },
     { "events", test_events },
     { "capture", test_capture },
+    { "graph", test_graph },
     { "model", test_model },
     { "allreduce_threads", test_allreduce_threads },
     { "broadcast_latency", test_broadcast_latency },

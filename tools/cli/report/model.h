@@ -40,6 +40,10 @@ struct op_row {
     uint64_t size_class;           /* the power of two at or below the size */
     double bytes;                  /* mean S per call (nccl-tests' size) */
     uint64_t calls, timed, bytes_total;  /* timed: every timed call, the first included */
+    /* Of the calls, those captured into CUDA graphs, and how many times
+     * they ran (graph launches); with captures, `timed` and the times are
+     * over executions. 0 in rows without (and in older files). */
+    uint64_t captured, executions;
     double grouped;                /* mean number of ops timed as one group (1: none) */
     /* The row's first timed call, kept apart from everything below: NCCL
      * connects lazily, and the first call that needs a connection can take

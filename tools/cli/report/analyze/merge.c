@@ -137,11 +137,19 @@ const struct op_row **report_rows(const struct report *r, size_t *n)
     return rows;
 }
 
+/* How many times the row's ops ran: each call, but a captured one as many
+ * times as its graph was launched. */
+static uint64_t op_row_runs(const struct op_row *row)
+{
+    uint64_t direct = row->calls > row->captured ? row->calls - row->captured : 0;
+    return direct + row->executions;
+}
+
 double op_row_time_us(const struct op_row *row)
 {
     if (isnan(row->us_mean))
         return 0.0;
-    return row->us_mean * (double)row->calls / (row->grouped > 1.0 ? row->grouped : 1.0);
+    return row->us_mean * (double)op_row_runs(row) / (row->grouped > 1.0 ? row->grouped : 1.0);
 }
 
 /* Bytes per nanosecond is 1e9 bytes per second: GB/s as nccl-tests counts. */
@@ -215,6 +223,8 @@ void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m)
         const struct op_row *row = rows[i];
         m->calls += row->calls;
         m->timed += row->timed;
+        m->captured += row->captured;
+        m->executions += row->executions;
         m->bytes_total += row->bytes_total;
         grouped_weight += row->grouped * (double)row->calls;
         m->bw_bytes += row->bw_bytes;
@@ -256,7 +266,8 @@ void rank_file_nccl_time(const struct rank_file *f, struct nccl_time *t)
         const struct op_row *row = &f->ops[i];
         calls += row->calls;
         double per_call_us = row->t_count ? row->us_mean : row->first_us;
-        uint64_t untimed = row->calls > row->timed ? row->calls - row->timed : 0;
+        uint64_t runs = op_row_runs(row);
+        uint64_t untimed = runs > row->timed ? runs - row->timed : 0;
         if (!untimed)
             continue;
         if (isnan(per_call_us)) {

@@ -52,6 +52,7 @@ struct op_merged {
     const struct op_row *first;    /* key fields: comm, op, dtype, size_class */
     size_t nrows;
     uint64_t calls, timed, bytes_total;
+    uint64_t captured, executions; /* CUDA graphs: op_row's */
     double grouped;                /* calls-weighted mean */
     /* The slowest of the ranks' first timed calls (kept apart), and its
      * rank; NaN when none was timed. */

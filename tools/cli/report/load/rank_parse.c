@@ -77,6 +77,8 @@ static const struct field op_fields[] = {
     F("calls", K_U64, struct op_row, calls),
     F("timed", K_U64, struct op_row, timed),
     OPT("grouped", K_NUM, struct op_row, grouped),
+    OPT("captured", K_U64, struct op_row, captured),
+    OPT("executions", K_U64, struct op_row, executions),
     /* Times and bandwidths are null in a row with no timed call but the
      * first (kept apart as first_us); files before first_us had neither
      * nulls nor "count" (then every timed call is in the times). */

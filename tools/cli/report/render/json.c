@@ -271,6 +271,10 @@ static json_t *line_json(const struct line_summary *l, const struct callsite_sum
         "min_rank", timed ? json_integer(m->busbw_lo_rank) : json_null(),
         "max_gbs", known(timed ? m->busbw_hi : NAN), "max_rank", timed ? json_integer(m->busbw_hi_rank) : json_null(),
         "time_us_total", l->time_us, "pct_nccl", l->pct_nccl, "pct_wall", known(l->pct_wall));
+    if (o && m->captured) {
+        json_object_set_new(o, "captured", json_integer((json_int_t)m->captured));
+        json_object_set_new(o, "executions", json_integer((json_int_t)m->executions));
+    }
     if (o && cs->nsites)
         json_object_set_new(o, "sites", row_sites_json(cs, k));
     return o;

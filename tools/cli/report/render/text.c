@@ -311,6 +311,22 @@ static void print_first_calls(const struct report_summary *s, const struct table
             w->m.first_rank, isnan(w->us_p50) ? ", no other call timed" : "");
 }
 
+/* The table's lines on CUDA graphs: each line whose calls were captured,
+ * with how many times they ran. */
+static void print_graph_rows(const struct table_summary *t, const struct report_summary *s, FILE *out)
+{
+    for (size_t i = t->from; i < t->from + t->n; i++) {
+        const struct line_summary *l = &s->lines[i];
+        if (!l->m.captured)
+            continue;
+        char op[SHOWN_MAX], size[16];
+        fprintf(out, "  CUDA graphs: %s %s: %llu calls captured, run %llu times (timed %llu; the times and\n"
+                "    bandwidth are over these executions)\n",
+                shown(l->m.first->op, op), human_bytes(l->bytes, size), (unsigned long long)l->m.captured,
+                (unsigned long long)l->m.executions, (unsigned long long)l->m.timed);
+    }
+}
+
 /* Prints table `t` (lines[t->from ..]) of one communicator. */
 static void print_ops(const struct table_summary *t, const struct report_summary *s,
                       const struct layout *lo, FILE *out)
@@ -326,6 +342,7 @@ static void print_ops(const struct table_summary *t, const struct report_summary
     if (any_grouped)
         fputs("  * issued in groups: a group's ops share one time interval, so the\n"
               "    time and the bandwidth are the group's (all its ops' bytes over its time)\n", out);
+    print_graph_rows(t, s, out);
     if (t->lo_waited)
         fputs("  (Nw): rank N waited for a late rank: its busbw is low from the wait, not its link (Findings)\n",
               out);

@@ -1,0 +1,105 @@
+/* CUDA graphs that hold captured NCCL ops, and their executable graphs'
+ * launch counts: what the capture path and the graph wrappers
+ * (entry/graph_hooks.c) write, and the reducer reads to count and time
+ * each captured op's executions.
+ *
+ * A graph is known by its handle and the id of the capture that built it
+ * (unique in the process), since a handle is reused once destroyed. An
+ * executable graph has one slot per (exec, graph) it ran, which holds a
+ * copy of that graph's captured ops: instantiate opens one,
+ * cuGraphExecUpdate retires it and opens one for the new graph,
+ * cuGraphExecDestroy retires it. A retired slot keeps its count until the
+ * reducer has read it; slots are never reused (TAP_GRAPH_SLOTS in all;
+ * past that, instantiations are counted in tap_graph_untracked and their
+ * launches are not counted).
+ *
+ * Threads: capture, instantiate, update and destroy (cold: once per graph)
+ * take a mutex that only they take; launch (each replay) is lock-free: one
+ * hash probe and an atomic add. The reducer reads slots without the lock. */
+#ifndef NCCLTAP_GRAPH_TABLE_H
+#define NCCLTAP_GRAPH_TABLE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/op_record.h"
+
+struct tap_event;
+
+#define TAP_GRAPH_SLOTS 4096
+
+/* A captured op: its record as captured and, when its executions are
+ * timed (NCCLTAP_GRAPH_TIMING=all), the event-record nodes nccltap
+ * captured around it (CUgraphNode handles of the graph it was captured
+ * into; NULL: not timed) with the events they were captured with: the
+ * "scratch" pair, recorded by a launch that has no fresh pair for them,
+ * and never read. */
+struct tap_graph_op {
+    struct tap_op_rec rec;
+    void *start_node, *end_node;
+    void *scratch_start, *scratch_end; /* CUevent */
+};
+
+struct tap_graph_slot {
+    _Atomic(const void *) exec;  /* NULL: never used */
+    /* The ops of the graph it runs, with the nodes of the graph the exec
+     * was instantiated from (cuGraphExecEventRecordNodeSetEvent names
+     * nodes so; an update pairs them by position). */
+    const struct tap_graph_op *ops;
+    uint32_t nops;
+    bool timed;                  /* some op has nodes */
+    const void *origin;          /* the graph the exec was instantiated from, when timed */
+    /* When timed: held from pointing the nodes at fresh events to the
+     * launch's records, so that two threads launching the exec at once
+     * cannot record into each other's events (the driver serializes the
+     * launches too); and that launch's events, 2 per op (NULL: none). */
+    pthread_mutex_t launch_lock;
+    struct tap_event **ev;
+    _Atomic uint64_t launches;   /* successful cuGraphLaunch calls */
+    _Atomic bool retired;        /* no launch is counted here any more */
+};
+
+/* Instantiations whose launches are not counted: no slot was free. */
+extern _Atomic uint64_t tap_graph_untracked;
+/* Executions that were to be timed and are not (no event free, the queue
+ * full, the driver refused to set an event): counted, without a time. */
+extern _Atomic uint64_t tap_graph_untimed;
+
+/* Capture path: `op` (copied) was captured into `graph` by capture
+ * `capture_id`. */
+void tap_graph_note_capture(const void *graph, uint64_t capture_id, const struct tap_graph_op *op);
+
+/* cuGraphDestroy. True when the destruction must wait: an executable graph
+ * instantiated from it is timed through its nodes; tap_graph_exec_destroyed
+ * hands it back when the last one goes. Otherwise the handle may name
+ * another graph from now on. */
+bool tap_graph_forget(const void *graph);
+
+/* cuGraphInstantiate* succeeded: `exec` runs `graph`. Nothing is kept when
+ * the graph holds no captured op. */
+void tap_graph_instantiated(const void *exec, const void *graph);
+
+/* cuGraphExecUpdate succeeded: `exec` now runs `graph`. */
+void tap_graph_updated(const void *exec, const void *graph);
+
+/* cuGraphExecDestroy. Returns a graph whose destruction waited for this
+ * exec (the caller destroys it now), else NULL. */
+const void *tap_graph_exec_destroyed(const void *exec);
+
+/* The live slot of `exec`, NULL when it runs no captured op. Lock-free. */
+struct tap_graph_slot *tap_graph_slot_of(const void *exec);
+
+/* cuGraphLaunch of `s` succeeded. */
+void tap_graph_launched(struct tap_graph_slot *s);
+
+/* Reducer: slots in use are [0, tap_graph_slots_used()); read `launches`
+ * with acquire. */
+unsigned tap_graph_slots_used(void);
+const struct tap_graph_slot *tap_graph_slot_at(unsigned i);
+
+/* In a forked child: the parent's graphs are not the child's. */
+void tap_graph_reset(void);
+
+#endif

@@ -1,0 +1,125 @@
+/* A CUDA-graph workload, as CUDA-graph training steps and serving engines
+ * run one: each rank (a forked process) captures 4 all-reduces and an
+ * all-gather into a graph, instantiates it and launches it ITERS times.
+ * It calls the driver's graph entry points directly (linked against
+ * libcuda.so.1), the way the dynamic linker lets nccltap see them.
+ *
+ * Usage: graph_app NRANKS ITERS SYNC_EVERY [update]
+ * With `update`, half way the executable graph is updated
+ * (cuGraphExecUpdate_v2) to a graph of the same shape whose all-reduces
+ * are twice as large.
+ * The stream is synchronized every SYNC_EVERY launches (0: only at the
+ * end), as a training step waits for its last one. Prints, per rank, one
+ * JSON line: the graph's node count and the wall time of the launches. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "abi/nccl_abi.h"
+#include "cuda_exports.h"
+
+#define AR_COUNT (256 * 1024) /* 1 MiB of f32 */
+#define AG_COUNT (64 * 1024)  /* 256 KiB of f32 sent by each rank */
+
+#define CHECK(call, ok)                                                          \
+    do {                                                                         \
+        long r_ = (long)(call);                                                  \
+        if (r_ != (ok)) {                                                        \
+            fprintf(stderr, "%s:%d: %s returned %ld\n", __FILE__, __LINE__, #call, r_); \
+            exit(1);                                                             \
+        }                                                                        \
+    } while (0)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static CUgraph capture(CUstream s, ncclComm_t comm, CUdeviceptr send, CUdeviceptr recv, size_t ar_count)
+{
+    CUgraph g;
+    CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
+    for (int k = 0; k < 4; k++)
+        CHECK(ncclAllReduce((void *)send, (void *)recv, ar_count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+    CHECK(ncclAllGather((void *)send, (void *)recv, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+    CHECK(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+    return g;
+}
+
+static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every, int update)
+{
+    CUcontext ctx;
+    CUstream s;
+    CUdeviceptr send, recv;
+    CHECK(cuInit(0), CUDA_SUCCESS);
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, rank), CUDA_SUCCESS);
+    CHECK(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+    CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    CHECK(cuMemAlloc_v2(&send, 2 * AR_COUNT * 4), CUDA_SUCCESS);
+    CHECK(cuMemAlloc_v2(&recv, (size_t)AG_COUNT * 4 * (size_t)nranks), CUDA_SUCCESS);
+    ncclComm_t comm;
+    CHECK(ncclCommInitRank(&comm, nranks, id, rank), ncclSuccess);
+
+    CUgraphExec x;
+    CUgraph g = capture(s, comm, send, recv, AR_COUNT);
+    size_t nodes = 0;
+    CHECK(cuGraphGetNodes(g, NULL, &nodes), CUDA_SUCCESS);
+    CHECK(cuGraphInstantiateWithFlags(&x, g, 0), CUDA_SUCCESS);
+    CHECK(cuGraphDestroy(g), CUDA_SUCCESS); /* the executable graph lives on */
+
+    double t0 = now_s();
+    for (long i = 0; i < iters; i++) {
+        if (update && i == iters / 2) {
+            CUgraph g2 = capture(s, comm, send, recv, 2 * AR_COUNT);
+            CUgraphExecUpdateResultInfo info;
+            CHECK(cuGraphExecUpdate_v2(x, g2, &info), CUDA_SUCCESS);
+            CHECK(cuGraphDestroy(g2), CUDA_SUCCESS);
+        }
+        CHECK(cuGraphLaunch(x, s), CUDA_SUCCESS);
+        if (sync_every && (i + 1) % sync_every == 0)
+            CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+    }
+    /* Destroyed with its last launches still running, as CUDA allows:
+     * their executions are timed all the same. */
+    CHECK(cuGraphExecDestroy(x), CUDA_SUCCESS);
+    CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+    double t1 = now_s();
+    printf("{\"rank\": %d, \"nodes\": %zu, \"launch_s\": %.6f}\n", rank, nodes, t1 - t0);
+    fflush(stdout);
+    CHECK(ncclCommDestroy(comm), ncclSuccess);
+    CHECK(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int update = argc == 5 && !strcmp(argv[4], "update");
+    if ((argc != 4 && !update) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || atol(argv[3]) < 0) {
+        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update]\n");
+        return 2;
+    }
+    int nranks = atoi(argv[1]);
+    long iters = atol(argv[2]), sync_every = atol(argv[3]);
+    ncclUniqueId id;
+    CHECK(ncclGetUniqueId(&id), ncclSuccess);
+    for (int r = 0; r < nranks; r++) {
+        pid_t pid = fork();
+        if (pid < 0)
+            return 1;
+        if (pid == 0)
+            exit(rank_main(r, nranks, id, iters, sync_every, update)); /* exit: nccltap writes its files */
+    }
+    int failed = 0;
+    for (int r = 0; r < nranks; r++) {
+        int st;
+        if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed = 1;
+    }
+    return failed;
+}

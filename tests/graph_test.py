@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""CUDA graphs (issue 23), end to end on the simulator: graph_app's ranks
+capture 4 all-reduces (1 MiB) and an all-gather (256 KiB per rank) into a
+graph and launch it 1,000 times under `nccltap run`; each rank's file must
+say, per op, the captures and the executions, and, with
+NCCLTAP_GRAPH_TIMING=all, a time for every execution and the busbw the
+simulator gives (within 1%), also for the 100 launches still running when
+the application destroys the executable graph (it synchronizes every 300);
+with it off, nccltap adds no node to the graph and no record per launch.
+
+Usage: graph_test.py --bin BUILD/bin CASE   (CASE: counts_2, counts_4,
+timed_2, timed_4, update_2)
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ITERS = 1000
+# A slow simulated link, so that the GPU, not the launching host (slow
+# under sanitizers), sets the pace and ranks seldom wait for each other.
+LAT_US, BUSBW_GBS = 5.0, 10.0
+AR_BYTES, AG_SEND_BYTES = 1 << 20, 1 << 18
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def model_busbw(op, nbytes, n):
+    """The simulator's figure, from its README: S and the bus factor as in
+    nccl-tests, time = latency + S * factor / busbw."""
+    factor = 2.0 * (n - 1) / n if op == "AllReduce" else (n - 1) / n
+    t = LAT_US * 1e-6 + nbytes * factor / (BUSBW_GBS * 1e9)
+    return nbytes * factor / t / 1e9
+
+
+def run(bindir, n, graph_timing, update=False):
+    work = tempfile.mkdtemp(prefix="nccltap-graph-")
+    out, prom = os.path.join(work, "out"), os.path.join(work, "prom")
+    os.mkdir(prom)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCLTAP_", "NCCLSIM_"))}
+    env.update(NCCLTAP_GRAPH_TIMING=graph_timing, NCCLSIM_LAT_US=str(LAT_US),
+               NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP="1")
+    cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--",
+           os.path.join(bindir, "graph_app"), str(n), str(ITERS), "300"] + (["update"] if update else [])
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
+        fail("%s exited %d" % (" ".join(cmd), p.returncode))
+    apps = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    files = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(out, "*.json")))]
+    rep = subprocess.run([os.path.join(bindir, "nccltap"), "report", "--json", out], env=env,
+                         capture_output=True, text=True, timeout=120)
+    metrics = prom_samples(prom)
+    shutil.rmtree(work, ignore_errors=True)
+    check(rep.returncode == 0, "nccltap report exited %d: %s" % (rep.returncode, rep.stderr))
+    check(len(apps) == n, "%d ranks reported, not %d" % (len(apps), n))
+    check(len(files) == n, "%d rank files, not %d" % (len(files), n))
+    return apps, files, json.loads(rep.stdout), metrics
+
+
+def prom_samples(prom):
+    """{(metric, rank, op, size_class): value} from the Prometheus
+    textfiles, each first checked by promtool where it is installed (in
+    CI it must be: tools/deps.sh)."""
+    tool = shutil.which("promtool")
+    if not tool and os.environ.get("CI") == "true":
+        fail("promtool is missing; CI must have it (tools/deps.sh)")
+    samples = {}
+    for path in glob.glob(os.path.join(prom, "*.prom")):
+        text = open(path).read()
+        if tool:
+            p = subprocess.run([tool, "check", "metrics"], input=text, capture_output=True, text=True)
+            check(p.returncode == 0, "promtool check metrics %s: %s" % (path, p.stdout + p.stderr))
+        for m in re.finditer(r'^(nccltap_op_executions_total|nccltap_op_duration_seconds_count)\{([^}]*)\} (\d+)$',
+                             text, re.M):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+            samples[(m.group(1), int(labels["rank"]), labels["op"], int(labels["size_class"]))] = int(m.group(3))
+    return samples
+
+
+def check_prom(metrics, want, n, timed):
+    """Per rank, the executions counter; with timing, the duration
+    histogram's count is every execution."""
+    for rank in range(n):
+        for (op, nbytes), (_, executions) in want.items():
+            got = metrics.get(("nccltap_op_executions_total", rank, op, nbytes))
+            check(got == executions, "rank %d %s %d: nccltap_op_executions_total %s, expected %d"
+                  % (rank, op, nbytes, got, executions))
+            count = metrics.get(("nccltap_op_duration_seconds_count", rank, op, nbytes))
+            check(count == (executions if timed else 0), "rank %d %s %d: nccltap_op_duration_seconds_count %s"
+                  % (rank, op, nbytes, count))
+
+
+def check_report(rep, want, n):
+    """The report merges the ranks: captures and executions summed."""
+    rows = {(r["op"], r["size_class"]): r for r in rep["rows"]}
+    for (op, nbytes), (captures, executions) in want.items():
+        r = rows.get((op, nbytes))
+        check(r is not None, "no report row for %s %d" % (op, nbytes))
+        check(r.get("captured") == n * captures and r.get("executions") == n * executions,
+              "report row %s %d: captured %s executions %s, expected %d and %d" %
+              (op, nbytes, r.get("captured"), r.get("executions"), n * captures, n * executions))
+
+
+def rows_by_op(f):
+    return {(r["op"], r["bytes"]): r for r in f["ops"]}
+
+
+def check_counts(f, want):
+    """want: {(op, bytes): (captures, executions)}"""
+    rows = rows_by_op(f)
+    check(set(rows) == set(want), "rows %s, expected %s" % (sorted(rows), sorted(want)))
+    for key, (captures, executions) in want.items():
+        r = rows[key]
+        print("  rank %s %s %d B: calls %d captured %s executions %s timed %d busbw %s" %
+              (r["rank"], key[0], key[1], r["calls"], r.get("captured"), r.get("executions"), r["timed"],
+               r["busbw_gbs"]))
+        check(r["calls"] == captures and r.get("captured") == captures,
+              "%s: %d calls, %s captured; expected %d captures" % (key, r["calls"], r.get("captured"), captures))
+        check(r.get("executions") == executions,
+              "%s: %s executions, expected %d" % (key, r.get("executions"), executions))
+    check(f["totals"]["captured"] == sum(c for c, _ in want.values()), "totals.captured")
+
+
+def want_rows(n, update):
+    if not update:
+        return {("AllReduce", AR_BYTES): (4, 4 * ITERS), ("AllGather", AG_SEND_BYTES * n): (1, ITERS)}
+    half = ITERS // 2
+    return {("AllReduce", AR_BYTES): (4, 4 * half), ("AllReduce", 2 * AR_BYTES): (4, 4 * (ITERS - half)),
+            ("AllGather", AG_SEND_BYTES * n): (2, ITERS)}
+
+
+def counts(bindir, n):
+    """Timing of graphs off (the default): counted, nothing added."""
+    apps, files, rep, metrics = run(bindir, n, "off")
+    check_report(rep, want_rows(n, False), n)
+    check_prom(metrics, want_rows(n, False), n, False)
+    for a in apps:
+        check(a["nodes"] == 5, "rank %d: the graph has %d nodes, not the 5 the application captured: "
+              "nccltap added some with NCCLTAP_GRAPH_TIMING=off" % (a["rank"], a["nodes"]))
+    for f in files:
+        check_counts(f, want_rows(n, False))
+        for r in f["ops"]:
+            check(r["timed"] == 0, "%s timed with graph timing off" % r["op"])
+        check(f["totals"].get("executions_timed", 0) == 0 and f["totals"].get("executions_untimed", 0) == 0,
+              "records per launch with graph timing off: %s" % f["totals"])
+
+
+def timed(bindir, n, update=False):
+    """NCCLTAP_GRAPH_TIMING=all: every execution timed, at the simulated busbw."""
+    apps, files, rep, metrics = run(bindir, n, "all", update)
+    check_report(rep, want_rows(n, update), n)
+    check_prom(metrics, want_rows(n, update), n, True)
+    for a in apps:
+        check(a["nodes"] == 15, "rank %d: %d nodes, expected 5 ops and an event pair around each"
+              % (a["rank"], a["nodes"]))
+    want = want_rows(n, update)
+    for f in files:
+        check_counts(f, want)
+        rows = rows_by_op(f)
+        for key, (_, executions) in want.items():
+            r = rows[key]
+            check(r["timed"] == executions, "%s: %d of %d executions timed" % (key, r["timed"], executions))
+            expect = model_busbw(key[0], key[1], n)
+            check(abs(r["busbw_gbs"] - expect) <= 0.01 * expect,
+                  "%s: busbw %.3f GB/s, the simulator's is %.3f" % (key, r["busbw_gbs"], expect))
+        total = sum(e for _, e in want.values())
+        check(f["totals"].get("executions_timed") == total and f["totals"].get("executions_untimed") == 0,
+              "totals: %s, expected %d executions timed" % (f["totals"], total))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("case")
+    a = ap.parse_args()
+    cases = {
+        "counts_2": lambda: counts(a.bin, 2),
+        "counts_4": lambda: counts(a.bin, 4),
+        "timed_2": lambda: timed(a.bin, 2),
+        "timed_4": lambda: timed(a.bin, 4),
+        "update_2": lambda: timed(a.bin, 2, update=True),
+    }
+    if a.case not in cases:
+        fail("unknown case " + a.case)
+    cases[a.case]()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
