@@ -92,6 +92,12 @@ def straggler(run, timing):
           "wait_us_total is not mean x count")
     check(rep["slow_transfers"] == [], "a late rank is not a slow transfer: %s" % rep["slow_transfers"])
     check("rank 2" in text[text.find("Stragglers"):], "the text report does not name rank 2")
+    # What it cost: 3 ranks waiting 500 us at every AllReduce but the
+    # first, also those auto did not time (the sample's waits, scaled).
+    f, = [f for f in rep["findings"] if f["kind"] == "straggler"]
+    want = 3 * 500 * (iters - 1)
+    check(abs(f["evidence"]["others_wait_us"] - want) <= 0.1 * want,
+          "others waited %.0f us in all, want %d +-10%%" % (f["evidence"]["others_wait_us"], want))
     # Each rank's own wait (latest start minus its own): the others wait
     # 500 us for rank 2 at every collective, rank 2 waits for nobody.
     waits = {w["rank"]: w for w in rep["crossrank"]["waits"]}

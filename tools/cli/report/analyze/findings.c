@@ -10,6 +10,7 @@
 #include "findings.h"
 #include "crossrank_base.h"
 #include "merge.h"
+#include "nccl/nccl_ops.h"
 #include "util.h"
 
 #include <math.h>
@@ -61,14 +62,32 @@ static void add_hangs(const struct report *r, struct findings *f)
     }
 }
 
-/* The time the other ranks of s's communicator waited at its collectives. */
-static double others_wait_us(const struct crossrank *x, const struct xr_straggler *s)
+/* The collectives the straggler's process made on its communicator, from
+ * its rows: every call, timed or not. */
+static uint64_t collective_calls(const struct report *r, const struct xr_straggler *s)
+{
+    const struct rank_file *f = &r->files[s->file];
+    uint64_t calls = 0;
+    for (size_t i = 0; i < f->nops; i++) {
+        const struct op_row *o = &f->ops[i];
+        int op = tap_op_from_name(o->op);
+        if (o->rank == s->rank && strtoull(o->comm, NULL, 16) == s->comm && op != TAP_OP_SEND && op != TAP_OP_RECV)
+            calls += o->calls;
+    }
+    return calls;
+}
+
+/* The time the other ranks of s's communicator waited at its collectives:
+ * their waits at the instances compared, over all its collectives where
+ * `auto` timed a sample of them (the first, never compared, apart). */
+static double others_wait_us(const struct report *r, const struct crossrank *x, const struct xr_straggler *s)
 {
     double sum = 0.0;
     for (size_t i = 0; i < x->nwaits; i++)
         if (x->waits[i].comm == s->comm && x->waits[i].rank != s->rank)
             sum += x->waits[i].wait_us_total;
-    return sum;
+    uint64_t calls = collective_calls(r, s);
+    return calls > s->instances + 1 ? sum * (double)(calls - 1) / (double)s->instances : sum;
 }
 
 /* A straggler is a finding when it was last in at least this share of its
@@ -95,7 +114,7 @@ static void add_stragglers(const struct report *r, double nccl_time_us, struct f
         v->count = s->last;
         v->of = s->instances;
         v->wait_us = s->wait_us_mean;
-        v->cost_us = others_wait_us(x, s);
+        v->cost_us = others_wait_us(r, x, s);
         v->share = nccl_time_us > 0.0 ? v->cost_us / nccl_time_us : NAN;
     }
 }
