@@ -59,11 +59,11 @@ class Run:
         if p.returncode != 0:
             fail("the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
 
-    def hang(self, lttng=False):
+    def hang(self, lttng=False, timing="all"):
         """4 ranks, rank 3 never reaches AllReduce seq 20: the job until
         every rank wrote its hang report (2 s after the hang), then ended."""
         env = self.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=20,
-                       NCCLTAP_CALLSITE_DEPTH=4)
+                       NCCLTAP_CALLSITE_DEPTH=4, NCCLTAP_TIMING=timing)
         p = subprocess.Popen(self.bench_cmd(4, "allreduce", "1M", 100, lttng), env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0 = time.monotonic()
@@ -180,6 +180,28 @@ def case_hang(run):
     check(t["in_flight"] > 0, "totals.in_flight is 0 in a hang: %s" % t)
 
 
+def case_hang_untimed(run):
+    """The same hang under auto, whose sample leaves most ops past a size's
+    first 17 untimed. Where no rank timed seq 20 (one in 128 is sampled),
+    the ranks' later ops are queued behind it and no GPU start tells who
+    never reached it: the finding names no rank, says up to where the GPUs
+    are known to have run (before 20) and what would name the rank; never
+    all four ranks missing at a later op. Where seq 20 was timed, rank 3
+    is named."""
+    run.hang(timing="auto")
+    doc = json.loads(run.report("--json"))
+    f, = doc["findings"]
+    e = f["evidence"]
+    text = run.report()
+    check(f["kind"] == "hang" and f["seq"] >= 20 and e["missing_ranks"] in ([], [3]), "finding %s" % f)
+    if e["missing_ranks"] == []:
+        check(e["untimed"] and e["waiting_ranks"] == [0, 1, 2, 3] and
+              (f["seq"] == 20 or (e["done_before"] is not None and e["done_before"] < 20)) and
+              "NCCLTAP_TIMING=all times every op" in text.split("\n\n")[1], "untimed hang: %s" % f)
+    else:
+        check(f["seq"] == 20, "rank 3 named at seq %d, not 20: %s" % (f["seq"], f))
+
+
 def case_below_expected(run):
     # 2 ranks, one communicator: 1 MiB AllReduce at the simulator's 100
     # GB/s and 5 us gives about 67 GB/s busbw; 200 is expected (under
@@ -240,6 +262,7 @@ CASES = {
     "straggler4": lambda run: straggler(run, 4),
     "straggler8": lambda run: straggler(run, 8),
     "hang": case_hang,
+    "hang_untimed": case_hang_untimed,
     "below_expected": case_below_expected,
     "slow_link8": case_slow_link8,
     "slow_link4": case_slow_link4,

@@ -21,7 +21,8 @@ static struct finding *add(struct findings *f, enum finding_kind kind, enum find
 {
     f->v = xrealloc(f->v, (f->n + 1) * sizeof *f->v);
     struct finding *x = &f->v[f->n++];
-    *x = (struct finding){ .kind = kind, .section = section, .rank = -1, .peer = -1, .share = NAN };
+    *x = (struct finding){ .kind = kind, .section = section, .rank = -1, .peer = -1, .share = NAN,
+                           .done_before = -1 };
     return x;
 }
 
@@ -52,6 +53,8 @@ static void add_hangs(const struct report *r, struct findings *f)
         x->cost_us = x->wait_us * (double)(h->nstuck ? h->nstuck : 1);
         x->waiting = h->stuck;
         x->nwaiting = h->nstuck;
+        x->untimed = h->nstuck && h->nuntimed == h->nstuck;
+        x->done_before = h->done_before;
         x->missing = h->missing;
         x->nmissing = h->nmissing;
         x->site = h->nsites ? h->sites[0].site : NULL;

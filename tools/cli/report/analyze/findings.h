@@ -61,6 +61,9 @@ struct finding {
     size_t nwaiting;
     const struct hang_missing *missing;
     size_t nmissing;
+    bool untimed;            /* hang: no rank waiting in it timed it or an op between (auto's sample) */
+    int64_t done_before;     /* hang, untimed: where GPUs stopped before it, the latest op known
+                                complete there; -1: none */
     const struct callsite *site;  /* where the op was called; NULL: not known */
     const char *by;          /* os: the task that took the CPU longest; NULL */
 };

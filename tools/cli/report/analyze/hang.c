@@ -11,7 +11,13 @@
  * rank never issued (unless a timed op pending is older): that rank is
  * missing, those that issued S and completed nothing from it on wait in
  * it. Where all issued as many, S is their last: all wait in it, or all
- * are idle; nccltap cannot tell which rank's GPU did not reach it. */
+ * are idle; nccltap cannot tell which rank's GPU did not reach it.
+ *
+ * A rank whose GPU did not start a timed S, and whose latest op known
+ * complete is older than S - 1, stopped somewhere between, at an op auto
+ * did not time: it is missing where another rank's GPU reached S (it is
+ * behind that rank); where none did, all may be stopped at that same
+ * untimed op, and it is counted with the ranks waiting, untimed. */
 #include "hang.h"
 #include "callsites.h"
 #include "util.h"
@@ -76,8 +82,22 @@ static bool seen_comm(const struct hang_summary *s, uint64_t comm)
     return false;
 }
 
+/* Whether some rank's GPU started S: every op before S completed there. */
+static bool some_rank_reached(const struct report *r, const struct hang_instance *h)
+{
+    for (int rank = 0; rank < h->nranks; rank++) {
+        const struct rank_file *file;
+        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+        if (e && e->pending && e->seq == h->seq && e->started)
+            return true;
+    }
+    return false;
+}
+
 static void classify(const struct report *r, struct hang_instance *h)
 {
+    bool reached = some_rank_reached(r, h);
+    h->done_before = -1;
     h->stuck = xcalloc((size_t)h->nranks + 1, sizeof *h->stuck);
     h->missing = xcalloc((size_t)h->nranks + 1, sizeof *h->missing);
     h->unknown = xcalloc((size_t)h->nranks + 1, sizeof *h->unknown);
@@ -88,10 +108,16 @@ static void classify(const struct report *r, struct hang_instance *h)
             const struct callsite *site = site_of(file, e->site);
             if (site)
                 add_site(h, site, rank);
-            if (e->started || e->untimed)
+            bool gap = !e->started && e->last_done < (int64_t)h->seq - 1;
+            if (e->started || e->untimed || (gap && !reached)) {
                 h->stuck[h->nstuck++] = rank;
-            else
-                h->missing[h->nmissing++] = (struct hang_missing){ rank, (int64_t)h->seq - 1, true };
+                h->nuntimed += !e->started;
+                if (gap && (h->done_before < 0 || e->last_done < h->done_before))
+                    h->done_before = e->last_done;
+            } else {
+                h->missing[h->nmissing++] = (struct hang_missing){ rank, gap ? e->last_done : (int64_t)h->seq - 1,
+                                                                   true };
+            }
             continue;
         }
         /* It issued S without timing it (auto samples), a later timed op

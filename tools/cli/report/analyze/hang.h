@@ -30,6 +30,10 @@ struct hang_instance {
     int *stuck;              /* ranks that wait in it, ascending: their GPU started it,
                                 or they issued it untimed and completed nothing after */
     size_t nstuck;
+    size_t nuntimed;         /* of those, the ranks that issued it untimed (auto's sample left it out),
+                                or whose GPU stopped before it at ops auto did not time */
+    int64_t done_before;     /* those whose GPU stopped before it: the latest op they are known
+                                to have completed (the lowest); -1: none */
     struct hang_missing *missing;  /* ascending */
     size_t nmissing;
     int *unknown;            /* ranks nothing tells about (no hang report, no rank file) */

@@ -125,7 +125,13 @@ static void print_hang_finding(const struct finding *f, FILE *out)
     } else {
         fputs("ranks ", out);
         print_rank_list(f->waiting, f->nwaiting, out);
-        fprintf(out, " all waiting in it %s: which rank's GPU did not reach it cannot be told", duration(f->wait_us, d));
+        fprintf(out, " all waiting %s %s: which rank's GPU did not reach it cannot be told", f->done_before >= 0 ?
+                "in it or before it" : "in it", duration(f->wait_us, d));
+        if (f->done_before >= 0)
+            fprintf(out, " (GPUs known to have completed up to seq %" PRId64 "; auto timed none of the ops since: "
+                    "NCCLTAP_TIMING=all times every op)", f->done_before);
+        else if (f->untimed)
+            fputs(" (auto timed it on no rank; NCCLTAP_TIMING=all times every op)", out);
     }
     print_site(f->site, out);
 }
@@ -292,6 +298,8 @@ static json_t *finding_json(const struct finding *f)
             json_array_append_new(m, json_integer(f->missing[i].rank));
         json_object_set_new(e, "waiting_ranks", w);
         json_object_set_new(e, "missing_ranks", m);
+        json_object_set_new(e, "untimed", json_boolean(f->untimed));
+        json_object_set_new(e, "done_before", f->done_before >= 0 ? json_integer(f->done_before) : json_null());
         json_object_set_new(e, "last_seq", f->nmissing ? json_integer(f->missing[0].last_seq) : json_null());
         json_object_set_new(e, "waited_s", json_real(f->wait_us / 1e6));
         json_object_set_new(e, "site", f->site && f->site->nframes ? site_frame_json(&f->site->frames[0])
