@@ -2,9 +2,11 @@
 #include "format.h"
 
 #include "escape.h"
+#include "merge.h"
 #include "util.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,7 @@ void print_rank_list(const int *v, size_t n, FILE *out)
     }
 }
 
-char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *count)
+static char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *count)
 {
     const char **seen = xcalloc(r->nfiles, sizeof *seen);
     size_t n = 0;
@@ -70,6 +72,25 @@ char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *
     free(seen);
     *count = n;
     return s;
+}
+
+#define FIELD(name) offsetof(struct rank_file, name)
+
+void header_names(const struct report *r, struct header_names *h)
+{
+    free(report_ranks(r, &h->nranks));
+    h->jobs = distinct_names(r, FIELD(job), 4, &h->njobs);
+    h->hosts = distinct_names(r, FIELD(host), 4, &h->nhosts);
+    h->versions = distinct_names(r, FIELD(nccl_version), 8, &h->nversions);
+    h->timings = distinct_names(r, FIELD(timing), 4, &h->ntimings);
+}
+
+void header_names_free(struct header_names *h)
+{
+    free(h->jobs);
+    free(h->hosts);
+    free(h->versions);
+    free(h->timings);
 }
 
 /* Whether the bracket at name[i] belongs to an operator's name

@@ -26,9 +26,15 @@ const char *short_function(const char *name, char *buf, size_t len);
 /* "0-2, 5": ranks v[0..n), ascending, runs joined. */
 void print_rank_list(const int *v, size_t n, FILE *out);
 
-/* Distinct non-empty values of one string member of struct rank_file (at
- * `offset`) over r's files, as shown() spells them, comma-separated, at
- * most `max` of them then "...". Malloc'ed; *count gets the number. */
-char *distinct_names(const struct report *r, size_t offset, size_t max, size_t *count);
+/* What a report's header names, over r's files: the ranks, and the
+ * distinct non-empty jobs, hosts, NCCL versions and timing modes, each as
+ * shown() spells them, comma-separated, a few then "..." (malloc'ed), with
+ * how many there are. */
+struct header_names {
+    size_t nranks, njobs, nhosts, nversions, ntimings;
+    char *jobs, *hosts, *versions, *timings;
+};
+void header_names(const struct report *r, struct header_names *h);
+void header_names_free(struct header_names *h);
 
 #endif

@@ -80,28 +80,22 @@ static void term(const char *t, const char *value, FILE *out)
     fputs("</dd>\n", out);
 }
 
-#define FIELD(name) offsetof(struct rank_file, name)
-
 static void print_header(const struct report *r, const struct report_summary *s, FILE *out)
 {
-    size_t nranks, njobs, nhosts, nversions, ntimings;
-    free(report_ranks(r, &nranks));
-    char *jobs = distinct_names(r, FIELD(job), 4, &njobs);
-    char *hosts = distinct_names(r, FIELD(host), 4, &nhosts);
-    char *versions = distinct_names(r, FIELD(nccl_version), 8, &nversions);
-    char *timings = distinct_names(r, FIELD(timing), 4, &ntimings);
+    struct header_names h;
+    header_names(r, &h);
     fputs("<header>\n<h1>nccltap report: ", out);
     html_name(out, r->dir);
     fputs("</h1>\n<dl class=\"head\">\n", out);
-    term("job", njobs ? jobs : "-", out);
-    fprintf(out, "<dt>ranks</dt><dd>%zu in %zu process%s on %zu host%s (", nranks, r->nfiles,
-            r->nfiles == 1 ? "" : "es", nhosts, nhosts == 1 ? "" : "s");
-    html_text(out, hosts);
+    term("job", h.njobs ? h.jobs : "-", out);
+    fprintf(out, "<dt>ranks</dt><dd>%zu in %zu process%s on %zu host%s (", h.nranks, r->nfiles,
+            r->nfiles == 1 ? "" : "es", h.nhosts, h.nhosts == 1 ? "" : "s");
+    html_text(out, h.hosts);
     fputs(")</dd>\n", out);
-    term("NCCL", nversions ? versions : "unknown", out);
-    if (nversions > 1)
+    term("NCCL", h.nversions ? h.versions : "unknown", out);
+    if (h.nversions > 1)
         term("", "ranks run different versions", out);
-    term("timing", ntimings ? timings : "-", out);
+    term("timing", h.ntimings ? h.timings : "-", out);
     if (s->simulated)
         fprintf(out, "<dt>simulated</dt><dd class=\"sim\">%zu of %zu process%s ran on nccltap's simulated NCCL: "
                 "times and bandwidths are the simulator's model, not a GPU's</dd>\n", s->simulated, r->nfiles,
@@ -125,10 +119,7 @@ static void print_header(const struct report *r, const struct report_summary *s,
                 (unsigned long long)r->records_rejected, r->records_rejected == 1 ? "" : "s", s->not_final,
                 s->not_final == 1 ? "" : "s");
     fputs("</dl>\n</header>\n", out);
-    free(jobs);
-    free(hosts);
-    free(versions);
-    free(timings);
+    header_names_free(&h);
 }
 
 /* Text a text renderer prints, caught to be shown in the page. */

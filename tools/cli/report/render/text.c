@@ -21,8 +21,6 @@
 
 /* ---- header ---- */
 
-#define FIELD(name) offsetof(struct rank_file, name)
-
 /* Columns of the op tables: `wide` adds those the default leaves out to fit
  * 120 columns. */
 struct layout {
@@ -31,26 +29,22 @@ struct layout {
 
 static void print_header(const struct report *r, const struct report_summary *s, FILE *out)
 {
-    size_t nranks, njobs, nhosts, nversions, ntimings;
-    free(report_ranks(r, &nranks));
-    char *jobs = distinct_names(r, FIELD(job), 4, &njobs);
-    char *hosts = distinct_names(r, FIELD(host), 4, &nhosts);
-    char *versions = distinct_names(r, FIELD(nccl_version), 8, &nversions);
-    char *timings = distinct_names(r, FIELD(timing), 4, &ntimings);
+    struct header_names h;
+    header_names(r, &h);
 
     char buf[SHOWN_MAX], buf2[SHOWN_MAX];
     fprintf(out, "nccltap report: %s\n", shown(r->dir, buf));
-    fprintf(out, "  job        %s\n", njobs ? jobs : "-");
-    fprintf(out, "  ranks      %zu in %zu process%s on %zu host%s (%s)\n", nranks, r->nfiles,
-            r->nfiles == 1 ? "" : "es", nhosts, nhosts == 1 ? "" : "s", hosts);
-    fprintf(out, "  NCCL       %s%s\n", nversions ? versions : "unknown",
-            nversions > 1 ? "  (ranks run different versions)" : "");
+    fprintf(out, "  job        %s\n", h.njobs ? h.jobs : "-");
+    fprintf(out, "  ranks      %zu in %zu process%s on %zu host%s (%s)\n", h.nranks, r->nfiles,
+            r->nfiles == 1 ? "" : "es", h.nhosts, h.nhosts == 1 ? "" : "s", h.hosts);
+    fprintf(out, "  NCCL       %s%s\n", h.nversions ? h.versions : "unknown",
+            h.nversions > 1 ? "  (ranks run different versions)" : "");
     if (s->simulated)
         fprintf(out, "  SIMULATED  %zu of %zu process%s ran on nccltap's simulated NCCL: times and bandwidths\n"
                 "             are the simulator's model, not a GPU's\n",
                 s->simulated, r->nfiles, r->nfiles == 1 ? "" : "es");
-    if (ntimings)
-        fprintf(out, "  timing     %s\n", timings);
+    if (h.ntimings)
+        fprintf(out, "  timing     %s\n", h.timings);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].timing_note[0])
             fprintf(out, "  timing     %s pid %lld: %s\n", shown(r->files[i].host, buf),
@@ -79,10 +73,7 @@ static void print_header(const struct report *r, const struct report_summary *s,
     if (r->from_trace)
         fputs("  source     LTTng trace: one process per traced vpid; its wall time runs from\n"
               "             its first nccltap event to its last\n", out);
-    free(jobs);
-    free(hosts);
-    free(versions);
-    free(timings);
+    header_names_free(&h);
 }
 
 /* ---- where the time goes ---- */
