@@ -111,9 +111,7 @@ static void print_rank_bar(const struct process_summary *p, size_t i, const stru
  * under each run of bars on one host, named where there is room. */
 static void print_rank_axis(const struct report_summary *s, const struct bars *b, FILE *out)
 {
-    size_t every = 1;
-    while (b->n / every > 32)
-        every *= 2;
+    size_t every = svg_label_every(b->n);
     fputs("<g class=\"axis\">", out);
     for (size_t i = 0; i < b->n; i += every)
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>",

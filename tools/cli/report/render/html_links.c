@@ -72,9 +72,7 @@ static void print_slow_links(const struct crossrank *x, const struct xr_links *l
 
 static void print_grid_axes(const struct xr_links *l, const struct grid *g, FILE *out)
 {
-    int every = 1;
-    while (l->nranks / every > 32)
-        every *= 2;
+    int every = (int)svg_label_every((size_t)l->nranks);
     fputs("<g class=\"axis\">", out);
     for (int k = 0; k < l->nranks; k += every)
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%d</text><text x=\"%.1f\" y=\"%.1f\" "

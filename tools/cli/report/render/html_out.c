@@ -41,6 +41,14 @@ double svg_at(const struct svg_scale *s, double v)
     return s->p0 + f * (s->p1 - s->p0);
 }
 
+size_t svg_label_every(size_t nranks)
+{
+    size_t every = 1;
+    while (nranks / every > 32)
+        every *= 2;
+    return every;
+}
+
 double svg_nice_max(double max, double *step)
 {
     if (!(max > 0.0) || !isfinite(max))

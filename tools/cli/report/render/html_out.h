@@ -45,6 +45,10 @@ double svg_at(const struct svg_scale *s, double v);
  * and its tick step (1, 2 or 5 x 10^k). */
 double svg_nice_max(double max, double *step);
 
+/* Label one rank in this many (a power of two) so that at most 32 of
+ * `nranks` labels stand on an axis. */
+size_t svg_label_every(size_t nranks);
+
 /* <svg> with a role, an accessible name and a viewBox of w x h. */
 void svg_open(FILE *out, const char *cls, int w, int h, const char *label);
 void svg_close(FILE *out);
