@@ -65,7 +65,7 @@ static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, str
 
 /* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` follows
  * sampling.h, and also times the first op of a (comm, op, size class) in
- * an interval where its sample timed none, so that each row has a time. */
+ * every interval, so that each row has a time. */
 static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
 {
     if (tap_config.timing == TAP_TIMING_ALL)
