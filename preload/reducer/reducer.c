@@ -251,9 +251,8 @@ static void on_group_end(const struct tap_group_end_rec *rec)
  * otherwise the sample, the same on every rank. A class that no longer
  * fits goes back to the learning schedule, which sets its aligned rate
  * once past it; a long class (aligned shift TAP_LEARN_LONG_SHIFT or less)
- * that does not fit stops learning at once: its learning times every
- * call while the stream is backlogged, and the GPU's share of that cost
- * is not hidden. */
+ * that does not fit stops learning at once: its window times every one of
+ * 1,024 calls, and a pair's GPU time is not hidden. */
 static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
 {
     /* The expected time is the shortest seen, not the mean: a call that

@@ -20,8 +20,8 @@
  * - On top of that sample, a rank times every call of a class whose
  *   durations it measured long enough for one pair to fit the budget
  *   (the reducer's rate 1); a long class that does not fit ends its window
- *   when measured (its calls, timed while backlogged, still cost GPU
- *   time). These choices are the rank's own, and only add calls. */
+ *   when measured (a pair costs GPU time too, which 1,024 long calls in a
+ *   row would pay). These choices are the rank's own. */
 #ifndef NCCLTAP_SAMPLING_H
 #define NCCLTAP_SAMPLING_H
 
@@ -35,8 +35,9 @@
  * its host time, 2 x 2.2 us per record on H200 (DESIGN.md), and an op of
  * S bytes takes no less than 5 us + S / 400 GB/s (NCCL's small-message
  * latency on NVLink is 6.5 to 7 us; 400 GB/s is above the busbw of any
- * NVLink generation measured here). Real ops are slower, so the sample
- * costs at most the budget. */
+ * NVLink generation measured here). Collectives across GPUs are slower,
+ * so their sample costs at most the budget; one rank's (a local copy, 1 GiB
+ * in 0.51 ms on H200) can be faster, and its sample costs more. */
 #define TAP_NOMINAL_PAIR_COST_NS 8800.0
 #define TAP_NOMINAL_LATENCY_NS 5000.0
 #define TAP_NOMINAL_BYTES_PER_NS 400.0
