@@ -36,5 +36,5 @@ echo "== ThreadSanitizer: unit and shim tests"
 tests='^(units|shim\.|security\.)' \
 skip='^shim\.(threads_deep_callsites|comm_churn_threads.*|comms_past_the_limit|exit_while_threads_call.*)$' \
     run_suite "$prefix-tsan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=thread
-echo "== libFuzzer: the rank-file, per-op file, per-op log and hang-report readers, the trace events, the JSON writer, the configuration"
+echo "== libFuzzer: the rank-file, per-op file, per-op log, hang-report and bench-result readers, the trace events, the JSON writer, the configuration"
 "$top/tests/fuzz/run.sh" "$prefix-fuzz"
