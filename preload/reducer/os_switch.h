@@ -1,0 +1,36 @@
+/* NCCLTAP_OS=switch: the context switches of the threads that matter, from
+ * the kernel, unprivileged. Each thread that calls NCCL (seen in its op
+ * records) and each of NCCL's own threads (named "NCCL..." in
+ * /proc/self/task/<tid>/comm) gets a perf_event_open dummy software event
+ * with context_switch=1 on CLOCK_MONOTONIC and a small mmap'ed ring; the
+ * reducer reads the rings and keeps each time a thread was off its CPU
+ * (struct tap_os_off), bounded. perf_event_open refused (paranoid 3,
+ * seccomp, no syscall): one line says so, nothing else changes.
+ * Reducer thread only: the hot path never touches any of it. */
+#ifndef NCCLTAP_OS_SWITCH_H
+#define NCCLTAP_OS_SWITCH_H
+
+#include <stdint.h>
+
+#include "writers/snapshot.h"
+
+/* Threads followed at most, and intervals kept (the oldest dropped, counted). */
+#define TAP_OS_MAX_THREADS 64
+#define TAP_OS_MAX_OFF 16384
+/* Data pages of each thread's ring (a power of two), plus one of header. */
+#define TAP_OS_RING_PAGES 8
+
+/* A thread that called NCCL: followed from now on (once per thread). */
+void tap_os_follow(uint32_t tid);
+
+/* Reads every ring; every second, looks for NCCL's threads and lets go of
+ * threads that exited. Cheap when nothing happened: one load per thread. */
+void tap_os_poll(void);
+
+/* What the writers print; valid until the next poll. */
+const struct tap_os_view *tap_os_view(void);
+
+/* In a forked child: the parent's events are not the child's threads'. */
+void tap_os_reset(void);
+
+#endif
