@@ -194,6 +194,14 @@ static void print_os_finding(const struct finding *f, FILE *out)
     if (f->by)
         fprintf(out, ", mostly for %s", shown(f->by, by));
     fputc(')', out);
+    if (!f->op)
+        return;
+    char off[32], pre[32], thread[SHOWN_MAX];
+    fprintf(out, "; its %s thread%s%s was off CPU for %s during %s seq %" PRIu64, f->nccl_thread ? "NCCL" : "calling",
+            f->nccl_thread ? " " : "", f->nccl_thread && f->thread ? shown(f->thread, thread) : "",
+            duration(f->offcpu_us, off), f->op, f->seq);
+    if (f->preempted_us > 0)
+        fprintf(out, ", preempted %s", duration(f->preempted_us, pre));
 }
 
 /* One finding, no newline: the line's evidence, then where to look. */
@@ -307,6 +315,10 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(e, "lost_us", json_real(f->wait_us));
         json_object_set_new(e, "nccl_time_share", json_real(f->share));
         json_object_set_new(e, "preempted_by", f->by ? json_string(f->by) : json_null());
+        json_object_set_new(e, "worst_op", f->op ? json_string(f->op) : json_null());
+        json_object_set_new(e, "worst_seq", json_integer((json_int_t)f->seq));
+        json_object_set_new(e, "worst_offcpu_us", json_real(f->offcpu_us));
+        json_object_set_new(e, "worst_preempted_us", json_real(f->preempted_us));
         break;
     default:
         json_object_set_new(e, "busbw_gbs", json_real(f->busbw_gbs));

@@ -4,6 +4,7 @@
 #include "render.h"
 #include "escape.h"
 #include "summary.h"
+#include "os_interference.h"
 
 #include <inttypes.h>
 
@@ -15,22 +16,52 @@ static double us(uint64_t ns)
     return (double)ns / 1e3;
 }
 
-void print_os_interference(const struct report *r, const struct report_summary *s, FILE *out)
+/* Where the view came from, what it lacks: one line each. */
+static void print_sources(const struct os_sources *src, const size_t nthreads[2], FILE *out)
 {
-    if (!r->from_trace)
-        return;
-    if (!r->nkernels) {
+    char kernel[64] = "", shim[96] = "";
+    if (src->kernel_hosts)
+        snprintf(kernel, sizeof kernel, "kernel events of %zu host%s", src->kernel_hosts,
+                 src->kernel_hosts == 1 ? "" : "s");
+    if (src->shim_files)
+        snprintf(shim, sizeof shim, "%sthe context switches %zu process%s recorded (NCCLTAP_OS)",
+                 *kernel ? ", and " : "", src->shim_files, src->shim_files == 1 ? "" : "es");
+    fprintf(out, "\nOS interference (%s%s; %zu calling and %zu NCCL threads followed)\n", kernel, shim,
+            nthreads[0], nthreads[1]);
+    if (src->shim_unused)
+        fprintf(out, "  The kernel events are used for %zu process%s that also recorded their context "
+                "switches: the same switches, not counted twice.\n", src->shim_unused,
+                src->shim_unused == 1 ? "" : "es");
+    if (src->lost || src->dropped)
+        fprintf(out, "  Incomplete: %" PRIu64 " context-switch records lost to full rings, %" PRIu64
+                " intervals dropped past the shim's bound.\n", src->lost, src->dropped);
+}
+
+/* Why there is no view at all. */
+static void print_none(const struct report *r, const struct os_sources *src, FILE *out)
+{
+    if (src->refused)
+        fprintf(out, "\nOS interference: not recorded: in %zu process%s %s\n", src->refused,
+                src->refused == 1 ? "" : "es", src->note);
+    else if (src->off)
+        fprintf(out, "\nOS interference: not recorded (NCCLTAP_OS=off)\n");
+    else if (r->from_trace)
         fprintf(out, "\nOS interference: the trace has no kernel events (record them with "
                 "nccltap run --lttng --kernel)\n");
+}
+
+void print_os_interference(const struct report *r, const struct report_summary *s, FILE *out)
+{
+    struct os_sources src = os_sources(r);
+    if (!src.kernel_hosts && !src.shim_files) {
+        print_none(r, &src, out);
         return;
     }
     const struct os_interference *os = &s->os;
     size_t nthreads[2] = { 0, 0 };
     for (size_t i = 0; i < os->nthreads; i++)
         nthreads[os->threads[i].nccl]++;
-    fprintf(out, "\nOS interference (kernel events of %zu host%s; %zu calling and %zu NCCL "
-            "threads followed)\n", r->nkernels, r->nkernels == 1 ? "" : "s", nthreads[0],
-            nthreads[1]);
+    print_sources(&src, nthreads, out);
     if (!os->nrows) {
         fprintf(out, "  none: no op's threads lost %d us or more to preemption or "
                 "interrupts\n", OS_ROW_MIN_NS / 1000);
@@ -63,5 +94,6 @@ void print_os_interference(const struct report *r, const struct report_summary *
             "  the collective last, late_us after the first, from the first's start) the\n"
             "  rank's calling and NCCL threads: offcpu_us not running (preempt: runnable\n"
             "  while \"preempted by\" had the CPU; the rest waiting), irq_us in interrupt\n"
-            "  handlers on their CPUs.\n");
+            "  handlers on their CPUs.%s\n", src.shim_files ? "\n  From a process's own records (NCCLTAP_OS) "
+            "the kernel does not say who ran\n  instead, nor the interrupts." : "");
 }
