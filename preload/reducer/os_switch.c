@@ -82,8 +82,8 @@ static void refuse(int err)
     }
     snprintf(note, sizeof note, "perf_event_open refused (%s; kernel.perf_event_paranoid is %s)",
              strerror(err), paranoid);
-    tap_log("NCCLTAP_OS=switch: %s: no context switches are recorded (the job is not affected; "
-            "NCCLTAP_OS=off says nothing)", note);
+    tap_log("NCCLTAP_OS=switch: %s: no context switches are recorded, the job runs as before "
+            "(NCCLTAP_OS=off: not tried)", note);
 }
 
 static int open_event(uint32_t tid)

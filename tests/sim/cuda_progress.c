@@ -150,6 +150,15 @@ void sim_progress_watch(struct CUstream_st *s)
 void sim_progress_wait(void)
 {
     ensure_thread();
+    if (sim_spin()) {
+        /* NCCLSIM_SPIN: let go of the lock and spin a while, never sleep. */
+        pthread_mutex_unlock(&lock);
+        uint64_t until = sim_now_ns() + POLL_FIRST_NS;
+        while (sim_now_ns() < until)
+            ;
+        pthread_mutex_lock(&lock);
+        return;
+    }
     struct timespec until = sim_timespec_ns(sim_now_ns() + POLL_MAX_NS);
     pthread_cond_timedwait(&resolved, &lock, &until);
 }
