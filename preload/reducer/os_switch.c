@@ -41,6 +41,7 @@ static char note[192];
 static size_t page;
 static uint64_t next_scan_ns;
 static uint32_t last_tid;
+static bool busy;  /* the last poll found a ring over a quarter full */
 
 static bool wanted(void)
 {
@@ -189,6 +190,7 @@ static void drain(struct followed *t)
     uint64_t size = TAP_OS_RING_PAGES * page;
     uint64_t head = __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = t->ring->data_tail;
+    busy |= head - tail > size / 4;
     while (tail + sizeof(struct perf_event_header) <= head) {
         union {
             struct perf_event_header h;
@@ -246,6 +248,7 @@ static void scan_tasks(void)
 
 void tap_os_poll(void)
 {
+    busy = false;
     if (!wanted())
         return;
     for (unsigned i = 0; i < nthreads; i++)
@@ -259,6 +262,11 @@ void tap_os_poll(void)
         if (threads[i].fd >= 0 && !alive(threads[i].info.tid))
             let_go(&threads[i]);
     scan_tasks();
+}
+
+bool tap_os_busy(void)
+{
+    return busy;
 }
 
 const struct tap_os_view *tap_os_view(void)

@@ -10,6 +10,7 @@
 #ifndef NCCLTAP_OS_SWITCH_H
 #define NCCLTAP_OS_SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "writers/snapshot.h"
@@ -18,7 +19,7 @@
 #define TAP_OS_MAX_THREADS 64
 #define TAP_OS_MAX_OFF 16384
 /* Data pages of each thread's ring (a power of two), plus one of header. */
-#define TAP_OS_RING_PAGES 8
+#define TAP_OS_RING_PAGES 16
 
 /* A thread that called NCCL: followed from now on (once per thread). */
 void tap_os_follow(uint32_t tid);
@@ -26,6 +27,10 @@ void tap_os_follow(uint32_t tid);
 /* Reads every ring; every second, looks for NCCL's threads and lets go of
  * threads that exited. Cheap when nothing happened: one load per thread. */
 void tap_os_poll(void);
+
+/* Whether the last poll found a ring over a quarter full: the reducer must
+ * not nap long (runtime.c), or the next records overrun it. */
+bool tap_os_busy(void);
 
 /* What the writers print; valid until the next poll. */
 const struct tap_os_view *tap_os_view(void);
