@@ -283,6 +283,7 @@ struct kernel_trace {
     bool from_shim;
     uint64_t lost;       /* from_shim: records the kernel could not write (ring overruns) */
     uint64_t dropped;    /* from_shim: intervals the shim dropped past its bound */
+    uint64_t unfollowed; /* from_shim: threads it could not follow (past its bound, no ring) */
     uint32_t ncpus;      /* the highest CPU seen + 1 */
     uint64_t first_ns, last_ns;
     struct sched_switch *switches;

@@ -23,7 +23,7 @@ struct os_sources os_sources(const struct report *r)
         else if (f->os)
             s.shim_unused++;
         if (f->os)
-            s.lost += f->os->lost, s.dropped += f->os->dropped;
+            s.lost += f->os->lost, s.dropped += f->os->dropped, s.unfollowed += f->os->unfollowed;
         else if (f->os_mode && f->os_note && *f->os_note)
             s.refused++, s.note = f->os_note;
         else if (f->os_mode && strcmp(f->os_mode, "off") == 0)

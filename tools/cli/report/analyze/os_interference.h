@@ -90,6 +90,7 @@ struct os_sources {
     const char *note;      /* ... and why (one of them) */
     size_t off;            /* processes with NCCLTAP_OS=off */
     uint64_t lost, dropped;  /* the shim's records lost (ring overruns), dropped (bound) */
+    uint64_t unfollowed;     /* threads the shim could not follow */
 };
 struct os_sources os_sources(const struct report *r);
 

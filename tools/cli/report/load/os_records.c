@@ -95,9 +95,11 @@ int report_load_os(struct report *r, json_t *root, struct rank_file *f, char *wh
     struct kernel_trace *k = report_alloc(r, sizeof *k);
     k->host = f->host;
     k->from_shim = true;
-    json_t *lost = json_object_get(os, "lost"), *dropped = json_object_get(os, "dropped");
+    json_t *lost = json_object_get(os, "lost"), *dropped = json_object_get(os, "dropped"),
+           *unfollowed = json_object_get(os, "unfollowed");
     k->lost = json_is_integer(lost) ? (uint64_t)json_integer_value(lost) : 0;
     k->dropped = json_is_integer(dropped) ? (uint64_t)json_integer_value(dropped) : 0;
+    k->unfollowed = json_is_integer(unfollowed) ? (uint64_t)json_integer_value(unfollowed) : 0;
     load_threads(r, threads, f, k);
     k->switches = report_alloc(r, (2 * n + 1) * sizeof *k->switches);
     for (size_t i = 0; i < n; i++) {

@@ -351,10 +351,11 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
 /* Where the OS view came from (analyze/os_interference.h, os_sources). */
 static json_t *os_sources_json(const struct os_sources *o)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:s?, s:I, s:I, s:I}", "kernel_hosts", (json_int_t)o->kernel_hosts,
+    return json_pack("{s:I, s:I, s:I, s:I, s:s?, s:I, s:I, s:I, s:I}", "kernel_hosts", (json_int_t)o->kernel_hosts,
                      "shim_processes", (json_int_t)o->shim_files, "shim_unused", (json_int_t)o->shim_unused,
                      "refused", (json_int_t)o->refused, "refused_why", o->note, "off", (json_int_t)o->off,
-                     "lost", (json_int_t)o->lost, "dropped", (json_int_t)o->dropped);
+                     "lost", (json_int_t)o->lost, "dropped", (json_int_t)o->dropped,
+                     "unfollowed", (json_int_t)o->unfollowed);
 }
 
 int report_print_json(const struct report *r, const struct report_summary *s, FILE *out)

@@ -32,9 +32,10 @@ static void print_sources(const struct os_sources *src, const size_t nthreads[2]
         fprintf(out, "  The kernel events are used for %zu process%s that also recorded their context "
                 "switches: the same switches, not counted twice.\n", src->shim_unused,
                 src->shim_unused == 1 ? "" : "es");
-    if (src->lost || src->dropped)
+    if (src->lost || src->dropped || src->unfollowed)
         fprintf(out, "  Incomplete: %" PRIu64 " context-switch records lost to full rings, %" PRIu64
-                " intervals dropped past the shim's bound.\n", src->lost, src->dropped);
+                " intervals dropped past the shim's bound, %" PRIu64 " threads not followed.\n", src->lost,
+                src->dropped, src->unfollowed);
 }
 
 /* Why there is no view at all. */
