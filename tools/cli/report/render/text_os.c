@@ -38,6 +38,26 @@ static void print_sources(const struct os_sources *src, const size_t nthreads[2]
                 src->dropped, src->unfollowed);
 }
 
+static void print_row(const struct report *r, const struct os_row *w, bool kernel, FILE *out)
+{
+    char op[SHOWN_MAX], by[SHOWN_MAX], thread[SHOWN_MAX];
+    char late[16] = "-";
+    if (w->straggler)
+        snprintf(late, sizeof late, "%.1f", us(w->wait_ns));
+    fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9s  %9.1f  %9.1f  ", w->op->rank, w->op->comm,
+            w->op->seq, shown(report_name(r, w->op->op), op), late, us(w->offcpu_ns), us(w->preempted_ns));
+    if (kernel) {
+        char irq[40];
+        if (w->irq_name)
+            snprintf(irq, sizeof irq, "%d %s", w->irq, shown(w->irq_name, by));
+        else
+            snprintf(irq, sizeof irq, "-");
+        fprintf(out, "%-16s  %8.1f  %-16s  ", w->preempted_by ? shown(w->preempted_by, by) : "-", us(w->irq_ns),
+                irq);
+    }
+    fprintf(out, "%s (%d)\n", w->thread ? shown(w->thread->comm, thread) : "-", w->thread ? w->thread->tid : 0);
+}
+
 /* Why there is no view at all. */
 static void print_none(const struct report *r, const struct os_sources *src, FILE *out)
 {
@@ -68,26 +88,15 @@ void print_os_interference(const struct report *r, const struct report_summary *
                 "interrupts\n", OS_ROW_MIN_NS / 1000);
         return;
     }
-    fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %9s  %-16s  %8s  %-16s  %s\n", "rank",
-            "comm", "seq", "op", "late_us", "offcpu_us", "preempt", "preempted by", "irq_us", "irq",
-            "thread");
-    for (size_t i = 0; i < os->nrows && i < OS_ROWS_SHOWN; i++) {
-        const struct os_row *w = &os->rows[i];
-        char irq[40], op[SHOWN_MAX], by[SHOWN_MAX], thread[SHOWN_MAX];
-        if (w->irq_name)
-            snprintf(irq, sizeof irq, "%d %s", w->irq, shown(w->irq_name, by));
-        else
-            snprintf(irq, sizeof irq, "-");
-        char late[16] = "-";
-        if (w->straggler)
-            snprintf(late, sizeof late, "%.1f", us(w->wait_ns));
-        fprintf(out, "  %4d  %016" PRIx64 "  %6" PRIu64 "  %-13s  %9s  %9.1f  %9.1f  %-16s  %8.1f  "
-                "%-16s  %s (%d)\n", w->op->rank, w->op->comm, w->op->seq,
-                shown(report_name(r, w->op->op), op), late, us(w->offcpu_ns), us(w->preempted_ns),
-                w->preempted_by ? shown(w->preempted_by, by) : "-",
-                us(w->irq_ns), irq, w->thread ? shown(w->thread->comm, thread) : "-",
-                w->thread ? w->thread->tid : 0);
-    }
+    /* Who ran instead and the interrupts come from kernel traces only. */
+    bool kernel = src.kernel_hosts > 0;
+    fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %9s  ", "rank", "comm", "seq", "op", "late_us",
+            "offcpu_us", "preempt");
+    if (kernel)
+        fprintf(out, "%-16s  %8s  %-16s  ", "preempted by", "irq_us", "irq");
+    fprintf(out, "thread\n");
+    for (size_t i = 0; i < os->nrows && i < OS_ROWS_SHOWN; i++)
+        print_row(r, &os->rows[i], kernel, out);
     if (os->nrows > OS_ROWS_SHOWN)
         fprintf(out, "  ... %zu more ops (nccltap report --json)\n", os->nrows - OS_ROWS_SHOWN);
     fprintf(out,
@@ -96,5 +105,6 @@ void print_os_interference(const struct report *r, const struct report_summary *
             "  rank's calling and NCCL threads: offcpu_us not running (preempt: runnable\n"
             "  while \"preempted by\" had the CPU; the rest waiting), irq_us in interrupt\n"
             "  handlers on their CPUs.%s\n", src.shim_files ? "\n  From a process's own records (NCCLTAP_OS) "
-            "the kernel does not say who ran\n  instead, nor the interrupts." : "");
+            "the kernel does not say who ran\n  instead, nor the interrupts: without a kernel trace "
+            "those columns are left out." : "");
 }
