@@ -140,5 +140,7 @@ int main(int argc, char **argv)
            rounds, trips);
     double records = (double)bytes / 32 / (double)rounds / (double)trips;
     printf("%.2f switch records a round trip; per record: %.1f ns\n", records, (m_on - m_off) / records);
+    free(on);
+    free(off);
     return 0;
 }
