@@ -13,6 +13,8 @@ usage: os_test.py --bin BUILD/bin CASE
   healthy     no competitor: no rank is named above noise
   nobody      competitor, run as the unprivileged user nobody (setpriv):
               the same verdict (root needed to switch user: 77 without)
+  lttng       competitor under `nccltap run --lttng`, the report read from
+              the trace alone (the records as nccltap:os_offcpu events)
   refused     perf_event_open refused by a seccomp filter (no_perf_event):
               one line per process says so, the report is otherwise whole;
               NCCLTAP_OS=off: nothing tried, nothing said
@@ -78,6 +80,7 @@ class Run:
         self.work = tempfile.mkdtemp(prefix="nccltap-os-")
         os.chmod(self.work, 0o777)  # the nobody case writes in it
         self.dir = os.path.join(self.work, "out")
+        self.path = self.dir  # what the report reads: the rank files, or the trace
 
     def env(self, **kv):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCLTAP_", "NCCLSIM_"))}
@@ -86,11 +89,12 @@ class Run:
         env.update({k: str(v) for k, v in kv.items()})
         return env
 
-    def job(self, competitor, prefix=(), **env):
+    def job(self, competitor, prefix=(), lttng=False, **env):
         shutil.rmtree(self.dir, ignore_errors=True)
         for f in glob.glob(os.path.join(self.work, "id*")):
             os.unlink(f)
-        cmd = list(prefix) + [self.nccltap, "run", "--sim", "--dir", self.dir, "--", "sh", "-c", RANKS_SH]
+        cmd = (list(prefix) + [self.nccltap, "run", "--sim"] + (["--lttng"] if lttng else []) +
+               ["--dir", self.dir, "--", "sh", "-c", RANKS_SH])
         busy0, own0 = cpu_busy_s(), children_cpu_s()
         p = subprocess.run(cmd, env=self.env(COMPETITOR=int(competitor), **env), capture_output=True,
                            text=True, timeout=120)
@@ -102,7 +106,7 @@ class Run:
         return p.stderr
 
     def report(self, *args):
-        p = subprocess.run([self.nccltap, "report", *args, self.dir], capture_output=True, text=True,
+        p = subprocess.run([self.nccltap, "report", *args, self.path], capture_output=True, text=True,
                            timeout=120, env=self.env())
         check(p.returncode == 0, "report %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr[-2000:]))
         return p.stdout
@@ -245,6 +249,16 @@ def nobody(run):
     assert_named(run)
 
 
+def lttng(run):
+    if not shutil.which("lttng-sessiond"):
+        check(os.environ.get("CI") != "true", "lttng-sessiond is not installed")
+        print("SKIP: lttng-sessiond is not installed")
+        sys.exit(SKIP)
+    run.job(True, lttng=True)
+    run.path = os.path.join(run.dir, "lttng")
+    assert_named(run)
+
+
 def refused(run):
     helper = os.path.join(run.bin, "no_perf_event")
     err = run.job(False, prefix=[helper])
@@ -273,7 +287,7 @@ def refused(run):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused"])
+    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "lttng"])
     a = ap.parse_args()
     if not shutil.which("taskset") or os.cpu_count() < 2:
         check(os.environ.get("CI") != "true", "taskset and 2 CPUs are needed")

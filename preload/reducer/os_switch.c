@@ -17,6 +17,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "base/monotonic.h"
+#include "writers/tracing.h"
 
 /* One thread followed. Its slot stays when it exits (fd -1), so that the
  * intervals it left keep their name. */
@@ -179,8 +180,11 @@ static void on_record(struct followed *t, const struct perf_event_header *h)
         t->out_preempted = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
     } else if (t->out) {
         t->out = false;
-        if (ns >= t->out_ns)
-            keep(&(struct tap_os_off){ t->out_ns, ns, t->info.tid, t->out_cpu, t->out_preempted });
+        if (ns < t->out_ns)
+            return;
+        struct tap_os_off o = { t->out_ns, ns, t->info.tid, t->out_cpu, t->out_preempted };
+        keep(&o);
+        TAP_TRACE(os_offcpu, &o, t->info.comm);
     }
 }
 
