@@ -29,9 +29,9 @@ static void print_sources(const struct os_sources *src, const size_t nthreads[2]
     fprintf(out, "\nOS interference (%s%s; %zu calling and %zu NCCL threads followed)\n", kernel, shim,
             nthreads[0], nthreads[1]);
     if (src->shim_unused)
-        fprintf(out, "  The kernel events are used for %zu process%s that also recorded their context "
-                "switches: the same switches, not counted twice.\n", src->shim_unused,
-                src->shim_unused == 1 ? "" : "es");
+        fprintf(out, "  Kernel events are used for %zu process%s that also recorded %s own context\n"
+                "  switches (NCCLTAP_OS): the same switches, counted once.\n", src->shim_unused,
+                src->shim_unused == 1 ? "" : "es", src->shim_unused == 1 ? "its" : "their");
     if (src->lost || src->dropped || src->unfollowed)
         fprintf(out, "  Incomplete: %" PRIu64 " context-switch records lost to full rings, %" PRIu64
                 " intervals dropped past the shim's bound, %" PRIu64 " threads not followed.\n", src->lost,
