@@ -33,11 +33,13 @@ SKIP = 77
 RANKS = 4
 ITERS = 5000        # about 0.6 s a run here
 LATE_RANK = 2
-# Noise: what a rank loses to the OS on an idle machine is well under 5%
-# (the Findings' own floor); a CPU shared half and half with a spinner costs
-# about 50%. A rank is "named" past 25%, with margin both ways for a
-# 2-CPU machine that other jobs share.
-NAMED_SHARE = 0.25
+# A CPU shared half and half with a spinner costs rank 2 about half of its
+# NCCL time (0.23 to 0.66 seen here, on a machine other jobs shared): it
+# must be named past 15%, first, and at least twice any other rank. Noise:
+# without a competitor, on a quiet machine, no rank may pass 25% (ranks 0, 1
+# and 3 share CPU 0 and preempt each other: up to 15% seen).
+NAMED_SHARE = 0.15
+NOISE_SHARE = 0.25
 ATTEMPTS = 5        # a healthy run spoilt by a neighbour's burst is retried
 # A run is disturbed when other processes than the job's took more than
 # this share of the machine's CPU time meanwhile (/proc/stat less the job's
@@ -167,7 +169,8 @@ def assert_named(run):
     check(src["lost"] == 0, "context-switch records lost: %s" % src)
     found = os_findings(doc)
     print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2), round(f["evidence"]["lost_us"])) for f in found])
-    check(found and rank_of(found[0]) == LATE_RANK, "the worst OS finding is not rank %d: %s" % (LATE_RANK, found))
+    check(found and rank_of(found[0]) == LATE_RANK, "the worst OS finding is not rank %d: %s (sources %s, rows %s)"
+          % (LATE_RANK, found, src, doc.get("os_interference", [])[:3]))
     f = found[0]
     check(f["evidence"]["nccl_time_share"] >= NAMED_SHARE, "rank %d lost %.0f%% of its NCCL time, want >= %.0f%%"
           % (LATE_RANK, 100 * f["evidence"]["nccl_time_share"], 100 * NAMED_SHARE))
@@ -203,10 +206,10 @@ def assert_named(run):
 
 
 def assert_quiet(run):
-    """No rank named past NAMED_SHARE; the section still reads the records."""
+    """No rank named past NOISE_SHARE; the section still reads the records."""
     doc = json.loads(run.report("--json"))
     check(doc["os_sources"]["shim_processes"] == RANKS, "os_sources: %s" % doc["os_sources"])
-    found = [f for f in os_findings(doc) if f["evidence"]["nccl_time_share"] >= NAMED_SHARE]
+    found = [f for f in os_findings(doc) if f["evidence"]["nccl_time_share"] >= NOISE_SHARE]
     print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2)) for f in os_findings(doc)])
     return not found
 
@@ -227,10 +230,10 @@ def healthy(run):
         if assert_quiet(run):
             text = run.report()
             check(not any(l.strip().startswith("OS rank %d" % LATE_RANK) and "descheduled" in l
-                          and float(l.split("descheduled ")[1].split("%")[0]) >= 100 * NAMED_SHARE
+                          and float(l.split("descheduled ")[1].split("%")[0]) >= 100 * NOISE_SHARE
                           for l in section(text, "Findings")), "the text names rank %d" % LATE_RANK)
             return
-        print("attempt %d: a rank lost more than %.0f%%; again" % (attempt + 1, 100 * NAMED_SHARE))
+        print("attempt %d: a rank lost more than %.0f%%; again" % (attempt + 1, 100 * NOISE_SHARE))
     if not quiet_runs:
         print("SKIP: the machine was busy with other work in all %d runs" % ATTEMPTS)
         sys.exit(SKIP)
