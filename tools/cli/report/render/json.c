@@ -348,6 +348,21 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
     return a;
 }
 
+/* Each process's loss over all its ops (the union of their windows). */
+static json_t *os_procs_json(const struct os_interference *os)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < os->nprocs; i++) {
+        const struct os_proc *p = &os->procs[i];
+        const struct rank_file *f = p->file;
+        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:f, s:f, s:f}", "rank",
+                                           f->nranks ? json_integer(f->ranks[0]) : json_null(), "host", f->host,
+                                           "pid", (json_int_t)f->pid, "offcpu_us", p->offcpu_ns / 1e3,
+                                           "preempted_us", p->preempted_ns / 1e3, "irq_us", p->irq_ns / 1e3));
+    }
+    return a;
+}
+
 /* Where the OS view came from (analyze/os_interference.h, os_sources). */
 static json_t *os_sources_json(const struct os_sources *o)
 {
@@ -378,8 +393,10 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     /* Present when a trace had kernel events or a rank file the shim's
      * context-switch records: [] then means none found. */
     struct os_sources src = os_sources(r);
-    if (src.kernel_hosts || src.shim_files)
+    if (src.kernel_hosts || src.shim_files) {
         rc |= member("os_interference", os_json(r, &s->os), false, out);
+        rc |= member("os_processes", os_procs_json(&s->os), false, out);
+    }
     rc |= member("os_sources", os_sources_json(&src), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
     rc |= member("hang", hang_json(r), false, out);

@@ -5,8 +5,10 @@
 #include "escape.h"
 #include "summary.h"
 #include "os_interference.h"
+#include "util.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 /* How many rows the text shows; --json has them all. */
 #define OS_ROWS_SHOWN 20
@@ -58,6 +60,32 @@ static void print_row(const struct report *r, const struct os_row *w, bool kerne
     fprintf(out, "%s (%d)\n", w->thread ? shown(w->thread->comm, thread) : "-", w->thread ? w->thread->tid : 0);
 }
 
+static int cmp_proc_lost(const void *a, const void *b)
+{
+    const struct os_proc *x = *(const struct os_proc *const *)a, *y = *(const struct os_proc *const *)b;
+    uint64_t lx = x->preempted_ns + x->irq_ns, ly = y->preempted_ns + y->irq_ns;
+    return (lx < ly) - (lx > ly);
+}
+
+/* Each process's loss over all its ops (their windows' union), worst first:
+ * the rows below are single ops, and one long preemption spans many. */
+static void print_procs(const struct os_interference *os, FILE *out)
+{
+    const struct os_proc **p = xcalloc(os->nprocs + 1, sizeof *p);
+    size_t n = 0;
+    for (size_t i = 0; i < os->nprocs; i++)
+        if (os->procs[i].preempted_ns + os->procs[i].irq_ns >= OS_ROW_MIN_NS)
+            p[n++] = &os->procs[i];
+    qsort(p, n, sizeof *p, cmp_proc_lost);
+    for (size_t i = 0; i < n && i < OS_ROWS_SHOWN; i++) {
+        const struct rank_file *f = p[i]->file;
+        fprintf(out, "  rank %d (pid %lld): over its ops %.1f us off CPU, %.1f us of it preempted, "
+                "%.1f us in interrupts\n", f->nranks ? f->ranks[0] : -1, f->pid, us(p[i]->offcpu_ns),
+                us(p[i]->preempted_ns), us(p[i]->irq_ns));
+    }
+    free(p);
+}
+
 /* Why there is no view at all. */
 static void print_none(const struct report *r, const struct os_sources *src, FILE *out)
 {
@@ -88,6 +116,7 @@ void print_os_interference(const struct report *r, const struct report_summary *
                 "interrupts\n", OS_ROW_MIN_NS / 1000);
         return;
     }
+    print_procs(os, out);
     /* Who ran instead and the interrupts come from kernel traces only. */
     bool kernel = src.kernel_hosts > 0;
     fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %9s  ", "rank", "comm", "seq", "op", "late_us",
