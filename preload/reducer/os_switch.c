@@ -16,7 +16,8 @@
 
 #include "base/config.h"
 #include "base/log.h"
-#include "base/monotonic.h"
+#include "state/callers.h"
+#include "state/comm_registry.h"
 #include "writers/tracing.h"
 
 /* One thread followed. Its slot stays when it exits (fd -1), so that the
@@ -41,7 +42,8 @@ static bool refused;
 static char note[192];
 static size_t page;
 static uint64_t next_scan_ns;
-static uint32_t last_tid;
+static unsigned comms_at_scan;  /* communicators when /proc/self/task was last read */
+static unsigned callers_seen;  /* state/callers.h slots followed (or tried) */
 static bool busy;  /* the last poll found a ring over a quarter full */
 
 static bool wanted(void)
@@ -147,13 +149,21 @@ static struct followed *find(uint32_t tid)
     return NULL;
 }
 
-void tap_os_follow(uint32_t tid)
+/* The threads that called NCCL since the last poll. */
+static void follow_callers(void)
 {
-    if (tid == last_tid || !tid || !wanted())
-        return;
-    last_tid = tid;
-    if (!find(tid))
-        follow(tid, false);
+    unsigned n = tap_callers_count();
+    for (; callers_seen < n && wanted(); callers_seen++) {
+        if (callers_seen >= TAP_CALLERS_MAX) {
+            view.unfollowed++;
+            continue;
+        }
+        uint32_t tid = tap_caller_at(callers_seen);
+        if (!tid)
+            return;  /* its slot is being filled: next poll */
+        if (!find(tid))
+            follow(tid, false);
+    }
 }
 
 /* One record of t's ring. Switch records carry sample_id: pid, tid, time, cpu. */
@@ -255,16 +265,29 @@ void tap_os_poll(void)
     busy = false;
     if (!wanted())
         return;
+    follow_callers();
     for (unsigned i = 0; i < nthreads; i++)
         if (threads[i].fd >= 0)
             drain(&threads[i]);
-    uint64_t now = tap_monotonic_ns();
-    if (now < next_scan_ns)
+}
+
+void tap_os_tend(uint64_t now)
+{
+    if (!wanted())
         return;
-    next_scan_ns = now + 1000000000ull;
+    /* NCCL starts its threads as it makes a communicator: look soon after
+     * one is made (at most every second), else every 10 s; reading
+     * /proc costs what a thousand calls do. */
+    unsigned comms = tap_comm_count();
+    if (now < next_scan_ns && (comms == comms_at_scan || now + 9000000000ull < next_scan_ns))
+        return;
+    next_scan_ns = now + 10000000000ull;
+    comms_at_scan = comms;
     for (unsigned i = 0; i < nthreads; i++)
-        if (threads[i].fd >= 0 && !alive(threads[i].info.tid))
+        if (threads[i].fd >= 0 && !alive(threads[i].info.tid)) {
+            drain(&threads[i]);
             let_go(&threads[i]);
+        }
     scan_tasks();
 }
 
@@ -292,7 +315,9 @@ void tap_os_reset(void)
         if (threads[i].fd >= 0)
             let_go(&threads[i]);
     nthreads = noff = off_first = 0;
-    last_tid = 0;
+    callers_seen = 0;
+    tap_callers_reset();
     next_scan_ns = 0;
+    comms_at_scan = 0;
     memset(&view, 0, sizeof view);
 }

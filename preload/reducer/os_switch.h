@@ -21,12 +21,15 @@
 /* Data pages of each thread's ring (a power of two), plus one of header. */
 #define TAP_OS_RING_PAGES 16
 
-/* A thread that called NCCL: followed from now on (once per thread). */
-void tap_os_follow(uint32_t tid);
-
-/* Reads every ring; every second, looks for NCCL's threads and lets go of
- * threads that exited. Cheap when nothing happened: one load per thread. */
+/* Follows the threads that called NCCL since the last poll (they register
+ * themselves: state/callers.h) and reads every ring: a load per thread when
+ * nothing happened. Each reducer pass. */
 void tap_os_poll(void);
+
+/* With the time (CLOCK_MONOTONIC ns) after a pass: looks for NCCL's threads
+ * (named "NCCL...") soon after a communicator is made, and every 10 s, and
+ * lets go of threads that exited. */
+void tap_os_tend(uint64_t now);
 
 /* Whether the last poll found a ring over a quarter full: the reducer must
  * not nap long (runtime.c), or the next records overrun it. */

@@ -179,7 +179,6 @@ static void gather(const struct tap_op_rec *op)
 
 static void on_op(const struct tap_op_rec *op)
 {
-    tap_os_follow(op->tid);
     if (op->group_id) {
         gather(op);
         return;

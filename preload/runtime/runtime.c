@@ -126,6 +126,7 @@ static void *reducer_main(void *arg)
         unsigned handled = tap_reducer_pass(PASS_RECORDS);
         sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);
         uint64_t now = tap_monotonic_ns();
+        tap_os_tend(now);
         if (tap_hang_check(now, tap_reducer_each_pending)) {
             tap_reducer_snapshot(&snap);
             tap_rank_file_write(&snap, false);
