@@ -15,6 +15,8 @@ usage: os_test.py --bin BUILD/bin CASE
               the same verdict (root needed to switch user: 77 without)
   lttng       competitor under `nccltap run --lttng`, the report read from
               the trace alone (the records as nccltap:os_offcpu events)
+  nccl_thread a thread named "NCCL Proxy 0" (tests/apps/nccl_thread.c) is
+              followed as one of NCCL's, by name
   refused     perf_event_open refused by a seccomp filter (no_perf_event):
               one line per process says so, the report is otherwise whole;
               NCCLTAP_OS=off: nothing tried, nothing said
@@ -267,6 +269,25 @@ def lttng(run):
     assert_named(run)
 
 
+def nccl_thread(run):
+    """NCCL's own threads are found by name: a thread named "NCCL Proxy 0",
+    started after the communicator, is followed and its switches kept."""
+    p = subprocess.run([run.nccltap, "run", "--sim", "--dir", run.dir, "--", os.path.join(run.bin, "nccl_thread")],
+                       env=run.env(), capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "nccl_thread exited %d: %s" % (p.returncode, p.stderr[-2000:]))
+    files = glob.glob(os.path.join(run.dir, "*.json"))
+    check(len(files) == 1, "one rank file: %s" % files)
+    o = json.load(open(files[0]))["os"]
+    named = [t for t in o["threads"] if t["comm"] == "NCCL Proxy 0"]
+    check(len(named) == 1 and named[0]["nccl"], "the thread named NCCL Proxy 0 is followed as NCCL's: %s"
+          % o["threads"])
+    mine = [x for x in o["off"] if x[0] == named[0]["tid"]]
+    check(len(mine) > 50, "%d of its switches kept, want > 50 (it sleeps every 1.2 ms)" % len(mine))
+    text = run.report()
+    check("1 calling and 1 NCCL threads followed" in text, "the section counts it: %s"
+          % [l for l in text.split("\n") if l.startswith("OS interference")])
+
+
 def refused(run):
     helper = os.path.join(run.bin, "no_perf_event")
     err = run.job(False, prefix=[helper])
@@ -295,7 +316,7 @@ def refused(run):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "lttng"])
+    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "lttng", "nccl_thread"])
     a = ap.parse_args()
     if not shutil.which("taskset") or os.cpu_count() < 2:
         check(os.environ.get("CI") != "true", "taskset and 2 CPUs are needed")
