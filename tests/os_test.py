@@ -191,7 +191,8 @@ def assert_named(run):
     text = run.report()
     block = section(text, "Findings")
     print("\n".join(block))
-    lines = [l for l in block if l.strip().startswith("OS rank")]
+    # An OS finding is two lines: the process, then its worst op.
+    lines = [l + " " + block[i + 1].strip() for i, l in enumerate(block[:-1]) if l.strip().startswith("OS rank")]
     check(lines and lines[0].strip().startswith("OS rank %d " % LATE_RANK),
           "the Findings' first OS line is not rank %d's: %s" % (LATE_RANK, block))
     for word in ("descheduled", "its calling thread was off CPU for", "during AllReduce seq", "preempted"):

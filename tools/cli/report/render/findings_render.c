@@ -194,18 +194,25 @@ static void print_os_finding(const struct finding *f, FILE *out)
     if (f->by)
         fprintf(out, ", mostly for %s", shown(f->by, by));
     fputc(')', out);
-    if (!f->op)
+}
+
+/* The OS finding's worst op: its thread, the time off the CPU, preempted.
+ * `sep` before it: a new line in the text (120 columns), "; " elsewhere. */
+static void print_os_worst(const struct finding *f, const char *sep, FILE *out)
+{
+    if (f->kind != FINDING_OS || !f->op)
         return;
     char off[32], pre[32], thread[SHOWN_MAX];
-    fprintf(out, "; its %s thread%s%s was off CPU for %s during %s seq %" PRIu64, f->nccl_thread ? "NCCL" : "calling",
-            f->nccl_thread ? " " : "", f->nccl_thread && f->thread ? shown(f->thread, thread) : "",
-            duration(f->offcpu_us, off), f->op, f->seq);
+    fprintf(out, "%sits %s thread%s%s was off CPU for %s during %s seq %" PRIu64, sep,
+            f->nccl_thread ? "NCCL" : "calling", f->nccl_thread ? " " : "",
+            f->nccl_thread && f->thread ? shown(f->thread, thread) : "", duration(f->offcpu_us, off), f->op,
+            f->seq);
     if (f->preempted_us > 0)
         fprintf(out, ", preempted %s", duration(f->preempted_us, pre));
 }
 
 /* One finding, no newline: the line's evidence, then where to look. */
-static void print_finding(const struct finding *f, FILE *out)
+static void print_finding(const struct finding *f, const char *sep, FILE *out)
 {
     fprintf(out, "%s ", kind_names[f->kind]);
     switch (f->kind) {
@@ -217,6 +224,7 @@ static void print_finding(const struct finding *f, FILE *out)
         break;
     case FINDING_OS:
         print_os_finding(f, out);
+        print_os_worst(f, sep, out);
         break;
     default:
         print_slow_finding(f, out);
@@ -248,7 +256,7 @@ int print_findings(const struct report_summary *s, FILE *out)
         print_healthy(fs, out);
     for (size_t i = 0; i < fs->n; i++) {
         fputs("  ", out);
-        print_finding(&fs->v[i], out);
+        print_finding(&fs->v[i], "\n    ", out);
         fputc('\n', out);
     }
     return fs->n ? 1 : 0;
@@ -266,7 +274,7 @@ char *finding_line(const struct finding *f)
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return NULL;
-    print_finding(f, m);
+    print_finding(f, "; ", m);
     fclose(m);
     return buf;
 }
