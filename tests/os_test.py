@@ -38,11 +38,13 @@ ITERS = 5000        # about 0.6 s a run here
 LATE_RANK = 2
 # A CPU shared half and half with a spinner costs rank 2 about half of its
 # NCCL time (0.23 to 0.66 seen here, on a machine other jobs shared): it
-# must be named past 15%, first, and at least twice any other rank. Noise:
-# without a competitor, on a quiet machine, no rank may pass 25% (ranks 0, 1
-# and 3 share CPU 0 and preempt each other: up to 15% seen).
+# must be named first, past 15%. Noise: without a competitor, on a quiet
+# machine, rank 2 (alone on CPU 1) may not pass 25%; ranks 0, 1 and 3 share
+# CPU 0 by the test's design (4 ranks, 2 CPUs) and preempt each other (up
+# to 15% seen, 30% under ASan), so they may not pass 50%.
 NAMED_SHARE = 0.15
 NOISE_SHARE = 0.25
+SHARED_CPU_NOISE = 0.50
 ATTEMPTS = 5        # a healthy run spoilt by a neighbour's burst is retried
 # A run is disturbed when other processes than the job's took more than
 # this share of the machine's CPU time meanwhile (/proc/stat less the job's
@@ -178,9 +180,6 @@ def assert_named(run):
     check(f["evidence"]["nccl_time_share"] >= NAMED_SHARE, "rank %d lost %.0f%% of its NCCL time, want >= %.0f%%"
           % (LATE_RANK, 100 * f["evidence"]["nccl_time_share"], 100 * NAMED_SHARE))
     check(f["evidence"]["worst_preempted_us"] > 1000, "its worst op was preempted %.0f us, want > 1 ms" % f["evidence"]["worst_preempted_us"])
-    for g in found[1:]:
-        check(g["evidence"]["nccl_time_share"] < f["evidence"]["nccl_time_share"] / 2,
-              "rank %d is named near rank %d: %s" % (rank_of(g), LATE_RANK, found))
     procs = sorted(doc["os_processes"], key=lambda p: -p["preempted_us"])
     check(procs and procs[0]["rank"] == LATE_RANK and procs[0]["preempted_us"] > 1000,
           "os_processes do not start with rank %d's, preempted: %s" % (LATE_RANK, procs))
@@ -214,10 +213,12 @@ def assert_named(run):
 
 
 def assert_quiet(run):
-    """No rank named past NOISE_SHARE; the section still reads the records."""
+    """Rank 2 not named past NOISE_SHARE, the others (sharing CPU 0) not past
+    SHARED_CPU_NOISE; the section still reads the records."""
     doc = json.loads(run.report("--json"))
     check(doc["os_sources"]["shim_processes"] == RANKS, "os_sources: %s" % doc["os_sources"])
-    found = [f for f in os_findings(doc) if f["evidence"]["nccl_time_share"] >= NOISE_SHARE]
+    found = [f for f in os_findings(doc) if f["evidence"]["nccl_time_share"] >=
+             (NOISE_SHARE if rank_of(f) == LATE_RANK else SHARED_CPU_NOISE)]
     print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2)) for f in os_findings(doc)])
     return not found
 
@@ -237,11 +238,11 @@ def healthy(run):
         quiet_runs += 1
         if assert_quiet(run):
             text = run.report()
-            check(not any(l.strip().startswith("OS rank %d" % LATE_RANK) and "descheduled" in l
+            check(not any(l.strip().startswith("OS rank %d " % LATE_RANK) and "descheduled" in l
                           and float(l.split("descheduled ")[1].split("%")[0]) >= 100 * NOISE_SHARE
                           for l in section(text, "Findings")), "the text names rank %d" % LATE_RANK)
             return
-        print("attempt %d: a rank lost more than %.0f%%; again" % (attempt + 1, 100 * NOISE_SHARE))
+        print("attempt %d: a rank lost more than noise; again" % (attempt + 1))
     if not quiet_runs:
         print("SKIP: the machine was busy with other work in all %d runs" % ATTEMPTS)
         sys.exit(SKIP)
