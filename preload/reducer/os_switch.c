@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
