@@ -23,6 +23,7 @@
 #include "writers/load_map.h"
 #include "base/op_record.h"
 #include "writers/ops_log.h"
+#include "writers/snapshot.h"
 #include "stats/stats.h"
 
 LTTNG_UST_TRACEPOINT_ENUM(nccltap, op_enum,
@@ -131,6 +132,20 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
         lttng_ust_field_float(double, algbw_gbs, c->algbw_gbs)
         lttng_ust_field_float(double, busbw_gbs, c->busbw_gbs)
         lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)))
+
+/* NCCLTAP_OS=switch: a followed thread (one that calls NCCL, or one of
+ * NCCL's, named `comm`) was off its CPU from out_ns to in_ns (CLOCK_MONOTONIC),
+ * having left `cpu`; preempted 1: it was still runnable. Emitted by the
+ * reducer when it reads the switch back in, so after both times. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, os_offcpu,
+    LTTNG_UST_TP_ARGS(const struct tap_os_off *, o, const char *, comm),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint32_t, tid, o->tid)
+        lttng_ust_field_string(comm, comm)
+        lttng_ust_field_integer(uint16_t, cpu, o->cpu)
+        lttng_ust_field_integer(uint64_t, out_ns, o->out_ns)
+        lttng_ust_field_integer(uint64_t, in_ns, o->in_ns)
+        lttng_ust_field_integer(uint8_t, preempted, o->preempted)))
 
 /* The hang watchdog fired (NCCLTAP_HANG_TIMEOUT_S): the oldest timed op
  * not complete, whether its GPU start event completed (the rank arrived)

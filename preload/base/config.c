@@ -129,6 +129,17 @@ static enum tap_lttng_mode env_lttng(void)
     return TAP_LTTNG_AUTO;
 }
 
+static bool env_os(void)
+{
+    const char *s = getenv("NCCLTAP_OS");
+    if (!s || !*s || !strcmp(s, "switch"))
+        return true;
+    if (!strcmp(s, "off"))
+        return false;
+    tap_log("NCCLTAP_OS=%s is not valid: expected switch or off; using switch", s);
+    return true;
+}
+
 int tap_parse_flag(const char *s, bool *value)
 {
     if (!strcmp(s, "0") || !strcmp(s, "1")) {
@@ -392,6 +403,7 @@ void tap_config_load(void)
     if (!tap_run_id_of_launcher(c->run_id, sizeof c->run_id, getenv))
         tap_run_id_of_process_group(c->run_id, sizeof c->run_id);
     c->lttng = env_lttng();
+    c->os_switch = env_os();
     c->callsite_depth = env_u32("NCCLTAP_CALLSITE_DEPTH", 1, 0, TAP_CALLSITE_MAX_DEPTH);
     const char *skip = getenv("NCCLTAP_CALLSITE_SKIP");
     if (skip && strlen(skip) >= sizeof c->callsite_skip)

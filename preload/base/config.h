@@ -41,6 +41,7 @@ struct tap_config {
     uint32_t ops_max_mb;         /* NCCLTAP_OPS_MAX_MB: bound of the per-op file, 0: none */
     uint32_t job_ranks, job_nodes; /* the launcher's world: ranks and nodes, 0 unknown */
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
+    bool os_switch;              /* NCCLTAP_OS: switch (true) or off */
     uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */
     char callsite_skip[1024];    /* NCCLTAP_CALLSITE_SKIP: libraries whose frames are skipped */
     char python_skip[1024];      /* NCCLTAP_CALLSITE_PYTHON_SKIP: parts of Python files' paths skipped */

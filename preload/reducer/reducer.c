@@ -18,6 +18,7 @@
 #include "state/sampling.h"
 #include "reducer/busy.h"
 #include "reducer/graph_exec.h"
+#include "reducer/os_switch.h"
 #include "stats/stats.h"
 #include "writers/tracing.h"
 
@@ -518,6 +519,7 @@ unsigned tap_reducer_pass(unsigned max_records)
     if (tap_gpu_ready())
         tap_pools_grow();
     tap_callsites_trace_new();
+    tap_os_poll();
     return handled;
 }
 
@@ -606,6 +608,7 @@ void tap_reducer_snapshot(struct tap_snapshot *s)
         .busy_sum_ns = tap_busy_sum_ns(),
         .progress = progress,
         .nprogress = progress_cap,
+        .os = tap_os_view(),
     };
 }
 
@@ -637,6 +640,7 @@ void tap_reducer_abandon_pending(void)
 void tap_reducer_reset(void)
 {
     memset(&pair_cost, 0, sizeof pair_cost);
+    tap_os_reset();
     tap_busy_reset();
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
     open_groups = NULL;

@@ -26,6 +26,7 @@
 #include "writers/output.h"
 #include "writers/prom_file.h"
 #include "writers/rank_file.h"
+#include "reducer/os_switch.h"
 #include "reducer/reducer.h"
 #include "stats/site_stats.h"
 #include "stats/stats.h"
@@ -51,6 +52,8 @@ static atomic_flag stopped = ATOMIC_FLAG_INIT;
  * queue stays under a quarter full at the rate just seen. */
 static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
 {
+    if (tap_os_busy())
+        return POLL_MIN_NS; /* context-switch records come fast: their rings must not overrun */
     if (!handled && !tap_reducer_has_pending())
         return slept_ns * 2 > POLL_MAX_NS ? POLL_MAX_NS : slept_ns * 2;
     if (tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready())
@@ -124,6 +127,7 @@ static void *reducer_main(void *arg)
         unsigned handled = tap_reducer_pass(PASS_RECORDS);
         sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);
         uint64_t now = tap_monotonic_ns();
+        tap_os_tend(now);
         if (tap_hang_check(now, tap_reducer_each_pending)) {
             tap_reducer_snapshot(&snap);
             tap_rank_file_write(&snap, false);

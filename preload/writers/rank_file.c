@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/monotonic.h"
 #include "writers/ops_log.h"
+#include "writers/os_out.h"
 #include "base/out_file.h"
 #include "writers/output.h"
 #include "nccl/real_nccl.h"
@@ -180,6 +181,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     write_ranks(f);
     write_comms(f);
     tap_callsites_write_json(f);
+    tap_os_write_json(f, snap->os);
     fputs("  \"ops\": [", f);
     for (unsigned i = 0; i < tap_stats_count(); i++) {
         fputs(i ? ",\n" : "\n", f);

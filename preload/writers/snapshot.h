@@ -6,6 +6,7 @@
 #ifndef NCCLTAP_SNAPSHOT_H
 #define NCCLTAP_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Counted by the reducer. */
@@ -39,6 +40,36 @@ struct tap_comm_progress {
     uint8_t oldest_op;
 };
 
+/* The OS's view of the process's threads (reducer/os_switch.c): each time
+ * a followed thread was off its CPU, from perf_event_open's context-switch
+ * records. Times CLOCK_MONOTONIC ns, the clock of the ops. */
+struct tap_os_off {
+    uint64_t out_ns, in_ns;  /* switched out, switched back in */
+    uint32_t tid;
+    uint16_t cpu;            /* the CPU it left */
+    uint8_t preempted;       /* it was runnable: another task took the CPU */
+};
+
+/* A thread followed: one that called NCCL, or one of NCCL's own (by name). */
+struct tap_os_thread {
+    uint32_t tid;
+    char comm[16];
+    bool nccl;
+};
+
+struct tap_os_view {
+    const char *mode;        /* "switch" or "off" */
+    const char *note;        /* why nothing is recorded, "" when recording */
+    uint64_t lost;           /* records the kernel dropped: rings overrun (PERF_RECORD_LOST) */
+    uint64_t dropped;        /* intervals past the bound, the oldest dropped */
+    uint64_t unfollowed;     /* threads past the bound, not followed */
+    const struct tap_os_thread *threads;
+    unsigned nthreads;
+    /* The intervals, oldest first: off[(first + i) % cap] for i < noff. */
+    const struct tap_os_off *off;
+    unsigned noff, first, cap;
+};
+
 struct tap_snapshot {
     struct tap_reducer_counts counts;
     uint64_t pair_cost_ns;       /* host cost of timing one op (its event pair) */
@@ -48,6 +79,7 @@ struct tap_snapshot {
      * communicators past the end have none known. */
     const struct tap_comm_progress *progress;
     unsigned nprogress;
+    const struct tap_os_view *os;  /* never NULL once taken */
 };
 
 #endif

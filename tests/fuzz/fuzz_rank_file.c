@@ -1,6 +1,6 @@
 /* libFuzzer target: the report's reader of per-rank files (rank_parse.c),
  * fed in two pieces as a file is read, then the call-site members it keeps
- * (callsites.c) and the merge of its rows (merge.c), which indexes by
+ * (callsites.c) and its context-switch records (os_records.c), and the merge of its rows (merge.c), which indexes by
  * histogram bucket. Whatever the bytes, no crash, no leak, and a file that
  * is accepted holds only what the model promises. */
 #include "load.h"
@@ -29,6 +29,17 @@ static void check_file(const struct rank_file *f)
             abort();
     if (!f->host || !f->job || !f->nccl_version || !f->timing || !f->timing_note)
         abort();
+    /* The shim's records: each switch names its thread, in time order. */
+    const struct kernel_trace *k = f->os;
+    for (size_t i = 0; k && i < k->nswitches; i++) {
+        const struct sched_switch *s = &k->switches[i];
+        if ((s->prev_tid > 0 ? !s->prev_comm : !s->next_comm) || (i && s->ts_ns < k->switches[i - 1].ts_ns) ||
+            s->cpu >= k->ncpus)
+            abort();
+    }
+    for (size_t i = 0; k && i < k->nthreads; i++)
+        if (!k->threads[i].comm || k->threads[i].tid <= 0)
+            abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = rank_parser_finish(p, why, sizeof why);
     if (rc == 0)
         rc = report_load_callsites(&r, rank_parser_kept(p), &f, why, sizeof why);
+    if (rc == 0)
+        rc = report_load_os(&r, rank_parser_kept(p), &f, why, sizeof why);
     if (rc == 0) {
         check_file(&f);
         /* The file as a run of its own: merge its rows as the report does. */

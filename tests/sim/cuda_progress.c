@@ -27,6 +27,8 @@ static int thread_running;
 #define POLL_FIRST_NS 20000ull
 #define POLL_MAX_NS 250000ull
 
+#define SPIN_POLL_NS 5000000ull
+
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&lock);
@@ -108,6 +110,11 @@ static void *progress_main(void *arg)
         while (!pending)
             pthread_cond_wait(&wake, &lock);
         step = progress_pass() ? POLL_FIRST_NS : (step * 2 > POLL_MAX_NS ? POLL_MAX_NS : step * 2);
+        /* NCCLSIM_SPIN: the host thread resolves its own streams as it
+         * spins; waking at every op would preempt it, as a real GPU's
+         * work never does. Look rarely, for a host thread gone elsewhere. */
+        if (sim_spin())
+            step = SPIN_POLL_NS;
         if (pending) {
             struct timespec until = sim_timespec_ns(sim_now_ns() + step);
             pthread_cond_timedwait(&wake, &lock, &until);
@@ -144,12 +151,22 @@ void sim_progress_watch(struct CUstream_st *s)
         pending = s;
     }
     ensure_thread();
-    pthread_cond_signal(&wake);
+    if (!sim_spin())
+        pthread_cond_signal(&wake);
 }
 
 void sim_progress_wait(void)
 {
     ensure_thread();
+    if (sim_spin()) {
+        /* NCCLSIM_SPIN: let go of the lock and spin a while, never sleep. */
+        pthread_mutex_unlock(&lock);
+        uint64_t until = sim_now_ns() + POLL_FIRST_NS;
+        while (sim_now_ns() < until)
+            ;
+        pthread_mutex_lock(&lock);
+        return;
+    }
     struct timespec until = sim_timespec_ns(sim_now_ns() + POLL_MAX_NS);
     pthread_cond_timedwait(&resolved, &lock, &until);
 }

@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int64_t realtime_offset;
 static pthread_once_t realtime_once = PTHREAD_ONCE_INIT;
@@ -46,8 +49,31 @@ struct timespec sim_timespec_ns(uint64_t t)
     return ts;
 }
 
+/* NCCLSIM_SPIN=1: host waits busy-wait, as CUDA's spin-wait synchronization
+ * (cudaDeviceScheduleSpin, the default with fewer busy threads than cores)
+ * does: the thread never sleeps, so all its time off the CPU is preemption. */
+static bool spin;
+static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
+
+static void read_spin(void)
+{
+    const char *s = getenv("NCCLSIM_SPIN");
+    spin = s && strcmp(s, "1") == 0;
+}
+
+bool sim_spin(void)
+{
+    pthread_once(&spin_once, read_spin);
+    return spin;
+}
+
 void sim_sleep_until_ns(uint64_t t)
 {
+    if (sim_spin()) {
+        while (sim_now_ns() < t)
+            ;
+        return;
+    }
     struct timespec ts = sim_timespec_ns(t);
     /* Absolute sleep: a signal that interrupts it resumes to the same end. */
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)

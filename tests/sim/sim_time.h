@@ -7,6 +7,7 @@
 #ifndef NCCLSIM_TIME_H
 #define NCCLSIM_TIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -19,6 +20,9 @@ uint64_t sim_now_ns(void);
 int64_t sim_realtime_offset_ns(void);
 
 /* Sleeps until CLOCK_MONOTONIC reaches t (returns at once if it has). */
+/* NCCLSIM_SPIN=1: host waits busy-wait instead of sleeping. */
+bool sim_spin(void);
+
 void sim_sleep_until_ns(uint64_t t);
 
 /* CLOCK_MONOTONIC time t as a timespec, for pthread_cond_timedwait on a

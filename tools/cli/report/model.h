@@ -228,6 +228,12 @@ struct rank_file {
     size_t nsites;
     struct module_entry *modules;  /* objects its sites' frames are in (arena) */
     size_t nmodules;
+    /* NCCLTAP_OS: "switch" or "off" (interned), NULL when the file has no
+     * "os" (an older shim, or a trace); os_note why nothing was recorded
+     * ("" when recording); os its records as the kernel's view of its own
+     * threads (arena), NULL when none. */
+    const char *os_mode, *os_note;
+    struct kernel_trace *os;
 };
 
 /* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----
@@ -279,6 +285,15 @@ struct kernel_thread {
 /* The kernel side of one host's trace; each array sorted by time. */
 struct kernel_trace {
     const char *host;    /* the trace's "hostname", as in struct rank_file */
+    /* The source. false: an LTTng kernel session, every task of the host.
+     * true: one process's own records (the shim's NCCLTAP_OS=switch,
+     * perf_event_open), only its followed threads: a switch-out names no
+     * next task (next_tid -1, next_comm NULL), a switch-in no previous one
+     * (prev_tid -1, prev_comm NULL); no wakeups, no interrupts. */
+    bool from_shim;
+    uint64_t lost;       /* from_shim: records the kernel could not write (ring overruns) */
+    uint64_t dropped;    /* from_shim: intervals the shim dropped past its bound */
+    uint64_t unfollowed; /* from_shim: threads it could not follow (past its bound, no ring) */
     uint32_t ncpus;      /* the highest CPU seen + 1 */
     uint64_t first_ns, last_ns;
     struct sched_switch *switches;

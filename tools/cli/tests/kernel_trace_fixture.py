@@ -14,6 +14,9 @@ usage: kernel_trace_fixture.py CASE OUTDIR
                      task ("kworker/7:1") during AllReduce seq 4, which takes
                      that much longer on every rank; nobody arrives late
           clean      the same run with no interference during any op
+          both       straggler, and rank 2's process also recorded its calling
+                     thread's time off the CPU itself (NCCLTAP_OS): the same
+                     preemption as a nccltap:os_offcpu event
   OUTDIR  the session directory (emptied first): OUTDIR/kernel/ and
           OUTDIR/ust/uid/0/64-bit/, each a CTF trace with its own metadata,
           as `lttng` lays a session out
@@ -126,7 +129,7 @@ class Run:
             base = T0 + seq * OP_PERIOD
             entry = [base + 1_000 * r for r in range(NRANKS)]    # the calls, within 5 us
             ret = [e + 8_000 for e in entry]                     # ... return
-            late = self.case == "straggler" and seq == STRAGGLER["seq"]
+            late = self.case in ("straggler", "both") and seq == STRAGGLER["seq"]
             s = STRAGGLER["rank"]
             if late:
                 # Preempted just before its call: it calls 400 us late, and
@@ -141,6 +144,11 @@ class Run:
                             TASK_REPORT_MAX, "python3", PID[s])
                 entry[s] += STRAGGLER["preempt_ns"]
                 ret[s] += STRAGGLER["preempt_ns"]
+                if self.case == "both":
+                    # The shim's reducer reads the switch back in a little later.
+                    self.ust.append((p1 + 20_000, PID[s], PID[s] + 60, "os_offcpu", dict(
+                        tid=PID[s], comm="python3", cpu=MAIN_CPU[s], out_ns=p0, in_ns=p1,
+                        preempted=1)))
             end = max(ret) + OP_US * 1000
             storm = self.case == "irq_storm" and seq == STORM["seq"]
             if storm:
@@ -242,6 +250,7 @@ def kernel_classes(tc, sc):
 
 def ust_classes(tc, sc):
     i32 = lambda: tc.create_signed_integer_field_class(32)
+    u8 = lambda: tc.create_unsigned_integer_field_class(8)
     u16 = lambda: tc.create_unsigned_integer_field_class(16)
     u32 = lambda: tc.create_unsigned_integer_field_class(32)
     u64 = lambda: tc.create_unsigned_integer_field_class(64)
@@ -262,6 +271,8 @@ def ust_classes(tc, sc):
                                 ("start_ns", u64()), ("end_ns", u64()), ("duration_ns", u64()),
                                 ("algbw_gbs", real()), ("busbw_gbs", real()),
                                 ("group_ops", u32())],
+        "nccltap:os_offcpu": [("tid", u32()), ("comm", text()), ("cpu", u16()), ("out_ns", u64()),
+                              ("in_ns", u64()), ("preempted", u8())],
     }
     return {name: sc.create_event_class(name=name, payload_field_class=struct(tc, members))
             for name, members in fields.items()}
@@ -517,7 +528,7 @@ def write(domain, run, path):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("straggler", "irq_storm", "in_op", "clean"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("straggler", "irq_storm", "in_op", "clean", "both"):
         sys.exit(__doc__)
     case, out = sys.argv[1], sys.argv[2]
     shutil.rmtree(out, ignore_errors=True)

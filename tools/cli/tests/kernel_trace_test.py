@@ -60,10 +60,10 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     trace = os.path.join(work, "trace")
-    fixture = "straggler" if case == "no_kernel" else case
+    fixture = {"no_kernel": "straggler", "shim_only": "both"}.get(case, case)
     subprocess.run([py, os.path.join(HERE, "kernel_trace_fixture.py"), fixture, trace],
                    check=True, capture_output=True)
-    if case == "no_kernel":
+    if case in ("no_kernel", "shim_only"):
         shutil.rmtree(os.path.join(trace, "kernel"))
     else:
         # The kernel trace as lttng-modules writes it: comm fields are
@@ -85,6 +85,19 @@ def main():
         check("the trace has no kernel events" in text, "the text says there are none")
         return 1 if FAILED else 0
 
+    if case == "shim_only":
+        # Rank 2's own records alone: the same row, without who ran instead.
+        src = doc["os_sources"]
+        check(src["kernel_hosts"] == 0 and src["shim_processes"] == 1, f"the shim's records of 1 process: {src}")
+        rows = doc.get("os_interference") or [{}]
+        w = rows[0]
+        check(len(rows) == 1 and (w.get("rank"), w.get("seq"), w.get("source")) == (2, 2, "shim"),
+              f"one row, rank 2's seq 2, from the shim: {rows}")
+        check(within(w.get("preempted_us", 0), 400) and w.get("preempted_by") is None and w.get("straggler"),
+              f"400 us preempted, by a task not known, the straggler: {w}")
+        check("the context switches 1 process recorded (NCCLTAP_OS)" in text, "the text names the source")
+        return 1 if FAILED else 0
+
     rows = doc.get("os_interference")
     if not check(isinstance(rows, list), f"os_interference is a list: {doc.keys()}"):
         return 1
@@ -93,7 +106,16 @@ def main():
     if case == "clean":
         check(rows == [], f"no row for a clean run: {rows}")
         check("none: no op's threads lost" in section, f"the section says none:\n{section}")
-    elif case == "straggler":
+    elif case in ("straggler", "both"):
+        if case == "both":
+            # Rank 2's own records of the same switch are left for the
+            # kernel's: counted once, and the report says which it used.
+            src = doc["os_sources"]
+            check(src["kernel_hosts"] == 1 and src["shim_processes"] == 0 and src["shim_unused"] == 1,
+                  f"the kernel trace used, the shim's records of 1 process not: {src}")
+            check(all(w["source"] == "kernel" for w in rows), f"rows from the kernel: {rows}")
+            check("Kernel events are used for 1 process that also recorded its own context" in text,
+                  "the text says which source it used")
         if check(len(rows) == 1, f"one row: {rows}"):
             w = rows[0]
             check((w["rank"], w["seq"], w["op"]) == (2, 2, "AllReduce"),

@@ -182,7 +182,7 @@ def case_bench(nccltap, work):
     check(len(enq) == timed, f"one enqueue instant per op ({len(enq)})")
     threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     check(all((e["pid"], e["tid"]) in threads for e in enq + slices), "every track is named")
-    check_enqueue_threads(events, recs)
+    check_enqueue_threads(events, recs, os_comms(d))
     # Threads of their own (a communicator each) and another datatype: the
     # enqueues on each calling thread's track, not the process's.
     d = bench_run(nccltap, work, "threads", args=("--op", "allreduce,allgather", "--bytes", "1K:4K",
@@ -197,7 +197,7 @@ def case_bench(nccltap, work):
     slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "op"]
     check(slices and all(e["args"].get("dtype") == "bfloat16" for e in slices),
           f"op slices say dtype bfloat16: {collections.Counter(e['args'].get('dtype') for e in slices)}")
-    check_enqueue_threads(events, recs)
+    check_enqueue_threads(events, recs, os_comms(d))
     # One flow per collective instance, through its 4 ranks in time order.
     op_slices = collections.defaultdict(list)
     for e in slices:
@@ -220,15 +220,27 @@ def case_bench(nccltap, work):
     check(linked == instances, "every collective instance has its flow")
 
 
-def check_enqueue_threads(events, recs):
+def os_comms(d):
+    """{(pid, tid): comm} of the threads whose context switches the rank
+    files hold (NCCLTAP_OS): the report names their tracks by comm."""
+    out = {}
+    for path in glob.glob(os.path.join(d, "*.json")):
+        doc = json.load(open(path))
+        for t in doc.get("os", {}).get("threads", []):
+            out[(doc["pid"], t["tid"])] = t["comm"]
+    return out
+
+
+def check_enqueue_threads(events, recs, comms):
     """Each op's enqueue instant is on the track of the thread that called
     it, as its per-op record says (tid), in its process's pid, the track
-    named "thread TID"."""
+    named "COMM TID" where the rank file names the thread (NCCLTAP_OS),
+    else "thread TID"."""
     procs = processes(events)
     by_pid = {p[1]: fpid for fpid, p in procs.items()}
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] == "thread_name"}
-    tid_of = {(r["comm"], r["seq"], r["rank"]): (by_pid.get(pid), r["tid"], r["dtype"])
+    tid_of = {(r["comm"], r["seq"], r["rank"]): (by_pid.get(pid), r["tid"], r["dtype"], pid)
               for pid, rs in recs.items() for r in rs}
     wrong = []
     for e in events:
@@ -236,7 +248,7 @@ def check_enqueue_threads(events, recs):
             continue
         want = tid_of.get((e["args"]["comm"], e["args"]["seq"], e["args"]["rank"]))
         if (not want or (e["pid"], e["tid"]) != want[:2] or e["args"].get("dtype") != want[2]
-                or names.get((e["pid"], e["tid"])) != "thread %d" % want[1]):
+                or names.get((e["pid"], e["tid"])) != "%s %d" % (comms.get((want[3], want[1]), "thread"), want[1])):
             wrong.append((e, want))
     check(not wrong and tid_of, f"enqueue instants on the calling thread's track (the record's tid), "
           f"with its dtype: {len(wrong)} not, e.g. {wrong[:2]}")

@@ -211,18 +211,22 @@ static void add_slow(const struct report *r, struct findings *f)
     }
 }
 
-/* Per process, what its threads lost to the OS in its NCCL calls. */
+/* Per process, what its threads lost to the OS in its NCCL calls (over the
+ * union of the calls' windows), and its op that lost most. */
 static void add_os(const struct report *r, const struct os_interference *os, struct findings *f)
 {
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const struct rank_file *file = &r->files[i];
-        uint64_t lost = 0, longest = 0;
+    for (size_t i = 0; i < os->nprocs; i++) {
+        const struct os_proc *p = &os->procs[i];
+        const struct rank_file *file = p->file;
+        uint64_t lost = p->preempted_ns + p->irq_ns, longest = 0;
         const char *by = NULL;
+        const struct os_row *worst = NULL;  /* rows come most affected first */
         for (size_t k = 0; k < os->nrows; k++) {
             const struct os_row *w = &os->rows[k];
             if (w->file != file)
                 continue;
-            lost += w->preempted_ns + w->irq_ns;
+            if (!worst)
+                worst = w;
             if (w->preempted_by && w->preempted_ns > longest) {
                 longest = w->preempted_ns;
                 by = w->preempted_by;
@@ -230,7 +234,7 @@ static void add_os(const struct report *r, const struct os_interference *os, str
         }
         double nccl_us = rank_file_nccl_share(file) * file->wall_s * 1e6;
         double share = nccl_us > 0.0 ? (double)lost / 1e3 / nccl_us : NAN;
-        if (!lost || isnan(share) || share < FINDING_OS_MIN_SHARE)
+        if (!lost || !worst || isnan(share) || share < FINDING_OS_MIN_SHARE)
             continue;
         struct finding *v = add(f, FINDING_OS, SECTION_OS_INTERFERENCE);
         v->rank = file->nranks ? file->ranks[0] : -1;
@@ -239,6 +243,13 @@ static void add_os(const struct report *r, const struct os_interference *os, str
         v->cost_us = v->wait_us;
         v->share = share > 1.0 ? 1.0 : share;
         v->by = by;
+        v->op = report_name(r, worst->op->op);
+        v->seq = worst->op->seq;
+        v->comm = worst->op->comm;
+        v->offcpu_us = (double)worst->offcpu_ns / 1e3;
+        v->preempted_us = (double)worst->preempted_ns / 1e3;
+        v->thread = worst->thread ? worst->thread->comm : NULL;
+        v->nccl_thread = worst->thread && worst->thread->nccl;
     }
 }
 

@@ -55,6 +55,11 @@ struct finding {
     bool expected;           /* slow link: reference_gbs is the expected busbw, not other pairs' */
     double transfer_us;      /* slow link from collectives (busbw 0): the rank's transfer time */
     double others_us;        /* ... and the other ranks' median */
+    /* OS: the op that lost most (op, seq, comm above), its thread's time off
+     * the CPU in it, of which preempted, and that thread's name. */
+    double offcpu_us, preempted_us;
+    const char *thread;
+    bool nccl_thread;        /* ... one of NCCL's threads, not the caller */
     /* Hang: the ranks waiting in it, and those that never reached it (the
      * first is `rank`), their last op reached in missing[].last_seq. */
     const int *waiting;

@@ -10,7 +10,26 @@ const struct kernel_trace *kernel_of(const struct report *r, const struct rank_f
     for (size_t i = 0; i < r->nkernels; i++)
         if (strcmp(r->kernels[i].host, f->host) == 0)
             return &r->kernels[i];
-    return NULL;
+    return f->os;
+}
+
+struct os_sources os_sources(const struct report *r)
+{
+    struct os_sources s = { .kernel_hosts = r->nkernels };
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        if (f->os && kernel_of(r, f) == f->os)
+            s.shim_files++;
+        else if (f->os)
+            s.shim_unused++;
+        if (f->os)
+            s.lost += f->os->lost, s.dropped += f->os->dropped, s.unfollowed += f->os->unfollowed;
+        else if (f->os_mode && f->os_note && *f->os_note)
+            s.refused++, s.note = f->os_note;
+        else if (f->os_mode && strcmp(f->os_mode, "off") == 0)
+            s.off++;
+    }
+    return s;
 }
 
 /* ---- the threads of each rank ---- */
@@ -111,6 +130,9 @@ static void find_threads(const struct report *r, struct thread_list *l)
         for (size_t j = 0; j < f->nevents; j++)
             if (f->events[j].tid)
                 add_thread(l, f, k, (int32_t)f->events[j].tid, false);
+        /* The shim's records: the threads it followed, NCCL's by name. */
+        for (size_t j = 0; k == f->os && j < k->nthreads; j++)
+            add_thread(l, f, k, k->threads[j].tid, is_nccl_name(k->threads[j].comm));
     }
     for (size_t i = 0; i < r->nkernels; i++)
         add_nccl_threads(l, r, &r->kernels[i]);
@@ -360,10 +382,38 @@ static void wait_caused(const struct report *r, const struct rank_file *f, const
         row->from_ns = (uint64_t)first;
 }
 
+static int cmp_window(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The process's loss over the union of its ops' windows w[0..n) (pairs of
+ * from, to), which this sorts. */
+static struct os_proc proc_total(const struct rank_file *f, uint64_t (*w)[2], size_t n,
+                                 const struct os_thread *threads, size_t nthreads)
+{
+    struct os_proc p = { .file = f };
+    if (n)
+        qsort(w, n, sizeof *w, cmp_window);
+    for (size_t i = 0; i < n;) {
+        struct os_row u = { .file = f, .from_ns = w[i][0], .to_ns = w[i][1] };
+        for (i++; i < n && w[i][0] <= u.to_ns; i++)
+            if (w[i][1] > u.to_ns)
+                u.to_ns = w[i][1];
+        measure(&u, threads, nthreads);
+        p.offcpu_ns += u.offcpu_ns;
+        p.preempted_ns += u.preempted_ns;
+        p.irq_ns += u.irq_ns;
+    }
+    return p;
+}
+
 void os_interference_analyze(const struct report *r, struct os_interference *out)
 {
     memset(out, 0, sizeof *out);
-    if (!r->nkernels)
+    struct os_sources src = os_sources(r);
+    if (!src.kernel_hosts && !src.shim_files)
         return;
     struct thread_list l = { 0 };
     find_threads(r, &l);
@@ -378,8 +428,9 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
         size_t n = 0;
         while (i + n < l.n && l.t[i + n].file == f)
             n++;
-        size_t nfirsts;
+        size_t nfirsts, nwindows = 0;
         const struct op_event **firsts = group_firsts(f, &nfirsts);
+        uint64_t (*windows)[2] = xcalloc(f->nevents + 1, sizeof *windows);
         for (size_t j = 0; j < f->nevents; j++) {
             const struct op_event *e = &f->events[j];
             if (later_in_group(e, firsts, nfirsts))
@@ -388,6 +439,8 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             row.from_ns = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
             row.to_ns = e->end_ns > e->enqueue_ns ? e->end_ns : e->enqueue_ns;
             wait_caused(r, f, e, &row);
+            windows[nwindows][0] = row.from_ns;
+            windows[nwindows++][1] = row.to_ns;
             measure(&row, &l.t[i], n);
             if (row.preempted_ns + row.irq_ns < OS_ROW_MIN_NS)
                 continue;
@@ -398,6 +451,9 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             out->rows[out->nrows++] = row;
         }
         free(firsts);
+        out->procs = xrealloc(out->procs, (out->nprocs + 1) * sizeof *out->procs);
+        out->procs[out->nprocs++] = proc_total(f, windows, nwindows, &l.t[i], n);
+        free(windows);
         i += n;
     }
     if (out->nrows)
@@ -412,5 +468,6 @@ void os_interference_free(struct os_interference *o)
     }
     free(o->threads);
     free(o->rows);
+    free(o->procs);
     memset(o, 0, sizeof *o);
 }

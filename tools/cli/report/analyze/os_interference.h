@@ -3,7 +3,10 @@
  * (analyze/crossrank.c, r->cross), while the others waited for it; from
  * the kernel events of a trace (model.h, struct kernel_trace). A rank's threads are the ones that called NCCL (the op
  * events' tids) and NCCL's own (named "NCCL..." in sched_switch, tied to the
- * rank's process by sched_process_fork or LTTng's state dump). os_interference.c */
+ * rank's process by sched_process_fork or LTTng's state dump). The same
+ * analysis reads a process's own context-switch records from its rank file
+ * (the shim's NCCLTAP_OS=switch, load/os_records.c) where its host has no
+ * kernel trace: no interrupts and no "preempted by" then. os_interference.c */
 #ifndef NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
 #define NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
 
@@ -50,9 +53,19 @@ struct os_row {
     const struct os_thread *thread;  /* the thread that lost most */
 };
 
+/* What one process lost over all its ops: the union of their windows, so
+ * that ops in flight together (queued on a stream) do not count one
+ * descheduling twice. */
+struct os_proc {
+    const struct rank_file *file;
+    uint64_t offcpu_ns, preempted_ns, irq_ns;
+};
+
 struct os_interference {
     struct os_thread *threads;     /* by file, then tid */
     size_t nthreads;
+    struct os_proc *procs;         /* by file, those with threads followed */
+    size_t nprocs;
     struct os_row *rows;           /* the ops most affected first */
     size_t nrows;
 };
@@ -62,7 +75,23 @@ struct os_interference {
 void os_interference_analyze(const struct report *r, struct os_interference *out);
 void os_interference_free(struct os_interference *o);
 
-/* The kernel trace of the host `f` ran on, NULL if none. */
+/* The kernel's view of f's threads: the kernel trace of the host `f` ran
+ * on, else f's own records (the shim's NCCLTAP_OS, f->os), NULL if none.
+ * A host with both is read from its kernel trace only: the shim's records
+ * are of the same switches, and would count them twice. */
 const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
+
+/* Where the report's OS view comes from, and what is missing from it. */
+struct os_sources {
+    size_t kernel_hosts;   /* hosts with an LTTng kernel trace */
+    size_t shim_files;     /* processes read from their own records (NCCLTAP_OS) */
+    size_t shim_unused;    /* processes whose own records were left for their host's kernel trace */
+    size_t refused;        /* processes whose perf_event_open was refused ... */
+    const char *note;      /* ... and why (one of them) */
+    size_t off;            /* processes with NCCLTAP_OS=off */
+    uint64_t lost, dropped;  /* the shim's records lost (ring overruns), dropped (bound) */
+    uint64_t unfollowed;     /* threads the shim could not follow */
+};
+struct os_sources os_sources(const struct report *r);
 
 #endif

@@ -49,6 +49,11 @@ int report_add_document(struct report *r, const char *path, json_t *root);
 int report_load_callsites(struct report *r, json_t *root, struct rank_file *f, char *why,
                           size_t why_len);
 
+/* Fills f->os_mode, os_note and os from a per-rank document's "os" (the
+ * shim's context-switch records, NCCLTAP_OS); none is fine. Returns 0, or
+ * -1 with `why` naming what is wrong. os_records.c */
+int report_load_os(struct report *r, json_t *root, struct rank_file *f, char *why, size_t why_len);
+
 /* Fills every call-site frame's function, file, line and library from the
  * objects of the files' load maps, with elfutils. Objects are looked for at
  * their recorded paths, then by build id under each of debug_dirs[0..n)

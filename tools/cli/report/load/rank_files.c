@@ -86,7 +86,9 @@ static int finish(struct report *r, struct rank_parser *p, struct rank_file *f, 
 {
     if (rank_parser_finish(p, why, why_len) != 0)
         return -1;
-    return report_load_callsites(r, rank_parser_kept(p), f, why, why_len);
+    if (report_load_callsites(r, rank_parser_kept(p), f, why, why_len) != 0)
+        return -1;
+    return report_load_os(r, rank_parser_kept(p), f, why, why_len);
 }
 
 /* The trace loader builds small documents as jansson trees: they are read

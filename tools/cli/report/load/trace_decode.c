@@ -17,6 +17,7 @@ static const struct {
     { "nccltap:hang", TEV_HANG },
     { "nccltap:callsite", TEV_CALLSITE },
     { "nccltap:module", TEV_MODULE },
+    { "nccltap:os_offcpu", TEV_OS_OFFCPU },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
     { "sched_process_fork", TEV_PROCESS_FORK },
@@ -195,7 +196,8 @@ static void get_frames(const struct payload *p, struct tev *e)
 
 static void decode_payload(const struct payload *p, struct tev *e)
 {
-    bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE;
+    bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE &&
+                    e->kind != TEV_OS_OFFCPU;
     e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
@@ -262,6 +264,14 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->start = get_u64(p, "start");
         e->end = get_u64(p, "end");
         e->build_id = get_str(p, "build_id");
+        break;
+    case TEV_OS_OFFCPU:
+        e->tid = get_i64(p, "tid");
+        e->comm = get_str(p, "comm");
+        e->off_cpu = get_i64(p, "cpu");
+        e->out_ns = get_u64(p, "out_ns");
+        e->in_ns = get_u64(p, "in_ns");
+        e->preempted = get_u64(p, "preempted") != 0;
         break;
     case TEV_GROUP_END:
         e->group_id = get_u64(p, "group_id");

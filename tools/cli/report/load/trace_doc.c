@@ -149,6 +149,28 @@ static json_t *modules_json(const struct tm_proc *p)
     return a;
 }
 
+/* "os" as the per-rank file has it (load/os_records.c), from the
+ * process's os_offcpu events; none when it has none. */
+static void add_os(const struct tm_proc *p, json_t *doc)
+{
+    if (!p->noffs)
+        return;
+    json_t *threads = json_array(), *off = json_array();
+    for (size_t i = 0; i < p->nos_threads; i++)
+        json_array_append_new(threads, json_pack("{s:I, s:s, s:b}", "tid", (json_int_t)p->os_threads[i].tid,
+                                                 "comm", p->os_threads[i].comm, "nccl",
+                                                 strncmp(p->os_threads[i].comm, "NCCL", 4) == 0));
+    for (size_t i = 0; i < p->noffs; i++) {
+        const struct tm_off *o = &p->offs[i];
+        json_array_append_new(off, json_pack("[I, I, I, I, i]", (json_int_t)o->tid, (json_int_t)o->cpu,
+                                             (json_int_t)o->out_ns, (json_int_t)o->in_ns, o->preempted));
+    }
+    json_object_set_new(doc, "os", json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:o}", "source", "lttng",
+                                             "mode", "switch", "note", "", "lost", (json_int_t)0, "dropped",
+                                             (json_int_t)p->offs_dropped, "unfollowed", (json_int_t)0,
+                                             "threads", threads, "off", off));
+}
+
 json_t *trace_doc(struct tm_proc *p)
 {
     struct trace_row_totals t;
@@ -164,7 +186,7 @@ json_t *trace_doc(struct tm_proc *p)
     double wall_s = p->last_ns > p->first_ns ? (double)(p->last_ns - p->first_ns) * 1e-9 : 0.0;
     double busy_s, timed_s;
     busy_time(p, &busy_s, &timed_s);
-    return json_pack(
+    json_t *doc = json_pack(
         "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:I, s:o, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
@@ -178,4 +200,7 @@ json_t *trace_doc(struct tm_proc *p)
         "captured", (json_int_t)p->captured, "pending", (json_int_t)0,
         "failed", (json_int_t)t.failed, "simulated", (json_int_t)t.simulated,
         "lost", (json_int_t)0);
+    if (doc)
+        add_os(p, doc);
+    return doc;
 }

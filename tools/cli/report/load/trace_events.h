@@ -18,6 +18,7 @@ enum tev_kind {
     TEV_HANG,
     TEV_CALLSITE,
     TEV_MODULE,
+    TEV_OS_OFFCPU,           /* the shim's own record of a thread off its CPU (NCCLTAP_OS) */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,
@@ -74,6 +75,10 @@ struct tev {
     /* module: a loaded object (file address = address - base) */
     const char *path, *build_id;
     uint64_t base, start, end;
+    /* os_offcpu (also tid, comm): off its CPU `off_cpu` from out_ns to in_ns */
+    uint64_t out_ns, in_ns;
+    int64_t off_cpu;
+    bool preempted;
     /* group_end */
     uint64_t ops;
     bool timed, simulated, failed;

@@ -180,6 +180,23 @@ static void on_module(struct tm_proc *p, const struct tev *e)
                                                     e->start, e->end };
 }
 
+static void on_offcpu(struct tm_proc *p, const struct tev *e)
+{
+    if (p->noffs == TM_MAX_OFFS) {
+        p->offs_dropped++;
+        return;
+    }
+    p->offs = xgrow(p->offs, &p->cap_offs, p->noffs, sizeof *p->offs, 256);
+    p->offs[p->noffs++] = (struct tm_off){ e->out_ns, e->in_ns, e->tid, e->off_cpu, e->preempted };
+    for (size_t i = 0; i < p->nos_threads; i++)
+        if (p->os_threads[i].tid == e->tid)
+            return;
+    p->os_threads = xgrow(p->os_threads, &p->cap_os_threads, p->nos_threads, sizeof *p->os_threads, 8);
+    struct tm_thread *t = &p->os_threads[p->nos_threads++];
+    t->tid = e->tid;
+    snprintf(t->comm, sizeof t->comm, "%s", e->comm ? e->comm : "");
+}
+
 static void on_group_end(struct tm_proc *p, const struct tev *e)
 {
     p->groups = xgrow(p->groups, &p->cap_groups, p->ngroups, sizeof *p->groups, 16);
@@ -230,6 +247,9 @@ void trace_model_add(const struct tev *e, void *model)
     case TEV_MODULE:
         on_module(p, e);
         break;
+    case TEV_OS_OFFCPU:
+        on_offcpu(p, e);
+        break;
     default:
         break;  /* kernel events: trace_kernel.c */
     }
@@ -256,6 +276,8 @@ void trace_model_free(struct trace_model *m)
             free(p->modules[j].build_id);
         }
         free(p->modules);
+        free(p->offs);
+        free(p->os_threads);
         free(p->host);
     }
     free(m->procs);

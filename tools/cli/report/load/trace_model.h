@@ -61,6 +61,23 @@ struct tm_module {
     uint64_t base, start, end;
 };
 
+/* An os_offcpu: a thread of the process off its CPU (the shim's NCCLTAP_OS). */
+struct tm_off {
+    uint64_t out_ns, in_ns;
+    int64_t tid, cpu;
+    bool preempted;
+};
+
+/* A thread os_offcpu events name. */
+struct tm_thread {
+    int64_t tid;
+    char comm[16];
+};
+
+/* os_offcpu events kept per process, as many as the rank file's loader
+ * takes (load/os_records.c); past them, counted. */
+#define TM_MAX_OFFS (1u << 20)
+
 /* A group_end. */
 struct tm_group {
     uint64_t id;
@@ -82,6 +99,9 @@ struct tm_proc {
     TM_ARRAY(struct tm_hang, hangs);
     TM_ARRAY(struct tm_site, sites);
     TM_ARRAY(struct tm_module, modules);
+    TM_ARRAY(struct tm_off, offs);
+    TM_ARRAY(struct tm_thread, os_threads);
+    uint64_t offs_dropped;       /* os_offcpu events past TM_MAX_OFFS */
     size_t callsite_depth;       /* frames per site, as the events give them (zeros included) */
 };
 

@@ -204,8 +204,23 @@ static void print_os_finding(const struct finding *f, FILE *out)
     fputc(')', out);
 }
 
+/* The OS finding's worst op: its thread, the time off the CPU, preempted.
+ * `sep` before it: a new line in the text (120 columns), "; " elsewhere. */
+static void print_os_worst(const struct finding *f, const char *sep, FILE *out)
+{
+    if (f->kind != FINDING_OS || !f->op)
+        return;
+    char off[32], pre[32], thread[SHOWN_MAX];
+    fprintf(out, "%sits %s thread%s%s was off CPU for %s during %s seq %" PRIu64, sep,
+            f->nccl_thread ? "NCCL" : "calling", f->nccl_thread ? " " : "",
+            f->nccl_thread && f->thread ? shown(f->thread, thread) : "", duration(f->offcpu_us, off), f->op,
+            f->seq);
+    if (f->preempted_us > 0)
+        fprintf(out, ", preempted %s", duration(f->preempted_us, pre));
+}
+
 /* One finding, no newline: the line's evidence, then where to look. */
-static void print_finding(const struct finding *f, FILE *out)
+static void print_finding(const struct finding *f, const char *sep, FILE *out)
 {
     fprintf(out, "%s ", kind_names[f->kind]);
     switch (f->kind) {
@@ -217,6 +232,7 @@ static void print_finding(const struct finding *f, FILE *out)
         break;
     case FINDING_OS:
         print_os_finding(f, out);
+        print_os_worst(f, sep, out);
         break;
     default:
         print_slow_finding(f, out);
@@ -248,7 +264,7 @@ int print_findings(const struct report_summary *s, FILE *out)
         print_healthy(fs, out);
     for (size_t i = 0; i < fs->n; i++) {
         fputs("  ", out);
-        print_finding(&fs->v[i], out);
+        print_finding(&fs->v[i], "\n    ", out);
         fputc('\n', out);
     }
     return fs->n ? 1 : 0;
@@ -266,7 +282,7 @@ char *finding_line(const struct finding *f)
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return NULL;
-    print_finding(f, m);
+    print_finding(f, "; ", m);
     fclose(m);
     return buf;
 }
@@ -317,6 +333,10 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(e, "lost_us", json_real(f->wait_us));
         json_object_set_new(e, "nccl_time_share", json_real(f->share));
         json_object_set_new(e, "preempted_by", f->by ? json_string(f->by) : json_null());
+        json_object_set_new(e, "worst_op", f->op ? json_string(f->op) : json_null());
+        json_object_set_new(e, "worst_seq", json_integer((json_int_t)f->seq));
+        json_object_set_new(e, "worst_offcpu_us", json_real(f->offcpu_us));
+        json_object_set_new(e, "worst_preempted_us", json_real(f->preempted_us));
         break;
     default:
         json_object_set_new(e, "busbw_gbs", json_real(f->busbw_gbs));

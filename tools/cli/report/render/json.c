@@ -345,6 +345,9 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
             "irq_name", w->irq_name, "thread", w->thread ? w->thread->comm : NULL,
             "tid", w->thread ? w->thread->tid : 0,
             "straggler", w->straggler, "wait_us", w->wait_ns / 1e3));
+        const struct kernel_trace *k = kernel_of(r, w->file);
+        json_object_set_new(json_array_get(a, json_array_size(a) - 1), "source",
+                            json_string(k && k->from_shim ? "shim" : "kernel"));
     }
     return a;
 }
@@ -359,6 +362,31 @@ static json_t *bench_json(const struct report_summary *s)
                                            (json_int_t)s->bench[i].bytes, "busbw_gbs", s->bench[i].busbw_gbs,
                                            "ranks", (json_int_t)s->bench[i].nranks));
     return a;
+}
+
+/* Each process's loss over all its ops (the union of their windows). */
+static json_t *os_procs_json(const struct os_interference *os)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < os->nprocs; i++) {
+        const struct os_proc *p = &os->procs[i];
+        const struct rank_file *f = p->file;
+        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:f, s:f, s:f}", "rank",
+                                           f->nranks ? json_integer(f->ranks[0]) : json_null(), "host", f->host,
+                                           "pid", (json_int_t)f->pid, "offcpu_us", p->offcpu_ns / 1e3,
+                                           "preempted_us", p->preempted_ns / 1e3, "irq_us", p->irq_ns / 1e3));
+    }
+    return a;
+}
+
+/* Where the OS view came from (analyze/os_interference.h, os_sources). */
+static json_t *os_sources_json(const struct os_sources *o)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:s?, s:I, s:I, s:I, s:I}", "kernel_hosts", (json_int_t)o->kernel_hosts,
+                     "shim_processes", (json_int_t)o->shim_files, "shim_unused", (json_int_t)o->shim_unused,
+                     "refused", (json_int_t)o->refused, "refused_why", o->note, "off", (json_int_t)o->off,
+                     "lost", (json_int_t)o->lost, "dropped", (json_int_t)o->dropped,
+                     "unfollowed", (json_int_t)o->unfollowed);
 }
 
 int report_print_json(const struct report *r, const struct report_summary *s, FILE *out)
@@ -378,9 +406,14 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("top", top_json(s), false, out);
     rc |= rows_member(s, out);
     rc |= ops_member(r, s, out);
-    /* Present when the trace had kernel events: [] then means none found. */
-    if (r->nkernels)
+    /* Present when a trace had kernel events or a rank file the shim's
+     * context-switch records: [] then means none found. */
+    struct os_sources src = os_sources(r);
+    if (src.kernel_hosts || src.shim_files) {
         rc |= member("os_interference", os_json(r, &s->os), false, out);
+        rc |= member("os_processes", os_procs_json(&s->os), false, out);
+    }
+    rc |= member("os_sources", os_sources_json(&src), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
     rc |= member("hang", hang_json(r), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);
