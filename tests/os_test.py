@@ -62,14 +62,8 @@ def check(cond, msg):
         fail(msg)
 
 
-# Runs the ranks, each pinned, and the competitor: two spinning processes on
-# rank 2's CPU, so that it gets a third of it (bounded: timeout 60, and
-# killed once the ranks are done).
+# Runs the ranks, each pinned.
 RANKS_SH = r'''
-S=
-if [ "$COMPETITOR" = 1 ]; then
-  for k in 1 2; do timeout 60 taskset -c 1 sh -c 'while :; do :; done' & S="$S $!"; done
-fi
 P=
 for r in 0 1 2 3; do
   if [ $r = 2 ]; then cpu=1; spin=1; else cpu=0; spin=0; fi
@@ -78,7 +72,6 @@ for r in 0 1 2 3; do
 done
 rc=0
 for p in $P; do wait $p || rc=1; done
-[ -z "$S" ] || kill $S
 exit $rc
 '''
 
@@ -105,9 +98,14 @@ class Run:
             os.unlink(f)
         cmd = (list(prefix) + [self.nccltap, "run", "--sim"] + (["--lttng"] if lttng else []) +
                ["--dir", self.dir, "--", "sh", "-c", RANKS_SH])
-        busy0, own0 = cpu_busy_s(), children_cpu_s()
-        p = subprocess.run(cmd, env=self.env(COMPETITOR=int(competitor), **env), capture_output=True,
-                           text=True, timeout=120)
+        spinners = start_spinners() if competitor else []
+        try:
+            busy0, own0 = cpu_busy_s(), children_cpu_s()
+            p = subprocess.run(cmd, env=self.env(**env), capture_output=True, text=True, timeout=120)
+        finally:
+            for s in spinners:
+                s.kill()
+                s.wait()
         busy, own, total = cpu_busy_s(busy0), children_cpu_s() - own0, cpu_total_s(busy0)
         self.others = max(0.0, busy - own) / total if total > 0 else 0.0
         check(p.returncode == 0, "the job exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
@@ -123,6 +121,27 @@ class Run:
 
     def clean(self):
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+def start_spinners():
+    """The competitor: two spinning processes on rank 2's CPU, so that it gets
+    a third of it. They are started outside the job (no shim, and under
+    --lttng no wait for the session daemon in their constructors), and are
+    running before the first rank starts."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    spinners = [subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"], env=env)
+                for _ in range(2)]
+    for s in spinners:
+        while cpu_ticks(s.pid) == 0:
+            check(s.poll() is None, "a spinner exited %s" % s.returncode)
+            os.sched_yield()
+    return spinners
+
+
+def cpu_ticks(pid):
+    """A process's user time in clock ticks (/proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[11])
 
 
 def cpu_times():
