@@ -5,11 +5,18 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "base/got_scan.h"
 #include "base/log.h"
 #include "nccl/real_nccl.h"
 
 /* The first loaded object whose file name holds "libnccl.so" (not
- * nccltap's own, nor its simulator's test doubles of other names). */
+ * nccltap's own, nor its simulator's test doubles of other names), and an
+ * address inside it. */
+struct libnccl {
+    const char *name;
+    const void *inside;
+};
+
 static int find_libnccl(struct dl_phdr_info *info, size_t size, void *out)
 {
     (void)size;
@@ -17,7 +24,11 @@ static int find_libnccl(struct dl_phdr_info *info, size_t size, void *out)
     base = base ? base + 1 : name;
     if (strncmp(base, "libnccl.so", 10) != 0)
         return 0;
-    *(const char **)out = name;
+    struct libnccl *l = out;
+    l->name = name;
+    for (int i = 0; i < info->dlpi_phnum && !l->inside; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD)
+            l->inside = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
     return 1;
 }
 
@@ -28,18 +39,25 @@ void tap_say_unseen_nccl(void)
     /* Who defines ncclAllReduce first in the global scope: nccltap, unless
      * the program (or a library ahead of nccltap) has NCCL inside. This
      * lookup is nccltap's own, so its dlsym passes it on. */
-    Dl_info mine, first;
+    Dl_info mine, first, nccl;
+    if (!dladdr((void *)tap_say_unseen_nccl, &mine))
+        return;
     void *f = dlsym(RTLD_DEFAULT, "ncclAllReduce");
-    if (f && dladdr(f, &first) && dladdr((void *)tap_say_unseen_nccl, &mine) &&
-        first.dli_fbase != mine.dli_fbase) {
+    if (f && dladdr(f, &first) && first.dli_fbase != mine.dli_fbase) {
         tap_log("no NCCL call reached nccltap: ncclAllReduce is defined in %s, ahead of nccltap (NCCL linked "
                 "statically into it), so its calls cannot be seen",
                 first.dli_fname && first.dli_fname[0] ? first.dli_fname : "the program");
         return;
     }
-    const char *lib = NULL;
+    /* libnccl loaded and no call through nccltap: said only where an object
+     * is bound to it directly (RTLD_DEEPBIND); a program that links NCCL
+     * and made no call (a launcher that forks its ranks) hears nothing. */
+    struct libnccl lib = { NULL, NULL };
     dl_iterate_phdr(find_libnccl, &lib);
-    if (lib)
-        tap_log("no NCCL call reached nccltap, although %s is loaded: if the program called NCCL, a library "
-                "that loaded it with RTLD_DEEPBIND made the calls, which go past the preloaded nccltap", lib);
+    const char *caller = lib.inside && dladdr(lib.inside, &nccl)
+                             ? tap_got_bound_into(nccl.dli_fbase, mine.dli_fbase, "nccl") : NULL;
+    if (caller)
+        tap_log("no NCCL call reached nccltap: %s calls %s directly, past the preloaded nccltap (it was loaded "
+                "with RTLD_DEEPBIND, which binds a library to its own dependencies first)",
+                caller[0] ? caller : "the program", lib.name);
 }

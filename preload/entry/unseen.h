@@ -2,9 +2,10 @@
  * stderr why NCCL may have been called all the same, unseen (README,
  * Limitations), where the process shows it: NCCL defined ahead of nccltap
  * (linked statically into the program or a library the program binds to
- * first), or libnccl loaded although no call came through nccltap (a
- * library that loaded it with RTLD_DEEPBIND binds to it directly). Says
- * nothing where neither is so: a program without NCCL pays one check.
+ * first), or a library bound to libnccl directly (loaded with
+ * RTLD_DEEPBIND: its GOT holds libnccl's addresses, base/got_scan.h). Says
+ * nothing where neither is so: a program without NCCL pays one check, one
+ * that links NCCL and made no call (a launcher) a walk of the GOTs.
  * Called once, from the unload; any thread. */
 #ifndef NCCLTAP_UNSEEN_H
 #define NCCLTAP_UNSEEN_H
