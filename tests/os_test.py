@@ -20,6 +20,11 @@ usage: os_test.py --bin BUILD/bin CASE
   refused     perf_event_open refused by a seccomp filter (no_perf_event):
               one line per process says so, the report is otherwise whole;
               NCCLTAP_OS=off: nothing tried, nothing said
+  straggler   2 ranks, each computing 300 us of CPU time before every op
+              (--work-us), rank 1's CPU shared with the spinners: rank 1 is
+              the straggler, and the finding says it was descheduled before
+              its calls for most of the others' wait; without the spinners
+              no straggler is explained by the OS
 """
 import argparse
 import glob
@@ -62,6 +67,24 @@ def check(cond, msg):
         fail(msg)
 
 
+# 2 ranks, each on its own CPU, computing before every op as a training
+# step's host work does (the spinners, when started, share rank 1's CPU).
+WORK_SH = r'''
+P=
+for r in 0 1; do
+  RANK=$r WORLD_SIZE=2 taskset -c $r "$BENCH" --id-file "$WORK/id" --op allreduce --bytes 8 \
+    --iters 1000 --warmup 0 --work-us 300 >/dev/null & P="$P $!"
+done
+rc=0
+for p in $P; do wait $p || rc=1; done
+exit $rc
+'''
+# The share of the others' wait a straggler's descheduling must explain:
+# 300 us of work at a third of a CPU is 900 us, 600 of them preempted
+# (0.64 to 0.68 seen).
+LATE_OS_SHARE = 0.4
+
+
 # Runs the ranks, each pinned.
 RANKS_SH = r'''
 P=
@@ -92,12 +115,12 @@ class Run:
         env.update({k: str(v) for k, v in kv.items()})
         return env
 
-    def job(self, competitor, prefix=(), lttng=False, **env):
+    def job(self, competitor, prefix=(), lttng=False, script=None, ranks=RANKS, **env):
         shutil.rmtree(self.dir, ignore_errors=True)
         for f in glob.glob(os.path.join(self.work, "id*")):
             os.unlink(f)
         cmd = (list(prefix) + [self.nccltap, "run", "--sim"] + (["--lttng"] if lttng else []) +
-               ["--dir", self.dir, "--", "sh", "-c", RANKS_SH])
+               ["--dir", self.dir, "--", "sh", "-c", script or RANKS_SH])
         spinners = start_spinners() if competitor else []
         try:
             busy0, own0 = cpu_busy_s(), children_cpu_s()
@@ -110,7 +133,7 @@ class Run:
         self.others = max(0.0, busy - own) / total if total > 0 else 0.0
         check(p.returncode == 0, "the job exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
         files = glob.glob(os.path.join(self.dir, "*.json"))
-        check(len(files) == RANKS, "%d rank files, want %d" % (len(files), RANKS))
+        check(len(files) == ranks, "%d rank files, want %d" % (len(files), ranks))
         return p.stderr
 
     def report(self, *args):
@@ -337,10 +360,42 @@ def refused(run):
     check("OS interference: not recorded (NCCLTAP_OS=off)" in text, "NCCLTAP_OS=off is not said")
 
 
+def stragglers(doc):
+    return [f for f in doc["findings"] if f["kind"] == "straggler"]
+
+
+def straggler(run):
+    run.job(True, script=WORK_SH, ranks=2)
+    doc = json.loads(run.report("--json"))
+    late = stragglers(doc)
+    print("stragglers: %s" % [(f["rank"], f["evidence"]["descheduled_late_share"]) for f in late])
+    check(len(late) == 1 and late[0]["rank"] == 1, "rank 1 is not the one straggler: %s" % late)
+    share = late[0]["evidence"]["descheduled_late_share"]
+    check(share is not None and share >= LATE_OS_SHARE,
+          "rank 1's descheduling explains %s of the wait, want >= %.2f" % (share, LATE_OS_SHARE))
+    text = section(run.report(), "Findings")
+    at = next((i for i, l in enumerate(text) if l.strip().startswith("STRAGGLER rank 1 ")), None)
+    check(at is not None and "it was descheduled before its calls for" in text[at + 1],
+          "the text's straggler line does not say it was descheduled: %s" % text)
+    print("\n".join(text[at:at + 2]))
+
+    for attempt in range(ATTEMPTS):
+        run.job(False, script=WORK_SH, ranks=2)
+        if run.others > DISTURBED:
+            print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * run.others))
+            continue
+        explained = [f for f in stragglers(json.loads(run.report("--json")))
+                     if f["evidence"]["descheduled_late_share"] is not None]
+        check(not explained, "without the spinners a straggler is explained by the OS: %s" % explained)
+        return
+    print("the control run was disturbed by other work in all %d runs: not judged" % ATTEMPTS)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "lttng", "nccl_thread"])
+    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "lttng", "nccl_thread",
+                                     "straggler"])
     a = ap.parse_args()
     if not shutil.which("taskset") or os.cpu_count() < 2:
         check(os.environ.get("CI") != "true", "taskset and 2 CPUs are needed")

@@ -180,7 +180,7 @@ long long check_step(struct worker *w, enum bench_op op, size_t count, int varia
      * half filled (seen on H100s, as wrong elements in some columns). */
     CU_CHECK(drv, cuCtxSynchronize, ());
     /* One call, grouped only where it must be (Send with Recv). */
-    measure_issue(op, &c, 1, op == OP_SENDRECV, 0);
+    measure_issue(op, &c, 1, op == OP_SENDRECV, 0, 0);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
 
     if ((op == OP_REDUCE || op == OP_GATHER) && me != root)

@@ -10,8 +10,22 @@
 /* One unit of work: `n` calls of the op, in one ncclGroupStart/End when
  * `grouped`. NCCL launches a group's work at ncclGroupEnd, so a unit is
  * what can be timed with one event pair. */
-void measure_issue(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us)
+/* Spins until the calling thread has had `us` of CPU time: host work that
+ * takes longer where the CPU is shared (preempted), unlike a sleep. */
+static void compute(int us)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    uint64_t until = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + (uint64_t)us * 1000u;
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec < until);
+}
+
+void measure_issue(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us, int work_us)
+{
+    if (work_us > 0)
+        compute(work_us);
     if (delay_us > 0) {
         struct timespec ts = { delay_us / 1000000, (long)(delay_us % 1000000) * 1000 };
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
@@ -69,7 +83,7 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
     int delay_us = w->rk->rank == o->delay_rank ? o->delay_us : 0;
 
     for (int done = 0; done < o->warmup; done += k)
-        measure_issue(op, &call, min_int(k, o->warmup - done), grouped, delay_us);
+        measure_issue(op, &call, min_int(k, o->warmup - done), grouped, delay_us, o->work_us);
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));
     barrier_all(w->rk, w->thread);
 
@@ -80,7 +94,7 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
     int units = 0;
     for (int done = 0; done < o->iters; done += k, units++) {
         CU_CHECK(drv, cuEventRecord, (w->ev_start[units], w->stream));
-        measure_issue(op, &call, min_int(k, o->iters - done), grouped, delay_us);
+        measure_issue(op, &call, min_int(k, o->iters - done), grouped, delay_us, o->work_us);
         CU_CHECK(drv, cuEventRecord, (w->ev_end[units], w->stream));
     }
     CU_CHECK(drv, cuStreamSynchronize, (w->stream));

@@ -10,8 +10,9 @@ void measure_call(const struct worker *w, enum bench_op op, size_t count, int va
                   struct op_call *c);
 
 /* `n` calls of the op, in one ncclGroupStart/End when `grouped`, after
- * sleeping `delay_us`. */
-void measure_issue(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us);
+ * `work_us` of the thread's CPU time spent computing, then sleeping
+ * `delay_us`. */
+void measure_issue(enum bench_op op, const struct op_call *c, int n, bool grouped, int delay_us, int work_us);
 
 /* Warms up, waits for all ranks, then makes --iters timed calls of the
  * variant and stores this thread's wall time, event durations and (with

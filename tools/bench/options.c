@@ -44,6 +44,9 @@ static void usage(FILE *f)
 "  --timeout SEC      give up waiting for other ranks after SEC (default 300)\n"
 "  --delay-rank R     rank R sleeps --delay-us before each op (unit of --group):\n"
 "  --delay-us T       a straggler the others wait for (default 0)\n"
+"  --work-us T        every rank computes T us of its own CPU time before each op\n"
+"                     (unit of --group), as a training step's host work does: a\n"
+"                     rank whose CPU is shared takes longer and arrives late\n"
 "  --version          show nccltap-bench's version\n"
 "  -h, --help         this text\n",
             dtype_names());
@@ -103,7 +106,7 @@ out:
 enum {
     OPT_RANKS = 256, OPT_ID_FILE, OPT_OP, OPT_BYTES, OPT_FACTOR, OPT_ITERS,
     OPT_WARMUP, OPT_DTYPE, OPT_ROOT, OPT_GROUP, OPT_THREADS, OPT_JSON,
-    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US, OPT_IN_PLACE, OPT_CHECK,
+    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US, OPT_WORK_US, OPT_IN_PLACE, OPT_CHECK,
     OPT_VERSION
 };
 
@@ -124,6 +127,7 @@ static const struct option longopts[] = {
     { "timeout",  required_argument, NULL, OPT_TIMEOUT },
     { "delay-rank", required_argument, NULL, OPT_DELAY_RANK },
     { "delay-us", required_argument, NULL, OPT_DELAY_US },
+    { "work-us",  required_argument, NULL, OPT_WORK_US },
     { "in-place", required_argument, NULL, OPT_IN_PLACE },
     { "check",    no_argument,       NULL, OPT_CHECK },
     { "version",  no_argument,       NULL, OPT_VERSION },
@@ -207,6 +211,10 @@ static int take(struct bench_opts *o, int c, const char *arg,
     case OPT_DELAY_US:
         if (int_arg(arg, 0, 60 * 1000 * 1000, &o->delay_us))
             return bad("--delay-us wants microseconds from 0 to 60000000, not '%s'", arg);
+        return -1;
+    case OPT_WORK_US:
+        if (int_arg(arg, 0, 60 * 1000 * 1000, &o->work_us))
+            return bad("--work-us wants microseconds from 0 to 60000000, not '%s'", arg);
         return -1;
     default:
         return bad("internal error on option %s", "?");

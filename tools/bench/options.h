@@ -34,6 +34,7 @@ struct bench_opts {
     int timeout_s;              /* id file and barrier waits */
     int delay_rank;             /* --delay-rank: sleeps delay_us before each op; -1: none */
     int delay_us;
+    int work_us;                /* --work-us: every rank computes this much CPU time before each op */
 };
 
 /* Parses argv. Returns -1 when the bench should run, otherwise the exit

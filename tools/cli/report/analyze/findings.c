@@ -253,6 +253,29 @@ static void add_os(const struct report *r, const struct os_interference *os, str
     }
 }
 
+/* A straggler late because its threads were descheduled before its calls
+ * (the OS rows of its late instances) says so, with how much of the
+ * others' wait that explains. */
+static void explain_stragglers(const struct os_interference *os, struct findings *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        struct finding *v = &f->v[i];
+        if (v->kind != FINDING_STRAGGLER)
+            continue;
+        uint64_t lost = 0;
+        for (size_t k = 0; k < os->nrows; k++) {
+            const struct os_row *w = &os->rows[k];
+            if (w->file == v->file && w->straggler && w->op->comm == v->comm)
+                lost += w->late_lost_ns < w->wait_ns ? w->late_lost_ns : w->wait_ns;
+        }
+        double all_waits_us = v->wait_us * (double)v->count;
+        if (!lost || all_waits_us <= 0.0 || (double)lost / 1e3 < FINDING_LATE_OS_MIN_SHARE * all_waits_us)
+            continue;
+        v->late_os_us = (double)lost / 1e3;
+        v->late_os_share = v->late_os_us / all_waits_us > 1.0 ? 1.0 : v->late_os_us / all_waits_us;
+    }
+}
+
 /* Hangs first, then by cost, descending; equal ones by kind and rank. */
 static int cmp_finding(const void *a, const void *b)
 {
@@ -280,8 +303,10 @@ void findings_analyze(const struct report *r, const struct os_interference *os, 
         add_stragglers(r, nccl_time_us, out);
         add_slow(r, out);
     }
-    if (os)
+    if (os) {
         add_os(r, os, out);
+        explain_stragglers(os, out);
+    }
     if (out->n > 1)
         qsort(out->v, out->n, sizeof *out->v, cmp_finding);
 }

@@ -71,6 +71,11 @@ struct finding {
                                 complete there; -1: none */
     const struct callsite *site;  /* where the op was called; NULL: not known */
     const char *by;          /* os: the task that took the CPU longest; NULL */
+    /* Straggler: its threads' loss to the OS (preempted, interrupts) while
+     * the others waited for it, before its calls, summed over its late
+     * instances (OS rows); and that over the others' wait at those
+     * instances. 0 where no OS records explain it. */
+    double late_os_us, late_os_share;
 };
 
 struct findings {
@@ -85,6 +90,9 @@ struct findings {
 /* A rank's threads must lose at least this share of its NCCL time to the
  * OS for a finding: less is any busy machine's noise. */
 #define FINDING_OS_MIN_SHARE 0.05
+/* A straggler is said to be late because of the OS when its threads were
+ * descheduled for at least this share of the others' wait for it. */
+#define FINDING_LATE_OS_MIN_SHARE 0.25
 
 /* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
  * `os` (os_interference_analyze's, may be empty) and `nccl_time_us`, the

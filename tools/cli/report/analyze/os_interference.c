@@ -438,10 +438,16 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             struct os_row row = { .file = f, .op = e };
             row.from_ns = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
             row.to_ns = e->end_ns > e->enqueue_ns ? e->end_ns : e->enqueue_ns;
+            uint64_t call_ns = row.from_ns;
             wait_caused(r, f, e, &row);
             windows[nwindows][0] = row.from_ns;
             windows[nwindows++][1] = row.to_ns;
             measure(&row, &l.t[i], n);
+            if (row.straggler && row.from_ns < call_ns) {
+                struct os_row before = { .from_ns = row.from_ns, .to_ns = call_ns };
+                measure(&before, &l.t[i], n);
+                row.late_lost_ns = before.preempted_ns + before.irq_ns;
+            }
             if (row.preempted_ns + row.irq_ns < OS_ROW_MIN_NS)
                 continue;
             if (out->nrows == cap) {

@@ -43,6 +43,8 @@ struct os_row {
                                       from the first rank's start for a straggler */
     bool straggler;                /* the last to start the collective (crossrank) */
     uint64_t wait_ns;              /* ... and how long the first one waited for it */
+    uint64_t late_lost_ns;         /* ... and its threads' loss (preempted, interrupts) in that
+                                      wait, before its call: what made it late */
     uint64_t offcpu_ns;            /* its threads' time off the CPU in it, summed */
     uint64_t preempted_ns;         /* ... of which runnable, another task running */
     uint64_t waiting_ns;           /* ... of which waiting for something (sleeping) */

@@ -149,6 +149,16 @@ static void print_straggler_finding(const struct finding *f, FILE *out)
     fputc(')', out);
 }
 
+/* A straggler's lateness the OS explains (the OS rows of its late
+ * instances). `sep` before it, as for print_os_worst. */
+static void print_straggler_os(const struct finding *f, const char *sep, FILE *out)
+{
+    char d[32];
+    if (f->kind == FINDING_STRAGGLER && f->late_os_us > 0.0)
+        fprintf(out, "%sit was descheduled before its calls for %.0f%% of that wait (%s preempted: see OS "
+                "interference)", sep, 100.0 * f->late_os_share, duration(f->late_os_us, d));
+}
+
 static void print_slow_finding(const struct finding *f, FILE *out)
 {
     char op[SHOWN_MAX], size[16];
@@ -229,6 +239,7 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
         break;
     case FINDING_STRAGGLER:
         print_straggler_finding(f, out);
+        print_straggler_os(f, sep, out);
         break;
     case FINDING_OS:
         print_os_finding(f, out);
@@ -328,6 +339,9 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(e, "wait_us_mean", json_real(f->wait_us));
         json_object_set_new(e, "others_wait_us", json_real(f->cost_us));
         json_object_set_new(e, "nccl_time_share", isnan(f->share) ? json_null() : json_real(f->share));
+        json_object_set_new(e, "descheduled_late_us", f->late_os_us > 0.0 ? json_real(f->late_os_us) : json_null());
+        json_object_set_new(e, "descheduled_late_share",
+                            f->late_os_us > 0.0 ? json_real(f->late_os_share) : json_null());
         break;
     case FINDING_OS:
         json_object_set_new(e, "lost_us", json_real(f->wait_us));
