@@ -378,6 +378,13 @@ def straggler(run):
     check(at is not None and "it was descheduled before its calls for" in text[at + 1],
           "the text's straggler line does not say it was descheduled: %s" % text)
     print("\n".join(text[at:at + 2]))
+    page = os.path.join(run.work, "report.html")
+    run.report("--html", page)
+    html = open(page).read()
+    strip = html[html.index('<section id="strip">'):]
+    strip = strip[:strip.index("</section>")]
+    check('<g class="offcpu" data-rank="1"' in strip,
+          "the HTML strip around the straggler shows no preempted time under rank 1")
 
     for attempt in range(ATTEMPTS):
         run.job(False, script=WORK_SH, ranks=2)

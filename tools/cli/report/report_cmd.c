@@ -60,7 +60,7 @@ static int write_html(FILE *out, void *ctx)
 static int report_html(const struct report *r, const struct report_summary *s, const char *path)
 {
     struct strip strip;
-    report_strip(r, &s->findings, &strip);
+    report_strip(r, &s->findings, &s->os, &strip);
     struct html_page page = { r, s, &strip };
     int rc = out_file_write(path, write_html, &page);
     if (rc == 0)

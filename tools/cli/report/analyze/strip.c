@@ -11,7 +11,8 @@
  * completed). False when f has none. */
 static bool window_of(const struct crossrank *x, const struct finding *f, size_t *from, size_t *to, size_t *at)
 {
-    if (f->kind != FINDING_STRAGGLER && f->kind != FINDING_SLOW_TRANSFER && f->kind != FINDING_HANG)
+    if (f->kind != FINDING_STRAGGLER && f->kind != FINDING_SLOW_TRANSFER && f->kind != FINDING_HANG &&
+        !(f->kind == FINDING_OS && f->comm))
         return false;
     const struct xr_instance *in = NULL;
     if (f->kind == FINDING_HANG) {
@@ -88,14 +89,22 @@ static int row_of(const struct strip *s, int rank)
     return -1;
 }
 
-/* The ops of the rows in instances [from, to), from the earliest start. */
-static void collect_ops(const struct report *r, size_t from, size_t to, struct strip *s)
+/* The window's origin: the earliest start of instances [from, to). */
+static int64_t window_origin(const struct crossrank *x, size_t from, size_t to)
 {
-    const struct crossrank *x = r->cross;
     int64_t origin = x->instances[from].earliest_start_ns;
     for (size_t i = from; i < to; i++)
         if (x->instances[i].earliest_start_ns < origin)
             origin = x->instances[i].earliest_start_ns;
+    return origin;
+}
+
+/* The ops of the rows in instances [from, to), from `origin`; each row's
+ * process in files[row] (NULL: none seen). */
+static void collect_ops(const struct report *r, size_t from, size_t to, int64_t origin, struct strip *s,
+                        const struct rank_file **files)
+{
+    const struct crossrank *x = r->cross;
     for (size_t i = from; i < to; i++) {
         const struct xr_instance *in = &x->instances[i];
         for (size_t k = 0; k < in->n; k++) {
@@ -103,6 +112,7 @@ static void collect_ops(const struct report *r, size_t from, size_t to, struct s
             int row = row_of(s, xr_event(r, m)->rank);
             if (row < 0)
                 continue;
+            files[row] = &r->files[m.file];
             s->ops = xrealloc(s->ops, (s->nops + 1) * sizeof *s->ops);
             struct strip_op *o = &s->ops[s->nops++];
             *o = (struct strip_op){ row, in->seq, xr_start(r, m) - origin, xr_end(r, m) - origin,
@@ -113,7 +123,32 @@ static void collect_ops(const struct report *r, size_t from, size_t to, struct s
     }
 }
 
-void report_strip(const struct report *r, const struct findings *f, struct strip *out)
+/* The preempted times of each row's process's followed threads inside
+ * the window [origin, origin + span), in the reference clock. */
+static void collect_off(const struct os_interference *os, const struct rank_file **files, int64_t origin,
+                        struct strip *s)
+{
+    for (size_t row = 0; row < s->nranks; row++) {
+        for (size_t k = 0; files[row] && k < os->nthreads; k++) {
+            const struct os_thread *t = &os->threads[k];
+            if (t->file != files[row])
+                continue;
+            for (size_t j = 0; j < t->noff; j++) {
+                const struct os_interval *o = &t->off[j];
+                int64_t a = (int64_t)o->start_ns - files[row]->clock_offset_ns - origin;
+                int64_t b = (int64_t)o->end_ns - files[row]->clock_offset_ns - origin;
+                if (!o->preempted || b <= 0 || a >= s->span_ns)
+                    continue;
+                s->off = xrealloc(s->off, (s->noff + 1) * sizeof *s->off);
+                s->off[s->noff++] = (struct strip_off){ (int)row, a < 0 ? 0 : a, b > s->span_ns ? s->span_ns : b,
+                                                        t->tid };
+            }
+        }
+    }
+}
+
+void report_strip(const struct report *r, const struct findings *f, const struct os_interference *os,
+                  struct strip *out)
 {
     memset(out, 0, sizeof *out);
     const struct crossrank *x = r->cross;
@@ -129,7 +164,12 @@ void report_strip(const struct report *r, const struct findings *f, struct strip
         out->seq = v->seq;
         out->op = x->instances[at < to ? at : to - 1].op;
         choose_ranks(r, from, to, v->rank, out);
-        collect_ops(r, from, to, out);
+        const struct rank_file **files = xcalloc(out->nranks ? out->nranks : 1, sizeof *files);
+        int64_t origin = window_origin(x, from, to);
+        collect_ops(r, from, to, origin, out, files);
+        if (os)
+            collect_off(os, files, origin, out);
+        free(files);
         return;
     }
 }
@@ -138,5 +178,6 @@ void strip_free(struct strip *s)
 {
     free(s->ranks);
     free(s->ops);
+    free(s->off);
     memset(s, 0, sizeof *s);
 }

@@ -295,6 +295,16 @@ static void print_strip_op(const struct strip *st, const struct strip_op *o, con
             x0, x0, y - 2, y + 13);
 }
 
+/* A time the row's process's thread was preempted: a band under its ops. */
+static void print_strip_off(const struct strip *st, const struct strip_off *o, const struct svg_scale *x, FILE *out)
+{
+    double y = 30 + 16.0 * o->row + 11, x0 = svg_at(x, (double)o->start_ns / 1e3), x1 = svg_at(x, (double)o->end_ns / 1e3);
+    fprintf(out, "<g class=\"offcpu\" data-rank=\"%d\" data-tid=\"%d\"><title>rank %d thread %d preempted from "
+            "%.1f us to %.1f us</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"3\" fill=\"%s\"/></g>\n",
+            st->ranks[o->row], o->tid, st->ranks[o->row], o->tid, (double)o->start_ns / 1e3,
+            (double)o->end_ns / 1e3, x0, y, fmax(x1 - x0, 1), HTML_PURPLE);
+}
+
 void html_strip(const struct report *r, const struct strip *st, FILE *out)
 {
     if (!st->around || !st->nops)
@@ -306,8 +316,10 @@ void html_strip(const struct report *r, const struct strip *st, FILE *out)
     fprintf(out, ".<br>Communicator %016" PRIx64 ", ", st->comm);
     html_name(out, report_name(r, st->op));
     fprintf(out, " instances around seq %" PRIu64 ": each rank's op from its arrival (its GPU start, the tick) to "
-            "its end, in red where it arrived last; times aligned across processes. %zu of %zu ranks shown.</p>\n",
-            st->seq, st->nranks, st->ranks_total);
+            "its end, in red where it arrived last; times aligned across processes. %zu of %zu ranks shown.%s</p>\n",
+            st->seq, st->nranks, st->ranks_total,
+            st->noff ? " Under a rank's ops, in purple: the times its process's threads that call NCCL, or NCCL's "
+                       "own, were preempted (OS interference)." : "");
     double step, max = svg_nice_max((double)st->span_ns / 1e3, &step);
     struct svg_scale x = { 0, max, 90, 870, false };
     double bottom = 30 + 16.0 * (double)st->nranks;
@@ -319,6 +331,8 @@ void html_strip(const struct report *r, const struct strip *st, FILE *out)
                 st->ranks[i]);
     for (size_t i = 0; i < st->nops; i++)
         print_strip_op(st, &st->ops[i], &x, out);
+    for (size_t i = 0; i < st->noff; i++)
+        print_strip_off(st, &st->off[i], &x, out);
     svg_axis_bottom(out, &x, step, bottom + 2, "time from the window's start (us)");
     svg_close(out);
     fputs("</div>\n</section>\n", out);

@@ -25,6 +25,7 @@ extern const char *const html_colours[HTML_NCOLOURS];
 #define HTML_BLUE "#0072B2"      /* transfer, an op */
 #define HTML_ORANGE "#E69F00"    /* waiting for others */
 #define HTML_VERMILION "#D55E00" /* the culprit: late, missing, slow */
+#define HTML_PURPLE "#CC79A7"    /* a thread off its CPU, preempted */
 #define HTML_GREY "#999999"      /* not known */
 
 /* Viridis, dark (low) to light (high), for the send/recv matrix: a
