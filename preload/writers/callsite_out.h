@@ -1,6 +1,7 @@
 /* Call sites leave the process two ways: in the per-rank file (their
  * frames, statistics per row, and the load map that symbolizes them), and
- * as LTTng events (one `callsite` per site, one `module` per object its
+ * as LTTng events (one `callsite` per site, one `python_frame` per line of
+ * Python its calls came from, one `module` per object its
  * frames are in). Reducer thread. callsite_out.c */
 #ifndef NCCLTAP_CALLSITE_OUT_H
 #define NCCLTAP_CALLSITE_OUT_H

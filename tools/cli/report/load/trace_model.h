@@ -48,11 +48,21 @@ struct tm_hang {
 };
 
 /* A callsite event: a site's return addresses, innermost first (the zeros
- * past the stack's end left out, as the per-rank file writes them). */
+ * past the stack's end left out, as the per-rank file writes them), and
+ * the ids of its Python frames (tm_pyframe), innermost first. */
 struct tm_site {
     unsigned id;
     uint64_t *frames;
     size_t nframes;
+    uint64_t *python;
+    size_t npython;
+};
+
+/* A python_frame event: a line of Python that sites name by id. */
+struct tm_pyframe {
+    uint64_t id;
+    char *file, *function;
+    int64_t line;
 };
 
 /* A module event: an object the sites' frames are in. */
@@ -99,6 +109,7 @@ struct tm_proc {
     TM_ARRAY(struct tm_hang, hangs);
     TM_ARRAY(struct tm_site, sites);
     TM_ARRAY(struct tm_module, modules);
+    TM_ARRAY(struct tm_pyframe, pyframes);
     TM_ARRAY(struct tm_off, offs);
     TM_ARRAY(struct tm_thread, os_threads);
     uint64_t offs_dropped;       /* os_offcpu events past TM_MAX_OFFS */
