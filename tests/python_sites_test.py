@@ -62,6 +62,7 @@ def main():
             print("%s not installed" % " and ".join(missing))
             return 1 if os.environ.get("CI") == "true" else 77
         check_trace(a, source)
+        check_trace_unread(a, source)
         print("FAIL: %d checks" % len(failures) if failures else "ok")
         return 1 if failures else 0
     for script in (source, non_ascii_copy(source, a.work)):
@@ -217,6 +218,30 @@ def check_trace(a, script):
           [f for f in frames if f[0] == name] == sorted(wanted) and
           [f[2] for f in frames if f[0] != name] == (["Thread.run"] if depth == 2 else []),
           "one python_frame event per line of Python, %s: %s" % (sorted(wanted), frames))
+
+
+def check_trace_unread(a, script):
+    """More lines of Python than nccltap's table holds (4,096; the script's
+    generated code, one line each): the calls left at their native site are
+    counted in the trace (python_unread) as in the rank file, and the
+    report of the trace alone says how many."""
+    out = os.path.join(a.work, "python-sites-lttng-unread")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", CTYPES_NCCL_GENERATED="4200")
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    nccltap = os.path.join(a.bin, "nccltap")
+    run([nccltap, "run", "--sim", "--lttng", "--blocking", "--dir", out, "--", sys.executable, script], env)
+    rank = [os.path.join(out, p) for p in os.listdir(out) if p.endswith(".json")]
+    with open(rank[0]) as f:
+        unread = json.load(f)["callsite_python_unread"]
+    check(unread > 100, "4,200 generated lines leave calls unread in the rank file (got %d)" % unread)
+    doc = json.loads(run([nccltap, "report", "--json", os.path.join(out, "lttng")]))
+    check(doc["callsite_python_unread"] == unread, "the trace's unread calls %d, the rank file's %d" %
+          (doc["callsite_python_unread"], unread))
+    text = run([nccltap, "report", os.path.join(out, "lttng")])
+    check("NOTE: %d calls made from Python are at their native site" % unread in text,
+          "the text report of the trace says %d calls were not read" % unread)
 
 
 def check_script(a, script):

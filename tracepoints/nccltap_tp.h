@@ -123,6 +123,14 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, python_frame,
         lttng_ust_field_integer(int32_t, line, p->line)
         lttng_ust_field_string(function, p->function)))
 
+/* Calls made from Python whose Python frame could not be read (the
+ * table of lines full), so far: they are at their native sites. Emitted
+ * when the count has grown since the last one. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, python_unread,
+    LTTNG_UST_TP_ARGS(uint64_t, calls),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, calls, calls)))
+
 /* A loaded object that a call site's frames are in, once per process:
  * what symbolizes the frames (file address = address - base). */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, module,

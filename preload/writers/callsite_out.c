@@ -132,6 +132,7 @@ void tap_callsites_write_json(FILE *f)
 static unsigned traced_upto;   /* site statistics looked at so far */
 static uint8_t site_traced[TAP_SITE_CAPACITY + 1];
 static uint8_t python_traced[TAP_PY_CAPACITY + 1]; /* python_frame events emitted */
+static uint64_t unread_traced;  /* python_unread's last count */
 static uintptr_t *modules_traced; /* start addresses of the modules emitted */
 static unsigned nmodules_traced, modules_traced_cap;
 
@@ -178,6 +179,11 @@ static void trace_site(uint16_t site, unsigned depth, struct tap_module **map, u
 
 void tap_callsites_trace_new(void)
 {
+    uint64_t unread = tap_python_unread();
+    if (unread != unread_traced && TAP_TRACING(python_unread)) {
+        TAP_TRACE(python_unread, unread);
+        unread_traced = unread;
+    }
     unsigned n = tap_site_stats_count(), depth = tap_sites_depth();
     if (traced_upto == n || !depth || !TAP_TRACING(callsite))
         return;
@@ -198,6 +204,7 @@ void tap_callsites_after_fork(void)
     traced_upto = 0;
     memset(site_traced, 0, sizeof site_traced);
     memset(python_traced, 0, sizeof python_traced);
+    unread_traced = 0;
     modules_traced = NULL;
     nmodules_traced = modules_traced_cap = 0;
 }

@@ -96,6 +96,7 @@ static void event_of(struct bytes *b, struct tev *e, uint64_t *frames, uint64_t 
     e->py_file = name(b);
     e->py_function = name(b);
     e->py_line = pick(b, small, 10);
+    e->calls = (uint64_t)pick(b, small, 10);
     e->path = name(b);
     e->build_id = name(b);
     e->base = take(b, 8);

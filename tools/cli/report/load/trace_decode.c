@@ -18,6 +18,7 @@ static const struct {
     { "nccltap:callsite", TEV_CALLSITE },
     { "nccltap:module", TEV_MODULE },
     { "nccltap:python_frame", TEV_PYTHON_FRAME },
+    { "nccltap:python_unread", TEV_PYTHON_UNREAD },
     { "nccltap:os_offcpu", TEV_OS_OFFCPU },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
@@ -211,7 +212,7 @@ static void get_frames(const struct payload *p, struct tev *e)
 static void decode_payload(const struct payload *p, struct tev *e)
 {
     bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE &&
-                    e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME;
+                    e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME && e->kind != TEV_PYTHON_UNREAD;
     e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
@@ -284,6 +285,9 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->py_file = get_str(p, "file");
         e->py_line = get_i64(p, "line");
         e->py_function = get_str(p, "function");
+        break;
+    case TEV_PYTHON_UNREAD:
+        e->calls = get_u64(p, "calls");
         break;
     case TEV_OS_OFFCPU:
         e->tid = get_i64(p, "tid");

@@ -19,6 +19,7 @@ enum tev_kind {
     TEV_CALLSITE,
     TEV_MODULE,
     TEV_PYTHON_FRAME,        /* a line of Python that call sites name */
+    TEV_PYTHON_UNREAD,       /* calls whose Python frame could not be read, so far */
     TEV_OS_OFFCPU,           /* the shim's own record of a thread off its CPU (NCCLTAP_OS) */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
@@ -77,6 +78,8 @@ struct tev {
     size_t nframes;
     const uint64_t *python;
     size_t npython;
+    /* python_unread: `calls` */
+    uint64_t calls;
     /* python_frame: its id (`site` unused), file, line and function */
     uint64_t py_id;
     const char *py_file, *py_function;

@@ -267,6 +267,10 @@ void trace_model_add(const struct tev *e, void *model)
     case TEV_PYTHON_FRAME:
         on_python_frame(p, e);
         break;
+    case TEV_PYTHON_UNREAD:
+        if (e->calls > p->python_unread)
+            p->python_unread = e->calls;
+        break;
     case TEV_OS_OFFCPU:
         on_offcpu(p, e);
         break;

@@ -102,6 +102,7 @@ struct tm_proc {
     uint64_t first_ns, last_ns;  /* of its nccltap events; 0 when unknown */
     int nccl_version;            /* NCCL_VERSION_CODE of its first comm_init */
     uint64_t captured;           /* op_captured events */
+    uint64_t python_unread;      /* the largest python_unread count */
     TM_ARRAY(struct tm_comm, comms);
     TM_ARRAY(struct tm_op, ops);
     TM_ARRAY(struct tm_done, done);
