@@ -10,7 +10,9 @@ NCCLTAP_CALLSITE_DEPTH=2 the Python frame above each line.
 With --lttng, the same from an LTTng trace alone (`nccltap run --sim
 --lttng`, the report read on the trace directory): the lines, the frames
 above them, the native site, the calls, the Perfetto slices; and each line's
-strings written once (one python_frame event per line, however many calls).
+strings written once (one python_frame event per line, however many calls);
+and with more lines than nccltap's table holds, the calls left unread
+counted in the trace as in the rank file.
 
 Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
                            [--depth1-only] [--lttng]
