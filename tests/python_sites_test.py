@@ -7,10 +7,18 @@ with its exact calls, and no call may be left unread; the same from a
 copy of the script under a name that is not ASCII; and at
 NCCLTAP_CALLSITE_DEPTH=2 the Python frame above each line.
 
+With --lttng, the same from an LTTng trace alone (`nccltap run --sim
+--lttng`, the report read on the trace directory): the lines, the frames
+above them, the native site, the calls, the Perfetto slices; and each line's
+strings written once (one python_frame event per line, however many calls);
+and with more lines than nccltap's table holds, the calls left unread
+counted in the trace as in the rank file.
+
 Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
-                           [--depth1-only]
-Needs CPython 3.11 or 3.12 (those whose frames nccltap reads): exit 77
-with another, a failure where CI=true."""
+                           [--depth1-only] [--lttng]
+Needs CPython 3.11 or 3.12 (those whose frames nccltap reads), and with
+--lttng lttng-sessiond and babeltrace2: exit 77 without them, a failure
+where CI=true."""
 import argparse
 import json
 import os
@@ -44,11 +52,21 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--preload", help="a library to preload into Python beside the shim (a sanitizer's runtime)")
     ap.add_argument("--depth1-only", action="store_true", help="not NCCLTAP_CALLSITE_DEPTH=2 (no libunwind)")
+    ap.add_argument("--lttng", action="store_true", help="the call sites of an LTTng trace")
     a = ap.parse_args()
     if sys.version_info[:2] not in ((3, 11), (3, 12)):
         print("Python %d.%d: nccltap reads the frames of CPython 3.11 and 3.12" % sys.version_info[:2])
         return 1 if os.environ.get("CI") == "true" else 77
     source = os.path.join(a.src, "tests", "apps", "ctypes_nccl.py")
+    if a.lttng:
+        missing = [t for t in ("lttng-sessiond", "babeltrace2") if not shutil.which(t)]
+        if missing:
+            print("%s not installed" % " and ".join(missing))
+            return 1 if os.environ.get("CI") == "true" else 77
+        check_trace(a, source)
+        check_trace_unread(a, source)
+        print("FAIL: %d checks" % len(failures) if failures else "ok")
+        return 1 if failures else 0
     for script in (source, non_ascii_copy(source, a.work)):
         check_script(a, script)
     if not a.depth1_only:
@@ -117,13 +135,119 @@ def check_python_skip(a, script):
           "threading.py alone" % tops)
 
 
-def check_script(a, script):
+def script_lines(script):
+    """The LINE: markers' line numbers, by marker."""
     lines = {}
     with open(script) as f:
         for number, text in enumerate(f, 1):
             m = re.search(r"# LINE:(\w+)", text)
             if m:
                 lines[m.group(1)] = number
+    return lines
+
+
+def site_calls(doc):
+    """{"file:line in function" of a Python site's innermost frame, or the
+    native function: calls}, and {innermost: the frames above it}."""
+    got, above = {}, {}
+    for s in doc["callsites"]:
+        top = s["frames"][0]
+        if top["python"]:
+            where = "%s:%d in %s" % (os.path.basename(top["file"]), top["line"], top["function"])
+            above[where] = [(os.path.basename(f["file"]), f["function"]) for f in s["frames"][1:] if f["python"]]
+        else:
+            where = top["function"]
+        got[where] = got.get(where, 0) + s["calls"]
+    return got, above
+
+
+def check_trace(a, script):
+    """`nccltap run --sim --lttng` at depth 2 (1 with --depth1-only): the
+    report of the trace alone names the script's three lines (file:line in
+    function), the frame above each, the C thread's native site, with the
+    calls the script made, as the report of the rank files does; the
+    Perfetto slices name the lines; each Python line is one python_frame
+    event, whatever the calls from it."""
+    depth = 1 if a.depth1_only else 2
+    lines = script_lines(script)
+    out = os.path.join(a.work, "python-sites-lttng")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH=str(depth))
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    nccltap = os.path.join(a.bin, "nccltap")
+    printed = run([nccltap, "run", "--sim", "--lttng", "--dir", out, "--", sys.executable, script, a.lib], env)
+    want = dict(json.loads([l for l in printed.splitlines() if l.startswith('{"sites"')][0])["sites"])
+    trace = os.path.join(out, "lttng")
+
+    doc = json.loads(run([nccltap, "report", "--json", trace]))
+    got, above = site_calls(doc)
+    name = os.path.basename(script)
+    expect = {"%s:%d in %s" % (name, lines[k], "worker" if k == "b" else "main"): n
+              for k, n in want.items() if k != "native"}
+    expect["c_thread_nccl_loop"] = want["native"]
+    check(got == expect, "the trace's sites and their calls: expected %s, got %s" % (expect, got))
+    if depth == 2:
+        check(above == {w: [(name, "<module>")] if "in main" in w else [("threading.py", "Thread.run")]
+                        for w in expect if w != "c_thread_nccl_loop"},
+              "depth 2: the trace names the Python frame above each line (got %s)" % above)
+    files = json.loads(run([nccltap, "report", "--json", out]))
+    check(site_calls(files) == (got, above), "the trace's sites are the rank file's: %s, %s" %
+          (site_calls(files), (got, above)))
+
+    text = run([nccltap, "report", trace])
+    for k in ("a", "b", "c"):
+        check(re.search(r"%s:%d\s+(main|worker)$" % (re.escape(name), lines[k]), text, re.M) is not None,
+              "the text report of the trace names %s:%d:\n%s" % (name, lines[k], text))
+
+    perfetto = os.path.join(a.work, "python-sites-lttng.perfetto.json")
+    run([nccltap, "report", "--perfetto", perfetto, trace])
+    with open(perfetto) as f:
+        slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "op"]
+    named = {e["args"].get("callsite") for e in slices}
+    for k in ("a", "b", "c"):
+        where = "%s in %s:%d [python]" % ("worker" if k == "b" else "main", name, lines[k])
+        check(where in named, "the Perfetto slices of the trace name %s (got %s)" % (where, named))
+
+    bt = subprocess.run(["babeltrace2", trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    frame_re = re.compile(r'file = "([^"]*)", line = (\d+), function = "([^"]*)"')
+    events = [frame_re.search(l).groups() for l in bt.stdout.splitlines() if "nccltap:python_frame:" in l]
+    frames = sorted((os.path.basename(f), int(n), fn) for f, n, fn in events)
+    wanted = [(name, lines[k], "worker" if k == "b" else "main") for k in ("a", "b", "c")]
+    if depth == 2:
+        wanted.append((name, [n for n, t in enumerate(open(script), 1) if t.rstrip() == "main()"][0], "<module>"))
+    check(bt.returncode == 0 and len(frames) == len(set(frames)) and
+          [f for f in frames if f[0] == name] == sorted(wanted) and
+          [f[2] for f in frames if f[0] != name] == (["Thread.run"] if depth == 2 else []),
+          "one python_frame event per line of Python, %s: %s" % (sorted(wanted), frames))
+
+
+def check_trace_unread(a, script):
+    """More lines of Python than nccltap's table holds (4,096; the script's
+    generated code, one line each): the calls left at their native site are
+    counted in the trace (python_unread) as in the rank file, and the
+    report of the trace alone says how many."""
+    out = os.path.join(a.work, "python-sites-lttng-unread")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", CTYPES_NCCL_GENERATED="4200")
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    nccltap = os.path.join(a.bin, "nccltap")
+    run([nccltap, "run", "--sim", "--lttng", "--blocking", "--dir", out, "--", sys.executable, script], env)
+    rank = [os.path.join(out, p) for p in os.listdir(out) if p.endswith(".json")]
+    with open(rank[0]) as f:
+        unread = json.load(f)["callsite_python_unread"]
+    check(unread > 100, "4,200 generated lines leave calls unread in the rank file (got %d)" % unread)
+    doc = json.loads(run([nccltap, "report", "--json", os.path.join(out, "lttng")]))
+    check(doc["callsite_python_unread"] == unread, "the trace's unread calls %d, the rank file's %d" %
+          (doc["callsite_python_unread"], unread))
+    text = run([nccltap, "report", os.path.join(out, "lttng")])
+    check("NOTE: %d calls made from Python are at their native site" % unread in text,
+          "the text report of the trace says %d calls were not read" % unread)
+
+
+def check_script(a, script):
+    lines = script_lines(script)
     out = os.path.join(a.work, "python-sites")
     nccltap = os.path.join(a.bin, "nccltap")
     printed = traced(a, script, out, 1)

@@ -18,6 +18,7 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
+#include "state/callsite_python.h"
 #include "state/comm_registry.h"
 #include "writers/hang_file.h"
 #include "writers/load_map.h"
@@ -100,12 +101,35 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_enqueue,
         lttng_ust_field_integer(uint16_t, site, r->site)))
 
 /* A call site, once per process, before or after the first op_enqueue that
- * names it: its return addresses, innermost first. */
+ * names it: its return addresses, innermost first, and the Python frames
+ * that made its calls (python_frame ids, innermost first; none for a
+ * native site), each one's python_frame event emitted before it. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, callsite,
-    LTTNG_UST_TP_ARGS(uint16_t, id, const uintptr_t *, frames, unsigned, depth),
+    LTTNG_UST_TP_ARGS(uint16_t, id, const uintptr_t *, frames, unsigned, depth,
+                      const uint16_t *, python, unsigned, npython),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint16_t, site, id)
-        lttng_ust_field_sequence_hex(uint64_t, frames, (const uint64_t *)frames, uint32_t, depth)))
+        lttng_ust_field_sequence_hex(uint64_t, frames, (const uint64_t *)frames, uint32_t, depth)
+        lttng_ust_field_sequence(uint16_t, python, python, uint32_t, npython)))
+
+/* A line of Python that made calls (state/callsite_python.h), once per
+ * process and frame, however many sites and ops name it: the strings are
+ * written once. `line` 0: the code has no line there. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, python_frame,
+    LTTNG_UST_TP_ARGS(uint16_t, id, const struct tap_py_frame *, p),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint16_t, id, id)
+        lttng_ust_field_string(file, p->file)
+        lttng_ust_field_integer(int32_t, line, p->line)
+        lttng_ust_field_string(function, p->function)))
+
+/* Calls made from Python whose Python frame could not be read (the
+ * table of lines full), so far: they are at their native sites. Emitted
+ * when the count has grown since the last one. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, python_unread,
+    LTTNG_UST_TP_ARGS(uint64_t, calls),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, calls, calls)))
 
 /* A loaded object that a call site's frames are in, once per process:
  * what symbolizes the frames (file address = address - base). */

@@ -7,6 +7,7 @@
 #include "state/callsite.h"
 #include "state/callsite_python.h"
 #include "state/comm_registry.h"
+#include "base/config.h"
 #include "base/json_writer.h"
 #include "writers/frame_names.h"
 #include "writers/load_map.h"
@@ -130,6 +131,8 @@ void tap_callsites_write_json(FILE *f)
 
 static unsigned traced_upto;   /* site statistics looked at so far */
 static uint8_t site_traced[TAP_SITE_CAPACITY + 1];
+static uint8_t python_traced[TAP_PY_CAPACITY + 1]; /* python_frame events emitted */
+static uint64_t unread_traced;  /* python_unread's last count */
 static uintptr_t *modules_traced; /* start addresses of the modules emitted */
 static unsigned nmodules_traced, modules_traced_cap;
 
@@ -163,11 +166,24 @@ static void trace_site(uint16_t site, unsigned depth, struct tap_module **map, u
         if (m && !module_traced(m->start))
             TAP_TRACE(module, m);
     }
-    TAP_TRACE(callsite, site, frames, k);
+    /* Each Python frame's strings once, before the first site naming it. */
+    uint16_t python[TAP_CALLSITE_MAX_DEPTH];
+    unsigned npy = 0;
+    for (; npy < depth && npy < TAP_CALLSITE_MAX_DEPTH && (python[npy] = tap_site_python(site, npy)); npy++)
+        if (!python_traced[python[npy]]) {
+            python_traced[python[npy]] = 1;
+            TAP_TRACE(python_frame, python[npy], tap_python_frame(python[npy]));
+        }
+    TAP_TRACE(callsite, site, frames, k, python, npy);
 }
 
 void tap_callsites_trace_new(void)
 {
+    uint64_t unread = tap_python_unread();
+    if (unread != unread_traced && TAP_TRACING(python_unread)) {
+        TAP_TRACE(python_unread, unread);
+        unread_traced = unread;
+    }
     unsigned n = tap_site_stats_count(), depth = tap_sites_depth();
     if (traced_upto == n || !depth || !TAP_TRACING(callsite))
         return;
@@ -187,6 +203,8 @@ void tap_callsites_after_fork(void)
 {
     traced_upto = 0;
     memset(site_traced, 0, sizeof site_traced);
+    memset(python_traced, 0, sizeof python_traced);
+    unread_traced = 0;
     modules_traced = NULL;
     nmodules_traced = modules_traced_cap = 0;
 }

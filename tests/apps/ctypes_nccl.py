@@ -6,10 +6,14 @@ two threads (the main one and a worker), and, with the path of
 libc_thread_nccl.so as argument, from a thread of C with no Python frame.
 
 Prints the calls it made, as tests/shim_case.py reads them, and
-{"sites": [[marker, calls], ...]} for tests/python_sites_test.py.
+{"sites": [[marker, calls], ...]} for tests/python_sites_test.py. With
+CTYPES_NCCL_GENERATED=N in the environment, N more AllReduces, each from
+code of its own (compiled at run time): N lines of Python more than
+nccltap's table holds leave calls unread.
 """
 import ctypes
 import json
+import os
 import sys
 import threading
 
@@ -17,6 +21,7 @@ cuda = ctypes.CDLL("libcuda.so.1")
 nccl = ctypes.CDLL("libnccl.so.2")
 P = ctypes.c_void_p
 N = {"a": 3, "b": 4, "c": 2, "native": 5}
+GENERATED = int(os.environ.get("CTYPES_NCCL_GENERATED", "0"))
 
 
 class UniqueId(ctypes.Structure):
@@ -60,6 +65,11 @@ def main():
     t.join()
     for _ in range(N["c"]):
         check("c", nccl.ncclAllReduce(buf, buf, ctypes.c_size_t(256), 7, 0, comm, stream))  # LINE:c
+    # Each code object kept alive: a freed one's address may be the next one's.
+    generated = [compile("check('generated', nccl.ncclAllReduce(buf, buf, ctypes.c_size_t(64), 7, 0, comm, stream))",
+                         "generated-%d" % k, "exec") for k in range(GENERATED)]
+    for code in generated:
+        exec(code, dict(globals(), buf=buf, comm=comm, stream=stream))
     native = len(sys.argv) > 1
     if native:
         check("cuStreamSynchronize", cuda.cuStreamSynchronize(stream))
@@ -67,7 +77,7 @@ def main():
         check("c_thread_nccl", ctypes.CDLL(sys.argv[1]).c_thread_nccl(fn, comm, stream, buf, N["native"]))
     check("cuStreamSynchronize", cuda.cuStreamSynchronize(stream))
     check("ncclCommDestroy", nccl.ncclCommDestroy(comm))
-    calls = N["a"] + N["b"] + N["c"] + (N["native"] if native else 0)
+    calls = N["a"] + N["b"] + N["c"] + (N["native"] if native else 0) + GENERATED
     print(json.dumps({"expect": "calls", "origin": "init", "rank": 0, "op": "AllReduce", "n": calls}))
     print(json.dumps({"sites": sorted(N.items()) if native else sorted((k, v) for k, v in N.items() if k != "native")}))
 

@@ -5,9 +5,14 @@
  *           AllGather through its pncclAllGather twin.
  *   global: dlopen(RTLD_GLOBAL), AllReduce from dlsym(RTLD_DEFAULT),
  *           Broadcast from dlsym(RTLD_NEXT), the rest from the handle.
- * Prints the calls it made (tests/shim_case.py), and "next_marker": whether
+ * Prints the calls it made (tests/shim_case.py), "next_marker": whether
  * dlsym(RTLD_NEXT, "nccltap_shim_marker") still finds the name in the
- * preloaded shim: a lookup nccltap passes on keeps its caller's view. */
+ * preloaded shim: a lookup nccltap passes on keeps its caller's view, and
+ * "dlvsym_found": how many lookups of NCCL's functions by dlvsym, on the
+ * handle, RTLD_DEFAULT and RTLD_NEXT, with any version, found one. glibc
+ * finds none in an object with a version table (as every NCCL linked
+ * against glibc has), so no call can go around nccltap that way. */
+#define _GNU_SOURCE /* dlvsym */
 #include <dlfcn.h>
 #include <string.h>
 
@@ -25,6 +30,20 @@ static void *look(void *handle, const char *name)
         exit(2);
     }
     return fn;
+}
+
+/* Lookups by dlvsym that found an NCCL function (see above). */
+static int dlvsym_found(void *nccl)
+{
+    static const char *const names[] = {"ncclAllReduce", "pncclAllReduce", "ncclGetVersion", "ncclCommInitRank"};
+    static const char *const versions[] = {"X", "Base", "NCCL_2", "GLIBC_2.2.5", "GLIBC_2.17"};
+    void *handles[] = {nccl, RTLD_DEFAULT, RTLD_NEXT};
+    int found = 0;
+    for (size_t h = 0; h < sizeof handles / sizeof handles[0]; h++)
+        for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
+            for (size_t v = 0; v < sizeof versions / sizeof versions[0]; v++)
+                found += dlvsym(handles[h], names[n], versions[v]) != NULL;
+    return found;
 }
 
 int main(int argc, char **argv)
@@ -69,5 +88,6 @@ int main(int argc, char **argv)
     printf("{\"expect\": \"calls\", \"origin\": \"init\", \"rank\": 0, \"op\": \"AllGather\", \"n\": %d}\n", ALLGATHERS);
     printf("{\"expect\": \"calls\", \"origin\": \"init\", \"rank\": 0, \"op\": \"Broadcast\", \"n\": %d}\n", BROADCASTS);
     printf("{\"result\": \"next_marker\", \"code\": %d}\n", dlsym(RTLD_NEXT, "nccltap_shim_marker") != NULL);
+    printf("{\"result\": \"dlvsym_found\", \"code\": %d}\n", dlvsym_found(nccl));
     return 0;
 }

@@ -45,7 +45,7 @@ static const char *name(struct bytes *b)
     return names[take(b, 1) % (sizeof names / sizeof names[0])];
 }
 
-static void event_of(struct bytes *b, struct tev *e, uint64_t *frames)
+static void event_of(struct bytes *b, struct tev *e, uint64_t *frames, uint64_t *python)
 {
     static const int64_t small[] = {-1, 0, 1, 2, 3, 4, 7, 8, 1 << 20, INT32_MAX};
     static const int64_t ids[] = {0, 1, 2, 0x5ca1ab1e};
@@ -88,6 +88,15 @@ static void event_of(struct bytes *b, struct tev *e, uint64_t *frames)
     for (size_t i = 0; i < e->nframes; i++)
         frames[i] = take(b, 8);
     e->frames = frames;
+    e->npython = take(b, 1) % 9;
+    for (size_t i = 0; i < e->npython; i++)
+        python[i] = (uint64_t)pick(b, small, 10);
+    e->python = python;
+    e->py_id = (uint64_t)pick(b, small, 10);
+    e->py_file = name(b);
+    e->py_function = name(b);
+    e->py_line = pick(b, small, 10);
+    e->calls = (uint64_t)pick(b, small, 10);
     e->path = name(b);
     e->build_id = name(b);
     e->base = take(b, 8);
@@ -135,10 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct trace_assembly a;
     trace_assembly_init(&a, &r);
     struct bytes b = {data, size};
-    uint64_t frames[8];
+    uint64_t frames[8], python[8];
     for (int n = 0; b.n && n < 4096; n++) {
         struct tev e;
-        event_of(&b, &e, frames);
+        event_of(&b, &e, frames, python);
         trace_assembly_add(&e, &a);
     }
     trace_assembly_finish(&a, "fuzz");

@@ -17,6 +17,8 @@ static const struct {
     { "nccltap:hang", TEV_HANG },
     { "nccltap:callsite", TEV_CALLSITE },
     { "nccltap:module", TEV_MODULE },
+    { "nccltap:python_frame", TEV_PYTHON_FRAME },
+    { "nccltap:python_unread", TEV_PYTHON_UNREAD },
     { "nccltap:os_offcpu", TEV_OS_OFFCPU },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
@@ -173,31 +175,44 @@ static uint32_t cpu_of(const bt_event *event)
     return (uint32_t)u;
 }
 
-/* The callsite event's frames: an array of addresses. Valid until the
- * next event. */
-static void get_frames(const struct payload *p, struct tev *e)
+/* An array of integers of the callsite event, into out[0..max); returns
+ * how many. "frames" is needed; "python" is not said missing (traces
+ * written before nccltap traced Python frames have none). */
+static size_t get_array(const struct payload *p, const char *name, bool needed, uint64_t *out, size_t max)
 {
-    static uint64_t frames[64];
-    const bt_field *f = member(p->fields, "frames");
+    const bt_field *f = member(p->fields, name);
     bt_field_class_type t = f ? bt_field_get_class_type(f) : BT_FIELD_CLASS_TYPE_STRING;
     if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
-        missing(p->event, "frames");
-        return;
+        if (needed)
+            missing(p->event, name);
+        return 0;
     }
     uint64_t n = bt_field_array_get_length(f);
-    for (uint64_t i = 0; i < n && e->nframes < sizeof frames / sizeof frames[0]; i++) {
+    size_t got = 0;
+    for (uint64_t i = 0; i < n && got < max; i++) {
         int64_t s;
-        if (!int_value(bt_field_array_borrow_element_field_by_index_const(f, i), &frames[e->nframes], &s))
+        if (!int_value(bt_field_array_borrow_element_field_by_index_const(f, i), &out[got], &s))
             break;
-        e->nframes++;
+        got++;
     }
+    return got;
+}
+
+/* The callsite event's frames and Python frames. Valid until the next
+ * event. */
+static void get_frames(const struct payload *p, struct tev *e)
+{
+    static uint64_t frames[64], python[64];
+    e->nframes = get_array(p, "frames", true, frames, sizeof frames / sizeof frames[0]);
     e->frames = frames;
+    e->npython = get_array(p, "python", false, python, sizeof python / sizeof python[0]);
+    e->python = python;
 }
 
 static void decode_payload(const struct payload *p, struct tev *e)
 {
     bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE &&
-                    e->kind != TEV_OS_OFFCPU;
+                    e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME && e->kind != TEV_PYTHON_UNREAD;
     e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
@@ -264,6 +279,15 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->start = get_u64(p, "start");
         e->end = get_u64(p, "end");
         e->build_id = get_str(p, "build_id");
+        break;
+    case TEV_PYTHON_FRAME:
+        e->py_id = get_u64(p, "id");
+        e->py_file = get_str(p, "file");
+        e->py_line = get_i64(p, "line");
+        e->py_function = get_str(p, "function");
+        break;
+    case TEV_PYTHON_UNREAD:
+        e->calls = get_u64(p, "calls");
         break;
     case TEV_OS_OFFCPU:
         e->tid = get_i64(p, "tid");
@@ -340,6 +364,7 @@ bool tev_decode(const bt_message *msg, struct tev *e)
     memset(e, 0, sizeof *e);
     e->name = e->gpu_uuid = e->origin = e->how = e->op = e->dtype = empty;
     e->prev_comm = e->next_comm = e->comm = e->irq_name = e->path = e->build_id = empty;
+    e->py_file = e->py_function = empty;
     e->kind = kinds[k].kind;
     e->host = hostname(event);
     e->ts_ns = timestamp(msg);

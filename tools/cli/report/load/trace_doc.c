@@ -109,10 +109,41 @@ static json_t *address(uint64_t a)
     return json_string(hex);
 }
 
+static const struct tm_pyframe *pyframe(const struct tm_proc *p, uint64_t id)
+{
+    for (size_t i = 0; i < p->npyframes; i++)
+        if (p->pyframes[i].id == id)
+            return &p->pyframes[i];
+    return NULL;
+}
+
+/* "python" as the per-rank file has it: the site's Python frames, from
+ * their python_frame events. A site naming a frame the trace has no event
+ * for (LTTng discarded it) is left at its native frames, and said. */
+static void add_python(const struct tm_proc *p, const struct tm_site *s, json_t *site)
+{
+    if (!s->npython)
+        return;
+    json_t *a = json_array();
+    for (size_t k = 0; k < s->npython; k++) {
+        const struct tm_pyframe *f = pyframe(p, s->python[k]);
+        if (!f) {
+            msg("warning: process %lld: call site %u names Python frame %llu, which the trace has no "
+                "python_frame event for (discarded?): the site is shown at its native frames",
+                (long long)p->vpid, s->id, (unsigned long long)s->python[k]);
+            json_decref(a);
+            return;
+        }
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "file", f->file, "line", (json_int_t)f->line,
+                                           "function", f->function));
+    }
+    json_object_set_new(site, "python", a);
+}
+
 /* "callsites" as the per-rank file has them: each callsite event's frames
- * with the site's rows; calls at sites the trace has no event for (site 0:
- * the shim's table was full) with no frames. None when the process had
- * call sites off. Takes by_site. */
+ * and Python frames with the site's rows; calls at sites the trace has no
+ * event for (site 0: the shim's table was full) with no frames. None when
+ * the process had call sites off. Takes by_site. */
 static json_t *callsites_json(const struct tm_proc *p, json_t *by_site)
 {
     json_t *a = json_array();
@@ -123,8 +154,10 @@ static json_t *callsites_json(const struct tm_proc *p, json_t *by_site)
         json_t *frames = json_array(), *rows = json_object_get(by_site, id);
         for (size_t k = 0; k < s->nframes; k++)
             json_array_append_new(frames, address(s->frames[k]));
-        json_array_append_new(a, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)s->id, "frames", frames,
-                                           "rows", rows ? json_incref(rows) : json_array()));
+        json_t *site = json_pack("{s:I, s:o, s:o}", "id", (json_int_t)s->id, "frames", frames, "rows",
+                                 rows ? json_incref(rows) : json_array());
+        add_python(p, s, site);
+        json_array_append_new(a, site);
         json_object_del(by_site, id);
     }
     const char *id;
@@ -187,13 +220,14 @@ json_t *trace_doc(struct tm_proc *p)
     double busy_s, timed_s;
     busy_time(p, &busy_s, &timed_s);
     json_t *doc = json_pack(
-        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:I, s:o, s:o,"
+        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:I, s:o, s:I, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
         "job", "", "nccl_version", p->nccl_version, "nccl_version_str", version,
         "wall_s", wall_s, "nccl_busy_s", busy_s, "nccl_timed_s", timed_s,
         "ranks", ranks_json(p), "comms", comms_json(p), "ops", ops,
         "callsite_depth", (json_int_t)p->callsite_depth, "callsites", callsites_json(p, by_site),
+        "callsite_python_unread", (json_int_t)p->python_unread,
         "modules", modules_json(p),
         "totals", "calls", (json_int_t)calls, "dropped", (json_int_t)0,
         "timed", (json_int_t)t.timed, "untimed", (json_int_t)0,

@@ -18,6 +18,8 @@ enum tev_kind {
     TEV_HANG,
     TEV_CALLSITE,
     TEV_MODULE,
+    TEV_PYTHON_FRAME,        /* a line of Python that call sites name */
+    TEV_PYTHON_UNREAD,       /* calls whose Python frame could not be read, so far */
     TEV_OS_OFFCPU,           /* the shim's own record of a thread off its CPU (NCCLTAP_OS) */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
@@ -69,9 +71,19 @@ struct tev {
     uint64_t issued, done_seq, pending_ns;
     /* op_enqueue, hang, callsite: a call site's id (0: none) */
     uint64_t site;
-    /* callsite: its return addresses, innermost first */
+    /* callsite: its return addresses, innermost first, and the ids of the
+     * python_frame events that made its calls, innermost first (none: a
+     * native site, or a trace from before nccltap traced them) */
     const uint64_t *frames;
     size_t nframes;
+    const uint64_t *python;
+    size_t npython;
+    /* python_unread: `calls` */
+    uint64_t calls;
+    /* python_frame: its id (`site` unused), file, line and function */
+    uint64_t py_id;
+    const char *py_file, *py_function;
+    int64_t py_line;
     /* module: a loaded object (file address = address - base) */
     const char *path, *build_id;
     uint64_t base, start, end;

@@ -168,6 +168,23 @@ static void on_callsite(struct tm_proc *p, const struct tev *e)
     s->frames = xcalloc(n ? n : 1, sizeof *s->frames);
     memcpy(s->frames, e->frames, n * sizeof *s->frames);
     s->nframes = n;
+    s->python = xcalloc(e->npython ? e->npython : 1, sizeof *s->python);
+    if (e->npython)
+        memcpy(s->python, e->python, e->npython * sizeof *s->python);
+    s->npython = e->npython;
+}
+
+/* Once per frame and process, as on_callsite. */
+static void on_python_frame(struct tm_proc *p, const struct tev *e)
+{
+    for (size_t i = 0; i < p->npyframes; i++)
+        if (p->pyframes[i].id == e->py_id)
+            return;
+    p->pyframes = xgrow(p->pyframes, &p->cap_pyframes, p->npyframes, sizeof *p->pyframes, 16);
+    /* A line out of range (not CPython's) is no line, as line 0. */
+    int64_t line = e->py_line >= 0 && e->py_line <= INT32_MAX ? e->py_line : 0;
+    p->pyframes[p->npyframes++] = (struct tm_pyframe){ e->py_id, xstrdup(e->py_file), xstrdup(e->py_function),
+                                                       line };
 }
 
 static void on_module(struct tm_proc *p, const struct tev *e)
@@ -247,6 +264,13 @@ void trace_model_add(const struct tev *e, void *model)
     case TEV_MODULE:
         on_module(p, e);
         break;
+    case TEV_PYTHON_FRAME:
+        on_python_frame(p, e);
+        break;
+    case TEV_PYTHON_UNREAD:
+        if (e->calls > p->python_unread)
+            p->python_unread = e->calls;
+        break;
     case TEV_OS_OFFCPU:
         on_offcpu(p, e);
         break;
@@ -268,9 +292,16 @@ void trace_model_free(struct trace_model *m)
         free(p->done);
         free(p->groups);
         free(p->hangs);
-        for (size_t j = 0; j < p->nsites; j++)
+        for (size_t j = 0; j < p->nsites; j++) {
             free(p->sites[j].frames);
+            free(p->sites[j].python);
+        }
         free(p->sites);
+        for (size_t j = 0; j < p->npyframes; j++) {
+            free(p->pyframes[j].file);
+            free(p->pyframes[j].function);
+        }
+        free(p->pyframes);
         for (size_t j = 0; j < p->nmodules; j++) {
             free(p->modules[j].path);
             free(p->modules[j].build_id);

@@ -48,11 +48,21 @@ struct tm_hang {
 };
 
 /* A callsite event: a site's return addresses, innermost first (the zeros
- * past the stack's end left out, as the per-rank file writes them). */
+ * past the stack's end left out, as the per-rank file writes them), and
+ * the ids of its Python frames (tm_pyframe), innermost first. */
 struct tm_site {
     unsigned id;
     uint64_t *frames;
     size_t nframes;
+    uint64_t *python;
+    size_t npython;
+};
+
+/* A python_frame event: a line of Python that sites name by id. */
+struct tm_pyframe {
+    uint64_t id;
+    char *file, *function;
+    int64_t line;
 };
 
 /* A module event: an object the sites' frames are in. */
@@ -92,6 +102,7 @@ struct tm_proc {
     uint64_t first_ns, last_ns;  /* of its nccltap events; 0 when unknown */
     int nccl_version;            /* NCCL_VERSION_CODE of its first comm_init */
     uint64_t captured;           /* op_captured events */
+    uint64_t python_unread;      /* the largest python_unread count */
     TM_ARRAY(struct tm_comm, comms);
     TM_ARRAY(struct tm_op, ops);
     TM_ARRAY(struct tm_done, done);
@@ -99,6 +110,7 @@ struct tm_proc {
     TM_ARRAY(struct tm_hang, hangs);
     TM_ARRAY(struct tm_site, sites);
     TM_ARRAY(struct tm_module, modules);
+    TM_ARRAY(struct tm_pyframe, pyframes);
     TM_ARRAY(struct tm_off, offs);
     TM_ARRAY(struct tm_thread, os_threads);
     uint64_t offs_dropped;       /* os_offcpu events past TM_MAX_OFFS */
