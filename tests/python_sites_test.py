@@ -72,6 +72,7 @@ def main():
     if not a.depth1_only:
         check_depth2(a, source)
     check_python_skip(a, source)
+    check_transient(a, source)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
@@ -244,6 +245,28 @@ def check_trace_unread(a, script):
     text = run([nccltap, "report", os.path.join(out, "lttng")])
     check("NOTE: %d calls made from Python are at their native site" % unread in text,
           "the text report of the trace says %d calls were not read" % unread)
+
+
+def check_transient(a, script):
+    """Code objects freed one after the other (exec of compiled strings):
+    each call is named by its own file and line, never by those of a code
+    object freed before at the same address."""
+    out = os.path.join(a.work, "python-sites-transient")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", CTYPES_NCCL_TRANSIENT="64")
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    nccltap = os.path.join(a.bin, "nccltap")
+    run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script], env)
+    doc = json.loads(run([nccltap, "report", "--json", out]))
+    got = {}
+    for s in doc["callsites"]:
+        top = s["frames"][0]
+        if top["python"] and top["file"].startswith("transient-"):
+            got[(top["file"], top["line"])] = got.get((top["file"], top["line"]), 0) + s["calls"]
+    expect = {("transient-%d" % k, k + 1): 1 for k in range(64)}
+    check(got == expect, "64 transient code objects, each its own file and line once: %d of them right, "
+          "e.g. got %s" % (sum(1 for k, v in expect.items() if got.get(k) == v), sorted(got.items())[:4]))
 
 
 def check_script(a, script):

@@ -189,10 +189,43 @@ static bool skipped_file(const char *file)
     return false;
 }
 
+/* A code object's file name's length, as its str keeps it (characters). */
+static int64_t file_len(const char *code)
+{
+    return AT(AT(code, py->code_filename, const char *), STR_LENGTH, int64_t);
+}
+
+/* Whether the str `s` still reads as the text copied into `copy` (ASCII:
+ * byte for byte, up to what was kept; other text: by its UTF-8, where
+ * CPython keeps one, else by length alone). */
+static bool same_text(const char *s, const char *copy)
+{
+    uint32_t state = AT(s, STR_STATE, uint32_t);
+    bool ascii = state >> 6 & 1;
+    const char *utf8 = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
+    size_t kept = strlen(copy), n = ascii ? (size_t)AT(s, STR_LENGTH, int64_t)
+                                          : utf8 ? (size_t)AT(s, py->str_utf8_length, int64_t) : kept;
+    return !utf8 || (n >= kept && memcmp(utf8, copy, kept) == 0);
+}
+
+/* Whether entry f is (code, lasti) of this code object, not of one freed
+ * before it at the same address. */
+static bool same_frame(const struct tap_py_frame *f, const char *code, int lasti)
+{
+    return f->code == code && f->lasti == lasti && f->qualname_obj == AT(code, py->code_qualname, const void *) &&
+           f->firstlineno == AT(code, py->code_firstlineno, int) &&
+           f->linetable_len == AT(AT(code, py->code_linetable, const char *), BYTES_SIZE, int64_t) &&
+           f->file_len == file_len(code) && (f->unreadable || same_text(AT(code, py->code_filename, const char *), f->file));
+}
+
 static void fill(struct tap_py_frame *f, const char *code, int lasti)
 {
     f->code = code;
     f->lasti = lasti;
+    f->qualname_obj = AT(code, py->code_qualname, const void *);
+    f->firstlineno = AT(code, py->code_firstlineno, int);
+    f->linetable_len = AT(AT(code, py->code_linetable, const char *), BYTES_SIZE, int64_t);
+    f->file_len = file_len(code);
     f->line = line_of(code, lasti);
     f->unreadable = !copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
                     !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function);
@@ -225,7 +258,7 @@ static uint16_t intern(const char *code, int lasti)
                                                         memory_order_acquire))
                 return (uint16_t)mine;
         }
-        if (table[id - 1].code == code && table[id - 1].lasti == lasti)
+        if (same_frame(&table[id - 1], code, lasti))
             return id;
     }
     return 0;

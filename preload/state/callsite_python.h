@@ -25,8 +25,15 @@
 #define TAP_PY_CAPACITY 4096
 
 struct tap_py_frame {
-    const void *code;      /* the code object and instruction: the key */
+    const void *code;      /* the code object and instruction: the key ... */
     int lasti;
+    /* ... with what tells the code object from one freed before it at the
+     * same address (exec, a module's top level after import): its function
+     * name's object, first line, line table's length and file name's text
+     * (its length as CPython keeps it). */
+    const void *qualname_obj;
+    int firstlineno;
+    int64_t linetable_len, file_len;
     int line;              /* 0 when the code has no line there */
     bool skipped;          /* in a framework: the frame above is looked at */
     bool unreadable;       /* its text could not be read: its calls stay native, counted */

@@ -9,7 +9,10 @@ Prints the calls it made, as tests/shim_case.py reads them, and
 {"sites": [[marker, calls], ...]} for tests/python_sites_test.py. With
 CTYPES_NCCL_GENERATED=N in the environment, N more AllReduces, each from
 code of its own (compiled at run time): N lines of Python more than
-nccltap's table holds leave calls unread.
+nccltap's table holds leave calls unread. With CTYPES_NCCL_TRANSIENT=N, N
+AllReduces from code objects each freed before the next is made (file
+"transient-K", line K + 1): CPython may make the next at the freed one's
+address, and each must still be named by its own file and line.
 """
 import ctypes
 import json
@@ -22,6 +25,7 @@ nccl = ctypes.CDLL("libnccl.so.2")
 P = ctypes.c_void_p
 N = {"a": 3, "b": 4, "c": 2, "native": 5}
 GENERATED = int(os.environ.get("CTYPES_NCCL_GENERATED", "0"))
+TRANSIENT = int(os.environ.get("CTYPES_NCCL_TRANSIENT", "0"))
 
 
 class UniqueId(ctypes.Structure):
@@ -70,6 +74,9 @@ def main():
                          "generated-%d" % k, "exec") for k in range(GENERATED)]
     for code in generated:
         exec(code, dict(globals(), buf=buf, comm=comm, stream=stream))
+    for k in range(TRANSIENT):
+        exec(compile("\n" * k + "check('transient', nccl.ncclAllReduce(buf, buf, ctypes.c_size_t(64), 7, 0, comm, "
+                     "stream))", "transient-%d" % k, "exec"), dict(globals(), buf=buf, comm=comm, stream=stream))
     native = len(sys.argv) > 1
     if native:
         check("cuStreamSynchronize", cuda.cuStreamSynchronize(stream))
@@ -77,7 +84,7 @@ def main():
         check("c_thread_nccl", ctypes.CDLL(sys.argv[1]).c_thread_nccl(fn, comm, stream, buf, N["native"]))
     check("cuStreamSynchronize", cuda.cuStreamSynchronize(stream))
     check("ncclCommDestroy", nccl.ncclCommDestroy(comm))
-    calls = N["a"] + N["b"] + N["c"] + (N["native"] if native else 0) + GENERATED
+    calls = N["a"] + N["b"] + N["c"] + (N["native"] if native else 0) + GENERATED + TRANSIENT
     print(json.dumps({"expect": "calls", "origin": "init", "rank": 0, "op": "AllReduce", "n": calls}))
     print(json.dumps({"sites": sorted(N.items()) if native else sorted((k, v) for k, v in N.items() if k != "native")}))
 
