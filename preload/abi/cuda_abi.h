@@ -102,9 +102,10 @@ typedef int CUdriverProcAddressQueryResult;
   X(cuGraphExecDestroy, CUresult, (CUgraphExec hGraphExec), (hGraphExec)) \
   X(cuGraphDestroy, CUresult, (CUgraph hGraph), (hGraph))
 
-/* The driver's entry-point lookup, which nccltap answers for the names
- * above (entry/proc_address.c): CUDA 11.3's, 12.0's _v2 and its _ptsz
- * twin (for which flags 0 means the per-thread default stream). */
+/* The driver's entry-point lookup, whose answers nccltap replaces for the
+ * names above (entry/proc_address.c, reached through dlsym): CUDA 11.3's,
+ * 12.0's _v2 and its _ptsz twin (for which flags 0 means the per-thread
+ * default stream). */
 #define NCCLTAP_CUDA_PROC_API(X) \
   X(cuGetProcAddress, CUresult, (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags), (symbol, pfn, cudaVersion, flags)) \
   X(cuGetProcAddress_v2, CUresult, (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus), (symbol, pfn, cudaVersion, flags, symbolStatus)) \

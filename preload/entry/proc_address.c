@@ -16,12 +16,16 @@
  * that differ in parameters differ by version only; twins have the same
  * parameters.
  *
+ * The lookup functions themselves are not exported: a program that calls
+ * them through the dynamic linker (linked against libcuda.so.1) is not
+ * followed, and a program probing for the driver with dlsym(RTLD_DEFAULT)
+ * finds none where none is loaded.
+ *
  * Each variant keeps one driver pointer, the first returned for it; a
  * later different one (a second driver, another tool wrapping this one) is
  * handed back as it is and said once. Any thread; entry-point lookups are
  * not the hot path (cudart makes them once); the wrappers handed out cost
  * what the exported ones do. */
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -34,9 +38,7 @@
 #include "entry/graph_hooks.h"
 #include "entry/proc_address.h"
 
-#define TAP_EXPORT __attribute__((visibility("default")))
-
-#define TAP_PROC_FN(name, ret, params, args) TAP_EXPORT ret name params; typedef ret(*name##_fn) params;
+#define TAP_PROC_FN(name, ret, params, args) typedef ret(*name##_fn) params;
 NCCLTAP_CUDA_PROC_API(TAP_PROC_FN)
 #undef TAP_PROC_FN
 
@@ -250,54 +252,4 @@ void *tap_proc_address_lookup(const char *name, void *found)
     if (v == NVARIANTS || !found || is_wrapper(found))
         return found;
     return adopt(v, found);
-}
-
-/* Exported, for calls the dynamic linker resolves: the next definition,
- * then the same answer. */
-static void *next_of(_Atomic(void *) *cache, const char *name)
-{
-    void *fn = atomic_load_explicit(cache, memory_order_acquire);
-    if (!fn) {
-        fn = dlsym(RTLD_NEXT, name);
-        atomic_store_explicit(cache, fn, memory_order_release);
-    }
-    return fn;
-}
-
-TAP_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
-{
-    static _Atomic(void *) cache;
-    cuGetProcAddress_fn next = (cuGetProcAddress_fn)next_of(&cache, "cuGetProcAddress");
-    if (!next)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    CUresult r = next(symbol, pfn, cudaVersion, flags);
-    if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, cudaVersion, flags, (struct lookup){next, NULL, false});
-    return r;
-}
-
-TAP_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-                                        CUdriverProcAddressQueryResult *symbolStatus)
-{
-    static _Atomic(void *) cache;
-    cuGetProcAddress_v2_fn next = (cuGetProcAddress_v2_fn)next_of(&cache, "cuGetProcAddress_v2");
-    if (!next)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    CUresult r = next(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, cudaVersion, flags, (struct lookup){NULL, next, false});
-    return r;
-}
-
-TAP_EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-                                             CUdriverProcAddressQueryResult *symbolStatus)
-{
-    static _Atomic(void *) cache;
-    cuGetProcAddress_v2_ptsz_fn next = (cuGetProcAddress_v2_ptsz_fn)next_of(&cache, "cuGetProcAddress_v2_ptsz");
-    if (!next)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    CUresult r = next(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, cudaVersion, flags, (struct lookup){NULL, next, true});
-    return r;
 }
