@@ -134,8 +134,9 @@ static void arm(CUgraphExec x, CUstream stream, const struct tap_graph_slot *s, 
     }
 }
 
-/* After a timed launch: a record per armed op; the others are untimed. */
-static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev)
+/* After a timed launch (number `replay` of the exec): a record per armed
+ * op; the others are untimed. */
+static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev, uint64_t replay)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     uint64_t now = tap_monotonic_ns();
@@ -151,6 +152,7 @@ static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_e
         r->stream = stream;
         r->ev_start = ev[2 * i];
         r->ev_end = ev[2 * i + 1];
+        r->replay = replay;
         r->enqueue_ns = now;
         r->timing_cost_ns = 0;
         if (!q || !mpmc_push(q, &rec, sizeof rec)) {
@@ -186,8 +188,7 @@ CUresult tap_graph_launch(cuGraphLaunch_fn next, CUgraphExec hGraphExec, CUstrea
     arm(hGraphExec, own, s, s->ev);
     CUresult r = next(hGraphExec, hStream);
     if (r == CUDA_SUCCESS) {
-        tap_graph_launched(s);
-        submit(s, own, s->ev);
+        submit(s, own, s->ev, tap_graph_launched(s));
     } else {
         for (uint32_t i = 0; i < 2 * s->nops; i++)
             if (s->ev[i])
