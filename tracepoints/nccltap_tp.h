@@ -120,9 +120,9 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, module,
 
 /* An operation's GPU interval, CLOCK_MONOTONIC like every LTTng event. A
  * grouped operation carries its group's interval and bandwidth. `replay`
- * 0: a call (seq its own); N: the Nth launch of the executable graph
- * that holds the op captured as call `seq` (NCCLTAP_GRAPH_TIMING=all),
- * one event per execution. */
+ * 0: a call (seq its own); N: the Nth execution of the op captured as
+ * call `seq` (launches of the executable graph since it was instantiated
+ * or updated with it; NCCLTAP_GRAPH_TIMING=all), one event per execution. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
     LTTNG_UST_TP_ARGS(const struct tap_completion *, c),
     LTTNG_UST_TP_FIELDS(
