@@ -21,9 +21,11 @@
  * followed, and a program probing for the driver with dlsym(RTLD_DEFAULT)
  * finds none where none is loaded.
  *
- * Each variant keeps one driver pointer, the first returned for it; a
- * later different one (a second driver, another tool wrapping this one) is
- * handed back as it is and said once. Any thread; entry-point lookups are
+ * Each variant keeps one driver pointer, the first returned for it (the
+ * lookups two: a driver may answer "cuGetProcAddress" with another
+ * function than the symbol dlsym finds); a later different one (a second
+ * driver, another tool wrapping this one) is handed back as it is and
+ * said once. Any thread; entry-point lookups are
  * not the hot path (cudart makes them once); the wrappers handed out cost
  * what the exported ones do. */
 #include <limits.h>
@@ -44,7 +46,10 @@ NCCLTAP_CUDA_PROC_API(TAP_PROC_FN)
 
 enum variant {
     V_INST, V_INST_V2, V_INST_12000, V_INST_FLAGS, V_INST_PARAMS, V_INST_PARAMS_PTSZ, V_LAUNCH, V_LAUNCH_PTSZ,
-    V_UPDATE, V_UPDATE_V2, V_EXEC_DESTROY, V_DESTROY, V_GPA, V_GPA_V2, V_GPA_V2_PTSZ, NVARIANTS
+    V_UPDATE, V_UPDATE_V2, V_EXEC_DESTROY, V_DESTROY,
+    /* Each lookup twice: dlsym's answer (the exported symbol) and the
+     * driver's answer for "cuGetProcAddress" may be two functions. */
+    V_GPA, V_GPA_B, V_GPA_V2, V_GPA_V2_B, V_GPA_V2_PTSZ, V_GPA_V2_PTSZ_B, NVARIANTS
 };
 
 /* The driver's function behind each variant's wrapper. */
@@ -121,34 +126,42 @@ static CUresult w_destroy(CUgraph g)
     return tap_graph_destroy(REAL(V_DESTROY, cuGraphDestroy_fn), g);
 }
 
-static CUresult w_gpa(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+static CUresult gpa_v1(enum variant v, const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
-    cuGetProcAddress_fn fn = REAL(V_GPA, cuGetProcAddress_fn);
+    cuGetProcAddress_fn fn = REAL(v, cuGetProcAddress_fn);
     CUresult r = fn(symbol, pfn, cudaVersion, flags);
     if (r == CUDA_SUCCESS)
         answer(symbol, pfn, cudaVersion, flags, (struct lookup){fn, NULL, false});
     return r;
 }
 
-static CUresult w_gpa_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-                         CUdriverProcAddressQueryResult *symbolStatus)
+static CUresult gpa_v2(enum variant v, bool ptsz, const char *symbol, void **pfn, int cudaVersion,
+                       cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
-    cuGetProcAddress_v2_fn fn = REAL(V_GPA_V2, cuGetProcAddress_v2_fn);
+    cuGetProcAddress_v2_fn fn = REAL(v, cuGetProcAddress_v2_fn);
     CUresult r = fn(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, cudaVersion, flags, (struct lookup){NULL, fn, false});
+        answer(symbol, pfn, cudaVersion, flags, (struct lookup){NULL, fn, ptsz});
     return r;
 }
 
-static CUresult w_gpa_v2_ptsz(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-                              CUdriverProcAddressQueryResult *symbolStatus)
-{
-    cuGetProcAddress_v2_ptsz_fn fn = REAL(V_GPA_V2_PTSZ, cuGetProcAddress_v2_ptsz_fn);
-    CUresult r = fn(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (r == CUDA_SUCCESS)
-        answer(symbol, pfn, cudaVersion, flags, (struct lookup){NULL, fn, true});
-    return r;
-}
+#define W_GPA_V1(w, v)                                                                      \
+    static CUresult w(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)    \
+    {                                                                                       \
+        return gpa_v1(v, symbol, pfn, cudaVersion, flags);                                  \
+    }
+#define W_GPA_V2(w, v, ptsz)                                                                \
+    static CUresult w(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,    \
+                      CUdriverProcAddressQueryResult *symbolStatus)                         \
+    {                                                                                       \
+        return gpa_v2(v, ptsz, symbol, pfn, cudaVersion, flags, symbolStatus);              \
+    }
+W_GPA_V1(w_gpa, V_GPA)
+W_GPA_V1(w_gpa_b, V_GPA_B)
+W_GPA_V2(w_gpa_v2, V_GPA_V2, false)
+W_GPA_V2(w_gpa_v2_b, V_GPA_V2_B, false)
+W_GPA_V2(w_gpa_v2_ptsz, V_GPA_V2_PTSZ, true)
+W_GPA_V2(w_gpa_v2_ptsz_b, V_GPA_V2_PTSZ_B, true)
 
 enum stream_kind { EITHER, LEGACY, PER_THREAD };
 
@@ -174,20 +187,31 @@ static const struct variant_row rows[NVARIANTS] = {
     [V_EXEC_DESTROY] = {"cuGraphExecDestroy", 10000, 0, EITHER, W(w_exec_destroy)},
     [V_DESTROY] = {"cuGraphDestroy", 10000, 0, EITHER, W(w_destroy)},
     [V_GPA] = {"cuGetProcAddress", 11030, 12000, EITHER, W(w_gpa)},
+    [V_GPA_B] = {"cuGetProcAddress", 11030, 12000, EITHER, W(w_gpa_b)},
     [V_GPA_V2] = {"cuGetProcAddress", 12000, 0, LEGACY, W(w_gpa_v2)},
+    [V_GPA_V2_B] = {"cuGetProcAddress", 12000, 0, LEGACY, W(w_gpa_v2_b)},
     [V_GPA_V2_PTSZ] = {"cuGetProcAddress", 12000, 0, PER_THREAD, W(w_gpa_v2_ptsz)},
+    [V_GPA_V2_PTSZ_B] = {"cuGetProcAddress", 12000, 0, PER_THREAD, W(w_gpa_v2_ptsz_b)},
 };
 
-/* The wrapper for the driver's `fn` behind variant v, or fn itself where
- * v already has another driver function. */
+static bool same_row(const struct variant_row *a, const struct variant_row *b)
+{
+    return a->symbol == b->symbol && a->since == b->since && a->stream == b->stream;
+}
+
+/* The wrapper for the driver's `fn` behind variant v (or its spare row),
+ * or fn itself where each already has another driver function. */
 static void *adopt(enum variant v, void *fn)
 {
     static atomic_flag said = ATOMIC_FLAG_INIT;
-    void *expect = NULL;
-    if (atomic_compare_exchange_strong_explicit(&real[v], &expect, fn, memory_order_acq_rel, memory_order_acquire) ||
-        expect == fn)
-        return rows[v].wrapper;
-    TAP_LOG_ONCE(said, "%s: a second driver function for one entry point (another CUDA driver or tool); graphs "
+    for (int w = v; w < NVARIANTS && same_row(&rows[w], &rows[v]); w++) {
+        void *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&real[w], &expect, fn, memory_order_acq_rel,
+                                                    memory_order_acquire) ||
+            expect == fn)
+            return rows[w].wrapper;
+    }
+    TAP_LOG_ONCE(said, "%s: another driver function for one entry point (another CUDA driver or tool); graphs "
                  "launched through it are not counted", rows[v].symbol);
     return fn;
 }

@@ -29,6 +29,14 @@
 
 #define SIM_DRIVER_VERSION 12080
 
+/* What "cuGetProcAddress" is answered with: not the exported symbols, as a
+ * driver may hand out its own entry points rather than its exports. */
+static CUresult proc_v1(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+static CUresult proc_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                        CUdriverProcAddressQueryResult *symbolStatus);
+static CUresult proc_v2_ptsz(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *symbolStatus);
+
 struct proc_row {
     const char *symbol;
     int since;
@@ -41,8 +49,8 @@ static const struct proc_row rows[] = {
     {"cuInit", 2000, F(cuInit), NULL},
     {"cuDriverGetVersion", 2020, F(cuDriverGetVersion), NULL},
     {"cuGetErrorString", 6000, F(cuGetErrorString), NULL},
-    {"cuGetProcAddress", 11030, F(cuGetProcAddress), NULL},
-    {"cuGetProcAddress", 12000, F(cuGetProcAddress_v2), F(cuGetProcAddress_v2_ptsz)},
+    {"cuGetProcAddress", 11030, F(proc_v1), NULL},
+    {"cuGetProcAddress", 12000, F(proc_v2), F(proc_v2_ptsz)},
     {"cuDeviceGetCount", 2000, F(cuDeviceGetCount), NULL},
     {"cuDeviceGet", 2000, F(cuDeviceGet), NULL},
     {"cuDeviceGetName", 2000, F(cuDeviceGetName), NULL},
@@ -142,6 +150,23 @@ SIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVer
 
 SIM_API CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                           CUdriverProcAddressQueryResult *symbolStatus)
+{
+    return lookup(symbol, pfn, cudaVersion, flags, 1, symbolStatus);
+}
+
+static CUresult proc_v1(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+    return lookup(symbol, pfn, cudaVersion, flags, 0, NULL);
+}
+
+static CUresult proc_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                        CUdriverProcAddressQueryResult *symbolStatus)
+{
+    return lookup(symbol, pfn, cudaVersion, flags, 0, symbolStatus);
+}
+
+static CUresult proc_v2_ptsz(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *symbolStatus)
 {
     return lookup(symbol, pfn, cudaVersion, flags, 1, symbolStatus);
 }

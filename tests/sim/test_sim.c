@@ -628,8 +628,15 @@ static void test_proc_address(void)
     /* No per-thread twin: the legacy function. */
     CHECK(proc("cuGraphDestroy", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
                CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphDestroy));
-    CHECK(proc("cuGetProcAddress", 11080, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGetProcAddress));
-    CHECK(proc("cuGetProcAddress", 12000, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGetProcAddress_v2));
+    /* Itself: entry points of its own, which answer as the exports do. */
+    CUresult (*v2)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+    *(void **)&v2 = proc("cuGetProcAddress", 12000, 0, CU_GET_PROC_ADDRESS_SUCCESS);
+    CHECK(v2 != cuGetProcAddress_v2);
+    void *got = NULL;
+    CUdriverProcAddressQueryResult got_st;
+    CU(v2("cuGraphLaunch", &got, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &got_st));
+    CHECK(got == FN(cuGraphLaunch_ptsz) && got_st == CU_GET_PROC_ADDRESS_SUCCESS);
+    CHECK(proc("cuGetProcAddress", 11080, 0, CU_GET_PROC_ADDRESS_SUCCESS) != FN(cuGetProcAddress));
     /* A variant the simulator lacks is never answered by another. */
     proc("cuStreamGetCaptureInfo", 12030, 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
     void *fn = NULL;
