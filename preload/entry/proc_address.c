@@ -25,9 +25,9 @@
  * lookups two: a driver may answer "cuGetProcAddress" with another
  * function than the symbol dlsym finds); a later different one (a second
  * driver, another tool wrapping this one) is handed back as it is and
- * said once. Any thread; entry-point lookups are
- * not the hot path (cudart makes them once); the wrappers handed out cost
- * what the exported ones do. */
+ * said once. Any thread; entry-point lookups are not the hot path (cudart
+ * makes them once); the wrappers handed out cost what the exported ones
+ * do. */
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -196,7 +196,7 @@ static const struct variant_row rows[NVARIANTS] = {
 
 static bool same_row(const struct variant_row *a, const struct variant_row *b)
 {
-    return a->symbol == b->symbol && a->since == b->since && a->stream == b->stream;
+    return strcmp(a->symbol, b->symbol) == 0 && a->since == b->since && a->stream == b->stream;
 }
 
 /* The wrapper for the driver's `fn` behind variant v (or its spare row),
