@@ -7,9 +7,14 @@ NCCLTAP_GRAPH_TIMING=all, a time for every execution and the busbw the
 simulator gives (within 1%), also for the 100 launches still running when
 the application destroys the executable graph (it synchronizes every 300);
 with it off, nccltap adds no node to the graph and no record per launch.
+ops_log_2: nccltap's per-op log holds each execution with its replay number.
+The proc_* cases run graph_proc_app, which reaches the driver as cudart
+does (dlopen, dlsym of cuGetProcAddress, every function through it; each
+case one way of asking: its MODE and HANDLE): the same counts and times.
 
 Usage: graph_test.py --bin BUILD/bin CASE   (CASE: counts_2, counts_4,
-timed_2, timed_4, update_2)
+timed_2, timed_4, update_2, proc_flags_2, proc_inst12_2, proc_params_2,
+proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2)
 """
 import argparse
 import glob
@@ -46,15 +51,18 @@ def model_busbw(op, nbytes, n):
     return nbytes * factor / t / 1e9
 
 
-def run(bindir, n, graph_timing, update=False):
+def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
     work = tempfile.mkdtemp(prefix="nccltap-graph-")
     out, prom = os.path.join(work, "out"), os.path.join(work, "prom")
     os.mkdir(prom)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCLTAP_", "NCCLSIM_"))}
     env.update(NCCLTAP_GRAPH_TIMING=graph_timing, NCCLSIM_LAT_US=str(LAT_US),
                NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP="1")
-    cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--",
-           os.path.join(bindir, "graph_app"), str(n), str(ITERS), "300"] + (["update"] if update else [])
+    env.update(env_more or {})
+    app = [os.path.join(bindir, "graph_app"), str(n), str(ITERS), "300"] + (["update"] if update else [])
+    if proc:
+        app = [os.path.join(bindir, "graph_proc_app"), str(n), str(ITERS), "300"] + list(proc)
+    cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--"] + app
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
@@ -64,11 +72,15 @@ def run(bindir, n, graph_timing, update=False):
     rep = subprocess.run([os.path.join(bindir, "nccltap"), "report", "--json", out], env=env,
                          capture_output=True, text=True, timeout=120)
     metrics = prom_samples(prom)
+    lines = {}
+    for path in glob.glob(os.path.join(out, "*.ops.jsonl")):
+        with open(path) as f:
+            lines[path] = [json.loads(l) for l in f]
     shutil.rmtree(work, ignore_errors=True)
     check(rep.returncode == 0, "nccltap report exited %d: %s" % (rep.returncode, rep.stderr))
     check(len(apps) == n, "%d ranks reported, not %d" % (len(apps), n))
     check(len(files) == n, "%d rank files, not %d" % (len(files), n))
-    return apps, files, json.loads(rep.stdout), metrics
+    return apps, files, json.loads(rep.stdout), metrics, lines
 
 
 def prom_samples(prom):
@@ -143,9 +155,9 @@ def want_rows(n, update):
             ("AllGather", AG_SEND_BYTES * n): (2, ITERS)}
 
 
-def counts(bindir, n):
+def counts(bindir, n, proc=None):
     """Timing of graphs off (the default): counted, nothing added."""
-    apps, files, rep, metrics = run(bindir, n, "off")
+    apps, files, rep, metrics, _ = run(bindir, n, "off", proc=proc)
     check_report(rep, want_rows(n, False), n)
     check_prom(metrics, want_rows(n, False), n, False)
     for a in apps:
@@ -159,9 +171,9 @@ def counts(bindir, n):
               "records per launch with graph timing off: %s" % f["totals"])
 
 
-def timed(bindir, n, update=False):
+def timed(bindir, n, update=False, proc=None):
     """NCCLTAP_GRAPH_TIMING=all: every execution timed, at the simulated busbw."""
-    apps, files, rep, metrics = run(bindir, n, "all", update)
+    apps, files, rep, metrics, _ = run(bindir, n, "all", update, proc)
     check_report(rep, want_rows(n, update), n)
     check_prom(metrics, want_rows(n, update), n, True)
     for a in apps:
@@ -182,6 +194,28 @@ def timed(bindir, n, update=False):
               "totals: %s, expected %d executions timed" % (f["totals"], total))
 
 
+def ops_log(bindir, n):
+    """NCCLTAP_OPS_JSONL=1: a line per timed execution, with the captured
+    call's seq and its replay number (1.., once each); no line of a
+    call (captured calls are not timed); the report reads the log's calls
+    only, so its rows are as without it."""
+    _, _, rep, _, lines = run(bindir, n, "all", proc=("flags", "handle"), env_more={"NCCLTAP_OPS_JSONL": "1"})
+    check_report(rep, want_rows(n, True), n)
+    check(len(lines) == n, "%d per-op logs, not %d" % (len(lines), n))
+    for path, recs in lines.items():
+        by_call = {}
+        for o in recs:
+            check(o.get("replay", 0) > 0, "%s: a line that is no execution: %s" % (path, o))
+            by_call.setdefault((o["comm"], o["seq"]), []).append(o["replay"])
+        # 10 captured calls: 5 before the update, 5 after, ITERS/2 launches
+        # each; a call's executions are numbered from 1 (an update starts
+        # the count for the calls it brings)
+        check(len(by_call) == 10, "%s: executions of %d captured calls, not 10" % (path, len(by_call)))
+        for call, replays in by_call.items():
+            check(sorted(replays) == list(range(1, ITERS // 2 + 1)),
+                  "%s: call %s: replay numbers are not 1..%d once each" % (path, call, ITERS // 2))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -193,6 +227,14 @@ def main():
         "timed_2": lambda: timed(a.bin, 2),
         "timed_4": lambda: timed(a.bin, 4),
         "update_2": lambda: timed(a.bin, 2, update=True),
+        # graph_proc_app MODE HANDLE: its usage says what each asks for
+        "proc_flags_2": lambda: timed(a.bin, 2, update=True, proc=("flags", "handle")),
+        "proc_inst12_2": lambda: timed(a.bin, 2, proc=("inst12", "default")),
+        "proc_params_2": lambda: timed(a.bin, 2, proc=("params", "handle")),
+        "proc_ptsz_2": lambda: timed(a.bin, 2, proc=("ptsz", "handle")),
+        "proc_v1_2": lambda: timed(a.bin, 2, update=True, proc=("v1", "handle")),
+        "proc_self_2": lambda: counts(a.bin, 2, proc=("self", "next")),
+        "ops_log_2": lambda: ops_log(a.bin, 2),
     }
     if a.case not in cases:
         fail("unknown case " + a.case)

@@ -143,7 +143,10 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, module,
         lttng_ust_field_string(build_id, m->build_id)))
 
 /* An operation's GPU interval, CLOCK_MONOTONIC like every LTTng event. A
- * grouped operation carries its group's interval and bandwidth. */
+ * grouped operation carries its group's interval and bandwidth. `replay`
+ * 0: a call (seq its own); N: the Nth execution of the op captured as
+ * call `seq` (launches of the executable graph since it was instantiated
+ * or updated with it; NCCLTAP_GRAPH_TIMING=all), one event per execution. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
     LTTNG_UST_TP_ARGS(const struct tap_completion *, c),
     LTTNG_UST_TP_FIELDS(
@@ -155,7 +158,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
         lttng_ust_field_integer(uint64_t, duration_ns, c->duration_ns)
         lttng_ust_field_float(double, algbw_gbs, c->algbw_gbs)
         lttng_ust_field_float(double, busbw_gbs, c->busbw_gbs)
-        lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)))
+        lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)
+        lttng_ust_field_integer(uint64_t, replay, c->op->replay)))
 
 /* NCCLTAP_OS=switch: a followed thread (one that calls NCCL, or one of
  * NCCL's, named `comm`) was off its CPU from out_ns to in_ns (CLOCK_MONOTONIC),

@@ -59,15 +59,57 @@ typedef struct {
     CUgraphNode errorFromNode;
 } CUgraphExecUpdateResultInfo;
 
-/* The graph entry points nccltap interposes (entry/graph_hooks.c), by the
- * names CUDA 12 and 13 export them under. Not in the table below: the shim
- * never calls them itself; its wrappers forward to the next definition. */
+/* cuGraphInstantiateWithParams (CUDA 12.0). */
+#define CUDA_GRAPH_INSTANTIATE_SUCCESS 0
+#define CUDA_GRAPH_INSTANTIATE_ERROR 1
+typedef struct {
+    cuuint64_t flags;
+    CUstream hUploadStream;
+    CUgraphNode hErrNode_out;
+    int result_out; /* CUgraphInstantiateResult */
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
+
+/* cuGetProcAddress (CUDA 11.3; _v2, with symbolStatus, CUDA 12.0):
+ * CUdriverProcAddress_flags and CUdriverProcAddressQueryResult. */
+#define CU_GET_PROC_ADDRESS_DEFAULT 0
+#define CU_GET_PROC_ADDRESS_LEGACY_STREAM 0x1
+#define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 0x2
+#define CU_GET_PROC_ADDRESS_SUCCESS 0
+#define CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1
+#define CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT 2
+typedef int CUdriverProcAddressQueryResult;
+/* The per-thread default stream's handle. */
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+
+/* The graph entry points nccltap interposes (entry/graph_hooks.c), by
+ * every name a driver exports them under: CUDA 10's cuGraphInstantiate
+ * and CUDA 11's _v2 (both with an error node and a log), CUDA 11.4's
+ * WithFlags (what CUDA 12's cuda.h calls cuGraphInstantiate), 12.0's
+ * WithParams; the per-thread default stream's _ptsz twins of those that
+ * take a stream; CUDA 10.2's cuGraphExecUpdate and 12.0's _v2. Not in the
+ * table below: the shim never calls them itself; its wrappers forward to
+ * the next definition. */
 #define NCCLTAP_CUDA_GRAPH_API(X) \
+  X(cuGraphInstantiate, CUresult, (CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize), (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize)) \
+  X(cuGraphInstantiate_v2, CUresult, (CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize), (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize)) \
   X(cuGraphInstantiateWithFlags, CUresult, (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags), (phGraphExec, hGraph, flags)) \
+  X(cuGraphInstantiateWithParams, CUresult, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
+  X(cuGraphInstantiateWithParams_ptsz, CUresult, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
   X(cuGraphLaunch, CUresult, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
+  X(cuGraphLaunch_ptsz, CUresult, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
+  X(cuGraphExecUpdate, CUresult, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, int *updateResult_out), (hGraphExec, hGraph, hErrorNode_out, updateResult_out)) \
   X(cuGraphExecUpdate_v2, CUresult, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo), (hGraphExec, hGraph, resultInfo)) \
   X(cuGraphExecDestroy, CUresult, (CUgraphExec hGraphExec), (hGraphExec)) \
   X(cuGraphDestroy, CUresult, (CUgraph hGraph), (hGraph))
+
+/* The driver's entry-point lookup, whose answers nccltap replaces for the
+ * names above (entry/proc_address.c, reached through dlsym): CUDA 11.3's,
+ * 12.0's _v2 and its _ptsz twin (for which flags 0 means the per-thread
+ * default stream). */
+#define NCCLTAP_CUDA_PROC_API(X) \
+  X(cuGetProcAddress, CUresult, (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags), (symbol, pfn, cudaVersion, flags)) \
+  X(cuGetProcAddress_v2, CUresult, (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus), (symbol, pfn, cudaVersion, flags, symbolStatus)) \
+  X(cuGetProcAddress_v2_ptsz, CUresult, (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus), (symbol, pfn, cudaVersion, flags, symbolStatus))
 
 /* X(field, "exported symbol", return type, params). Optional entries may be
  * missing from a driver; callers check the pointer. */

@@ -28,6 +28,7 @@ struct tap_op_rec {
     uint64_t group_id;   /* 0 outside a group */
     void *stream;
     struct tap_event *ev_start, *ev_end;
+    uint64_t replay;     /* TAP_OPF_REPLAY: its execution number, from 1 (graph_table.h); else 0 */
     int32_t peer;        /* root or peer, -1 if none */
     int32_t redop;       /* -1 if none */
     int32_t dtype;

@@ -18,7 +18,13 @@
  * NCCL the wrapper calls (same object as nccltap's resolved function).
  * For RTLD_NEXT, which only the caller's own dlsym can answer, the
  * wrapper is returned when that NCCL is loaded at all. Every other lookup
- * costs one call and a compare of the name's first bytes. Thread-safe;
+ * costs one call and a compare of the name's first bytes.
+ *
+ * Also answered, on the same terms: "cuGetProcAddress", "_v2" and
+ * "_v2_ptsz", the driver's entry-point lookup through which cudart finds
+ * the graph functions nccltap follows (proc_address.c): the wrapper that
+ * calls what the lookup found (for RTLD_NEXT, the next definition after
+ * nccltap), unless that is nccltap's own. Thread-safe;
  * any thread; never allocates but in dlopen(RTLD_NOLOAD) of the caller's
  * object (a lookup of an NCCL name, once per function in practice). */
 #include <dlfcn.h>
@@ -28,6 +34,7 @@
 #include <string.h>
 
 #include "abi/nccl_abi.h"
+#include "entry/proc_address.h"
 #include "nccl/real_nccl.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -137,6 +144,23 @@ static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct api_ent
     return found && found != e->wrapper && object_of(found) == object_of(target) ? e->wrapper : NULL;
 }
 
+static bool in_shim(const void *p)
+{
+    return (const char *)p >= __ehdr_start && (const char *)p < _end;
+}
+
+/* The wrapper to return for a cuGetProcAddress name, or NULL to pass. */
+static void *proc_answer(dlsym_fn real_dlsym, void *handle, const char *name, const void *ra)
+{
+    if (caller_defines(real_dlsym, name, ra))
+        return NULL;
+    void *found = real_dlsym(handle, name);
+    if (!found || in_shim(found))
+        return NULL;
+    void *w = tap_proc_address_lookup(name, found);
+    return w != found ? w : NULL;
+}
+
 struct tap_dlsym_route {
     void *answer; /* non-NULL: what dlsym returns */
     dlsym_fn next; /* else: the dlsym to jump to */
@@ -151,11 +175,21 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
     struct tap_dlsym_route r = {NULL, atomic_load_explicit(&next_dlsym, memory_order_acquire)};
     if (!r.next)
         r.next = find_next_dlsym();
-    if (!name || !((name[0] == 'n' && name[1] == 'c' && name[2] == 'c' && name[3] == 'l') ||
+    if (!name)
+        return r;
+    bool proc = name[0] == 'c' && name[1] == 'u' && name[2] == 'G' && name[3] == 'e' &&
+                strncmp(name, "cuGetProcAddress", 16) == 0;
+    if (!proc && !((name[0] == 'n' && name[1] == 'c' && name[2] == 'c' && name[3] == 'l') ||
                    (name[0] == 'p' && name[1] == 'n' && name[2] == 'c' && name[3] == 'c' && name[4] == 'l')))
         return r;
-    if (((const char *)ra >= __ehdr_start && (const char *)ra < _end) || deciding || real_nccl_resolving())
+    if (in_shim(ra) || deciding || real_nccl_resolving())
         return r;
+    if (proc) {
+        deciding = 1;
+        r.answer = proc_answer(r.next, handle, name, ra);
+        deciding = 0;
+        return r;
+    }
     const struct api_entry *e = api_entry(name);
     if (!e)
         return r;

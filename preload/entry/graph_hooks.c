@@ -3,11 +3,12 @@
  * a captured op runs at every launch with no NCCL call to see.
  *
  * Each wrapper calls the next definition (the driver) and returns exactly
- * what it returned; it notes what happened only on success. What reaches
- * these wrappers: calls resolved by the dynamic linker (a program or
- * library linked against libcuda.so.1). Not: cudart's (cudaGraphLaunch),
- * which gets the driver's entry points through cuGetProcAddress, nor a
- * dlsym on the driver's own handle (README, CUDA graphs).
+ * what it returned; it notes what happened only on success. Two doors
+ * lead here: the exported wrappers below, reached by calls the dynamic
+ * linker resolves (a program or library linked against libcuda.so.1),
+ * which call the next definition; and the bodies (graph_hooks.h) called by
+ * the wrappers nccltap hands out for cuGetProcAddress (proc_address.c:
+ * cudart's way), with the pointer the driver returned there.
  *
  * Any application thread. Launch is the hot path of a replayed graph: one
  * lock-free lookup and an atomic add, no allocation; with
@@ -24,6 +25,7 @@
 #include "base/monotonic.h"
 #include "base/mpmc_queue.h"
 #include "cuda/gpu_timing.h"
+#include "entry/graph_hooks.h"
 #include "state/graph_table.h"
 #include "state/shared.h"
 
@@ -43,9 +45,9 @@ static void *next_fn(_Atomic(void *) *cache, const char *name)
     return fn;
 }
 
-/* Prototypes and pointer types from the table, so that a definition
- * that disagrees with it does not compile. */
-#define TAP_GRAPH_PROTOTYPE(name, ret, params, args) TAP_EXPORT ret name params; typedef ret(*name##_fn) params;
+/* Prototypes from the table, so that a definition that disagrees with it
+ * does not compile. */
+#define TAP_GRAPH_PROTOTYPE(name, ret, params, args) TAP_EXPORT ret name params;
 NCCLTAP_CUDA_GRAPH_API(TAP_GRAPH_PROTOTYPE)
 #undef TAP_GRAPH_PROTOTYPE
 
@@ -55,11 +57,47 @@ NCCLTAP_CUDA_GRAPH_API(TAP_GRAPH_PROTOTYPE)
     if (!next)                                                           \
         return CUDA_ERROR_NOT_SUPPORTED
 
+/* The instantiations: each exec made from a graph holding captured ops is
+ * followed (graph_table.h). */
+TAP_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                                       char *logBuffer, size_t bufferSize)
+{
+    TAP_NEXT(cuGraphInstantiate);
+    return tap_graph_instantiate_done(next(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), phGraphExec,
+                                      hGraph);
+}
+
+TAP_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                                          char *logBuffer, size_t bufferSize)
+{
+    TAP_NEXT(cuGraphInstantiate_v2);
+    return tap_graph_instantiate_done(next(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), phGraphExec,
+                                      hGraph);
+}
+
 TAP_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     TAP_NEXT(cuGraphInstantiateWithFlags);
-    CUresult r = next(phGraphExec, hGraph, flags);
-    if (r == CUDA_SUCCESS)
+    return tap_graph_instantiate_done(next(phGraphExec, hGraph, flags), phGraphExec, hGraph);
+}
+
+TAP_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                 CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    TAP_NEXT(cuGraphInstantiateWithParams);
+    return tap_graph_instantiate_done(next(phGraphExec, hGraph, instantiateParams), phGraphExec, hGraph);
+}
+
+TAP_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                      CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    TAP_NEXT(cuGraphInstantiateWithParams_ptsz);
+    return tap_graph_instantiate_done(next(phGraphExec, hGraph, instantiateParams), phGraphExec, hGraph);
+}
+
+CUresult tap_graph_instantiate_done(CUresult r, CUgraphExec *phGraphExec, CUgraph hGraph)
+{
+    if (r == CUDA_SUCCESS && phGraphExec)
         tap_graph_instantiated(*phGraphExec, hGraph);
     return r;
 }
@@ -96,8 +134,9 @@ static void arm(CUgraphExec x, CUstream stream, const struct tap_graph_slot *s, 
     }
 }
 
-/* After a timed launch: a record per armed op; the others are untimed. */
-static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev)
+/* After a timed launch (number `replay` of the exec): a record per armed
+ * op; the others are untimed. */
+static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_event **ev, uint64_t replay)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     uint64_t now = tap_monotonic_ns();
@@ -113,6 +152,7 @@ static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_e
         r->stream = stream;
         r->ev_start = ev[2 * i];
         r->ev_end = ev[2 * i + 1];
+        r->replay = replay;
         r->enqueue_ns = now;
         r->timing_cost_ns = 0;
         if (!q || !mpmc_push(q, &rec, sizeof rec)) {
@@ -130,9 +170,8 @@ static bool time_launches(const struct tap_graph_slot *s)
            !atomic_load_explicit(&tap_closed, memory_order_relaxed);
 }
 
-TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+CUresult tap_graph_launch(cuGraphLaunch_fn next, CUgraphExec hGraphExec, CUstream hStream, CUstream own)
 {
-    TAP_NEXT(cuGraphLaunch);
     struct tap_graph_slot *s = tap_graph_slot_of(hGraphExec);
     if (!s)
         return next(hGraphExec, hStream);
@@ -146,11 +185,10 @@ TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
         return r;
     }
     pthread_mutex_lock(&s->launch_lock);
-    arm(hGraphExec, hStream, s, s->ev);
+    arm(hGraphExec, own, s, s->ev);
     CUresult r = next(hGraphExec, hStream);
     if (r == CUDA_SUCCESS) {
-        tap_graph_launched(s);
-        submit(s, hStream, s->ev);
+        submit(s, own, s->ev, tap_graph_launched(s));
     } else {
         for (uint32_t i = 0; i < 2 * s->nops; i++)
             if (s->ev[i])
@@ -160,14 +198,38 @@ TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
     return r;
 }
 
+TAP_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    TAP_NEXT(cuGraphLaunch);
+    return tap_graph_launch(next, hGraphExec, hStream, hStream);
+}
+
+/* The per-thread default stream's launch: a NULL stream is that stream. */
+TAP_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+    TAP_NEXT(cuGraphLaunch_ptsz);
+    return tap_graph_launch(next, hGraphExec, hStream, hStream ? hStream : CU_STREAM_PER_THREAD);
+}
+
+CUresult tap_graph_update_done(CUresult r, CUgraphExec hGraphExec, CUgraph hGraph)
+{
+    if (r == CUDA_SUCCESS)
+        tap_graph_updated(hGraphExec, hGraph);
+    return r;
+}
+
+TAP_EXPORT CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+                                      int *updateResult_out)
+{
+    TAP_NEXT(cuGraphExecUpdate);
+    return tap_graph_update_done(next(hGraphExec, hGraph, hErrorNode_out, updateResult_out), hGraphExec, hGraph);
+}
+
 TAP_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
                                          CUgraphExecUpdateResultInfo *resultInfo)
 {
     TAP_NEXT(cuGraphExecUpdate_v2);
-    CUresult r = next(hGraphExec, hGraph, resultInfo);
-    if (r == CUDA_SUCCESS)
-        tap_graph_updated(hGraphExec, hGraph);
-    return r;
+    return tap_graph_update_done(next(hGraphExec, hGraph, resultInfo), hGraphExec, hGraph);
 }
 
 static CUresult destroy_graph(CUgraph g)
@@ -178,22 +240,33 @@ static CUresult destroy_graph(CUgraph g)
 
 /* The graph its timed nodes are named by lives as long as the exec: a
  * graph the application destroyed before is destroyed now. */
-TAP_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+CUresult tap_graph_exec_destroy(cuGraphExecDestroy_fn next, cuGraphDestroy_fn destroy, CUgraphExec hGraphExec)
 {
-    TAP_NEXT(cuGraphExecDestroy);
     CUresult r = next(hGraphExec);
     const void *waited = r == CUDA_SUCCESS ? tap_graph_exec_destroyed(hGraphExec) : NULL;
     if (waited)
-        destroy_graph((CUgraph)waited);
+        (destroy ? destroy : destroy_graph)((CUgraph)waited);
     return r;
+}
+
+TAP_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+    TAP_NEXT(cuGraphExecDestroy);
+    return tap_graph_exec_destroy(next, NULL, hGraphExec);
 }
 
 /* A graph whose nodes name an exec's timed nodes waits for that exec
  * (graph_table.h): the application never uses the handle again, and
  * cuGraphExecEventRecordNodeSetEvent needs it. */
-TAP_EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
+CUresult tap_graph_destroy(cuGraphDestroy_fn next, CUgraph hGraph)
 {
     if (hGraph && tap_graph_forget(hGraph))
         return CUDA_SUCCESS;
-    return destroy_graph(hGraph);
+    return next(hGraph);
+}
+
+TAP_EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
+{
+    TAP_NEXT(cuGraphDestroy);
+    return tap_graph_destroy(next, hGraph);
 }

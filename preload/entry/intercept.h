@@ -89,6 +89,7 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     r->group_id = 0;
     r->stream = stream;
     r->ev_start = r->ev_end = NULL;
+    r->replay = 0;
     r->peer = peer;
     r->redop = redop;
     r->dtype = dtype;

@@ -288,15 +288,21 @@ static bool completions_wanted(void)
 
 /* Where a completed op goes besides the statistics. `start_ns` is its
  * start in CLOCK_MONOTONIC, 0 if unknown. */
+static struct tap_completion completion(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
+                                        uint64_t start_ns)
+{
+    double d = (double)t->duration_ns;
+    return (struct tap_completion){op, start_ns, start_ns ? start_ns + t->duration_ns : 0,
+                                   t->duration_ns, group_ops, d > 0 ? t->bytes / d : 0,
+                                   d > 0 ? t->busbytes / d : 0};
+}
+
 static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
                  uint64_t start_ns)
 {
     if (!completions_wanted())
         return;
-    double d = (double)t->duration_ns;
-    struct tap_completion c = {op, start_ns, start_ns ? start_ns + t->duration_ns : 0,
-                               t->duration_ns, group_ops, d > 0 ? t->bytes / d : 0,
-                               d > 0 ? t->busbytes / d : 0};
+    struct tap_completion c = completion(op, group_ops, t, start_ns);
     tap_ops_file_write(&c);
     if (tap_config.ops_jsonl)
         tap_ops_log_write(&c);
@@ -334,6 +340,16 @@ static void complete_replay(const struct tap_op_rec *op, bool ok, uint64_t durat
     struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
     tap_reducer_totals.replays_timed++;
     tap_stats_record_replay(op, &t);
+    /* An op_complete and a line of nccltap's per-op log per execution,
+     * with its replay number; not (yet) in the per-op file, nor in NCCL
+     * Inspector's records and gauges. */
+    bool line = tap_config.ops_jsonl == TAP_OPS_JSONL_NCCLTAP;
+    if (line || TAP_TRACING(op_complete)) {
+        struct tap_completion c = completion(op, 1, &t, start_ns);
+        if (line)
+            tap_ops_log_write(&c);
+        TAP_TRACE(op_complete, &c);
+    }
     if (start_ns)
         tap_busy_add(start_ns, start_ns + duration_ns);
 }

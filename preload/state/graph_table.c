@@ -229,9 +229,9 @@ struct tap_graph_slot *tap_graph_slot_of(const void *exec)
     return live_slot(exec);
 }
 
-void tap_graph_launched(struct tap_graph_slot *s)
+uint64_t tap_graph_launched(struct tap_graph_slot *s)
 {
-    atomic_fetch_add_explicit(&s->launches, 1, memory_order_release);
+    return atomic_fetch_add_explicit(&s->launches, 1, memory_order_release) + 1;
 }
 
 unsigned tap_graph_slots_used(void)

@@ -91,8 +91,10 @@ const void *tap_graph_exec_destroyed(const void *exec);
 /* The live slot of `exec`, NULL when it runs no captured op. Lock-free. */
 struct tap_graph_slot *tap_graph_slot_of(const void *exec);
 
-/* cuGraphLaunch of `s` succeeded. */
-void tap_graph_launched(struct tap_graph_slot *s);
+/* cuGraphLaunch of `s` succeeded: its launch number, from 1, which is
+ * each of its ops' execution number (a slot is an exec with one graph's
+ * ops: an update starts a new one). */
+uint64_t tap_graph_launched(struct tap_graph_slot *s);
 
 /* Reducer: slots in use are [0, tap_graph_slots_used()); read `launches`
  * with acquire. */

@@ -19,13 +19,14 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "{\"rank\": %d, \"comm\": \"%016llx\", \"seq\": %llu, \"op\": \"%s\", \"dtype\": \"%s\", "
                      "\"count\": %llu, \"bytes\": %llu, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
-                     "\"duration_ns\": %llu, \"busbw_gbs\": %.6g}\n",
+                     "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
                      (unsigned long long)op->count, (unsigned long long)op->bytes, op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
-                     (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs);
+                     (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,
+                     (unsigned long long)op->replay);
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 

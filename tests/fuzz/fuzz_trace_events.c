@@ -114,6 +114,7 @@ static void event_of(struct bytes *b, struct tev *e, uint64_t *frames, uint64_t 
     e->prev_state = pick(b, small, 10);
     e->target_cpu = pick(b, small, 10);
     e->irq = pick(b, small, 10);
+    e->replay = take(b, 1) & 1; /* last: the seeds decode as before it */
 }
 
 static void check(const struct report *r)

@@ -56,6 +56,13 @@ NCCLTAP_CUDA_GRAPH_API(NCCLSIM_GRAPH_PROTOTYPE)
 
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 
+/* The entry-point lookup (cuda_proc.c), as nccltap's table has it, and the
+ * driver's version it answers by. */
+#define NCCLSIM_PROC_PROTOTYPE(name, ret, params, args) ret name params;
+NCCLTAP_CUDA_PROC_API(NCCLSIM_PROC_PROTOTYPE)
+#undef NCCLSIM_PROC_PROTOTYPE
+CUresult cuDriverGetVersion(int *driverVersion);
+
 /* CUDA 11's capture query: status and id only. */
 CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out, cuuint64_t *id_out);
 

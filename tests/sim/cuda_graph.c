@@ -160,8 +160,7 @@ SIM_API CUresult cuGraphDestroy(CUgraph hGraph)
  * _USE_NODE_PRIORITY: accepted, and mean nothing here. */
 #define KNOWN_INSTANTIATE_FLAGS 0xfull
 
-SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
-                                             unsigned long long flags)
+static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     SIM_REQUIRE_INIT();
     if (!phGraphExec || !hGraph || (flags & ~KNOWN_INSTANTIATE_FLAGS))
@@ -179,14 +178,68 @@ SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
     return CUDA_SUCCESS;
 }
 
+SIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                             unsigned long long flags)
+{
+    return instantiate(phGraphExec, hGraph, flags);
+}
+
+/* CUDA 10's and 11's: no flags; an error node and a log, which an
+ * instantiation that cannot fail here leaves empty. */
+static CUresult instantiate_with_log(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                                     char *logBuffer, size_t bufferSize)
+{
+    CUresult r = instantiate(phGraphExec, hGraph, 0);
+    if (r == CUDA_SUCCESS && phErrorNode)
+        *phErrorNode = NULL;
+    if (logBuffer && bufferSize)
+        logBuffer[0] = '\0';
+    return r;
+}
+
+SIM_API CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                                    char *logBuffer, size_t bufferSize)
+{
+    return instantiate_with_log(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+SIM_API CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                                       char *logBuffer, size_t bufferSize)
+{
+    return instantiate_with_log(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+/* CUDA 12's: flags, the upload stream (an upload is nothing here), and
+ * the result written back. */
+static CUresult instantiate_with_params(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                        CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    if (!instantiateParams)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = instantiate(phGraphExec, hGraph, instantiateParams->flags);
+    instantiateParams->hErrNode_out = NULL;
+    instantiateParams->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+    return r;
+}
+
+SIM_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                              CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    return instantiate_with_params(phGraphExec, hGraph, instantiateParams);
+}
+
+/* The per-thread default stream's twin: the same here, where that stream
+ * is simulated by the legacy one (cuda_stream.c). */
+SIM_API CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    return instantiate_with_params(phGraphExec, hGraph, instantiateParams);
+}
+
 /* Same topology (here: the same chain of node kinds) is all an update
  * needs; the parameters (which op, which event) are taken from hGraph. */
-SIM_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
-                                      CUgraphExecUpdateResultInfo *resultInfo)
+static CUresult update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
-    SIM_REQUIRE_INIT();
-    if (!hGraphExec || !hGraph || !resultInfo)
-        return CUDA_ERROR_INVALID_VALUE;
     CUresult r = CUDA_SUCCESS;
     resultInfo->result = CU_GRAPH_EXEC_UPDATE_SUCCESS;
     resultInfo->errorNode = resultInfo->errorFromNode = NULL;
@@ -211,6 +264,29 @@ SIM_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
         hGraphExec->nodes = fresh;
     }
     sim_unlock();
+    return r;
+}
+
+SIM_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+                                      CUgraphExecUpdateResultInfo *resultInfo)
+{
+    SIM_REQUIRE_INIT();
+    if (!hGraphExec || !hGraph || !resultInfo)
+        return CUDA_ERROR_INVALID_VALUE;
+    return update(hGraphExec, hGraph, resultInfo);
+}
+
+/* CUDA 10.2's: the failing node and the result in two out-parameters. */
+SIM_API CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+                                   int *updateResult_out)
+{
+    SIM_REQUIRE_INIT();
+    if (!hGraphExec || !hGraph || !hErrorNode_out || !updateResult_out)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUgraphExecUpdateResultInfo info;
+    CUresult r = update(hGraphExec, hGraph, &info);
+    *hErrorNode_out = info.errorNode;
+    *updateResult_out = info.result;
     return r;
 }
 
@@ -254,7 +330,7 @@ SIM_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
     return CUDA_SUCCESS;
 }
 
-SIM_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+static CUresult launch(CUgraphExec hGraphExec, CUstream hStream)
 {
     SIM_REQUIRE_INIT();
     if (!hGraphExec)
@@ -285,4 +361,15 @@ SIM_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
     list_clear(&run);
     sim_unlock();
     return CUDA_SUCCESS;
+}
+
+SIM_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    return launch(hGraphExec, hStream);
+}
+
+/* NULL is the per-thread default stream, simulated by the legacy one. */
+SIM_API CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+    return launch(hGraphExec, hStream ? hStream : SIM_STREAM_PER_THREAD);
 }

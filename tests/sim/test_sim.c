@@ -592,6 +592,65 @@ static void test_graph(void)
     run_ranks(2, graph_rank, a, &T);
 }
 
+/* cuGetProcAddress as the driver API's reference has it: base names, the
+ * newest variant at or below the version, _ptsz twins by flag, statuses. */
+static void *proc(const char *symbol, int version, cuuint64_t flags, CUdriverProcAddressQueryResult want)
+{
+    void *fn = (void *)1;
+    CUdriverProcAddressQueryResult st = -1;
+    CU(cuGetProcAddress_v2(symbol, &fn, version, flags, &st));
+    CHECK(st == want);
+    CHECK((fn != NULL) == (want == CU_GET_PROC_ADDRESS_SUCCESS));
+    return fn;
+}
+
+#define FN(f) ((void *)(uintptr_t)(f))
+static void test_proc_address(void)
+{
+    /* No cuInit needed: cudart looks cuInit up this way. */
+    int v = 0;
+    CU(cuDriverGetVersion(&v));
+    CHECK(v == 12080);
+    CHECK(proc("cuInit", 12000, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuInit));
+    CHECK(proc("cuMemAlloc", 12000, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuMemAlloc_v2));
+    proc("cuMemAlloc_v2", 12000, 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);   /* base names only */
+    proc("cuNoSuchThing", 12000, 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    proc("cuGraphInstantiateWithParams", 11080, 0, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    CHECK(proc("cuGraphInstantiate", 10020, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphInstantiate));
+    CHECK(proc("cuGraphInstantiate", 11080, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphInstantiate_v2));
+    CHECK(proc("cuGraphInstantiate", 12000, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphInstantiateWithFlags));
+    CHECK(proc("cuGraphExecUpdate", 11080, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphExecUpdate));
+    CHECK(proc("cuGraphExecUpdate", 12080, 0, CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphExecUpdate_v2));
+    CHECK(proc("cuGraphLaunch", 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, CU_GET_PROC_ADDRESS_SUCCESS) ==
+          FN(cuGraphLaunch));
+    CHECK(proc("cuGraphLaunch", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+               CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphLaunch_ptsz));
+    /* No per-thread twin: the legacy function. */
+    CHECK(proc("cuGraphDestroy", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+               CU_GET_PROC_ADDRESS_SUCCESS) == FN(cuGraphDestroy));
+    /* Itself: entry points of its own, which answer as the exports do. */
+    CUresult (*v2)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+    *(void **)&v2 = proc("cuGetProcAddress", 12000, 0, CU_GET_PROC_ADDRESS_SUCCESS);
+    CHECK(v2 != cuGetProcAddress_v2);
+    void *got = NULL;
+    CUdriverProcAddressQueryResult got_st;
+    CU(v2("cuGraphLaunch", &got, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &got_st));
+    CHECK(got == FN(cuGraphLaunch_ptsz) && got_st == CU_GET_PROC_ADDRESS_SUCCESS);
+    CHECK(proc("cuGetProcAddress", 11080, 0, CU_GET_PROC_ADDRESS_SUCCESS) != FN(cuGetProcAddress));
+    /* A variant the simulator lacks is never answered by another. */
+    proc("cuStreamGetCaptureInfo", 12030, 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult st;
+    CU(cuGetProcAddress_v2_ptsz("cuGraphLaunch", &fn, 12000, 0, &st));   /* flags 0: per-thread */
+    CHECK(fn == FN(cuGraphLaunch_ptsz) && st == CU_GET_PROC_ADDRESS_SUCCESS);
+    CU(cuGetProcAddress("cuGraphLaunch", &fn, 11030, 0));
+    CHECK(fn == FN(cuGraphLaunch));
+    CHECK(cuGetProcAddress_v2("cuInit", &fn, 12090, 0, &st) == CUDA_ERROR_INVALID_VALUE); /* above the driver */
+    CHECK(cuGetProcAddress_v2("cuInit", &fn, 12000, 4, &st) == CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuGetProcAddress_v2(NULL, &fn, 12000, 0, &st) == CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuGetProcAddress_v2("cuInit", NULL, 12000, 0, &st) == CUDA_ERROR_INVALID_VALUE);
+}
+
 static void test_allreduce_threads(void)
 {
     CU(cuInit(0));
@@ -1288,6 +1347,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     { "events", test_events },
     { "capture", test_capture },
     { "graph", test_graph },
+    { "proc_address", test_proc_address },
     { "model", test_model },
     { "allreduce_threads", test_allreduce_threads },
     { "broadcast_latency", test_broadcast_latency },

@@ -429,8 +429,41 @@ CASES = {
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
-         "planted_links": lambda t: case_planted_links(t)}
+         "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t)}
 
+
+
+def case_graph(t):
+    """CUDA graphs (issue 23): with NCCLTAP_GRAPH_TIMING=all, one op_complete
+    per execution of a captured op, numbered by launch (replay 1..N), from
+    graph_proc_app, which launches as cudart does (cuGetProcAddress); the
+    report of the trace counts the calls as the per-rank files do."""
+    iters, nops = 200, 5
+    d = os.path.join(t.work, "graph")
+    app = os.path.join(os.path.dirname(os.path.abspath(t.nccltap)), "graph_proc_app")
+    rc, out, err = t.run([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", app, "2", str(iters), "50",
+                          "inst12", "handle"], env={"NCCLTAP_GRAPH_TIMING": "all", "NCCLTAP_TIMING": "all"})
+    if not check(rc == 0, f"graph: nccltap run exits 0 (got {rc})\n{err}"):
+        raise SystemExit(1)
+    replays = collections.defaultdict(list)
+    calls = 0
+    for name, ctx, f in events(os.path.join(d, "lttng")):
+        if name != "op_complete":
+            continue
+        if f.get("replay", "0") == "0":
+            calls += 1
+        else:
+            replays[(ctx["vpid"], f["comm_id"], f["seq"])].append(int(f["replay"]))
+    check(calls == 0, f"no op_complete of a call: every call was captured (got {calls})")
+    check(len(replays) == 2 * nops, f"executions of {2 * nops} captured calls (got {len(replays)})")
+    for k, v in replays.items():
+        check(sorted(v) == list(range(1, iters + 1)), f"{k}: replays 1..{iters} once each (got {len(v)})")
+    files, _ = t.report(d)
+    trace, _ = t.report(os.path.join(d, "lttng"))
+    check(trace["totals"]["calls"] == files["totals"]["calls"] == 2 * nops,
+          f"totals.calls {trace['totals']['calls']} == {files['totals']['calls']} == {2 * nops}")
+    check(sum(r.get("executions", 0) for r in files["rows"]) == 2 * nops * iters,
+          "the per-rank files count every execution")
 
 
 def case_hang(t):

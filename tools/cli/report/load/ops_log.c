@@ -56,13 +56,21 @@ static bool hex(json_t *o, const char *key, uint64_t *out)
     return !errno && !*end;
 }
 
-/* One line into *e; false when it lacks what a record needs. */
-static bool parse_line(struct report *r, const char *line, struct op_event *e)
+enum line_kind { LINE_BAD, LINE_OP, LINE_REPLAY };
+
+/* One line into *e: LINE_BAD when it lacks what a record needs;
+ * LINE_REPLAY, not read, for an execution of a captured call (a graph
+ * launch, "replay" N > 0: not a call; the rank file counts them). */
+static enum line_kind parse_line(struct report *r, const char *line, struct op_event *e)
 {
     json_t *o = json_loads(line, 0, NULL);
     if (!json_is_object(o)) {
         json_decref(o);
-        return false;
+        return LINE_BAD;
+    }
+    if (u64(o, "replay")) {
+        json_decref(o);
+        return LINE_REPLAY;
     }
     const char *op = json_string_value(json_object_get(o, "op"));
     const char *dtype = json_string_value(json_object_get(o, "dtype"));
@@ -90,7 +98,7 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
         e->end_ns = u64(o, "end_ns");
     }
     json_decref(o);
-    return ok;
+    return ok ? LINE_OP : LINE_BAD;
 }
 
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path)
@@ -116,9 +124,10 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
             f->events = xrealloc(f->events, (cap = cap ? 2 * cap : 256) * sizeof *f->events);
         struct op_event *e = &f->events[f->nevents];
         memset(e, 0, sizeof *e);
-        if (parse_line(r, line, e))
+        enum line_kind k = parse_line(r, line, e);
+        if (k == LINE_OP)
             f->nevents++;
-        else if (bad++ == 0)
+        else if (k == LINE_BAD && bad++ == 0)
             first_bad = lineno;
     }
     free(line);

@@ -86,6 +86,17 @@ static uint64_t get_u64(const struct payload *p, const char *name)
     return u;
 }
 
+/* A field later versions added: absent (an older trace) is 0, unsaid. */
+static uint64_t get_u64_since(const struct payload *p, const char *name)
+{
+    uint64_t u = 0;
+    int64_t s;
+    const bt_field *f = member(p->fields, name);
+    if (f && !int_value(f, &u, &s))
+        missing(p->event, name);
+    return u;
+}
+
 static int64_t get_i64(const struct payload *p, const char *name)
 {
     uint64_t u;
@@ -256,6 +267,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->algbw_gbs = get_real(p, "algbw_gbs");
         e->busbw_gbs = get_real(p, "busbw_gbs");
         e->group_ops = get_u64(p, "group_ops");
+        e->replay = get_u64_since(p, "replay");
         break;
     case TEV_HANG:
         e->rank = get_i64(p, "rank");

@@ -63,8 +63,9 @@ struct tev {
     int64_t op_value, dtype_value;
     uint64_t count, bytes, group_id, stream;
     int64_t peer;
-    /* op_complete */
-    uint64_t start_ns, end_ns, duration_ns, group_ops;
+    /* op_complete; replay: 0 a call, N the Nth launch of a graph holding
+     * call seq (absent from traces of nccltap before it: 0) */
+    uint64_t start_ns, end_ns, duration_ns, group_ops, replay;
     double algbw_gbs, busbw_gbs;
     /* hang (also rank, nranks, seq, op, bytes) */
     bool started;

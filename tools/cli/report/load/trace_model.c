@@ -246,7 +246,8 @@ void trace_model_add(const struct tev *e, void *model)
         on_op(m, p, e);
         break;
     case TEV_OP_COMPLETE:
-        on_done(p, e);
+        if (!e->replay) /* an execution of a captured call is not a call; not read yet */
+            on_done(p, e);
         break;
     case TEV_GROUP_END:
         on_group_end(p, e);
