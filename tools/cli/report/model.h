@@ -84,6 +84,10 @@ struct op_event {
     uint32_t tid;            /* the calling thread, 0 if unknown */
     uint16_t group_ops;      /* ops timed together with it (1: alone) */
     uint8_t op, dtype;       /* report_name(r, e->op): "AllReduce", "float32" */
+    /* 0: a call; N: the Nth execution of the call `seq` captured into a
+     * CUDA graph (a launch, no call: enqueue_ns is the launch's, 0 from a
+     * trace). (comm, seq, replay) is one collective instance on every rank. */
+    uint64_t replay;
 };
 
 /* One entry of a file's "comms": this process's view of a communicator.
@@ -218,7 +222,7 @@ struct rank_file {
     size_t ncomms;
     struct op_row *ops;      /* the statistics rows */
     size_t nops;
-    struct op_event *events; /* the per-op records, by (comm, rank, seq); may be none */
+    struct op_event *events; /* the per-op records, by (comm, rank, seq, replay); may be none */
     size_t nevents;
     uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
     struct totals totals;

@@ -20,7 +20,9 @@ static int cmp_event(const void *a, const void *b)
         return x->comm < y->comm ? -1 : 1;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return (x->replay > y->replay) - (x->replay < y->replay);
 }
 
 void report_sort_events(struct rank_file *f)
@@ -56,21 +58,15 @@ static bool hex(json_t *o, const char *key, uint64_t *out)
     return !errno && !*end;
 }
 
-enum line_kind { LINE_BAD, LINE_OP, LINE_REPLAY };
-
-/* One line into *e: LINE_BAD when it lacks what a record needs;
- * LINE_REPLAY, not read, for an execution of a captured call (a graph
- * launch, "replay" N > 0: not a call; the rank file counts them). */
-static enum line_kind parse_line(struct report *r, const char *line, struct op_event *e)
+/* One line into *e; false when it lacks what a record needs. An
+ * execution of a captured call ("replay" N > 0) is read as one: the rank
+ * file counts them in its rows, these are its times. */
+static bool parse_line(struct report *r, const char *line, struct op_event *e)
 {
     json_t *o = json_loads(line, 0, NULL);
     if (!json_is_object(o)) {
         json_decref(o);
-        return LINE_BAD;
-    }
-    if (u64(o, "replay")) {
-        json_decref(o);
-        return LINE_REPLAY;
+        return false;
     }
     const char *op = json_string_value(json_object_get(o, "op"));
     const char *dtype = json_string_value(json_object_get(o, "dtype"));
@@ -96,9 +92,10 @@ static enum line_kind parse_line(struct report *r, const char *line, struct op_e
         e->enqueue_ns = u64(o, "enqueue_ns");
         e->start_ns = u64(o, "start_ns");
         e->end_ns = u64(o, "end_ns");
+        e->replay = u64(o, "replay");
     }
     json_decref(o);
-    return ok ? LINE_OP : LINE_BAD;
+    return ok;
 }
 
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path)
@@ -124,10 +121,9 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
             f->events = xrealloc(f->events, (cap = cap ? 2 * cap : 256) * sizeof *f->events);
         struct op_event *e = &f->events[f->nevents];
         memset(e, 0, sizeof *e);
-        enum line_kind k = parse_line(r, line, e);
-        if (k == LINE_OP)
+        if (parse_line(r, line, e))
             f->nevents++;
-        else if (k == LINE_BAD && bad++ == 0)
+        else if (bad++ == 0)
             first_bad = lineno;
     }
     free(line);
