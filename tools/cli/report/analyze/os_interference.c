@@ -372,7 +372,7 @@ static void wait_caused(const struct report *r, const struct rank_file *f, const
                         struct os_row *row)
 {
     const struct crossrank *x = r->cross;
-    const struct xr_instance *in = x ? xr_find(x, e->comm, e->seq) : NULL;
+    const struct xr_instance *in = x ? xr_find(x, e->comm, e->seq, e->replay) : NULL;
     if (!in || in->last_file != (uint32_t)(f - r->files) || in->skew_ns < x->threshold_ns)
         return;
     row->straggler = true;

@@ -173,7 +173,7 @@ static void add_ops(struct builder *b, const struct rank_file *f)
                     aligned(f, e->start_ns));
         }
         int64_t dur = (int64_t)(e->end_ns - e->start_ns);
-        const struct xr_instance *in = b->x ? xr_find(b->x, e->comm, e->seq) : NULL;
+        const struct xr_instance *in = b->x ? xr_find(b->x, e->comm, e->seq, e->replay) : NULL;
         int n = in && in->nranks ? in->nranks : (int)(in ? in->n : 1);
         /* nccl-tests' busbw of this rank's interval; a grouped op's interval
          * is its group's, so it has none of its own. */

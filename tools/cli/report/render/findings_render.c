@@ -313,6 +313,8 @@ static json_t *finding_json(const struct finding *f)
     json_object_set_new(o, "op", f->op ? json_string(f->op) : json_null());
     if (f->kind == FINDING_HANG || f->kind == FINDING_STRAGGLER)
         json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
+    if (f->kind == FINDING_STRAGGLER && f->replay)  /* an execution of the captured call seq */
+        json_object_set_new(o, "replay", json_integer((json_int_t)f->replay));
     if (f->bytes)
         json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
     json_t *e = json_object();
