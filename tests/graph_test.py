@@ -8,13 +8,17 @@ simulator gives (within 1%), also for the 100 launches still running when
 the application destroys the executable graph (it synchronizes every 300);
 with it off, nccltap adds no node to the graph and no record per launch.
 ops_log_2: nccltap's per-op log holds each execution with its replay number.
+late_2, late_4: the last rank sleeps before each launch; the report,
+from the per-op files (.ops) and again from the per-op logs alone, matches
+every execution across ranks as one instance (seq, replay) and names that
+rank as the straggler, from the replays alone (no call is timed).
 The proc_* cases run graph_proc_app, which reaches the driver as cudart
 does (dlopen, dlsym of cuGetProcAddress, every function through it; each
 case one way of asking: its MODE and HANDLE): the same counts and times.
 
 Usage: graph_test.py --bin BUILD/bin CASE   (CASE: counts_2, counts_4,
 timed_2, timed_4, update_2, proc_flags_2, proc_inst12_2, proc_params_2,
-proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2)
+proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2, late_2, late_4)
 """
 import argparse
 import glob
@@ -51,7 +55,8 @@ def model_busbw(op, nbytes, n):
     return nbytes * factor / t / 1e9
 
 
-def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
+def run(bindir, n, graph_timing, update=False, proc=None, env_more=None, app_args=None, iters=ITERS,
+        keep=None):
     work = tempfile.mkdtemp(prefix="nccltap-graph-")
     out, prom = os.path.join(work, "out"), os.path.join(work, "prom")
     os.mkdir(prom)
@@ -59,7 +64,9 @@ def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
     env.update(NCCLTAP_GRAPH_TIMING=graph_timing, NCCLSIM_LAT_US=str(LAT_US),
                NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP="1")
     env.update(env_more or {})
-    app = [os.path.join(bindir, "graph_app"), str(n), str(ITERS), "300"] + (["update"] if update else [])
+    app = [os.path.join(bindir, "graph_app"), str(n), str(iters), "300"] + (["update"] if update else [])
+    if app_args:
+        app = [os.path.join(bindir, "graph_app"), str(n), str(iters)] + list(app_args)
     if proc:
         app = [os.path.join(bindir, "graph_proc_app"), str(n), str(ITERS), "300"] + list(proc)
     cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--"] + app
@@ -76,6 +83,8 @@ def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
     for path in glob.glob(os.path.join(out, "*.ops.jsonl")):
         with open(path) as f:
             lines[path] = [json.loads(l) for l in f]
+    if keep:
+        keep(out, env)
     shutil.rmtree(work, ignore_errors=True)
     check(rep.returncode == 0, "nccltap report exited %d: %s" % (rep.returncode, rep.stderr))
     check(len(apps) == n, "%d ranks reported, not %d" % (len(apps), n))
@@ -216,6 +225,61 @@ def ops_log(bindir, n):
                   "%s: call %s: replay numbers are not 1..%d once each" % (path, call, ITERS // 2))
 
 
+def late(bindir, n):
+    """The last rank sleeps LATE_US before each of LATE_ITERS launches
+    (each synchronized): the others wait for it at the first all-reduce of
+    every launch. Every execution is timed and no call is, so what the
+    report matches is replays alone."""
+    late_us, iters, nops, late_rank = 2000, 200, 5, n - 1
+    reports = {}
+
+    def report_twice(out, env):
+        nccltap = os.path.join(bindir, "nccltap")
+        for source in ("ops", "jsonl"):
+            if source == "jsonl":  # without the per-op files the report reads the logs
+                for path in glob.glob(os.path.join(out, "*.ops")):
+                    os.unlink(path)
+            js = subprocess.run([nccltap, "report", "--json", out], env=env, capture_output=True, text=True,
+                                timeout=120)
+            text = subprocess.run([nccltap, "report", out], env=env, capture_output=True, text=True, timeout=120)
+            check(js.returncode == 0 and text.returncode == 0, "nccltap report: %s" % (js.stderr + text.stderr))
+            reports[source] = (json.loads(js.stdout), text.stdout)
+
+    _, files, _, _, lines = run(bindir, n, "all", env_more={"NCCLTAP_OPS_JSONL": "1"}, iters=iters,
+                                app_args=("1", "late", str(late_rank), str(late_us)), keep=report_twice)
+    for f in files:
+        check(f["totals"]["timed"] == 0 and f["totals"].get("executions_timed") == nops * iters,
+              "rank file: %s, expected no call and %d executions timed" % (f["totals"], nops * iters))
+    for source, (rep, text) in reports.items():
+        x = rep["crossrank"]
+        print("  %s: %d instances, %d incomplete; stragglers %s" %
+              (source, x["instances"], x["incomplete"], [(s["rank"], s["last"], s["instances"])
+                                                         for s in rep["stragglers"]]))
+        check(x["instances"] == nops * iters and x["incomplete"] == 0,
+              "%s: %d instances (%d incomplete), expected each of %d executions on every rank as one"
+              % (source, x["instances"], x["incomplete"], nops * iters))
+        s = rep["stragglers"]
+        check(len(s) == 1 and s[0]["rank"] == late_rank,
+              "%s: stragglers %s, expected rank %d alone" % (source, s, late_rank))
+        s = s[0]
+        # Last at the first all-reduce of every launch but the first (the
+        # communicator's first instance is left out), by about its sleep.
+        check(s["last"] >= iters - 2 and s["instances"] == nops * iters - 1,
+              "%s: last in %d of %d instances, expected %d of %d" % (source, s["last"], s["instances"],
+                                                                    iters - 1, nops * iters - 1))
+        check(0.5 * late_us <= s["wait_us_median"] <= 4 * late_us,
+              "%s: the others waited %.1f us (median), it slept %d" % (source, s["wait_us_median"], late_us))
+        first = min(o["seq"] for recs in lines.values() for o in recs)
+        replays = s.get("worst_replays", [])
+        check(set(s["worst_seqs"]) == {first} and len(set(replays)) == len(s["worst_seqs"]) and
+              all(1 <= r <= iters for r in replays),
+              "%s: the worst instances are launches of the first captured call (seq %d), each its own: "
+              "seqs %s replays %s" % (source, first, s["worst_seqs"], replays))
+        check(re.search(r"rank %d \(.*\): last in %d of %d collectives" % (late_rank, s["last"], s["instances"]), text)
+              and "replay" in text, "%s: the text report's Stragglers section names rank %d:\n%s"
+              % (source, late_rank, text[-3000:]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -235,6 +299,8 @@ def main():
         "proc_v1_2": lambda: timed(a.bin, 2, update=True, proc=("v1", "handle")),
         "proc_self_2": lambda: counts(a.bin, 2, proc=("self", "next")),
         "ops_log_2": lambda: ops_log(a.bin, 2),
+        "late_2": lambda: late(a.bin, 2),
+        "late_4": lambda: late(a.bin, 4),
     }
     if a.case not in cases:
         fail("unknown case " + a.case)

@@ -437,7 +437,8 @@ def case_graph(t):
     """CUDA graphs (issue 23): with NCCLTAP_GRAPH_TIMING=all, one op_complete
     per execution of a captured op, numbered by launch (replay 1..N), from
     graph_proc_app, which launches as cudart does (cuGetProcAddress); the
-    report of the trace counts the calls as the per-rank files do."""
+    report of the trace counts the calls as the per-rank files do, and
+    matches every execution across ranks as the per-op files do."""
     iters, nops = 200, 5
     d = os.path.join(t.work, "graph")
     app = os.path.join(os.path.dirname(os.path.abspath(t.nccltap)), "graph_proc_app")
@@ -464,6 +465,13 @@ def case_graph(t):
           f"totals.calls {trace['totals']['calls']} == {files['totals']['calls']} == {2 * nops}")
     check(sum(r.get("executions", 0) for r in files["rows"]) == 2 * nops * iters,
           "the per-rank files count every execution")
+    # Each execution of a captured call, on both ranks, is one collective
+    # instance (seq, replay), from the trace's op_complete as from the
+    # per-op files.
+    for source, rep in (("trace", trace), ("per-op files", files)):
+        x = rep["crossrank"]
+        check(x["instances"] == nops * iters and x["incomplete"] == 0,
+              f"{source}: {x['instances']} instances ({x['incomplete']} incomplete), expected {nops * iters}")
 
 
 def case_hang(t):
