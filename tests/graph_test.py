@@ -225,6 +225,25 @@ def ops_log(bindir, n):
                   "%s: call %s: replay numbers are not 1..%d once each" % (path, call, ITERS // 2))
 
 
+def check_timeline(source, events, n, nops, iters):
+    """Perfetto: a slice per timed execution on every rank, with its seq
+    and replay number (1..iters for each captured call), no enqueue (no
+    call was made), and a flow linking each instance across the ranks."""
+    slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "op"]
+    check(len(slices) == n * nops * iters, "%s: %d op slices, expected %d executions"
+          % (source, len(slices), n * nops * iters))
+    by_call = {}
+    for e in slices:
+        by_call.setdefault((e["pid"], e["args"]["seq"]), []).append(e["args"].get("replay"))
+    check(len(by_call) == n * nops and all(sorted(v) == list(range(1, iters + 1)) for v in by_call.values()),
+          "%s: per rank and captured call, slices of replays 1..%d" % (source, iters))
+    enqueues = [e for e in events if e.get("cat") == "enqueue"]
+    check(not enqueues, "%s: %d enqueue instants, but no call was made" % (source, len(enqueues)))
+    flows = {e["id"] for e in events if e["ph"] == "s" and e.get("cat") != "p2p"}
+    check(len(flows) == nops * iters, "%s: %d flows, expected one per instance (%d)"
+          % (source, len(flows), nops * iters))
+
+
 def late(bindir, n):
     """The last rank sleeps LATE_US before each of LATE_ITERS launches
     (each synchronized): the others wait for it at the first all-reduce of
@@ -244,6 +263,12 @@ def late(bindir, n):
             text = subprocess.run([nccltap, "report", out], env=env, capture_output=True, text=True, timeout=120)
             check(js.returncode == 0 and text.returncode == 0, "nccltap report: %s" % (js.stderr + text.stderr))
             reports[source] = (json.loads(js.stdout), text.stdout)
+            trace = os.path.join(out, "..", "timeline.json")
+            p = subprocess.run([nccltap, "report", "--perfetto", trace, out], env=env, capture_output=True,
+                               text=True, timeout=120)
+            check(p.returncode == 0, "nccltap report --perfetto: %s" % p.stderr)
+            with open(trace) as f:
+                check_timeline(source, json.load(f)["traceEvents"], n, nops, iters)
 
     _, files, _, _, lines = run(bindir, n, "all", env_more={"NCCLTAP_OPS_JSONL": "1"}, iters=iters,
                                 app_args=("1", "late", str(late_rank), str(late_us)), keep=report_twice)

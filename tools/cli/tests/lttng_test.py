@@ -472,6 +472,22 @@ def case_graph(t):
         x = rep["crossrank"]
         check(x["instances"] == nops * iters and x["incomplete"] == 0,
               f"{source}: {x['instances']} instances ({x['incomplete']} incomplete), expected {nops * iters}")
+    # Perfetto from the trace: a slice per execution with its replay
+    # number, from the run's first op on (the trace has no launch time:
+    # no enqueue instant, and none at time 0 of the clock).
+    out = os.path.join(t.work, "graph.json")
+    rc, _, err = t.run([t.nccltap, "report", "--perfetto", out, os.path.join(d, "lttng")])
+    check(rc == 0, f"graph: report --perfetto of the trace exits 0 (got {rc}): {err}")
+    if rc == 0:
+        with open(out) as f:
+            evs = json.load(f)["traceEvents"]
+        ops = [e for e in evs if e.get("cat") == "op"]
+        check(len(ops) == 2 * nops * iters and all(1 <= e["args"].get("replay", 0) <= iters for e in ops),
+              f"graph: {len(ops)} op slices with replay numbers, expected {2 * nops * iters}")
+        check(not [e for e in evs if e.get("cat") == "enqueue"], "graph: no enqueue instant (no call was timed)")
+        span = max(e["ts"] for e in ops) if ops else 0
+        check(min(e["ts"] for e in ops) >= 0 and span < 60e6 if ops else False,
+              f"graph: slices within the run (0 to {span} us)")
 
 
 def case_hang(t):

@@ -436,8 +436,11 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             if (later_in_group(e, firsts, nfirsts))
                 continue;
             struct os_row row = { .file = f, .op = e };
-            row.from_ns = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
-            row.to_ns = e->end_ns > e->enqueue_ns ? e->end_ns : e->enqueue_ns;
+            /* An execution of a captured call read from a trace has no
+             * enqueue time (its launch's is not traced): its GPU interval. */
+            uint64_t enq = e->enqueue_ns ? e->enqueue_ns : e->start_ns;
+            row.from_ns = e->start_ns && e->start_ns < enq ? e->start_ns : enq;
+            row.to_ns = e->end_ns > enq ? e->end_ns : enq;
             uint64_t call_ns = row.from_ns;
             wait_caused(r, f, e, &row);
             windows[nwindows][0] = row.from_ns;

@@ -98,7 +98,8 @@ static int64_t first_op_ns(const struct report *r)
     for (size_t i = 0; i < r->nfiles; i++)
         for (size_t j = 0; j < r->files[i].nevents; j++) {
             const struct op_event *e = &r->files[i].events[j];
-            uint64_t t = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
+            /* An execution of a captured call has no enqueue of its own. */
+            uint64_t t = e->replay || (e->start_ns && e->start_ns < e->enqueue_ns) ? e->start_ns : e->enqueue_ns;
             if (aligned(&r->files[i], t) < first)
                 first = aligned(&r->files[i], t);
         }
@@ -182,6 +183,8 @@ static void add_ops(struct builder *b, const struct rank_file *f)
         add(b, (struct tl_event){ .dur_ns = dur, .pid = pid, .tid = tid, .what = TL_OP, .ph = 'X',
                                   .name = name, .file = f, .op = e, .busbw_gbs = busbw, .site = site },
             aligned(f, e->start_ns));
+        if (e->replay)
+            continue;  /* a graph launch ran it: no call, no enqueue */
         uint32_t caller = thread_tid(b, f, e->tid ? e->tid : HOST_TID);
         add(b, (struct tl_event){ .pid = pid, .tid = caller, .what = TL_ENQUEUE, .ph = 'i',
                                   .name = name, .file = f, .op = e, .site = site },

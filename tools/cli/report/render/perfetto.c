@@ -137,6 +137,8 @@ static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
     fprintf(out, "\"comm\":\"%016" PRIx64 "\",\"seq\":%" PRIu64 ",\"rank\":%d,\"bytes\":%" PRIu64
             ",\"dtype\":", o->comm, o->seq, o->rank, o->bytes);
     str(out, report_name(r, o->dtype));
+    if (o->replay)  /* the replay-th execution of the call seq captured into a CUDA graph */
+        fprintf(out, ",\"replay\":%" PRIu64, o->replay);
     fprintf(out, ",\"stream\":\"0x%" PRIx64 "\"", o->stream);
     if (o->peer >= 0)
         fprintf(out, ",\"peer\":%d", o->peer);
