@@ -206,8 +206,8 @@ def timed(bindir, n, update=False, proc=None):
 def ops_log(bindir, n):
     """NCCLTAP_OPS_JSONL=1: a line per timed execution, with the captured
     call's seq and its replay number (1.., once each); no line of a
-    call (captured calls are not timed); the report reads the log's calls
-    only, so its rows are as without it."""
+    call (captured calls are not timed); the report's rows are the rank
+    files', as without it."""
     _, _, rep, _, lines = run(bindir, n, "all", proc=("flags", "handle"), env_more={"NCCLTAP_OPS_JSONL": "1"})
     check_report(rep, want_rows(n, True), n)
     check(len(lines) == n, "%d per-op logs, not %d" % (len(lines), n))
