@@ -60,13 +60,13 @@ static void skip_p2p(const struct report *r, struct run *u)
 static bool run_before(const struct report *r, const struct run *u, const struct run *v)
 {
     const struct op_event *a = &r->files[u->file].events[u->at], *b = &r->files[v->file].events[v->at];
-    return a->seq < b->seq || (a->seq == b->seq && a->replay < b->replay);
+    return a->seq < b->seq || (a->seq == b->seq && op_replay(a) < op_replay(b));
 }
 
 static bool run_at(const struct report *r, const struct run *u, uint64_t seq, uint64_t replay)
 {
     const struct op_event *a = &r->files[u->file].events[u->at];
-    return a->seq == seq && a->replay == replay;
+    return a->seq == seq && op_replay(a) == replay;
 }
 
 /* A binary min-heap of runs, keyed by their current (seq, replay). */
@@ -157,7 +157,7 @@ static void match_collectives(const struct report *r, struct crossrank *x)
         int nranks = comm_size_find(sizes, nsizes, runs[c].comm, 0);
         while (n) {
             const struct op_event *at = &r->files[heap[0]->file].events[heap[0]->at];
-            uint64_t seq = at->seq, replay = at->replay;
+            uint64_t seq = at->seq, replay = op_replay(at);
             struct xr_instance in = { .comm = runs[c].comm, .seq = seq, .replay = replay, .nranks = nranks,
                                       .first = x->nmembers };
             while (n && run_at(r, heap[0], seq, replay)) {
@@ -227,7 +227,7 @@ static void match_p2p(const struct report *r, struct crossrank *x)
             bool send = op == TAP_OP_SEND;
             if (!send && op != TAP_OP_RECV)
                 continue;
-            struct p2p_ref ref = { e->comm, e->seq, e->replay, send ? e->rank : e->peer,
+            struct p2p_ref ref = { e->comm, e->seq, op_replay(e), send ? e->rank : e->peer,
                                    send ? e->peer : e->rank, { i, j } };
             struct p2p_ref **v = send ? &sends : &recvs;
             size_t *n = send ? &ns : &nr, *cap = send ? &cap_s : &cap_r;
@@ -320,7 +320,7 @@ static size_t end_differences(const struct report *r, const struct crossrank *x,
         const struct op_event *e = &file->events[j];
         if (!together[e->op] || k++ % stride)
             continue;
-        const struct xr_instance *in = xr_find(x, e->comm, e->seq, e->replay);
+        const struct xr_instance *in = xr_find(x, e->comm, e->seq, op_replay(e));
         if (!in || in->n < 2)
             continue;
         const struct xr_member *m = x->members + in->first;

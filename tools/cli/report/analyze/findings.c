@@ -247,7 +247,7 @@ static void add_os(const struct report *r, const struct os_interference *os, str
         v->by = by;
         v->op = report_name(r, worst->op->op);
         v->seq = worst->op->seq;
-        v->replay = worst->op->replay;
+        v->replay = op_replay(worst->op);
         v->comm = worst->op->comm;
         v->offcpu_us = (double)worst->offcpu_ns / 1e3;
         v->preempted_us = (double)worst->preempted_ns / 1e3;

@@ -102,7 +102,7 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
     f->events_dropped += hd->written - n + hd->lost;
     f->events = xrealloc(f->events, (f->nevents + n + 1) * sizeof *f->events);
     char *buf = xmalloc(CHUNK * size);
-    uint64_t unknown_start = 0;
+    uint64_t unknown_start = 0, grouped_replays = 0;
     for (uint64_t done = 0; done < n;) {
         uint64_t slot = (first + done) % hd->capacity;
         uint64_t want = n - done < CHUNK ? n - done : CHUNK;
@@ -126,17 +126,22 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
                 continue;
             }
             f->events[f->nevents++] = (struct op_event){
-                .comm = rec->comm, .seq = rec->seq, .bytes = rec->bytes, .group = rec->group,
+                .comm = rec->comm, .seq = rec->seq, .bytes = rec->bytes,
                 .stream = rec->stream, .enqueue_ns = rec->enqueue_ns, .start_ns = rec->start_ns,
                 .end_ns = rec->end_ns, .rank = rec->rank, .peer = rec->peer, .tid = rec->tid,
                 .group_ops = rec->group_ops ? rec->group_ops : 1,
                 .op = rec->op < hd->nops ? ops[rec->op] : report_name_index(r, "unknown"),
                 .dtype = rec->dtype < hd->ndtypes ? dtypes[rec->dtype] : report_name_index(r, "unknown"),
-                .replay = rec->replay,
             };
+            if (!op_set_group_replay(&f->events[f->nevents - 1], rec->group, rec->replay)) {
+                f->nevents--;
+                grouped_replays++;
+            }
         }
         done += want;
     }
+    report_rejected(r, path, grouped_replays, "per-op record",
+                    "a grouped execution of a captured call, or an id past 2^62");
     if (unknown_start)
         msg("%s: %llu records without a GPU start time are left out of the cross-rank analysis",
             path, (unsigned long long)unknown_start);

@@ -22,7 +22,7 @@ static int cmp_event(const void *a, const void *b)
         return x->rank < y->rank ? -1 : 1;
     if (x->seq != y->seq)
         return x->seq < y->seq ? -1 : 1;
-    return (x->replay > y->replay) - (x->replay < y->replay);
+    return (op_replay(x) > op_replay(y)) - (op_replay(x) < op_replay(y));
 }
 
 void report_sort_events(struct rank_file *f)
@@ -72,7 +72,7 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
     const char *dtype = json_string_value(json_object_get(o, "dtype"));
     json_t *rank = json_object_get(o, "rank"), *seq = json_object_get(o, "seq");
     bool ok = op && dtype && json_is_integer(rank) && json_is_integer(seq) &&
-              hex(o, "comm", &e->comm);
+              hex(o, "comm", &e->comm) && op_set_group_replay(e, u64(o, "group"), u64(o, "replay"));
     if (ok) {
         e->seq = (uint64_t)json_integer_value(seq);
         e->rank = i32(rank);
@@ -81,7 +81,6 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
         e->op = report_name_index(r, op);
         e->dtype = report_name_index(r, dtype);
         e->bytes = u64(o, "bytes");
-        e->group = u64(o, "group");
         uint64_t gops = u64(o, "group_ops");
         e->group_ops = gops > UINT16_MAX ? UINT16_MAX : (uint16_t)gops;
         if (!e->group_ops)
@@ -92,7 +91,6 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
         e->enqueue_ns = u64(o, "enqueue_ns");
         e->start_ns = u64(o, "start_ns");
         e->end_ns = u64(o, "end_ns");
-        e->replay = u64(o, "replay");
     }
     json_decref(o);
     return ok;

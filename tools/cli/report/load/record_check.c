@@ -10,7 +10,7 @@ static const char *event_invalid(const struct op_event *e, int nranks)
         return "a rank outside its communicator";
     if (e->peer < -1 || e->peer >= nranks)
         return "a peer outside its communicator";
-    if (e->seq >= REPORT_MAX_COUNT || e->replay >= REPORT_MAX_COUNT)
+    if (e->seq >= REPORT_MAX_COUNT)
         return "a seq past 2^62";
     if (e->bytes > REPORT_MAX_OP_BYTES)
         return "a size past 256 TiB";

@@ -29,7 +29,7 @@ static int cmp_done(const void *a, const void *b)
  * each joined to its op_enqueue (p->ops, sorted the same way: one pass)
  * into f's op events; an execution of a captured call joins the call's. */
 static void join(struct report *r, struct rank_file *f, const struct tm_proc *p,
-                 const struct tm_done *done, size_t n)
+                 const struct tm_done *done, size_t n, uint64_t *rejected)
 {
     size_t i = 0;
     for (size_t j = 0; j < n; j++) {
@@ -45,12 +45,16 @@ static void join(struct report *r, struct rank_file *f, const struct tm_proc *p,
         f->events[f->nevents++] = (struct op_event){
             .comm = o->comm_id, .seq = o->seq, .rank = o->rank, .peer = o->peer,
             .op = report_name_index(r, o->op), .dtype = report_name_index(r, o->dtype),
-            .bytes = o->bytes, .group = o->group_id,
+            .bytes = o->bytes,
             .group_ops = d->group_ops ? (uint16_t)(d->group_ops > UINT16_MAX ? UINT16_MAX : d->group_ops) : 1,
             .tid = o->tid, .stream = o->stream, .start_ns = d->start_ns, .end_ns = d->end_ns,
             /* A launch is no call: the trace does not say when it was. */
-            .enqueue_ns = d->replay ? 0 : o->ts_ns, .replay = d->replay,
+            .enqueue_ns = d->replay ? 0 : o->ts_ns,
         };
+        if (!op_set_group_replay(&f->events[f->nevents - 1], o->group_id, d->replay)) {
+            f->nevents--;
+            (*rejected)++;
+        }
     }
 }
 
@@ -63,11 +67,14 @@ static void add_events(struct report *r, struct tm_proc *p)
     struct rank_file *f = &r->files[r->nfiles - 1];
     size_t all = p->ndone + p->nreplays;
     f->events = xcalloc(all ? all : 1, sizeof *f->events);
-    join(r, f, p, p->done, p->ndone);
+    uint64_t rejected = 0;
+    join(r, f, p, p->done, p->ndone, &rejected);
     if (p->nreplays) {
         qsort(p->replays, p->nreplays, sizeof *p->replays, cmp_done);
-        join(r, f, p, p->replays, p->nreplays);
+        join(r, f, p, p->replays, p->nreplays, &rejected);
     }
+    report_rejected(r, f->path, rejected, "op_complete event",
+                    "a grouped execution of a captured call, or an id past 2^62");
     report_check_events(r, f, f->path);
     report_sort_events(f);
 }
