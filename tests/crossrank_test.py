@@ -300,7 +300,7 @@ def links_healthy(run):
 def ring(run):
     """NCCLTAP_OPS_MAX_MB bounds the per-op file: the oldest records are
     dropped, counted, and the report says so."""
-    capacity = (1 << 20) // 88  # 11,915 records of 88 bytes
+    capacity = (1 << 20) // 96  # 10,922 records of 96 bytes
     # 300 bursts of 200 calls, each after a synchronize: the event pool,
     # grown during the first few, times most of the others; 60,000 calls,
     # five times the ring, so that it fills also where a busy machine

@@ -8,13 +8,17 @@ simulator gives (within 1%), also for the 100 launches still running when
 the application destroys the executable graph (it synchronizes every 300);
 with it off, nccltap adds no node to the graph and no record per launch.
 ops_log_2: nccltap's per-op log holds each execution with its replay number.
+late_2, late_4: the last rank sleeps before each launch; the report,
+from the per-op files (.ops) and again from the per-op logs alone, matches
+every execution across ranks as one instance (seq, replay) and names that
+rank as the straggler, from the replays alone (no call is timed).
 The proc_* cases run graph_proc_app, which reaches the driver as cudart
 does (dlopen, dlsym of cuGetProcAddress, every function through it; each
 case one way of asking: its MODE and HANDLE): the same counts and times.
 
 Usage: graph_test.py --bin BUILD/bin CASE   (CASE: counts_2, counts_4,
 timed_2, timed_4, update_2, proc_flags_2, proc_inst12_2, proc_params_2,
-proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2)
+proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2, late_2, late_4)
 """
 import argparse
 import glob
@@ -51,7 +55,8 @@ def model_busbw(op, nbytes, n):
     return nbytes * factor / t / 1e9
 
 
-def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
+def run(bindir, n, graph_timing, update=False, proc=None, env_more=None, app_args=None, iters=ITERS,
+        keep=None):
     work = tempfile.mkdtemp(prefix="nccltap-graph-")
     out, prom = os.path.join(work, "out"), os.path.join(work, "prom")
     os.mkdir(prom)
@@ -59,7 +64,9 @@ def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
     env.update(NCCLTAP_GRAPH_TIMING=graph_timing, NCCLSIM_LAT_US=str(LAT_US),
                NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP="1")
     env.update(env_more or {})
-    app = [os.path.join(bindir, "graph_app"), str(n), str(ITERS), "300"] + (["update"] if update else [])
+    app = [os.path.join(bindir, "graph_app"), str(n), str(iters), "300"] + (["update"] if update else [])
+    if app_args:
+        app = [os.path.join(bindir, "graph_app"), str(n), str(iters)] + list(app_args)
     if proc:
         app = [os.path.join(bindir, "graph_proc_app"), str(n), str(ITERS), "300"] + list(proc)
     cmd = [os.path.join(bindir, "nccltap"), "run", "--sim", "--dir", out, "--"] + app
@@ -76,6 +83,8 @@ def run(bindir, n, graph_timing, update=False, proc=None, env_more=None):
     for path in glob.glob(os.path.join(out, "*.ops.jsonl")):
         with open(path) as f:
             lines[path] = [json.loads(l) for l in f]
+    if keep:
+        keep(out, env)
     shutil.rmtree(work, ignore_errors=True)
     check(rep.returncode == 0, "nccltap report exited %d: %s" % (rep.returncode, rep.stderr))
     check(len(apps) == n, "%d ranks reported, not %d" % (len(apps), n))
@@ -197,8 +206,8 @@ def timed(bindir, n, update=False, proc=None):
 def ops_log(bindir, n):
     """NCCLTAP_OPS_JSONL=1: a line per timed execution, with the captured
     call's seq and its replay number (1.., once each); no line of a
-    call (captured calls are not timed); the report reads the log's calls
-    only, so its rows are as without it."""
+    call (captured calls are not timed); the report's rows are the rank
+    files', as without it."""
     _, _, rep, _, lines = run(bindir, n, "all", proc=("flags", "handle"), env_more={"NCCLTAP_OPS_JSONL": "1"})
     check_report(rep, want_rows(n, True), n)
     check(len(lines) == n, "%d per-op logs, not %d" % (len(lines), n))
@@ -214,6 +223,86 @@ def ops_log(bindir, n):
         for call, replays in by_call.items():
             check(sorted(replays) == list(range(1, ITERS // 2 + 1)),
                   "%s: call %s: replay numbers are not 1..%d once each" % (path, call, ITERS // 2))
+
+
+def check_timeline(source, events, n, nops, iters):
+    """Perfetto: a slice per timed execution on every rank, with its seq
+    and replay number (1..iters for each captured call), no enqueue (no
+    call was made), and a flow linking each instance across the ranks."""
+    slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "op"]
+    check(len(slices) == n * nops * iters, "%s: %d op slices, expected %d executions"
+          % (source, len(slices), n * nops * iters))
+    by_call = {}
+    for e in slices:
+        by_call.setdefault((e["pid"], e["args"]["seq"]), []).append(e["args"].get("replay"))
+    check(len(by_call) == n * nops and all(sorted(v) == list(range(1, iters + 1)) for v in by_call.values()),
+          "%s: per rank and captured call, slices of replays 1..%d" % (source, iters))
+    enqueues = [e for e in events if e.get("cat") == "enqueue"]
+    check(not enqueues, "%s: %d enqueue instants, but no call was made" % (source, len(enqueues)))
+    flows = {e["id"] for e in events if e["ph"] == "s" and e.get("cat") != "p2p"}
+    check(len(flows) == nops * iters, "%s: %d flows, expected one per instance (%d)"
+          % (source, len(flows), nops * iters))
+
+
+def late(bindir, n):
+    """The last rank sleeps LATE_US before each of LATE_ITERS launches
+    (each synchronized): the others wait for it at the first all-reduce of
+    every launch. Every execution is timed and no call is, so what the
+    report matches is replays alone."""
+    late_us, iters, nops, late_rank = 2000, 200, 5, n - 1
+    reports = {}
+
+    def report_twice(out, env):
+        nccltap = os.path.join(bindir, "nccltap")
+        for source in ("ops", "jsonl"):
+            if source == "jsonl":  # without the per-op files the report reads the logs
+                for path in glob.glob(os.path.join(out, "*.ops")):
+                    os.unlink(path)
+            js = subprocess.run([nccltap, "report", "--json", out], env=env, capture_output=True, text=True,
+                                timeout=120)
+            text = subprocess.run([nccltap, "report", out], env=env, capture_output=True, text=True, timeout=120)
+            check(js.returncode == 0 and text.returncode == 0, "nccltap report: %s" % (js.stderr + text.stderr))
+            reports[source] = (json.loads(js.stdout), text.stdout)
+            trace = os.path.join(out, "..", "timeline.json")
+            p = subprocess.run([nccltap, "report", "--perfetto", trace, out], env=env, capture_output=True,
+                               text=True, timeout=120)
+            check(p.returncode == 0, "nccltap report --perfetto: %s" % p.stderr)
+            with open(trace) as f:
+                check_timeline(source, json.load(f)["traceEvents"], n, nops, iters)
+
+    _, files, _, _, lines = run(bindir, n, "all", env_more={"NCCLTAP_OPS_JSONL": "1"}, iters=iters,
+                                app_args=("1", "late", str(late_rank), str(late_us)), keep=report_twice)
+    for f in files:
+        check(f["totals"]["timed"] == 0 and f["totals"].get("executions_timed") == nops * iters,
+              "rank file: %s, expected no call and %d executions timed" % (f["totals"], nops * iters))
+    for source, (rep, text) in reports.items():
+        x = rep["crossrank"]
+        print("  %s: %d instances, %d incomplete; stragglers %s" %
+              (source, x["instances"], x["incomplete"], [(s["rank"], s["last"], s["instances"])
+                                                         for s in rep["stragglers"]]))
+        check(x["instances"] == nops * iters and x["incomplete"] == 0,
+              "%s: %d instances (%d incomplete), expected each of %d executions on every rank as one"
+              % (source, x["instances"], x["incomplete"], nops * iters))
+        s = rep["stragglers"]
+        check(len(s) == 1 and s[0]["rank"] == late_rank,
+              "%s: stragglers %s, expected rank %d alone" % (source, s, late_rank))
+        s = s[0]
+        # Last at the first all-reduce of every launch but the first (the
+        # communicator's first instance is left out), by about its sleep.
+        check(s["last"] >= iters - 2 and s["instances"] == nops * iters - 1,
+              "%s: last in %d of %d instances, expected %d of %d" % (source, s["last"], s["instances"],
+                                                                    iters - 1, nops * iters - 1))
+        check(0.5 * late_us <= s["wait_us_median"] <= 4 * late_us,
+              "%s: the others waited %.1f us (median), it slept %d" % (source, s["wait_us_median"], late_us))
+        first = min(o["seq"] for recs in lines.values() for o in recs)
+        replays = s.get("worst_replays", [])
+        check(set(s["worst_seqs"]) == {first} and len(set(replays)) == len(s["worst_seqs"]) and
+              all(1 <= r <= iters for r in replays),
+              "%s: the worst instances are launches of the first captured call (seq %d), each its own: "
+              "seqs %s replays %s" % (source, first, s["worst_seqs"], replays))
+        check(re.search(r"rank %d \(.*\): last in %d of %d collectives" % (late_rank, s["last"], s["instances"]), text)
+              and "replay" in text, "%s: the text report's Stragglers section names rank %d:\n%s"
+              % (source, late_rank, text[-3000:]))
 
 
 def main():
@@ -235,6 +324,8 @@ def main():
         "proc_v1_2": lambda: timed(a.bin, 2, update=True, proc=("v1", "handle")),
         "proc_self_2": lambda: counts(a.bin, 2, proc=("self", "next")),
         "ops_log_2": lambda: ops_log(a.bin, 2),
+        "late_2": lambda: late(a.bin, 2),
+        "late_4": lambda: late(a.bin, 4),
     }
     if a.case not in cases:
         fail("unknown case " + a.case)

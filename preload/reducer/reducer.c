@@ -340,12 +340,13 @@ static void complete_replay(const struct tap_op_rec *op, bool ok, uint64_t durat
     struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
     tap_reducer_totals.replays_timed++;
     tap_stats_record_replay(op, &t);
-    /* An op_complete and a line of nccltap's per-op log per execution,
-     * with its replay number; not (yet) in the per-op file, nor in NCCL
-     * Inspector's records and gauges. */
+    /* A per-op record, an op_complete and a line of nccltap's per-op log
+     * per execution, with its replay number; not in NCCL Inspector's
+     * records and gauges. */
     bool line = tap_config.ops_jsonl == TAP_OPS_JSONL_NCCLTAP;
-    if (line || TAP_TRACING(op_complete)) {
+    if (line || tap_ops_file_enabled() || TAP_TRACING(op_complete)) {
         struct tap_completion c = completion(op, 1, &t, start_ns);
+        tap_ops_file_write(&c);
         if (line)
             tap_ops_log_write(&c);
         TAP_TRACE(op_complete, &c);

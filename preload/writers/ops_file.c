@@ -172,6 +172,7 @@ void tap_ops_file_write(const struct tap_completion *c)
         .rank = op->comm->rank, .peer = op->peer, .tid = op->tid,
         .group_ops = c->group_ops > UINT16_MAX ? UINT16_MAX : (uint16_t)c->group_ops,
         .op = op->op, .dtype = op->dtype >= 0 && op->dtype < 255 ? (uint8_t)op->dtype : 255,
+        .replay = op->replay,
     };
     if (nbuffered == BUFFERED)
         tap_ops_file_flush();

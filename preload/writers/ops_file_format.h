@@ -9,14 +9,20 @@
  * 0, in completion order) is in slot i % capacity; `written` records were
  * written in all, so when written > capacity the oldest written - capacity
  * were overwritten (dropped, and counted so). Records go to the file before
- * the header that counts them. */
+ * the header that counts them.
+ *
+ * Versions: 1 (88-byte records) had no `replay`; 2 appends it. A version
+ * only appends fields to the record, and record_bytes says its size, so a
+ * reader takes an older record's first record_bytes and the rest as 0. */
 #ifndef NCCLTAP_OPS_FILE_FORMAT_H
 #define NCCLTAP_OPS_FILE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TAP_OPS_MAGIC "NCCLTAP-OPS"  /* 12 bytes with its NUL */
-#define TAP_OPS_VERSION 1
+#define TAP_OPS_VERSION 2
+#define TAP_OPS_V1_RECORD_BYTES 88  /* version 1: up to dtype */
 #define TAP_OPS_BYTE_ORDER 0x01020304u
 #define TAP_OPS_HEADER_BYTES 4096
 
@@ -46,6 +52,12 @@ struct tap_ops_record {
     uint16_t group_ops;     /* ops timed together with it (1: alone) */
     uint8_t op;             /* index into the op names */
     uint8_t dtype;          /* ncclDataType_t: index into the datatype names */
+    /* Version 2. 0: a call; N: the Nth execution of the call `seq`
+     * captured into a CUDA graph (NCCLTAP_GRAPH_TIMING=all; README, CUDA
+     * graphs), whose enqueue_ns is then the graph's launch. */
+    uint64_t replay;
 };
+_Static_assert(offsetof(struct tap_ops_record, replay) == TAP_OPS_V1_RECORD_BYTES,
+               "version 2 appends to version 1's record");
 
 #endif

@@ -4,10 +4,12 @@
  * It calls the driver's graph entry points directly (linked against
  * libcuda.so.1), the way the dynamic linker lets nccltap see them.
  *
- * Usage: graph_app NRANKS ITERS SYNC_EVERY [update]
+ * Usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US]
  * With `update`, half way the executable graph is updated
  * (cuGraphExecUpdate_v2) to a graph of the same shape whose all-reduces
- * are twice as large.
+ * are twice as large. With `late RANK US`, rank RANK sleeps US
+ * microseconds before each launch: a straggler seen only in replays
+ * (the others wait for it at each launch's first collective).
  * The stream is synchronized every SYNC_EVERY launches (0: only at the
  * end), as a training step waits for its last one. Prints, per rank, one
  * JSON line: the graph's node count and the wall time of the launches. */
@@ -52,7 +54,13 @@ static CUgraph capture(CUstream s, ncclComm_t comm, CUdeviceptr send, CUdevicept
     return g;
 }
 
-static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every, int update)
+struct late {
+    int rank;     /* -1: none */
+    long us;
+};
+
+static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every, int update,
+                     struct late late)
 {
     CUcontext ctx;
     CUstream s;
@@ -81,6 +89,8 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long syn
             CHECK(cuGraphExecUpdate_v2(x, g2, &info), CUDA_SUCCESS);
             CHECK(cuGraphDestroy(g2), CUDA_SUCCESS);
         }
+        if (rank == late.rank)
+            usleep((useconds_t)late.us);
         CHECK(cuGraphLaunch(x, s), CUDA_SUCCESS);
         if (sync_every && (i + 1) % sync_every == 0)
             CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
@@ -100,8 +110,12 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long syn
 int main(int argc, char **argv)
 {
     int update = argc == 5 && !strcmp(argv[4], "update");
-    if ((argc != 4 && !update) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || atol(argv[3]) < 0) {
-        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update]\n");
+    struct late late = { -1, 0 };
+    if (argc == 7 && !strcmp(argv[4], "late"))
+        late = (struct late){ atoi(argv[5]), atol(argv[6]) };
+    if ((argc != 4 && !update && late.rank < 0) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 ||
+        atol(argv[3]) < 0 || late.us < 0 || late.us > 1000000) {
+        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
@@ -113,7 +127,7 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 1;
         if (pid == 0)
-            exit(rank_main(r, nranks, id, iters, sync_every, update)); /* exit: nccltap writes its files */
+            exit(rank_main(r, nranks, id, iters, sync_every, update, late)); /* exit: nccltap writes its files */
     }
     int failed = 0;
     for (int r = 0; r < nranks; r++) {

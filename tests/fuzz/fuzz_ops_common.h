@@ -46,11 +46,12 @@ static inline void fuzz_ops_end(struct fuzz_ops *run)
         const struct op_event *e = &f->events[i];
         int nranks = e->comm == FUZZ_COMM ? FUZZ_NRANKS : REPORT_MAX_NRANKS;
         if (e->rank < 0 || e->rank >= nranks || e->peer < -1 || e->peer >= nranks ||
-            e->seq >= REPORT_MAX_COUNT || e->bytes > REPORT_MAX_OP_BYTES ||
+            e->seq >= REPORT_MAX_COUNT || op_replay(e) >= REPORT_MAX_COUNT || op_group(e) >= REPORT_MAX_COUNT || e->bytes > REPORT_MAX_OP_BYTES ||
             e->end_ns < e->start_ns || e->end_ns >= REPORT_MAX_COUNT || !e->group_ops)
             abort();
-        if (i && e->comm == e[-1].comm && e->rank == e[-1].rank && e->seq < e[-1].seq)
-            abort();  /* sorted by (comm, rank, seq) */
+        if (i && e->comm == e[-1].comm && e->rank == e[-1].rank &&
+            (e->seq < e[-1].seq || (e->seq == e[-1].seq && op_replay(e) < op_replay(&e[-1]))))
+            abort();  /* sorted by (comm, rank, seq, replay) */
     }
     unlink(run->path);
     free(run->f.events);

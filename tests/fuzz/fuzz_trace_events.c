@@ -124,7 +124,8 @@ static void check(const struct report *r)
         for (size_t j = 0; j < f->nevents; j++) {
             const struct op_event *e = &f->events[j];
             if (e->rank < 0 || e->rank >= REPORT_MAX_NRANKS || e->peer < -1 || e->peer >= REPORT_MAX_NRANKS ||
-                e->seq >= REPORT_MAX_COUNT || e->bytes > REPORT_MAX_OP_BYTES || e->end_ns < e->start_ns)
+                e->seq >= REPORT_MAX_COUNT || op_replay(e) >= REPORT_MAX_COUNT || e->bytes > REPORT_MAX_OP_BYTES ||
+                e->end_ns < e->start_ns)
                 abort();
         }
     }

@@ -75,7 +75,12 @@ struct op_event {
     uint64_t comm;           /* the communicator id, as a number */
     uint64_t seq;            /* its number in the communicator, from 0 */
     uint64_t bytes;          /* S, nccl-tests' size */
-    uint64_t group;          /* group id, 0 when not grouped */
+    /* Its group id (0 when not grouped) or, for an execution of a captured
+     * call (never grouped: the shim times no op captured in a group), its
+     * replay number with OP_REPLAY_BIT set. Read with op_group() and
+     * op_replay(), set with op_set_group_replay(): one field, so that a
+     * record stays 80 bytes (crossrank.scale's memory budget). */
+    uint64_t group_or_replay;
     uint64_t stream;         /* the CUDA stream handle */
     uint64_t enqueue_ns;     /* when the call was made */
     uint64_t start_ns, end_ns;  /* the GPU interval */
@@ -85,6 +90,32 @@ struct op_event {
     uint16_t group_ops;      /* ops timed together with it (1: alone) */
     uint8_t op, dtype;       /* report_name(r, e->op): "AllReduce", "float32" */
 };
+
+#define OP_REPLAY_BIT (1ull << 63)
+
+/* The group id of e, 0 when not grouped. */
+static inline uint64_t op_group(const struct op_event *e)
+{
+    return e->group_or_replay & OP_REPLAY_BIT ? 0 : e->group_or_replay;
+}
+
+/* 0: a call; N: the Nth execution of the call `seq` captured into a CUDA
+ * graph (a launch, no call: enqueue_ns is the launch's, 0 from a trace).
+ * (comm, seq, replay) is one collective instance on every rank. */
+static inline uint64_t op_replay(const struct op_event *e)
+{
+    return e->group_or_replay & OP_REPLAY_BIT ? e->group_or_replay & ~OP_REPLAY_BIT : 0;
+}
+
+/* False, and e unchanged, for what no shim writes: both, or either past
+ * 2^62 (REPORT_MAX_COUNT). */
+static inline bool op_set_group_replay(struct op_event *e, uint64_t group, uint64_t replay)
+{
+    if ((group && replay) || group >= (1ull << 62) || replay >= (1ull << 62))
+        return false;
+    e->group_or_replay = replay ? replay | OP_REPLAY_BIT : group;
+    return true;
+}
 
 /* One entry of a file's "comms": this process's view of a communicator.
  * Strings interned. */
@@ -218,7 +249,7 @@ struct rank_file {
     size_t ncomms;
     struct op_row *ops;      /* the statistics rows */
     size_t nops;
-    struct op_event *events; /* the per-op records, by (comm, rank, seq); may be none */
+    struct op_event *events; /* the per-op records, by (comm, rank, seq, replay); may be none */
     size_t nevents;
     uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
     struct totals totals;

@@ -437,7 +437,8 @@ def case_graph(t):
     """CUDA graphs (issue 23): with NCCLTAP_GRAPH_TIMING=all, one op_complete
     per execution of a captured op, numbered by launch (replay 1..N), from
     graph_proc_app, which launches as cudart does (cuGetProcAddress); the
-    report of the trace counts the calls as the per-rank files do."""
+    report of the trace counts the calls as the per-rank files do, and
+    matches every execution across ranks as the per-op files do."""
     iters, nops = 200, 5
     d = os.path.join(t.work, "graph")
     app = os.path.join(os.path.dirname(os.path.abspath(t.nccltap)), "graph_proc_app")
@@ -464,6 +465,29 @@ def case_graph(t):
           f"totals.calls {trace['totals']['calls']} == {files['totals']['calls']} == {2 * nops}")
     check(sum(r.get("executions", 0) for r in files["rows"]) == 2 * nops * iters,
           "the per-rank files count every execution")
+    # Each execution of a captured call, on both ranks, is one collective
+    # instance (seq, replay), from the trace's op_complete as from the
+    # per-op files.
+    for source, rep in (("trace", trace), ("per-op files", files)):
+        x = rep["crossrank"]
+        check(x["instances"] == nops * iters and x["incomplete"] == 0,
+              f"{source}: {x['instances']} instances ({x['incomplete']} incomplete), expected {nops * iters}")
+    # Perfetto from the trace: a slice per execution with its replay
+    # number, from the run's first op on (the trace has no launch time:
+    # no enqueue instant, and none at time 0 of the clock).
+    out = os.path.join(t.work, "graph.json")
+    rc, _, err = t.run([t.nccltap, "report", "--perfetto", out, os.path.join(d, "lttng")])
+    check(rc == 0, f"graph: report --perfetto of the trace exits 0 (got {rc}): {err}")
+    if rc == 0:
+        with open(out) as f:
+            evs = json.load(f)["traceEvents"]
+        ops = [e for e in evs if e.get("cat") == "op"]
+        check(len(ops) == 2 * nops * iters and all(1 <= e["args"].get("replay", 0) <= iters for e in ops),
+              f"graph: {len(ops)} op slices with replay numbers, expected {2 * nops * iters}")
+        check(not [e for e in evs if e.get("cat") == "enqueue"], "graph: no enqueue instant (no call was timed)")
+        span = max(e["ts"] for e in ops) if ops else 0
+        check(min(e["ts"] for e in ops) >= 0 and span < 60e6 if ops else False,
+              f"graph: slices within the run (0 to {span} us)")
 
 
 def case_hang(t):

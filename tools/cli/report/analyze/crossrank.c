@@ -1,4 +1,6 @@
-/* Cross-rank matching: collectives by (comm, seq), sends with receives by
+/* Cross-rank matching: collectives by (comm, seq, replay: a launch of a
+ * CUDA graph is one instance of each captured call on every rank), sends
+ * with receives by
  * (comm, src, dst, order), and each process's clock aligned with the
  * reference process's from the ends of collectives. */
 #include "crossrank.h"
@@ -54,19 +56,27 @@ static void skip_p2p(const struct report *r, struct run *u)
         u->at++;
 }
 
-static uint64_t run_seq(const struct report *r, const struct run *u)
+/* Whether run u's current (seq, replay) comes before v's. */
+static bool run_before(const struct report *r, const struct run *u, const struct run *v)
 {
-    return r->files[u->file].events[u->at].seq;
+    const struct op_event *a = &r->files[u->file].events[u->at], *b = &r->files[v->file].events[v->at];
+    return a->seq < b->seq || (a->seq == b->seq && op_replay(a) < op_replay(b));
 }
 
-/* A binary min-heap of runs, keyed by their current seq. */
+static bool run_at(const struct report *r, const struct run *u, uint64_t seq, uint64_t replay)
+{
+    const struct op_event *a = &r->files[u->file].events[u->at];
+    return a->seq == seq && op_replay(a) == replay;
+}
+
+/* A binary min-heap of runs, keyed by their current (seq, replay). */
 static void sift_down(const struct report *r, struct run **h, size_t n, size_t i)
 {
     for (;;) {
         size_t m = i, a = 2 * i + 1, b = a + 1;
-        if (a < n && run_seq(r, h[a]) < run_seq(r, h[m]))
+        if (a < n && run_before(r, h[a], h[m]))
             m = a;
-        if (b < n && run_seq(r, h[b]) < run_seq(r, h[m]))
+        if (b < n && run_before(r, h[b], h[m]))
             m = b;
         if (m == i)
             return;
@@ -146,10 +156,11 @@ static void match_collectives(const struct report *r, struct crossrank *x)
             sift_down(r, heap, n, i);
         int nranks = comm_size_find(sizes, nsizes, runs[c].comm, 0);
         while (n) {
-            uint64_t seq = run_seq(r, heap[0]);
-            struct xr_instance in = { .comm = runs[c].comm, .seq = seq, .nranks = nranks,
+            const struct op_event *at = &r->files[heap[0]->file].events[heap[0]->at];
+            uint64_t seq = at->seq, replay = op_replay(at);
+            struct xr_instance in = { .comm = runs[c].comm, .seq = seq, .replay = replay, .nranks = nranks,
                                       .first = x->nmembers };
-            while (n && run_seq(r, heap[0]) == seq) {
+            while (n && run_at(r, heap[0], seq, replay)) {
                 struct run *u = heap[0];
                 add_member(x, &mcap, (struct xr_member){ u->file, (uint32_t)u->at });
                 u->at++;
@@ -180,7 +191,7 @@ static void match_collectives(const struct report *r, struct crossrank *x)
 /* ---- point to point: the k-th send from src to dst meets the k-th receive ---- */
 
 struct p2p_ref {
-    uint64_t comm, seq;
+    uint64_t comm, seq, replay;
     int src, dst;
     struct xr_member m;
 };
@@ -194,7 +205,9 @@ static int cmp_p2p(const void *a, const void *b)
         return x->src < y->src ? -1 : 1;
     if (x->dst != y->dst)
         return x->dst < y->dst ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return (x->replay > y->replay) - (x->replay < y->replay);
 }
 
 static bool same_pair(const struct p2p_ref *a, const struct p2p_ref *b)
@@ -214,7 +227,7 @@ static void match_p2p(const struct report *r, struct crossrank *x)
             bool send = op == TAP_OP_SEND;
             if (!send && op != TAP_OP_RECV)
                 continue;
-            struct p2p_ref ref = { e->comm, e->seq, send ? e->rank : e->peer,
+            struct p2p_ref ref = { e->comm, e->seq, op_replay(e), send ? e->rank : e->peer,
                                    send ? e->peer : e->rank, { i, j } };
             struct p2p_ref **v = send ? &sends : &recvs;
             size_t *n = send ? &ns : &nr, *cap = send ? &cap_s : &cap_r;
@@ -307,7 +320,7 @@ static size_t end_differences(const struct report *r, const struct crossrank *x,
         const struct op_event *e = &file->events[j];
         if (!together[e->op] || k++ % stride)
             continue;
-        const struct xr_instance *in = xr_find(x, e->comm, e->seq);
+        const struct xr_instance *in = xr_find(x, e->comm, e->seq, op_replay(e));
         if (!in || in->n < 2)
             continue;
         const struct xr_member *m = x->members + in->first;

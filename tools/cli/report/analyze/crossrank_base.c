@@ -24,7 +24,8 @@ double xr_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void xr_keep_worst(uint64_t seq[3], double val[3], size_t *n, uint64_t s, double v, bool highest)
+void xr_keep_worst(uint64_t seq[3], uint64_t replay[3], double val[3], size_t *n, uint64_t s, uint64_t rp,
+                   double v, bool highest)
 {
     size_t i = *n;
     if (i == 3) {
@@ -37,22 +38,24 @@ void xr_keep_worst(uint64_t seq[3], double val[3], size_t *n, uint64_t s, double
     for (; i > 0 && (highest ? val[i - 1] < v : val[i - 1] > v); i--) {
         val[i] = val[i - 1];
         seq[i] = seq[i - 1];
+        replay[i] = replay[i - 1];
     }
     val[i] = v;
     seq[i] = s;
+    replay[i] = rp;
 }
 
-const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq)
+const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq, uint64_t replay)
 {
     size_t lo = 0, hi = x->ninstances;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const struct xr_instance *in = &x->instances[mid];
-        if (in->comm < comm || (in->comm == comm && in->seq < seq))
+        if (in->comm < comm || (in->comm == comm && (in->seq < seq || (in->seq == seq && in->replay < replay))))
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < x->ninstances && x->instances[lo].comm == comm && x->instances[lo].seq == seq
-        ? &x->instances[lo] : NULL;
+    return lo < x->ninstances && x->instances[lo].comm == comm && x->instances[lo].seq == seq &&
+           x->instances[lo].replay == replay ? &x->instances[lo] : NULL;
 }

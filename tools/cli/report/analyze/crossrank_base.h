@@ -18,9 +18,11 @@ struct xr_member {
     uint32_t file, event;
 };
 
-/* One collective on all the ranks that recorded it. */
+/* One collective on all the ranks that recorded it: a call (replay 0),
+ * or the replay-th execution of the call `seq` captured into a CUDA graph,
+ * the same launch on every rank. */
 struct xr_instance {
-    uint64_t comm, seq;
+    uint64_t comm, seq, replay;
     uint64_t bytes;             /* S */
     uint8_t op;                 /* report_name(r, op) */
     bool grouped;               /* timed as part of a group: its interval is the group's */
@@ -89,6 +91,7 @@ struct xr_straggler {
     uint8_t ops[4];             /* the ops it was last in (first 4 kinds) */
     size_t nops;
     uint64_t worst_seq[3];      /* its instances with the largest skew */
+    uint64_t worst_replay[3];   /* ... and their replay numbers (0: calls) */
     double worst_us[3];
     size_t nworst;
 };
@@ -139,6 +142,7 @@ struct xr_slow {
     enum xr_reference reference;  /* what it is well below: XR_REF_JOB first */
     double expected_gbs;        /* the busbw expected for it, 0: none given */
     uint64_t worst_seq[3];      /* lowest busbw first (p2p: the pair's order) */
+    uint64_t worst_replay[3];   /* ... and their replay numbers (0: calls; p2p: 0) */
     double worst_gbs[3];
     size_t nworst;
 };
@@ -208,7 +212,7 @@ struct xr_slow_link {
 struct crossrank {
     struct xr_member *members;
     size_t nmembers;
-    struct xr_instance *instances;  /* by comm, then seq */
+    struct xr_instance *instances;  /* by comm, then seq, then replay */
     size_t ninstances;
     size_t incomplete;              /* instances some rank of the communicator did not record */
     struct xr_pair *pairs;          /* by comm, src, dst, order */
@@ -257,17 +261,19 @@ static inline int64_t xr_end(const struct report *r, struct xr_member m)
     return (int64_t)xr_event(r, m)->end_ns - r->files[m.file].clock_offset_ns;
 }
 
-/* The instance of (comm, seq), or NULL. */
-const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq);
+/* The instance of (comm, seq, replay), or NULL. */
+const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint64_t seq, uint64_t replay);
 
 /* nccl-tests' bus bandwidth factor of op `name` on n ranks (nccl_ops.h's,
  * by the op's name as the files spell it); 1 for a name NCCL does not
  * have, or no ranks. */
 double xr_bus_factor(const char *name, int n);
 
-/* Keeps the 3 worst (seq, value) seen in seq[], val[] (*n of them),
- * worst first: the highest values when `highest`, else the lowest. */
-void xr_keep_worst(uint64_t seq[3], double val[3], size_t *n, uint64_t s, double v, bool highest);
+/* Keeps the 3 worst (seq, replay, value) seen in seq[], replay[], val[]
+ * (*n of them), worst first: the highest values when `highest`, else the
+ * lowest. */
+void xr_keep_worst(uint64_t seq[3], uint64_t replay[3], double val[3], size_t *n, uint64_t s, uint64_t rp,
+                   double v, bool highest);
 
 /* The median of v[0..n) (reordered); 0 when n is 0. */
 double xr_median(double *v, size_t n);

@@ -114,6 +114,7 @@ static void add_stragglers(const struct report *r, double nccl_time_us, struct f
         v->comm = s->comm;
         v->op = s->nops == 1 ? report_name(r, s->ops[0]) : NULL;
         v->seq = s->nworst ? s->worst_seq[0] : 0;
+        v->replay = s->nworst ? s->worst_replay[0] : 0;
         v->count = s->last;
         v->of = s->instances;
         v->wait_us = s->wait_us_mean;
@@ -160,6 +161,7 @@ static void fill_slow(const struct report *r, const struct xr_slow *s, struct fi
     v->busbw_gbs = s->busbw_gbs;
     v->reference_gbs = s->reference == XR_REF_EXPECTED ? s->expected_gbs : s->median_busbw_gbs;
     v->seq = s->nworst ? s->worst_seq[0] : 0;
+    v->replay = s->nworst ? s->worst_replay[0] : 0;
     v->cost_us = slow_cost_us(r, s, v->reference_gbs);
     if (s->p2p) {
         v->rank = s->src;
@@ -245,6 +247,7 @@ static void add_os(const struct report *r, const struct os_interference *os, str
         v->by = by;
         v->op = report_name(r, worst->op->op);
         v->seq = worst->op->seq;
+        v->replay = op_replay(worst->op);
         v->comm = worst->op->comm;
         v->offcpu_us = (double)worst->offcpu_ns / 1e3;
         v->preempted_us = (double)worst->preempted_ns / 1e3;

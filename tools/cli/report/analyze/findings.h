@@ -40,6 +40,7 @@ struct finding {
     uint64_t comm;           /* 0: not one communicator's (OS) */
     const char *op;          /* interned; NULL: several or none */
     uint64_t seq;            /* hang: the stuck op; straggler: its worst instance */
+    uint64_t replay;         /* ... straggler, slow, OS: that instance's replay (0: a call) */
     uint64_t bytes;          /* S of the op */
     int nranks;              /* the communicator's size, 0 unknown */
     /* The evidence. */

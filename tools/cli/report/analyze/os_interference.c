@@ -315,8 +315,8 @@ static void measure(struct os_row *row, const struct os_thread *threads, size_t 
 static int cmp_group_first(const void *a, const void *b)
 {
     const struct op_event *x = *(const struct op_event *const *)a, *y = *(const struct op_event *const *)b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
+    if (op_group(x) != op_group(y))
+        return op_group(x) < op_group(y) ? -1 : 1;
     if (x->comm != y->comm)
         return x->comm < y->comm ? -1 : 1;
     return (x->seq > y->seq) - (x->seq < y->seq);
@@ -327,13 +327,13 @@ static const struct op_event **group_firsts(const struct rank_file *f, size_t *n
     const struct op_event **g = xcalloc(f->nevents + 1, sizeof *g);
     size_t m = 0;
     for (size_t i = 0; i < f->nevents; i++)
-        if (f->events[i].group)
+        if (op_group(&f->events[i]))
             g[m++] = &f->events[i];
     if (m)
         qsort(g, m, sizeof *g, cmp_group_first);
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
-        if (k == 0 || g[k - 1]->group != g[i]->group)
+        if (k == 0 || op_group(g[k - 1]) != op_group(g[i]))
             g[k++] = g[i];
     *n = k;
     return g;
@@ -341,12 +341,12 @@ static const struct op_event **group_firsts(const struct rank_file *f, size_t *n
 
 static bool later_in_group(const struct op_event *e, const struct op_event **firsts, size_t n)
 {
-    if (!e->group)
+    if (!op_group(e))
         return false;
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (firsts[mid]->group < e->group)
+        if (op_group(firsts[mid]) < op_group(e))
             lo = mid + 1;
         else
             hi = mid;
@@ -372,7 +372,7 @@ static void wait_caused(const struct report *r, const struct rank_file *f, const
                         struct os_row *row)
 {
     const struct crossrank *x = r->cross;
-    const struct xr_instance *in = x ? xr_find(x, e->comm, e->seq) : NULL;
+    const struct xr_instance *in = x ? xr_find(x, e->comm, e->seq, op_replay(e)) : NULL;
     if (!in || in->last_file != (uint32_t)(f - r->files) || in->skew_ns < x->threshold_ns)
         return;
     row->straggler = true;
@@ -436,8 +436,11 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             if (later_in_group(e, firsts, nfirsts))
                 continue;
             struct os_row row = { .file = f, .op = e };
-            row.from_ns = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
-            row.to_ns = e->end_ns > e->enqueue_ns ? e->end_ns : e->enqueue_ns;
+            /* An execution of a captured call read from a trace has no
+             * enqueue time (its launch's is not traced): its GPU interval. */
+            uint64_t enq = e->enqueue_ns ? e->enqueue_ns : e->start_ns;
+            row.from_ns = e->start_ns && e->start_ns < enq ? e->start_ns : enq;
+            row.to_ns = e->end_ns > enq ? e->end_ns : enq;
             uint64_t call_ns = row.from_ns;
             wait_caused(r, f, e, &row);
             windows[nwindows][0] = row.from_ns;

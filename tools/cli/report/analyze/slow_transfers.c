@@ -16,7 +16,7 @@
 
 /* One busbw sample with what it is grouped by. */
 struct sample {
-    uint64_t bytes, comm, seq;
+    uint64_t bytes, comm, seq, replay;  /* p2p: seq is the pair's order, replay 0 */
     uint8_t op;
     int src, dst;    /* p2p; -1 for collectives */
     double gbs;
@@ -113,10 +113,11 @@ static void flag(const struct report *r, struct crossrank *x, struct sample *v, 
             for (size_t t = i; t < j; t++) {
                 if (v[t].gbs < XR_SLOW_FRACTION * ref)
                     s.slow++;
-                xr_keep_worst(s.worst_seq, s.worst_gbs, &s.nworst, v[t].seq, v[t].gbs, false);
+                xr_keep_worst(s.worst_seq, s.worst_replay, s.worst_gbs, &s.nworst, v[t].seq, v[t].replay,
+                              v[t].gbs, false);
             }
             if (!p2p) {
-                const struct xr_instance *in = xr_find(x, s.comm, v[i].seq);
+                const struct xr_instance *in = xr_find(x, s.comm, v[i].seq, v[i].replay);
                 s.nranks = in ? (in->nranks ? in->nranks : (int)in->n) : 0;
             }
             if (below_job || below_expected) {
@@ -177,7 +178,7 @@ void xr_find_slow(const struct report *r, struct crossrank *x)
         const struct xr_instance *in = &x->instances[i];
         if (in->grouped || in->n < 2 || (in->nranks && in->n != (size_t)in->nranks) || in->busbw_gbs <= 0)
             continue;
-        v[n++] = (struct sample){ in->bytes, in->comm, in->seq, in->op, -1, -1, in->busbw_gbs };
+        v[n++] = (struct sample){ in->bytes, in->comm, in->seq, in->replay, in->op, -1, -1, in->busbw_gbs };
     }
     qsort(v, n, sizeof *v, cmp_group);
     flag(r, x, v, n, false, &best);
@@ -185,7 +186,7 @@ void xr_find_slow(const struct report *r, struct crossrank *x)
     for (size_t i = 0; i < x->npairs; i++) {
         const struct xr_pair *p = &x->pairs[i];
         if (p->busbw_gbs > 0)
-            v[n++] = (struct sample){ p->bytes, p->comm, p->order, xr_event(r, p->send)->op,
+            v[n++] = (struct sample){ p->bytes, p->comm, p->order, 0, xr_event(r, p->send)->op,
                                       p->src, p->dst, p->busbw_gbs };
     }
     qsort(v, n, sizeof *v, cmp_group);

@@ -81,7 +81,8 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             struct xr_straggler *s = &acc[in->last_rank];
             s->last++;
             s->wait_us_total += in->skew_ns / 1e3;
-            xr_keep_worst(s->worst_seq, s->worst_us, &s->nworst, in->seq, in->skew_ns / 1e3, true);
+            xr_keep_worst(s->worst_seq, s->worst_replay, s->worst_us, &s->nworst, in->seq, in->replay,
+                          in->skew_ns / 1e3, true);
             note_op(s, in->op);
         }
         for (int rank = 0; rank <= maxrank; rank++) {

@@ -21,7 +21,7 @@ static bool window_of(const struct crossrank *x, const struct finding *f, size_t
             if (x->instances[i].comm == f->comm && x->instances[i].seq < f->seq)
                 in = &x->instances[i];
     } else {
-        in = xr_find(x, f->comm, f->seq);
+        in = xr_find(x, f->comm, f->seq, f->replay);
     }
     if (!in)
         return false;

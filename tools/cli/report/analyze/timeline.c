@@ -98,7 +98,8 @@ static int64_t first_op_ns(const struct report *r)
     for (size_t i = 0; i < r->nfiles; i++)
         for (size_t j = 0; j < r->files[i].nevents; j++) {
             const struct op_event *e = &r->files[i].events[j];
-            uint64_t t = e->start_ns && e->start_ns < e->enqueue_ns ? e->start_ns : e->enqueue_ns;
+            /* An execution of a captured call has no enqueue of its own. */
+            uint64_t t = op_replay(e) || (e->start_ns && e->start_ns < e->enqueue_ns) ? e->start_ns : e->enqueue_ns;
             if (aligned(&r->files[i], t) < first)
                 first = aligned(&r->files[i], t);
         }
@@ -161,11 +162,11 @@ static void add_ops(struct builder *b, const struct rank_file *f)
         const struct op_event *e = &f->events[j];
         const char *name = report_name(b->r, e->op);
         uint32_t tid = stream_tid(b, f, e);
-        if (e->group) {
+        if (op_group(e)) {
             /* One group slice per stream: the first of the group's ops on it. */
             bool first = true;
             for (size_t k = 0; k < j && first; k++)
-                first = !(f->events[k].group == e->group && f->events[k].stream == e->stream);
+                first = !(op_group(&f->events[k]) == op_group(e) && f->events[k].stream == e->stream);
             if (first)
                 add(b, (struct tl_event){ .dur_ns = (int64_t)(e->end_ns - e->start_ns), .pid = pid,
                                           .tid = tid, .what = TL_GROUP, .ph = 'X', .name = "group",
@@ -173,15 +174,17 @@ static void add_ops(struct builder *b, const struct rank_file *f)
                     aligned(f, e->start_ns));
         }
         int64_t dur = (int64_t)(e->end_ns - e->start_ns);
-        const struct xr_instance *in = b->x ? xr_find(b->x, e->comm, e->seq) : NULL;
+        const struct xr_instance *in = b->x ? xr_find(b->x, e->comm, e->seq, op_replay(e)) : NULL;
         int n = in && in->nranks ? in->nranks : (int)(in ? in->n : 1);
         /* nccl-tests' busbw of this rank's interval; a grouped op's interval
          * is its group's, so it has none of its own. */
-        double busbw = !e->group && dur > 0 ? (double)e->bytes * xr_bus_factor(name, n) / (double)dur : 0;
+        double busbw = !op_group(e) && dur > 0 ? (double)e->bytes * xr_bus_factor(name, n) / (double)dur : 0;
         const struct callsite *site = op_site(&sites, b->r, e);
         add(b, (struct tl_event){ .dur_ns = dur, .pid = pid, .tid = tid, .what = TL_OP, .ph = 'X',
                                   .name = name, .file = f, .op = e, .busbw_gbs = busbw, .site = site },
             aligned(f, e->start_ns));
+        if (op_replay(e))
+            continue;  /* a graph launch ran it: no call, no enqueue */
         uint32_t caller = thread_tid(b, f, e->tid ? e->tid : HOST_TID);
         add(b, (struct tl_event){ .pid = pid, .tid = caller, .what = TL_ENQUEUE, .ph = 'i',
                                   .name = name, .file = f, .op = e, .site = site },

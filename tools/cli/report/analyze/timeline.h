@@ -22,11 +22,11 @@ struct tl_options {
 
 enum tl_what {
     TL_GROUP,     /* slice: the ops of one group on one stream */
-    TL_OP,        /* slice: a timed op on its stream */
+    TL_OP,        /* slice: a timed op, or execution of a captured op, on its stream */
     TL_OFFCPU,    /* slice: a rank's thread off the CPU */
     TL_CPU_RUN,   /* slice: a task on a CPU */
     TL_IRQ,       /* slice: an interrupt handler on a CPU */
-    TL_ENQUEUE,   /* instant: the call, on the calling thread */
+    TL_ENQUEUE,   /* instant: the call, on the calling thread (an execution has none) */
     TL_FLOW,      /* flow start, step or end: one collective across ranks */
 };
 

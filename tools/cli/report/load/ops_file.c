@@ -1,5 +1,6 @@
-/* The per-op file of one process (preload/output/ops_file_format.h: a ring
- * of fixed-size binary records) into the document's op events, oldest
+/* The per-op file of one process (preload/writers/ops_file_format.h: a
+ * ring of fixed-size binary records, version 1 or 2) into the document's
+ * op events, executions of captured calls (replays) included, oldest
  * first; what the ring overwrote or could not write is counted in
  * f->events_dropped. */
 #include "load.h"
@@ -47,13 +48,15 @@ static const char *check_header(const struct tap_ops_header *hd)
         return "not a per-op file of nccltap";
     if (hd->byte_order != TAP_OPS_BYTE_ORDER)
         return "written on a machine of another byte order";
-    if (hd->version != TAP_OPS_VERSION || hd->record_bytes != sizeof(struct tap_ops_record))
+    /* Version 1's records lack `replay` (ops_file_format.h): read as 0. */
+    if (!((hd->version == TAP_OPS_VERSION && hd->record_bytes == sizeof(struct tap_ops_record)) ||
+          (hd->version == 1 && hd->record_bytes == TAP_OPS_V1_RECORD_BYTES)))
         return "another version of the format";
     if (!hd->capacity)
         return "a ring of no records";
     /* The shim's ring is at most 1 TiB (NCCLTAP_OPS_MAX_MB); counts past
      * it would overflow the offsets and sums below. */
-    if (hd->capacity > (1ull << 40) / sizeof(struct tap_ops_record) ||
+    if (hd->capacity > (1ull << 40) / hd->record_bytes ||
         hd->written >= REPORT_MAX_COUNT || hd->lost >= REPORT_MAX_COUNT)
         return "its header's counts are damaged";
     return NULL;
@@ -86,9 +89,10 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
         return true;
     }
     struct stat st;
+    size_t size = hd->record_bytes;  /* this version's record */
     uint64_t slots = hd->capacity;
     if (fstat(fileno(in), &st) == 0 && st.st_size >= TAP_OPS_HEADER_BYTES) {
-        uint64_t present = ((uint64_t)st.st_size - TAP_OPS_HEADER_BYTES) / sizeof(struct tap_ops_record);
+        uint64_t present = ((uint64_t)st.st_size - TAP_OPS_HEADER_BYTES) / size;
         slots = present < slots ? present : slots;
     }
     /* The records present, oldest first: from slot written % capacity when
@@ -97,15 +101,15 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
     uint64_t first = hd->written > hd->capacity ? hd->written % hd->capacity : 0;
     f->events_dropped += hd->written - n + hd->lost;
     f->events = xrealloc(f->events, (f->nevents + n + 1) * sizeof *f->events);
-    struct tap_ops_record *buf = xmalloc(CHUNK * sizeof *buf);
-    uint64_t unknown_start = 0;
+    char *buf = xmalloc(CHUNK * size);
+    uint64_t unknown_start = 0, grouped_replays = 0;
     for (uint64_t done = 0; done < n;) {
         uint64_t slot = (first + done) % hd->capacity;
         uint64_t want = n - done < CHUNK ? n - done : CHUNK;
         if (want > hd->capacity - slot)
             want = hd->capacity - slot;
-        if (fseeko(in, (off_t)(TAP_OPS_HEADER_BYTES + slot * sizeof *buf), SEEK_SET) != 0 ||
-            fread(buf, sizeof *buf, want, in) != want) {
+        if (fseeko(in, (off_t)(TAP_OPS_HEADER_BYTES + slot * size), SEEK_SET) != 0 ||
+            fread(buf, size, want, in) != want) {
             msg("%s: cannot read its records (%s); %llu of them are missing", path,
                 ferror(in) ? strerror(errno) : "the file is shorter than its header says",
                 (unsigned long long)(n - done));
@@ -113,7 +117,8 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
             break;
         }
         for (uint64_t i = 0; i < want; i++) {
-            const struct tap_ops_record *rec = &buf[i];
+            struct tap_ops_record full = {0}, *rec = &full;
+            memcpy(rec, buf + i * size, size);
             /* A start the shim could not place on the host clock (its GPU
              * clock was never calibrated): nothing to compare across ranks. */
             if (!rec->start_ns || rec->end_ns < rec->start_ns) {
@@ -121,16 +126,22 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
                 continue;
             }
             f->events[f->nevents++] = (struct op_event){
-                .comm = rec->comm, .seq = rec->seq, .bytes = rec->bytes, .group = rec->group,
+                .comm = rec->comm, .seq = rec->seq, .bytes = rec->bytes,
                 .stream = rec->stream, .enqueue_ns = rec->enqueue_ns, .start_ns = rec->start_ns,
                 .end_ns = rec->end_ns, .rank = rec->rank, .peer = rec->peer, .tid = rec->tid,
                 .group_ops = rec->group_ops ? rec->group_ops : 1,
                 .op = rec->op < hd->nops ? ops[rec->op] : report_name_index(r, "unknown"),
                 .dtype = rec->dtype < hd->ndtypes ? dtypes[rec->dtype] : report_name_index(r, "unknown"),
             };
+            if (!op_set_group_replay(&f->events[f->nevents - 1], rec->group, rec->replay)) {
+                f->nevents--;
+                grouped_replays++;
+            }
         }
         done += want;
     }
+    report_rejected(r, path, grouped_replays, "per-op record",
+                    "a grouped execution of a captured call, or an id past 2^62");
     if (unknown_start)
         msg("%s: %llu records without a GPU start time are left out of the cross-rank analysis",
             path, (unsigned long long)unknown_start);

@@ -20,7 +20,9 @@ static int cmp_event(const void *a, const void *b)
         return x->comm < y->comm ? -1 : 1;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return (op_replay(x) > op_replay(y)) - (op_replay(x) < op_replay(y));
 }
 
 void report_sort_events(struct rank_file *f)
@@ -56,27 +58,21 @@ static bool hex(json_t *o, const char *key, uint64_t *out)
     return !errno && !*end;
 }
 
-enum line_kind { LINE_BAD, LINE_OP, LINE_REPLAY };
-
-/* One line into *e: LINE_BAD when it lacks what a record needs;
- * LINE_REPLAY, not read, for an execution of a captured call (a graph
- * launch, "replay" N > 0: not a call; the rank file counts them). */
-static enum line_kind parse_line(struct report *r, const char *line, struct op_event *e)
+/* One line into *e; false when it lacks what a record needs. An
+ * execution of a captured call ("replay" N > 0) is read as one: the rank
+ * file counts them in its rows, these are its times. */
+static bool parse_line(struct report *r, const char *line, struct op_event *e)
 {
     json_t *o = json_loads(line, 0, NULL);
     if (!json_is_object(o)) {
         json_decref(o);
-        return LINE_BAD;
-    }
-    if (u64(o, "replay")) {
-        json_decref(o);
-        return LINE_REPLAY;
+        return false;
     }
     const char *op = json_string_value(json_object_get(o, "op"));
     const char *dtype = json_string_value(json_object_get(o, "dtype"));
     json_t *rank = json_object_get(o, "rank"), *seq = json_object_get(o, "seq");
     bool ok = op && dtype && json_is_integer(rank) && json_is_integer(seq) &&
-              hex(o, "comm", &e->comm);
+              hex(o, "comm", &e->comm) && op_set_group_replay(e, u64(o, "group"), u64(o, "replay"));
     if (ok) {
         e->seq = (uint64_t)json_integer_value(seq);
         e->rank = i32(rank);
@@ -85,7 +81,6 @@ static enum line_kind parse_line(struct report *r, const char *line, struct op_e
         e->op = report_name_index(r, op);
         e->dtype = report_name_index(r, dtype);
         e->bytes = u64(o, "bytes");
-        e->group = u64(o, "group");
         uint64_t gops = u64(o, "group_ops");
         e->group_ops = gops > UINT16_MAX ? UINT16_MAX : (uint16_t)gops;
         if (!e->group_ops)
@@ -98,7 +93,7 @@ static enum line_kind parse_line(struct report *r, const char *line, struct op_e
         e->end_ns = u64(o, "end_ns");
     }
     json_decref(o);
-    return ok ? LINE_OP : LINE_BAD;
+    return ok;
 }
 
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path)
@@ -124,10 +119,9 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
             f->events = xrealloc(f->events, (cap = cap ? 2 * cap : 256) * sizeof *f->events);
         struct op_event *e = &f->events[f->nevents];
         memset(e, 0, sizeof *e);
-        enum line_kind k = parse_line(r, line, e);
-        if (k == LINE_OP)
+        if (parse_line(r, line, e))
             f->nevents++;
-        else if (k == LINE_BAD && bad++ == 0)
+        else if (bad++ == 0)
             first_bad = lineno;
     }
     free(line);

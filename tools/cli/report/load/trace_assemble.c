@@ -1,4 +1,5 @@
 #include "trace_assemble.h"
+#include "load.h"
 #include "record_check.h"
 #include "trace_doc.h"
 #include "util.h"
@@ -14,16 +15,25 @@ static int cmp_proc(const void *a, const void *b)
     return c ? c : (x->vpid > y->vpid) - (x->vpid < y->vpid);
 }
 
-/* The timed ops of p (an op_enqueue with its op_complete) as the op events
- * of the document just added for it. trace_doc() left both sorted by
- * (communicator, rank, sequence number), so one pass joins them. */
-static void add_events(struct report *r, const struct tm_proc *p)
+static int cmp_done(const void *a, const void *b)
 {
-    struct rank_file *f = &r->files[r->nfiles - 1];
-    f->events = xcalloc(p->ndone ? p->ndone : 1, sizeof *f->events);
+    const struct tm_done *x = a, *y = b;
+    if (x->comm_id != y->comm_id)
+        return x->comm_id < y->comm_id ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Completions done[0..n), sorted by (communicator, rank, sequence number),
+ * each joined to its op_enqueue (p->ops, sorted the same way: one pass)
+ * into f's op events; an execution of a captured call joins the call's. */
+static void join(struct report *r, struct rank_file *f, const struct tm_proc *p,
+                 const struct tm_done *done, size_t n, uint64_t *rejected)
+{
     size_t i = 0;
-    for (size_t j = 0; j < p->ndone; j++) {
-        const struct tm_done *d = &p->done[j];
+    for (size_t j = 0; j < n; j++) {
+        const struct tm_done *d = &done[j];
         while (i < p->nops && (p->ops[i].comm_id < d->comm_id ||
                (p->ops[i].comm_id == d->comm_id && (p->ops[i].rank < d->rank ||
                 (p->ops[i].rank == d->rank && p->ops[i].seq < d->seq)))))
@@ -35,13 +45,38 @@ static void add_events(struct report *r, const struct tm_proc *p)
         f->events[f->nevents++] = (struct op_event){
             .comm = o->comm_id, .seq = o->seq, .rank = o->rank, .peer = o->peer,
             .op = report_name_index(r, o->op), .dtype = report_name_index(r, o->dtype),
-            .bytes = o->bytes, .group = o->group_id,
+            .bytes = o->bytes,
             .group_ops = d->group_ops ? (uint16_t)(d->group_ops > UINT16_MAX ? UINT16_MAX : d->group_ops) : 1,
-            .tid = o->tid, .stream = o->stream, .enqueue_ns = o->ts_ns, .start_ns = d->start_ns,
-            .end_ns = d->end_ns,
+            .tid = o->tid, .stream = o->stream, .start_ns = d->start_ns, .end_ns = d->end_ns,
+            /* A launch is no call: the trace does not say when it was. */
+            .enqueue_ns = d->replay ? 0 : o->ts_ns,
         };
+        if (!op_set_group_replay(&f->events[f->nevents - 1], o->group_id, d->replay)) {
+            f->nevents--;
+            (*rejected)++;
+        }
     }
+}
+
+/* The timed ops of p (an op_enqueue with its op_complete) and the timed
+ * executions of its captured ops as the op events of the document just
+ * added for it. trace_doc() left the ops and the calls' completions sorted
+ * by (communicator, rank, sequence number). */
+static void add_events(struct report *r, struct tm_proc *p)
+{
+    struct rank_file *f = &r->files[r->nfiles - 1];
+    size_t all = p->ndone + p->nreplays;
+    f->events = xcalloc(all ? all : 1, sizeof *f->events);
+    uint64_t rejected = 0;
+    join(r, f, p, p->done, p->ndone, &rejected);
+    if (p->nreplays) {
+        qsort(p->replays, p->nreplays, sizeof *p->replays, cmp_done);
+        join(r, f, p, p->replays, p->nreplays, &rejected);
+    }
+    report_rejected(r, f->path, rejected, "op_complete event",
+                    "a grouped execution of a captured call, or an id past 2^62");
     report_check_events(r, f, f->path);
+    report_sort_events(f);
 }
 
 

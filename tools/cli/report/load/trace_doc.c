@@ -72,11 +72,12 @@ static int cmp_interval(const void *a, const void *b)
  * one), and their durations summed, a group once. */
 static void busy_time(const struct tm_proc *p, double *busy_s, double *timed_s)
 {
-    uint64_t (*iv)[2] = xcalloc(p->ndone ? p->ndone : 1, sizeof *iv);
+    size_t all = p->ndone + p->nreplays;  /* executions of captured calls too, as the shim's */
+    uint64_t (*iv)[2] = xcalloc(all ? all : 1, sizeof *iv);
     size_t n = 0;
     double timed = 0.0;
-    for (size_t i = 0; i < p->ndone; i++) {
-        const struct tm_done *d = &p->done[i];
+    for (size_t i = 0; i < all; i++) {
+        const struct tm_done *d = i < p->ndone ? &p->done[i] : &p->replays[i - p->ndone];
         if (!d->start_ns || d->end_ns <= d->start_ns)
             continue;
         iv[n][0] = d->start_ns;

@@ -118,16 +118,24 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
     };
 }
 
+/* An execution of a captured call is not a call: kept apart from the
+ * calls' completions, which the rows are made of. */
 static void on_done(struct tm_proc *p, const struct tev *e)
 {
     saw_seq(p, e);
-    p->done = xgrow(p->done, &p->cap_done, p->ndone, sizeof *p->done, 16);
-    p->done[p->ndone++] = (struct tm_done){
+    struct tm_done d = {
         .comm_id = e->comm_id, .seq = e->seq, .start_ns = e->start_ns, .end_ns = e->end_ns,
-        .duration_ns = e->duration_ns,
+        .duration_ns = e->duration_ns, .replay = e->replay,
         .group_ops = e->group_ops, .rank = int_field(e->rank),
         .algbw_gbs = e->algbw_gbs, .busbw_gbs = e->busbw_gbs,
     };
+    if (e->replay) {
+        p->replays = xgrow(p->replays, &p->cap_replays, p->nreplays, sizeof *p->replays, 16);
+        p->replays[p->nreplays++] = d;
+        return;
+    }
+    p->done = xgrow(p->done, &p->cap_done, p->ndone, sizeof *p->done, 16);
+    p->done[p->ndone++] = d;
 }
 
 /* The watchdog repeats every timeout: the latest event of a communicator
@@ -246,8 +254,7 @@ void trace_model_add(const struct tev *e, void *model)
         on_op(m, p, e);
         break;
     case TEV_OP_COMPLETE:
-        if (!e->replay) /* an execution of a captured call is not a call; not read yet */
-            on_done(p, e);
+        on_done(p, e);
         break;
     case TEV_GROUP_END:
         on_group_end(p, e);
@@ -291,6 +298,7 @@ void trace_model_free(struct trace_model *m)
         free(p->comms);
         free(p->ops);
         free(p->done);
+        free(p->replays);
         free(p->groups);
         free(p->hangs);
         for (size_t j = 0; j < p->nsites; j++) {

@@ -29,9 +29,10 @@ struct tm_op {
     const char *op, *dtype;
 };
 
-/* An op_complete. */
+/* An op_complete: of a call (replay 0), or the replay-th execution of the
+ * call `seq` captured into a CUDA graph. */
 struct tm_done {
-    uint64_t comm_id, seq, start_ns, end_ns, duration_ns, group_ops;
+    uint64_t comm_id, seq, start_ns, end_ns, duration_ns, group_ops, replay;
     int rank;
     double algbw_gbs, busbw_gbs;
 };
@@ -105,7 +106,8 @@ struct tm_proc {
     uint64_t python_unread;      /* the largest python_unread count */
     TM_ARRAY(struct tm_comm, comms);
     TM_ARRAY(struct tm_op, ops);
-    TM_ARRAY(struct tm_done, done);
+    TM_ARRAY(struct tm_done, done);      /* of calls: what the rows are made of */
+    TM_ARRAY(struct tm_done, replays);   /* of executions of captured calls */
     TM_ARRAY(struct tm_group, groups);
     TM_ARRAY(struct tm_hang, hangs);
     TM_ARRAY(struct tm_site, sites);

@@ -24,6 +24,17 @@ static json_t *seqs(const uint64_t *seq, size_t n)
     return a;
 }
 
+/* o["worst_replays"]: the replay numbers of the worst instances, when one
+ * is an execution of a captured call (the same instance as worst_seqs'). */
+static void add_replays(json_t *o, const uint64_t *replay, size_t n)
+{
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        any |= replay[i] != 0;
+    if (any)
+        json_object_set_new(o, "worst_replays", seqs(replay, n));
+}
+
 /* "waits": each rank's own wait (latest start minus its own), per comm. */
 static json_t *waits_json(const struct report *r, const struct crossrank *x)
 {
@@ -159,13 +170,15 @@ json_t *stragglers_json(const struct report *r)
         json_t *ops = json_array();
         for (size_t k = 0; k < s->nops; k++)
             json_array_append_new(ops, json_string(report_name(r, s->ops[k])));
-        json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:o, s:o}",
+        json_t *o = json_pack("{s:o, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:o, s:o}",
             "comm", comm_id(s->comm), "rank", s->rank, "host", r->files[s->file].host,
             "pid", (json_int_t)r->files[s->file].pid, "last_fraction", s->last_fraction,
             "wait_us_mean", s->wait_us_mean, "wait_us_total", s->wait_us_total,
             "wait_us_median", s->wait_us_median, "last", (json_int_t)s->last,
             "instances", (json_int_t)s->instances, "ops", ops,
-            "worst_seqs", seqs(s->worst_seq, s->nworst)));
+            "worst_seqs", seqs(s->worst_seq, s->nworst));
+        add_replays(o, s->worst_replay, s->nworst);
+        json_array_append_new(a, o);
     }
     return a;
 }
@@ -185,13 +198,15 @@ json_t *slow_transfers_json(const struct report *r)
                 json_array_append_new(ranks, json_integer(k));
         }
         json_t *expected = s->expected_gbs > 0 ? json_real(s->expected_gbs) : json_null();
-        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:o, s:f, s:f, s:o, s:s, s:I, s:I, s:o}",
+        json_t *o = json_pack("{s:o, s:s, s:I, s:o, s:f, s:f, s:o, s:s, s:I, s:I, s:o}",
             "comm", comm_id(s->comm), "op", report_name(r, s->op), "bytes", (json_int_t)s->bytes,
             "ranks", ranks, "busbw_gbs", s->busbw_gbs, "median_busbw_gbs", s->median_busbw_gbs,
             "expected_busbw_gbs", expected,
             "reference", s->reference == XR_REF_JOB ? "job" : "expected",
             "instances", (json_int_t)s->instances, "slow", (json_int_t)s->slow,
-            s->p2p ? "worst_orders" : "worst_seqs", seqs(s->worst_seq, s->nworst)));
+            s->p2p ? "worst_orders" : "worst_seqs", seqs(s->worst_seq, s->nworst));
+        add_replays(o, s->worst_replay, s->nworst);
+        json_array_append_new(a, o);
     }
     return a;
 }

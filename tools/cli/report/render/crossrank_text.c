@@ -116,6 +116,15 @@ static void print_waits(const struct crossrank *x, FILE *out)
     }
 }
 
+/* The i-th of a list of worst instances: its seq, and its replay when it
+ * is an execution of a captured call ("3 replay 17"). */
+static void print_seq(size_t i, uint64_t seq, uint64_t replay, FILE *out)
+{
+    fprintf(out, "%s %" PRIu64, i ? "," : "", seq);
+    if (replay)
+        fprintf(out, " replay %" PRIu64, replay);
+}
+
 static void print_straggler(const struct report *r, const struct xr_straggler *s, FILE *out)
 {
     const struct rank_file *f = &r->files[s->file];
@@ -127,8 +136,10 @@ static void print_straggler(const struct report *r, const struct xr_straggler *s
     for (size_t i = 0; i < s->nops; i++)
         fprintf(out, "%s %s", i ? "," : "", shown(report_name(r, s->ops[i]), op));
     fprintf(out, "; worst seqs");
-    for (size_t i = 0; i < s->nworst; i++)
-        fprintf(out, "%s %" PRIu64 " (%.1f us)", i ? "," : "", s->worst_seq[i], s->worst_us[i]);
+    for (size_t i = 0; i < s->nworst; i++) {
+        print_seq(i, s->worst_seq[i], s->worst_replay[i], out);
+        fprintf(out, " (%.1f us)", s->worst_us[i]);
+    }
     fputc('\n', out);
 }
 
@@ -174,8 +185,10 @@ static void print_slow(const struct report *r, const struct xr_slow *s, FILE *ou
                 s->busbw_gbs, s->expected_gbs);
     fprintf(out, ";\n    %zu of %zu %s slow; worst %s", s->slow, s->instances,
             s->p2p ? "transfers" : "instances", s->p2p ? "transfers (order)" : "seqs");
-    for (size_t i = 0; i < s->nworst; i++)
-        fprintf(out, "%s %" PRIu64 " (%.2f GB/s)", i ? "," : "", s->worst_seq[i], s->worst_gbs[i]);
+    for (size_t i = 0; i < s->nworst; i++) {
+        print_seq(i, s->worst_seq[i], s->worst_replay[i], out);
+        fprintf(out, " (%.2f GB/s)", s->worst_gbs[i]);
+    }
     fputc('\n', out);
 }
 

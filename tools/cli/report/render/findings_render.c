@@ -225,6 +225,8 @@ static void print_os_worst(const struct finding *f, const char *sep, FILE *out)
             f->nccl_thread ? "NCCL" : "calling", f->nccl_thread ? " " : "",
             f->nccl_thread && f->thread ? shown(f->thread, thread) : "", duration(f->offcpu_us, off), f->op,
             f->seq);
+    if (f->replay)
+        fprintf(out, " replay %" PRIu64, f->replay);
     if (f->preempted_us > 0)
         fprintf(out, ", preempted %s", duration(f->preempted_us, pre));
 }
@@ -313,6 +315,8 @@ static json_t *finding_json(const struct finding *f)
     json_object_set_new(o, "op", f->op ? json_string(f->op) : json_null());
     if (f->kind == FINDING_HANG || f->kind == FINDING_STRAGGLER)
         json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
+    if (f->kind == FINDING_STRAGGLER && f->replay)  /* an execution of the captured call seq */
+        json_object_set_new(o, "replay", json_integer((json_int_t)f->replay));
     if (f->bytes)
         json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
     json_t *e = json_object();
@@ -349,6 +353,8 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(e, "preempted_by", f->by ? json_string(f->by) : json_null());
         json_object_set_new(e, "worst_op", f->op ? json_string(f->op) : json_null());
         json_object_set_new(e, "worst_seq", json_integer((json_int_t)f->seq));
+        if (f->replay)  /* an execution of the captured call worst_seq */
+            json_object_set_new(e, "worst_replay", json_integer((json_int_t)f->replay));
         json_object_set_new(e, "worst_offcpu_us", json_real(f->offcpu_us));
         json_object_set_new(e, "worst_preempted_us", json_real(f->preempted_us));
         break;

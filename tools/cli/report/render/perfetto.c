@@ -137,11 +137,13 @@ static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
     fprintf(out, "\"comm\":\"%016" PRIx64 "\",\"seq\":%" PRIu64 ",\"rank\":%d,\"bytes\":%" PRIu64
             ",\"dtype\":", o->comm, o->seq, o->rank, o->bytes);
     str(out, report_name(r, o->dtype));
+    if (op_replay(o))  /* the replay-th execution of the call seq captured into a CUDA graph */
+        fprintf(out, ",\"replay\":%" PRIu64, op_replay(o));
     fprintf(out, ",\"stream\":\"0x%" PRIx64 "\"", o->stream);
     if (o->peer >= 0)
         fprintf(out, ",\"peer\":%d", o->peer);
-    if (o->group)
-        fprintf(out, ",\"group\":%" PRIu64 ",\"group_ops\":%u", o->group, (unsigned)o->group_ops);
+    if (op_group(o))
+        fprintf(out, ",\"group\":%" PRIu64 ",\"group_ops\":%u", op_group(o), (unsigned)o->group_ops);
     else if (e->what == TL_OP && e->busbw_gbs > 0)
         fprintf(out, ",\"busbw_gbs\":%.3f", e->busbw_gbs);
     if (e->site && e->site->nframes)
@@ -166,7 +168,7 @@ static void event(const struct report *r, const struct tl_event *e, FILE *out)
     fputs(",\"args\":{", out);
     switch (e->what) {
     case TL_GROUP:
-        fprintf(out, "\"group\":%" PRIu64 ",\"ops\":%u", e->op->group, (unsigned)e->op->group_ops);
+        fprintf(out, "\"group\":%" PRIu64 ",\"ops\":%u", op_group(e->op), (unsigned)e->op->group_ops);
         break;
     case TL_OP:
     case TL_ENQUEUE:
