@@ -180,9 +180,9 @@ def counts(bindir, n, proc=None):
               "records per launch with graph timing off: %s" % f["totals"])
 
 
-def timed(bindir, n, update=False, proc=None):
+def timed(bindir, n, update=False, proc=None, env_more=None, app_args=None):
     """NCCLTAP_GRAPH_TIMING=all: every execution timed, at the simulated busbw."""
-    apps, files, rep, metrics, _ = run(bindir, n, "all", update, proc)
+    apps, files, rep, metrics, _ = run(bindir, n, "all", update, proc, env_more=env_more, app_args=app_args)
     check_report(rep, want_rows(n, update), n)
     check_prom(metrics, want_rows(n, update), n, True)
     for a in apps:
@@ -324,6 +324,11 @@ def main():
         "proc_v1_2": lambda: timed(a.bin, 2, update=True, proc=("v1", "handle")),
         "proc_self_2": lambda: counts(a.bin, 2, proc=("self", "next")),
         "ops_log_2": lambda: ops_log(a.bin, 2),
+        # A capture in the global mode held open 200 ms while the reducer
+        # calibrates every 10 ms (an event synchronize) and reads events:
+        # the reducer relaxes its own mode, so the capture stays valid.
+        "global_capture_2": lambda: timed(a.bin, 2, env_more={"NCCLTAP_INTERVAL_MS": "10", "NCCLTAP_TIMING": "all"},
+                                          app_args=("300", "hold", "200")),
         "late_2": lambda: late(a.bin, 2),
         "late_4": lambda: late(a.bin, 4),
     }

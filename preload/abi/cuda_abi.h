@@ -134,6 +134,7 @@ typedef int CUdriverProcAddressQueryResult;
   X(cuStreamIsCapturing, "cuStreamIsCapturing", CUresult, (CUstream hStream, int *captureStatus)) \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult, (CUstream hStream, int mode)) \
   X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream hStream, CUgraph *phGraph)) \
+  X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode", CUresult, (int *mode)) \
   X(cuStreamGetCaptureInfo, "cuStreamGetCaptureInfo_v2", CUresult, (CUstream hStream, int *captureStatus_out, \
     cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)) \
   X(cuGraphExecEventRecordNodeSetEvent, "cuGraphExecEventRecordNodeSetEvent", CUresult, \

@@ -145,6 +145,9 @@ static struct event_pool *find_pool(CUcontext ctx)
     return NULL;
 }
 
+/* A context's first pool is made on the caller's thread, which may be
+ * capturing (its first NCCL call inside a graph): the pool's synchronizes
+ * run in the relaxed mode, so that they do not invalidate the capture. */
 static struct event_pool *pool_of_context(CUcontext ctx)
 {
     struct event_pool *p = find_pool(ctx);
@@ -153,9 +156,15 @@ static struct event_pool *pool_of_context(CUcontext ctx)
     pthread_mutex_lock(&pools_lock);
     p = find_pool(ctx);
     unsigned n = atomic_load(&npools);
-    if (!p && n < MAX_CONTEXTS && (p = create_pool(ctx)) != NULL) {
-        atomic_store_explicit(&pools[n], p, memory_order_relaxed);
-        atomic_store_explicit(&npools, n + 1, memory_order_release);
+    if (!p && n < MAX_CONTEXTS) {
+        int mode = tap_capture_mode_exchange(CU_STREAM_CAPTURE_MODE_RELAXED);
+        p = create_pool(ctx);
+        if (mode >= 0)
+            tap_capture_mode_exchange(mode);
+        if (p) {
+            atomic_store_explicit(&pools[n], p, memory_order_relaxed);
+            atomic_store_explicit(&npools, n + 1, memory_order_release);
+        }
     }
     pthread_mutex_unlock(&pools_lock);
     return p;
@@ -278,6 +287,14 @@ void tap_pools_calibrate(void)
     unsigned n = atomic_load_explicit(&npools, memory_order_acquire);
     for (unsigned i = 0; i < n; i++)
         calibrate(atomic_load_explicit(&pools[i], memory_order_relaxed));
+}
+
+int tap_capture_mode_exchange(int mode)
+{
+    if (!tap_gpu_ready() || !tap_cu.cuThreadExchangeStreamCaptureMode ||
+        tap_cu.cuThreadExchangeStreamCaptureMode(&mode) != CUDA_SUCCESS)
+        return -1;
+    return mode;
 }
 
 CUresult tap_event_query(const struct tap_event *e) { return tap_cu.cuEventQuery(e->ev); }

@@ -58,6 +58,14 @@ bool tap_stream_capture_graph(void *stream, uint64_t *capture_id, void **graph);
  * NULL when either fails. */
 void *tap_capture_event_node(struct tap_event *e, void *stream);
 
+/* The calling thread's stream-capture mode (CU_STREAM_CAPTURE_MODE_*) set
+ * to `mode`; returns the one it had, -1 when the driver cannot say. A
+ * thread in the global mode (every thread's default) that synchronizes or
+ * queries while any thread's global-mode capture is active (PyTorch's, by
+ * default) invalidates that capture: nccltap's own threads run relaxed,
+ * as NCCL's do. Any thread. */
+int tap_capture_mode_exchange(int mode);
+
 /* Reducer: grows pools that ran dry; recalibrates every context's clock. */
 void tap_pools_grow(void);
 void tap_pools_calibrate(void);

@@ -122,8 +122,16 @@ static void *reducer_main(void *arg)
     uint64_t next_interval = tap_monotonic_ns() + interval_ns;
     uint64_t sleep_ns = POLL_MIN_NS;
     struct tap_snapshot snap;
+    bool relaxed = false;
     tap_prom_start();
     while (!nap(sleep_ns)) {
+        /* The reducer queries and synchronizes events: in the relaxed
+         * capture mode, so that it never invalidates an application's
+         * capture (gpu_timing.h), from its first pass with a GPU. */
+        if (!relaxed && tap_gpu_ready()) {
+            tap_capture_mode_exchange(CU_STREAM_CAPTURE_MODE_RELAXED);
+            relaxed = true;
+        }
         unsigned handled = tap_reducer_pass(PASS_RECORDS);
         sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);
         uint64_t now = tap_monotonic_ns();

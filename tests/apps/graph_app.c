@@ -4,12 +4,17 @@
  * It calls the driver's graph entry points directly (linked against
  * libcuda.so.1), the way the dynamic linker lets nccltap see them.
  *
- * Usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US]
+ * Usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US | hold MS]
  * With `update`, half way the executable graph is updated
  * (cuGraphExecUpdate_v2) to a graph of the same shape whose all-reduces
  * are twice as large. With `late RANK US`, rank RANK sleeps US
  * microseconds before each launch: a straggler seen only in replays
- * (the others wait for it at each launch's first collective).
+ * (the others wait for it at each launch's first collective). Captures
+ * are in the global mode, as PyTorch's are: another thread's
+ * synchronization or query in the global mode (nccltap's reducer, unless
+ * it relaxes its own mode) invalidates them. With `hold MS`, each capture
+ * stays open MS milliseconds after its first operation, long enough for
+ * the reducer's periodic work (NCCLTAP_INTERVAL_MS=10) to fall inside.
  * The stream is synchronized every SYNC_EVERY launches (0: only at the
  * end), as a training step waits for its last one. Prints, per rank, one
  * JSON line: the graph's node count and the wall time of the launches. */
@@ -43,12 +48,17 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static long hold_ms; /* `hold MS` */
+
 static CUgraph capture(CUstream s, ncclComm_t comm, CUdeviceptr send, CUdeviceptr recv, size_t ar_count)
 {
     CUgraph g;
-    CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
-    for (int k = 0; k < 4; k++)
+    CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    for (int k = 0; k < 4; k++) {
         CHECK(ncclAllReduce((void *)send, (void *)recv, ar_count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+        if (k == 0 && hold_ms)
+            usleep((useconds_t)hold_ms * 1000);
+    }
     CHECK(ncclAllGather((void *)send, (void *)recv, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
     CHECK(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
     return g;
@@ -113,9 +123,11 @@ int main(int argc, char **argv)
     struct late late = { -1, 0 };
     if (argc == 7 && !strcmp(argv[4], "late"))
         late = (struct late){ atoi(argv[5]), atol(argv[6]) };
-    if ((argc != 4 && !update && late.rank < 0) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 ||
-        atol(argv[3]) < 0 || late.us < 0 || late.us > 1000000) {
-        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US]\n");
+    if (argc == 6 && !strcmp(argv[4], "hold"))
+        hold_ms = atol(argv[5]);
+    if ((argc != 4 && !update && late.rank < 0 && !hold_ms) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 ||
+        atol(argv[3]) < 0 || late.us < 0 || late.us > 1000000 || hold_ms < 0 || hold_ms > 10000) {
+        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US | hold MS]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);

@@ -4,8 +4,52 @@
  * Other work queued while capturing is dropped. */
 #include "cuda_internal.h"
 
+#include <stdbool.h>
+
 /* Capture ids, unique in the process (lock held). */
 static uint64_t last_capture_id;
+/* The streams capturing now (lock held). */
+static struct CUstream_st *capturing_streams;
+/* The calling thread's capture mode (cuThreadExchangeStreamCaptureMode),
+ * and a token that names the thread. */
+static _Thread_local int thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static _Thread_local char thread_token;
+
+SIM_API CUresult cuThreadExchangeStreamCaptureMode(int *mode)
+{
+    SIM_REQUIRE_INIT();
+    if (!mode || *mode < CU_STREAM_CAPTURE_MODE_GLOBAL || *mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    int old = thread_mode;
+    thread_mode = *mode;
+    *mode = old;
+    return CUDA_SUCCESS;
+}
+
+CUresult sim_capture_unsafe_call(void)
+{
+    if (thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_SUCCESS;
+    CUresult r = CUDA_SUCCESS;
+    for (struct CUstream_st *s = capturing_streams; s; s = s->capture_next) {
+        bool mine = s->capture_thread == &thread_token && s->capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+        bool global = thread_mode == CU_STREAM_CAPTURE_MODE_GLOBAL && s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+        if (mine || global) {
+            s->capture_invalid = 1;
+            r = SIM_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
+    }
+    return r;
+}
+
+void sim_capture_forget(struct CUstream_st *s)
+{
+    for (struct CUstream_st **p = &capturing_streams; *p; p = &(*p)->capture_next)
+        if (*p == s) {
+            *p = s->capture_next;
+            return;
+        }
+}
 
 SIM_API CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus)
 {
@@ -16,7 +60,8 @@ SIM_API CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus)
     if (!s)
         return CUDA_ERROR_INVALID_CONTEXT;
     sim_lock();
-    *captureStatus = s->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    *captureStatus = !s->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
+                     : s->capture_invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     sim_unlock();
     return CUDA_SUCCESS;
 }
@@ -40,6 +85,11 @@ SIM_API CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode)
         s->capturing = 1;
         s->capture_graph = sim_graph_new();
         s->capture_id = ++last_capture_id;
+        s->capture_mode = mode;
+        s->capture_thread = &thread_token;
+        s->capture_invalid = 0;
+        s->capture_next = capturing_streams;
+        capturing_streams = s;
     }
     sim_unlock();
     return r;
@@ -59,7 +109,15 @@ SIM_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
         r = SIM_CUDA_ERROR_ILLEGAL_STATE;
     } else {
         s->capturing = 0;
-        *phGraph = s->capture_graph;
+        sim_capture_forget(s);
+        /* An invalidated capture ends in error, and its graph is gone. */
+        if (s->capture_invalid) {
+            sim_graph_free(s->capture_graph);
+            *phGraph = NULL;
+            r = SIM_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        } else {
+            *phGraph = s->capture_graph;
+        }
         s->capture_graph = NULL;
     }
     sim_unlock();
@@ -81,7 +139,8 @@ SIM_API CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_
     if (!s)
         return CUDA_ERROR_INVALID_CONTEXT;
     sim_lock();
-    *captureStatus_out = s->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    *captureStatus_out = !s->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
+                         : s->capture_invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     if (s->capturing) {
         size_t n;
         const CUgraphNode *deps = sim_graph_tail(s->capture_graph, &n);

@@ -129,6 +129,10 @@ SIM_API CUresult cuCtxSynchronize(void)
     if (!c)
         return CUDA_ERROR_INVALID_CONTEXT;
     sim_lock();
+    if (sim_capture_unsafe_call() != CUDA_SUCCESS) {
+        sim_unlock();
+        return SIM_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     uint64_t end = sim_stream_drain(&c->default_stream);
     /* The list may change while draining waits (streams destroyed and
      * freed); start over until one pass finds everything drained. */

@@ -92,6 +92,10 @@ SIM_API CUresult cuEventQuery(CUevent hEvent)
         return CUDA_ERROR_INVALID_HANDLE;
     CUresult r = CUDA_SUCCESS;   /* never recorded: complete, as in CUDA */
     sim_lock();
+    if (sim_capture_unsafe_call() != CUDA_SUCCESS) {
+        sim_unlock();
+        return SIM_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     if (hEvent->state != EVENT_NEVER_RECORDED &&
         (!event_known(hEvent) || sim_now_ns() < hEvent->time))
         r = CUDA_ERROR_NOT_READY;
@@ -105,6 +109,10 @@ SIM_API CUresult cuEventSynchronize(CUevent hEvent)
     if (!hEvent)
         return CUDA_ERROR_INVALID_HANDLE;
     sim_lock();
+    if (sim_capture_unsafe_call() != CUDA_SUCCESS) {
+        sim_unlock();
+        return SIM_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     if (hEvent->state == EVENT_NEVER_RECORDED) {
         sim_unlock();
         return CUDA_SUCCESS;

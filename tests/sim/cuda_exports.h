@@ -28,6 +28,7 @@
 #define SIM_CU_cuStreamIsCapturing cuStreamIsCapturing
 #define SIM_CU_cuStreamBeginCapture cuStreamBeginCapture_v2
 #define SIM_CU_cuStreamEndCapture cuStreamEndCapture
+#define SIM_CU_cuThreadExchangeStreamCaptureMode cuThreadExchangeStreamCaptureMode
 #define SIM_CU_cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2
 #define SIM_CU_cuGraphExecEventRecordNodeSetEvent cuGraphExecEventRecordNodeSetEvent
 #define SIM_CU_cuEventCreate cuEventCreate

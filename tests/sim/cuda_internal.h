@@ -19,6 +19,7 @@
 #define SIM_CUDA_ERROR_INVALID_DEVICE 101
 #define SIM_CUDA_ERROR_ILLEGAL_STATE 401
 #define SIM_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900
+#define SIM_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901
 
 /* cudart's special stream handles, which the driver also accepts. */
 #define SIM_STREAM_LEGACY ((CUstream)0x1)
@@ -37,6 +38,10 @@ struct CUstream_st {
     int capturing;
     struct CUgraph_st *capture_graph;  /* while capturing: what it builds */
     uint64_t capture_id;         /* while capturing: unique per capture */
+    int capture_mode;            /* while capturing: CU_STREAM_CAPTURE_MODE_* it began with */
+    const void *capture_thread;  /* ... the thread that began it (sim_thread_token) */
+    int capture_invalid;         /* ... an unsafe call invalidated it: it ends in error */
+    struct CUstream_st *capture_next;  /* the process's capturing streams */
     int destroyed;               /* freed once its queue drains */
     struct CUevent_st *last_event;  /* recorded last, nothing queued since (a reference) */
     unsigned last_event_gen;
@@ -72,6 +77,16 @@ struct CUctx_st *sim_primary_ctx(int device);   /* NULL if out of range */
 struct CUctx_st *sim_current_ctx(void);
 
 /* cuda_progress.c: the lock, and the thread that resolves queued work. */
+/* A "potentially unsafe" call (a synchronization, a query, an allocation)
+ * made while a stream capture is active, as CUDA's capture modes rule it:
+ * a thread in mode global may not make one while any thread's global
+ * capture is active, nor a thread in mode global or thread-local while a
+ * capture it began (not relaxed) is; relaxed threads may. Invalidates the
+ * captures that forbid it and returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+ * else CUDA_SUCCESS. Lock held. cuda_capture.c */
+CUresult sim_capture_unsafe_call(void);
+/* A capturing stream destroyed: no longer among the capturing. Lock held. */
+void sim_capture_forget(struct CUstream_st *s);
 void sim_lock(void);
 void sim_unlock(void);
 /* Waits (lock held) until some queued work resolves, or a short while. */

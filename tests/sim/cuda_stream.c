@@ -22,8 +22,10 @@ void sim_stream_free(struct CUstream_st *s)
         link = &(*link)->ctx_next;
     *link = s->ctx_next;
     sim_queue_forget_last_event(s);
-    if (s->capture_graph)   /* destroyed while capturing: the capture is lost */
+    if (s->capture_graph) {  /* destroyed while capturing: the capture is lost */
+        sim_capture_forget(s);
         sim_graph_free(s->capture_graph);
+    }
     free(s);
 }
 
@@ -82,7 +84,8 @@ SIM_API CUresult cuStreamSynchronize(CUstream hStream)
     if (!s)
         return CUDA_ERROR_INVALID_CONTEXT;
     sim_lock();
-    if (s->capturing) {
+    if (s->capturing || sim_capture_unsafe_call() != CUDA_SUCCESS) {
+        s->capture_invalid |= s->capturing;
         sim_unlock();
         return SIM_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     }

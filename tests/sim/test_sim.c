@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,7 +300,6 @@ static void test_capture(void)
     CU(cuStreamIsCapturing(s, &st));
     CHECK(st == CU_STREAM_CAPTURE_STATUS_ACTIVE);
     CHECK(ncclsim_stream_capturing(s, -1) == 1);
-    CHECK(cuStreamSynchronize(s) != CUDA_SUCCESS);
     /* 1 GiB at 100 GB/s would be 10 ms: captured, it takes none. */
     NC(ncclBroadcast(NULL, NULL, 1 << 30, ncclInt8, 0, comm, s));
     CUgraph g = NULL;
@@ -307,6 +307,13 @@ static void test_capture(void)
     CHECK(g != NULL);
     CHECK(cuStreamEndCapture(s, &g) != CUDA_SUCCESS);
     CU(cuGraphDestroy(g));
+    /* Synchronizing a capturing stream is refused and invalidates the
+     * capture, which then ends in error with no graph. */
+    CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CHECK(cuStreamSynchronize(s) == 900);
+    CU(cuStreamIsCapturing(s, &st));
+    CHECK(st == CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+    CHECK(cuStreamEndCapture(s, &g) == 901 && g == NULL);
     CU(cuEventRecord(e1, s));
     CU(cuEventSynchronize(e1));
     CHECK(elapsed_ms(e0, e1) == 0);
@@ -316,6 +323,66 @@ static void test_capture(void)
     NC(ncclCommDestroy(comm));
     CU(cuEventDestroy_v2(e0));
     CU(cuEventDestroy_v2(e1));
+    CU(cuStreamDestroy_v2(s));
+}
+
+/* ---- capture modes: unsafe calls from other threads ---------------------- */
+
+struct unsafe_call {
+    int mode;       /* the thread's capture mode */
+    CUevent ev;
+    CUresult got;   /* what cuEventQuery returned */
+};
+
+static void *query_from_thread(void *arg)
+{
+    struct unsafe_call *u = arg;
+    int mode = u->mode;
+    CU(cuThreadExchangeStreamCaptureMode(&mode));
+    CHECK(mode == CU_STREAM_CAPTURE_MODE_GLOBAL);  /* every thread starts global */
+    u->got = cuEventQuery(u->ev);
+    return NULL;
+}
+
+/* One capture per case, begun with `capture_mode` on this thread, while
+ * another thread in `thread_mode` queries an event: refused, and the
+ * capture invalidated, exactly when CUDA's modes forbid it. */
+static void capture_beside(int capture_mode, int thread_mode, bool forbidden)
+{
+    CUstream s = new_stream();
+    struct unsafe_call u = { thread_mode, new_event(), CUDA_SUCCESS };
+    CU(cuStreamBeginCapture_v2(s, capture_mode));
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, query_from_thread, &u) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CUgraph g = NULL;
+    CUresult end = cuStreamEndCapture(s, &g);
+    CHECK(forbidden ? u.got == 900 && end == 901 && !g : u.got == CUDA_SUCCESS && end == CUDA_SUCCESS && g);
+    if (g)
+        CU(cuGraphDestroy(g));
+    CU(cuEventDestroy_v2(u.ev));
+    CU(cuStreamDestroy_v2(s));
+}
+
+static void test_capture_modes(void)
+{
+    CU(cuInit(0));
+    use_device(0);
+    capture_beside(CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_GLOBAL, true);
+    capture_beside(CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false);
+    capture_beside(CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_RELAXED, false);
+    capture_beside(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_GLOBAL, false);
+    capture_beside(CU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_GLOBAL, false);
+    /* The capturing thread itself, global or thread-local: refused. */
+    CUstream s = new_stream();
+    CUevent e = new_event();
+    CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    CHECK(cuEventQuery(e) == 900);
+    CUgraph g = NULL;
+    CHECK(cuStreamEndCapture(s, &g) == 901 && !g);
+    int mode = 7;
+    CHECK(cuThreadExchangeStreamCaptureMode(&mode) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuEventDestroy_v2(e));
     CU(cuStreamDestroy_v2(s));
 }
 
@@ -1346,6 +1413,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     { "driver", test_driver },
     { "events", test_events },
     { "capture", test_capture },
+    { "capture_modes", test_capture_modes },
     { "graph", test_graph },
     { "proc_address", test_proc_address },
     { "model", test_model },
