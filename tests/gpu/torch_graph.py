@@ -6,7 +6,8 @@ to NCCL at all on one rank) into a torch.cuda.CUDAGraph and replays it N
 times. cudaGraphLaunch reaches the
 driver through cuGetProcAddress, which nccltap answers.
 
-Run under nccltap, then check its rank file:
+Run under nccltap (one process, or torchrun's ranks, each on its
+LOCAL_RANK's GPU), then check each rank file:
   nccltap run --dir OUT -- python3 torch_graph.py [N]
   python3 torch_graph.py --check OUT [N]
 The first prints one JSON line: the replays, and per op the captures and
@@ -32,10 +33,11 @@ def run(n):
 
     for k, v in (("MASTER_ADDR", "127.0.0.1"), ("MASTER_PORT", "29511"), ("RANK", "0"), ("WORLD_SIZE", "1")):
         os.environ.setdefault(k, v)
-    torch.cuda.set_device(0)
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
     dist.init_process_group("nccl", init_method="env://")
     x = torch.arange(1 << 20, dtype=torch.float32, device="cuda")
-    gathered = torch.empty_like(x)
+    world = dist.get_world_size()
+    gathered = torch.empty(world * x.numel(), dtype=x.dtype, device="cuda")
     reduced = torch.ones(1 << 20, dtype=torch.float32, device="cuda")
 
     def step():
@@ -56,7 +58,7 @@ def run(n):
     for _ in range(n):
         graph.replay()
     torch.cuda.synchronize()
-    if not torch.equal(gathered, x):
+    if not torch.equal(gathered, x.repeat(world)):
         sys.exit("the replays did not copy: the graph is not what was captured")
     dist.destroy_process_group()
     print(json.dumps({"replays": n, "ops": expected(n)}))
@@ -64,16 +66,18 @@ def run(n):
 
 def check(out, n):
     files = glob.glob(os.path.join(out, "*.json"))
-    if len(files) != 1:
-        sys.exit("%s: %d rank files, expected 1" % (out, len(files)))
-    rows = json.load(open(files[0]))["ops"]
+    if not files:
+        sys.exit("%s: no rank file" % out)
     bad = 0
-    for op, want in expected(n).items():
-        got = {k: sum(r.get(k, 0) for r in rows if r["op"] == op) for k in ("calls", "captured", "executions")}
-        ok = got["captured"] == want["captured"] and got["executions"] == want["executions"] and \
-            got["calls"] == want["captured"] + want["eager_calls"]
-        print("%s %s: nccltap %s, expected %s" % ("ok" if ok else "FAIL", op, got, want))
-        bad += not ok
+    for path in files:
+        rows = json.load(open(path))["ops"]
+        for op, want in expected(n).items():
+            got = {k: sum(r.get(k, 0) for r in rows if r["op"] == op) for k in ("calls", "captured", "executions")}
+            ok = got["captured"] == want["captured"] and got["executions"] == want["executions"] and \
+                got["calls"] == want["captured"] + want["eager_calls"]
+            print("%s %s %s: nccltap %s, expected %s" % ("ok" if ok else "FAIL", os.path.basename(path), op, got,
+                                                          want))
+            bad += not ok
     sys.exit(1 if bad else 0)
 
 
