@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "base/config.h"
 #include "base/process.h"
@@ -27,6 +28,13 @@ static void bring_up(void)
     tap_config_ensure();
     tap_process_init();
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+void tap_name_nccl_threads(void)
+{
+    tap_bring_up();
+    if (tap_config.os_switch)
+        setenv("NCCL_SET_THREAD_NAME", "1", 0);
 }
 
 void tap_bring_up(void)

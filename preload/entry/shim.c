@@ -1,6 +1,7 @@
 /* Load and unload of libnccltap.so. Loading does no more than bring the
- * process up (configuration, identity, fork handlers): a program that never
- * calls NCCL pays nothing and sees nothing. The runtime starts with the
+ * process up (configuration, identity, fork handlers) and, for NCCLTAP_OS,
+ * ask NCCL to name its threads: a program that never calls NCCL pays
+ * nothing and sees only NCCL_SET_THREAD_NAME. The runtime starts with the
  * first communicator. */
 #include "entry/bring_up.h"
 #include "entry/unseen.h"
@@ -8,7 +9,7 @@
 
 __attribute__((constructor)) static void tap_load(void)
 {
-    tap_bring_up();
+    tap_name_nccl_threads();
 }
 
 /* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;

@@ -60,7 +60,8 @@ def run(n):
     torch.cuda.synchronize()
     if not torch.equal(gathered, x.repeat(world)):
         sys.exit("the replays did not copy: the graph is not what was captured")
-    dist.destroy_process_group()
+    # Not destroy_process_group(): with 2 ranks on PyTorch 2.11 it hangs
+    # after a graph capture, with or without nccltap (an H200 pair, 45 s).
     print(json.dumps({"replays": n, "ops": expected(n)}))
 
 
