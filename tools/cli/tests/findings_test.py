@@ -206,6 +206,34 @@ def case_hang_untimed(run):
         check(f["seq"] == 20, "rank 3 named at seq %d, not 20: %s" % (f["seq"], f))
 
 
+def case_hang_one_timed(run):
+    """A hang where one rank's own choice timed the stuck op (auto may time
+    every call of a class on one rank) and the others' GPUs are known only
+    up to an older op: the others are written as they then are (a later
+    timed op pending, not started, the last known completion at seq 15).
+    No rank can be named, and the finding says up to where the GPUs are
+    known to have run and what would name the rank."""
+    run.hang(timing="all")
+    for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        for c in doc["comms"]:
+            first = c["rank"] == 0
+            c["last_done"] = 19 if first else 15
+            c["pending"].update(seq=20 if first else 60, timed=True, started=first)
+        doc["stuck"] = doc["comms"][0]  # the file's oldest stuck op: its one communicator's
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    doc = json.loads(run.report("--json"))
+    f, = doc["findings"]
+    e = f["evidence"]
+    check(f["kind"] == "hang" and f["seq"] == 20 and e["missing_ranks"] == [] and
+          e["waiting_ranks"] == [0, 1, 2, 3] and e["done_before"] == 15, "finding %s" % f)
+    line = findings_block(run.report())[1][0]
+    check("GPUs known to have completed up to seq 15" in line and "NCCLTAP_TIMING=all times every op" in line,
+          "the Findings line: %s" % line)
+
+
 def case_below_expected(run):
     # 2 ranks, one communicator: 1 MiB AllReduce at the simulator's 100
     # GB/s and 5 us gives about 67 GB/s busbw; 200 is expected (under
@@ -267,6 +295,7 @@ CASES = {
     "straggler8": lambda run: straggler(run, 8),
     "hang": case_hang,
     "hang_untimed": case_hang_untimed,
+    "hang_one_timed": case_hang_one_timed,
     "below_expected": case_below_expected,
     "slow_link8": case_slow_link8,
     "slow_link4": case_slow_link4,

@@ -122,9 +122,14 @@ static void classify(const struct report *r, struct hang_instance *h)
         }
         /* It issued S without timing it (auto samples), a later timed op
          * waits and none from S on completed: it waits in S with the
-         * others (S cannot complete on it while a rank never reached S). */
+         * others (S cannot complete on it while a rank never reached S),
+         * untimed; where its GPU is known complete only before S - 1, it
+         * may as well have stopped there (done_before). */
         if (e && e->pending && e->seq > h->seq && e->last_done < (int64_t)h->seq) {
             h->stuck[h->nstuck++] = rank;
+            h->nuntimed++;
+            if (e->last_done < (int64_t)h->seq - 1 && (h->done_before < 0 || e->last_done < h->done_before))
+                h->done_before = e->last_done;
             continue;
         }
         bool known = e != NULL;
