@@ -198,14 +198,80 @@ static void add_link(const struct report *r, const struct xr_slow_link *l, struc
     }
 }
 
+/* Whether slow pair s has rank u->rank at one end. */
+static bool through(const struct xr_suspect *u, const struct xr_slow *s)
+{
+    return s->p2p && s->comm == u->comm && (s->src == u->rank || s->dst == u->rank);
+}
+
+/* A suspect (crossrank: a rank in every slow pair of its communicator)
+ * whose slow pairs reach two peers or more: its link is the one they
+ * share (pairs 0->1 and 1->2 slow: rank 1's), where slow_links.c named
+ * none of them (the pairs without it left too few transfers). */
+static bool suspect_named(const struct crossrank *x, const struct xr_suspect *u)
+{
+    int peer = -1;
+    for (size_t i = 0; i < x->nslow; i++) {
+        const struct xr_slow *s = &x->slow[i];
+        if (!through(u, s) || s->instances < XR_LINK_MIN_TRANSFERS)
+            continue;
+        if (link_named(x, s))
+            return false;  /* slow_links.c named it already */
+        int other = s->src == u->rank ? s->dst : s->src;
+        if (peer >= 0 && other != peer)
+            return true;
+        peer = other;
+    }
+    return false;
+}
+
+static const struct xr_suspect *suspect_of(const struct crossrank *x, const struct xr_slow *s)
+{
+    for (size_t i = 0; i < x->nsuspects; i++)
+        if (through(&x->suspects[i], s) && suspect_named(x, &x->suspects[i]))
+            return &x->suspects[i];
+    return NULL;
+}
+
+/* One finding for a suspect's link: its slowest pair against the job, the
+ * cost of all its slow pairs. */
+static void add_suspect(const struct report *r, const struct xr_suspect *u, struct findings *f)
+{
+    const struct crossrank *x = r->cross;
+    struct finding *v = add(f, FINDING_SLOW_LINK, SECTION_SLOW_TRANSFERS);
+    v->suspect = true;
+    v->rank = u->rank;
+    v->peer = -1;
+    v->comm = u->comm;
+    v->file = file_of(r, u->comm, u->rank);
+    for (size_t i = 0; i < x->nslow; i++) {
+        const struct xr_slow *s = &x->slow[i];
+        if (!through(u, s) || s->instances < XR_LINK_MIN_TRANSFERS)
+            continue;
+        double ref = s->reference == XR_REF_EXPECTED ? s->expected_gbs : s->median_busbw_gbs;
+        v->count++;
+        v->cost_us += slow_cost_us(r, s, ref);
+        if (!v->op || s->busbw_gbs / ref < v->busbw_gbs / v->reference_gbs) {
+            v->op = report_name(r, s->op);
+            v->bytes = s->bytes;
+            v->busbw_gbs = s->busbw_gbs;
+            v->reference_gbs = ref;
+            v->expected = s->reference == XR_REF_EXPECTED;
+        }
+    }
+}
+
 static void add_slow(const struct report *r, struct findings *f)
 {
     const struct crossrank *x = r->cross;
     for (size_t i = 0; i < x->nslow_links; i++)
         add_link(r, &x->slow_links[i], f);
+    for (size_t i = 0; i < x->nsuspects; i++)
+        if (suspect_named(x, &x->suspects[i]))
+            add_suspect(r, &x->suspects[i], f);
     for (size_t i = 0; i < x->nslow; i++) {
         const struct xr_slow *s = &x->slow[i];
-        if (link_named(x, s) || (s->p2p && s->instances < XR_LINK_MIN_TRANSFERS))
+        if (link_named(x, s) || (s->p2p && s->instances < XR_LINK_MIN_TRANSFERS) || suspect_of(x, s))
             continue;
         bool job = s->reference == XR_REF_JOB;
         enum finding_kind kind = !job ? FINDING_BELOW_EXPECTED : s->p2p ? FINDING_SLOW_LINK : FINDING_SLOW_TRANSFER;

@@ -54,6 +54,8 @@ struct finding {
     double busbw_gbs;        /* slow: its median busbw */
     double reference_gbs;    /* ... and the job's median for the op and size, or the expected */
     bool expected;           /* slow link: reference_gbs is the expected busbw, not other pairs' */
+    bool suspect;            /* slow link at `rank`: in every slow pair of its communicator, with
+                                two peers or more (op, bytes, busbw: the slowest of them) */
     double transfer_us;      /* slow link from collectives (busbw 0): the rank's transfer time */
     double others_us;        /* ... and the other ranks' median */
     /* OS: the op that lost most (op, seq, comm above), its thread's time off

@@ -174,6 +174,14 @@ static void print_slow_finding(const struct finding *f, FILE *out)
                 f->comm, f->transfer_us, f->others_us);
         return;
     }
+    if (f->kind == FINDING_SLOW_LINK && f->suspect) {
+        fprintf(out, "at rank %d", f->rank);
+        print_process(f->file, out);
+        fprintf(out, ": in all %zu slow send/recv pairs on comm %016" PRIx64 ", the slowest %s %s %.2f GB/s vs "
+                "%.2f GB/s %s", f->count, f->comm, op, size, f->busbw_gbs, f->reference_gbs,
+                f->expected ? "expected" : "for the job");
+        return;
+    }
     if (f->kind == FINDING_SLOW_LINK && f->peer < 0) {
         fprintf(out, "at rank %d", f->rank);
         print_process(f->file, out);
