@@ -106,8 +106,11 @@ static void print_hang_finding(const struct finding *f, FILE *out)
         const struct hang_missing *m = &f->missing[0];
         fprintf(out, "rank %d", m->rank);
         print_process(f->file, out);
+        /* Below S - 1, the latest op known complete there: auto timed none
+         * of the ops between, and its GPU stopped somewhere after. */
         if (m->issued_stuck && m->last_seq >= 0)
-            fprintf(out, " never reached it (its GPU stopped at seq %" PRId64 ")", m->last_seq);
+            fprintf(out, m->last_seq + 1 == (int64_t)f->seq ? " never reached it (its GPU stopped at seq %" PRId64 ")"
+                    : " never reached it (its GPU known to have completed up to seq %" PRId64 ")", m->last_seq);
         else if (m->issued_stuck)
             fputs(" never reached it (its GPU completed no op on this communicator)", out);
         else if (m->last_seq >= 0)

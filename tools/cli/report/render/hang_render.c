@@ -52,7 +52,8 @@ void print_hang(const struct report *r, FILE *out)
             const struct hang_missing *m = &h->missing[k];
             if (m->issued_stuck)
                 fprintf(out, "    MISSING rank %d: issued seq %" PRIu64 " but its GPU never reached it "
-                        "(last op reached: seq %" PRId64 ")\n", m->rank, h->seq, m->last_seq);
+                        "(last op %s: seq %" PRId64 ")\n", m->rank, h->seq,
+                        m->last_seq + 1 == (int64_t)h->seq ? "reached" : "known complete", m->last_seq);
             else if (m->last_seq >= 0)
                 fprintf(out, "    MISSING rank %d: never issued seq %" PRIu64 "; its last op is seq %"
                         PRId64 "\n", m->rank, h->seq, m->last_seq);

@@ -176,7 +176,8 @@ static void print_missing(struct hang_rows *g, const struct hang_missing *m, FIL
     char label[160];
     if (m->issued_stuck)
         snprintf(label, sizeof label, "rank %d MISSING: issued seq %" PRIu64 ", its GPU never started it; last "
-                 "reached seq %" PRId64, m->rank, g->h->seq, m->last_seq);
+                 "%s seq %" PRId64, m->rank, g->h->seq,
+                 m->last_seq + 1 == (int64_t)g->h->seq ? "reached" : "known complete", m->last_seq);
     else if (m->last_seq >= 0)
         snprintf(label, sizeof label, "rank %d MISSING: never issued seq %" PRIu64 "; last op seq %" PRId64,
                  m->rank, g->h->seq, m->last_seq);
