@@ -51,6 +51,14 @@ void sim_capture_forget(struct CUstream_st *s)
         }
 }
 
+/* A stream's CUstreamCaptureStatus (lock held). */
+static int capture_status(const struct CUstream_st *s)
+{
+    if (!s->capturing)
+        return CU_STREAM_CAPTURE_STATUS_NONE;
+    return s->capture_invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+}
+
 SIM_API CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus)
 {
     SIM_REQUIRE_INIT();
@@ -60,8 +68,7 @@ SIM_API CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus)
     if (!s)
         return CUDA_ERROR_INVALID_CONTEXT;
     sim_lock();
-    *captureStatus = !s->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
-                     : s->capture_invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    *captureStatus = capture_status(s);
     sim_unlock();
     return CUDA_SUCCESS;
 }
@@ -139,8 +146,7 @@ SIM_API CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_
     if (!s)
         return CUDA_ERROR_INVALID_CONTEXT;
     sim_lock();
-    *captureStatus_out = !s->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
-                         : s->capture_invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    *captureStatus_out = capture_status(s);
     if (s->capturing) {
         size_t n;
         const CUgraphNode *deps = sim_graph_tail(s->capture_graph, &n);
