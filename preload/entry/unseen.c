@@ -3,15 +3,14 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdatomic.h>
-#include <string.h>
 
 #include "base/got_scan.h"
 #include "base/log.h"
 #include "nccl/real_nccl.h"
 
-/* The first loaded object whose file name holds "libnccl.so" (not
- * nccltap's own, nor its simulator's test doubles of other names), and an
- * address inside it. */
+/* The first loaded libnccl.so, by the name real_nccl.c finds NCCL by
+ * (not nccltap's own, nor its simulator's test doubles of other names),
+ * and an address inside it. */
 struct libnccl {
     const char *name;
     const void *inside;
@@ -20,12 +19,10 @@ struct libnccl {
 static int find_libnccl(struct dl_phdr_info *info, size_t size, void *out)
 {
     (void)size;
-    const char *name = info->dlpi_name, *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
-    if (strncmp(base, "libnccl.so", 10) != 0)
+    if (!real_nccl_is_library(info->dlpi_name))
         return 0;
     struct libnccl *l = out;
-    l->name = name;
+    l->name = info->dlpi_name;
     for (int i = 0; i < info->dlpi_phnum && !l->inside; i++)
         if (info->dlpi_phdr[i].p_type == PT_LOAD)
             l->inside = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);

@@ -24,12 +24,16 @@ static __thread bool resolving __attribute__((tls_model("initial-exec")));
 bool real_nccl_resolving(void) { return resolving; }
 #define real tap_real_nccl
 
+bool real_nccl_is_library(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return strncmp(slash ? slash + 1 : path, "libnccl.so", 10) == 0;
+}
+
 static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
 {
     (void)size;
-    const char *slash = strrchr(info->dlpi_name, '/');
-    const char *base = slash ? slash + 1 : info->dlpi_name;
-    if (strncmp(base, "libnccl.so", 10) != 0)
+    if (!real_nccl_is_library(info->dlpi_name))
         return 0;
     *(void **)found = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
     return *(void **)found != NULL;

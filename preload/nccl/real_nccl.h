@@ -40,6 +40,11 @@ const struct real_nccl *real_nccl_retry(void);
  * nccltap's own, wherever they come from). */
 bool real_nccl_resolving(void);
 
+/* Whether the loaded object at `path` is a libnccl.so by its file name
+ * (how NCCL outside the global scope is found, and how nccltap tells which
+ * object is NCCL when none of its calls came through). */
+bool real_nccl_is_library(const char *path);
+
 /* What a wrapper returns for a function the real library lacks; says so on
  * stderr the first time for each function. */
 ncclResult_t real_nccl_missing(const char *name);

@@ -9,12 +9,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/switch_event.h"
 #include "state/callers.h"
 #include "state/comm_registry.h"
 #include "writers/tracing.h"
@@ -89,31 +88,13 @@ static void refuse(int err)
             "(NCCLTAP_OS=off: not tried)", note);
 }
 
-static int open_event(uint32_t tid)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_DUMMY;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-    a.sample_id_all = 1;
-    a.context_switch = 1;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
-    /* perf_event_paranoid 2 (the default) allows user-space events only. */
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, (pid_t)tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static void follow(uint32_t tid, bool nccl)
 {
     if (nthreads == TAP_OS_MAX_THREADS) {
         view.unfollowed++;
         return;
     }
-    int fd = open_event(tid);
+    int fd = tap_switch_event_open((pid_t)tid);
     if (fd < 0) {
         if (errno == ESRCH)
             return;  /* it exited meanwhile */
@@ -127,7 +108,7 @@ static void follow(uint32_t tid, bool nccl)
     }
     if (!page)
         page = (size_t)sysconf(_SC_PAGESIZE);
-    void *ring = mmap(NULL, (1 + TAP_OS_RING_PAGES) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *ring = mmap(NULL, (1 + TAP_SWITCH_RING_PAGES) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) {
         /* RLIMIT_MEMLOCK past perf_event_mlock_kb: this thread is not followed. */
         close(fd);
@@ -200,7 +181,7 @@ static void on_record(struct followed *t, const struct perf_event_header *h)
 static void drain(struct followed *t)
 {
     unsigned char *data = (unsigned char *)t->ring + page;
-    uint64_t size = TAP_OS_RING_PAGES * page;
+    uint64_t size = TAP_SWITCH_RING_PAGES * page;
     uint64_t head = __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = t->ring->data_tail;
     busy |= head - tail > size / 4;
@@ -226,7 +207,7 @@ static void drain(struct followed *t)
 
 static void let_go(struct followed *t)
 {
-    munmap(t->ring, (1 + TAP_OS_RING_PAGES) * page);
+    munmap(t->ring, (1 + TAP_SWITCH_RING_PAGES) * page);
     close(t->fd);
     t->fd = -1;
     t->ring = NULL;

@@ -1,11 +1,12 @@
 /* NCCLTAP_OS=switch: the context switches of the threads that matter, from
- * the kernel, unprivileged. Each thread that calls NCCL (seen in its op
- * records) and each of NCCL's own threads (named "NCCL..." in
- * /proc/self/task/<tid>/comm) gets a perf_event_open dummy software event
- * with context_switch=1 on CLOCK_MONOTONIC and a small mmap'ed ring; the
- * reducer reads the rings and keeps each time a thread was off its CPU
- * (struct tap_os_off), bounded. perf_event_open refused (paranoid 3,
- * seccomp, no syscall): one line says so, nothing else changes.
+ * the kernel, unprivileged. Each thread that calls NCCL (registered on its
+ * first call: state/callers.h) and each of NCCL's own threads (named
+ * "NCCL..." in /proc/self/task/<tid>/comm) gets a perf_event_open dummy
+ * software event with context_switch=1 on CLOCK_MONOTONIC and a small
+ * mmap'ed ring (base/switch_event.h); the reducer reads the rings and keeps
+ * each time a thread was off its CPU (struct tap_os_off), bounded.
+ * perf_event_open refused (paranoid 3, seccomp, no syscall): one line says
+ * so, nothing else changes.
  * Reducer thread only: the hot path never touches any of it. */
 #ifndef NCCLTAP_OS_SWITCH_H
 #define NCCLTAP_OS_SWITCH_H
@@ -18,8 +19,6 @@
 /* Threads followed at most, and intervals kept (the oldest dropped, counted). */
 #define TAP_OS_MAX_THREADS 64
 #define TAP_OS_MAX_OFF 16384
-/* Data pages of each thread's ring (a power of two), plus one of header. */
-#define TAP_OS_RING_PAGES 16
 
 /* Follows the threads that called NCCL since the last poll (they register
  * themselves: state/callers.h) and reads every ring: a load per thread when

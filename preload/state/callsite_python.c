@@ -96,6 +96,19 @@ static bool put_utf8(char *out, size_t *n, size_t cap, uint32_t c)
     return true;
 }
 
+/* A str's text as UTF-8 where CPython has it (an ASCII str's own bytes,
+ * else the UTF-8 it may keep), with its length in bytes; NULL if none. */
+static const char *str_utf8(const char *s, size_t *n)
+{
+    if (AT(s, STR_STATE, uint32_t) >> 6 & 1) { /* ascii */
+        *n = (size_t)AT(s, STR_LENGTH, int64_t);
+        return s + py->str_ascii_data;
+    }
+    const char *utf8 = AT(s, py->str_utf8, const char *);
+    *n = utf8 ? (size_t)AT(s, py->str_utf8_length, int64_t) : 0;
+    return utf8;
+}
+
 /* A str object's text as UTF-8, cut to `cap` on a character boundary:
  * ASCII as it is, else CPython's UTF-8 of it where it keeps one, else its
  * characters (1, 2 or 4 bytes each) encoded here. False for a str that is
@@ -104,13 +117,12 @@ static bool copy_str(const char *s, char *out, size_t cap)
 {
     uint32_t state = AT(s, STR_STATE, uint32_t);
     unsigned kind = state >> 2 & 7;
-    bool compact = state >> 5 & 1, ascii = state >> 6 & 1;
+    bool compact = state >> 5 & 1;
     size_t length = (size_t)AT(s, STR_LENGTH, int64_t), n = 0;
-    const char *utf8 = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
     if (!compact)
         return false;
+    const char *utf8 = str_utf8(s, &n);
     if (utf8) {
-        n = ascii ? length : (size_t)AT(s, py->str_utf8_length, int64_t);
         if (n >= cap) {
             n = cap - 1;
             while (n > 0 && ((unsigned char)utf8[n] & 0xc0) == 0x80)
@@ -200,11 +212,8 @@ static int64_t file_len(const char *code)
  * CPython keeps one, else by length alone). */
 static bool same_text(const char *s, const char *copy)
 {
-    uint32_t state = AT(s, STR_STATE, uint32_t);
-    bool ascii = state >> 6 & 1;
-    const char *utf8 = ascii ? s + py->str_ascii_data : AT(s, py->str_utf8, const char *);
-    size_t kept = strlen(copy), n = ascii ? (size_t)AT(s, STR_LENGTH, int64_t)
-                                          : utf8 ? (size_t)AT(s, py->str_utf8_length, int64_t) : kept;
+    size_t n, kept = strlen(copy);
+    const char *utf8 = str_utf8(s, &n);
     return !utf8 || (n >= kept && memcmp(utf8, copy, kept) == 0);
 }
 

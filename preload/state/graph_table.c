@@ -109,8 +109,7 @@ bool tap_graph_forget(const void *graph)
     return wait;
 }
 
-/* The live slot of `exec`, or NULL. Lock-free. */
-static struct tap_graph_slot *live_slot(const void *exec)
+struct tap_graph_slot *tap_graph_slot_of(const void *exec)
 {
     for (unsigned h = hash(exec);; h = (h + 1) & (INDEX_SLOTS - 1)) {
         uint32_t i = atomic_load_explicit(&index_of[h], memory_order_acquire);
@@ -126,7 +125,7 @@ static struct tap_graph_slot *live_slot(const void *exec)
 /* Lock held: retires the live slot of `exec`, returned (NULL if none). */
 static struct tap_graph_slot *retire(const void *exec)
 {
-    struct tap_graph_slot *s = live_slot(exec);
+    struct tap_graph_slot *s = tap_graph_slot_of(exec);
     if (s)
         atomic_store_explicit(&s->retired, true, memory_order_relaxed);
     return s;
@@ -222,11 +221,6 @@ const void *tap_graph_exec_destroyed(const void *exec)
     }
     pthread_mutex_unlock(&lock);
     return destroy;
-}
-
-struct tap_graph_slot *tap_graph_slot_of(const void *exec)
-{
-    return live_slot(exec);
 }
 
 uint64_t tap_graph_launched(struct tap_graph_slot *s)

@@ -14,8 +14,10 @@
  * launches are not counted).
  *
  * Threads: capture, instantiate, update and destroy (cold: once per graph)
- * take a mutex that only they take; launch (each replay) is lock-free: one
- * hash probe and an atomic add. The reducer reads slots without the lock. */
+ * take a mutex that only they take; finding a launch's slot and counting
+ * the launch (each replay) is lock-free: one hash probe and an atomic add
+ * (a timed launch also takes its slot's launch_lock, graph_hooks.c). The
+ * reducer reads slots without the lock. */
 #ifndef NCCLTAP_GRAPH_TABLE_H
 #define NCCLTAP_GRAPH_TABLE_H
 

@@ -1,34 +1,26 @@
 #include "writers/os_out.h"
 
+#include <stdint.h>
+#include <string.h>
+
+#include "base/decimal.h"
 #include "base/json_writer.h"
 
-#include <stdint.h>
-
-/* v in decimal at the end of buf[0..20); returns where it starts. Up to
- * 16,384 intervals of 5 numbers each are written every interval: printf
- * would cost ten times as much. */
-static char *decimal(uint64_t v, char *end)
-{
-    do
-        *--end = (char)('0' + v % 10);
-    while (v /= 10);
-    return end;
-}
-
+/* Up to 16,384 intervals of 5 numbers each are written every interval:
+ * one fwrite each, without printf. */
 static void put_interval(FILE *f, const struct tap_os_off *o)
 {
-    char buf[5 * 22 + 8], *p = buf;
+    char buf[5 * (TAP_DECIMAL_MAX + 2) + 2], *p = buf;
     const uint64_t v[5] = { o->tid, o->cpu, o->out_ns, o->in_ns, o->preempted };
     *p++ = '[';
     for (int i = 0; i < 5; i++) {
-        char num[20], *start = decimal(v[i], num + sizeof num);
+        char num[TAP_DECIMAL_MAX], *start = tap_decimal(v[i], num + sizeof num);
         size_t n = (size_t)(num + sizeof num - start);
         if (i) {
             *p++ = ',';
             *p++ = ' ';
         }
-        for (size_t j = 0; j < n; j++)
-            p[j] = start[j];
+        memcpy(p, start, n);
         p += n;
     }
     *p++ = ']';

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/decimal.h"
 #include "base/utf8.h"
 
 void tap_prom_family(FILE *f, const char *name, const char *type, const char *help)
@@ -63,12 +64,8 @@ void tap_prom_value(FILE *f, double v)
 
 void tap_prom_uint(FILE *f, uint64_t v)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    char buf[TAP_DECIMAL_MAX];
+    char *p = tap_decimal(v, buf + sizeof buf);
     fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
 }
 

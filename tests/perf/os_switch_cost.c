@@ -1,9 +1,8 @@
 /* What NCCLTAP_OS=switch costs a context switch (BENCHMARKS.md, issue 22):
  * two threads pass a byte back and forth through pipes, so that each round
  * trip is two switches of each thread, with and without the event the shim
- * opens on each (reducer/os_switch.c's attributes: a dummy software event,
- * context_switch, sample_id_all with tid, time and cpu, CLOCK_MONOTONIC,
- * a ring of 16 data pages), rounds alternating; the rings are emptied
+ * opens on each (base/switch_event.h, the very attributes and ring size
+ * reducer/os_switch.c uses), rounds alternating; the rings are emptied
  * between rounds as the reducer does. Prints the median ns per round trip
  * of each, and the difference per switch.
  * Usage: os_switch_cost [ROUND_TRIPS [ROUNDS]] */
@@ -16,37 +15,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#define RING_PAGES 16
+#include "base/monotonic.h"
+#include "base/switch_event.h"
 
 static int ping[2], pong[2];
 static long trips;
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int open_event(pid_t tid)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_DUMMY;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-    a.sample_id_all = 1;
-    a.context_switch = 1;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
 
 static volatile pid_t echo_tid;
 
@@ -78,14 +53,14 @@ static void drain(void)
 static double round_trip_ns(void)
 {
     char c = 1;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = tap_monotonic_ns();
     for (long i = 0; i < trips; i++) {
         if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
             exit(1);
         if ((i & 63) == 63)
             drain();
     }
-    return (double)(now_ns() - t0) / (double)trips;
+    return (double)(tap_monotonic_ns() - t0) / (double)trips;
 }
 
 static int cmp(const void *a, const void *b)
@@ -111,18 +86,18 @@ int main(int argc, char **argv)
         off[r] = round_trip_ns();
         int fd[2];
         for (int i = 0; i < 2; i++) {
-            fd[i] = open_event(tids[i]);
+            fd[i] = tap_switch_event_open(tids[i]);
             if (fd[i] < 0) {
                 perror("perf_event_open");
                 return 77;
             }
-            rings[i] = mmap(NULL, (size_t)(1 + RING_PAGES) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
-                           fd[i], 0);
+            rings[i] = mmap(NULL, (size_t)(1 + TAP_SWITCH_RING_PAGES) * (size_t)page, PROT_READ | PROT_WRITE,
+                            MAP_SHARED, fd[i], 0);
         }
         on[r] = round_trip_ns();
         drain();
         for (int i = 0; i < 2; i++) {
-            munmap(rings[i], (size_t)(1 + RING_PAGES) * (size_t)page);
+            munmap(rings[i], (size_t)(1 + TAP_SWITCH_RING_PAGES) * (size_t)page);
             rings[i] = NULL;
             close(fd[i]);
         }
