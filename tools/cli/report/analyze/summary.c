@@ -328,8 +328,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     waits_of_procs(r, s);
     summarize_tables(r, s);
     report_callsites(r, &s->callsites);
-    if (r->nkernels || os_sources(r).shim_files)
-        os_interference_analyze(r, &s->os);
+    os_interference_analyze(r, &s->os);
     findings_analyze(r, &s->os, s->nccl_time_us, &s->findings);
     late_procs(r, s);
     summarize_bench(r, s);

@@ -379,7 +379,7 @@ static json_t *os_procs_json(const struct os_interference *os)
     return a;
 }
 
-/* Where the OS view came from (analyze/os_interference.h, os_sources). */
+/* Where the OS view came from (analyze/os_interference.h, sources). */
 static json_t *os_sources_json(const struct os_sources *o)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:s?, s:I, s:I, s:I, s:I}", "kernel_hosts", (json_int_t)o->kernel_hosts,
@@ -408,12 +408,12 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= ops_member(r, s, out);
     /* Present when a trace had kernel events or a rank file the shim's
      * context-switch records: [] then means none found. */
-    struct os_sources src = os_sources(r);
-    if (src.kernel_hosts || src.shim_files) {
+    const struct os_sources *src = &s->os.sources;
+    if (src->kernel_hosts || src->shim_files) {
         rc |= member("os_interference", os_json(r, &s->os), false, out);
         rc |= member("os_processes", os_procs_json(&s->os), false, out);
     }
-    rc |= member("os_sources", os_sources_json(&src), false, out);
+    rc |= member("os_sources", os_sources_json(src), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
     rc |= member("hang", hang_json(r), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);
