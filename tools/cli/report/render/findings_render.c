@@ -283,6 +283,20 @@ int print_findings(const struct report_summary *s, FILE *out)
     return fs->n ? 1 : 0;
 }
 
+char *findings_healthy_text(const struct report_summary *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    print_healthy(&s->findings, m);
+    fclose(m);
+    size_t indent = strspn(buf, " ");
+    memmove(buf, buf + indent, len - indent + 1);
+    return buf;
+}
+
 const char *finding_key(const struct finding *f)
 {
     return kind_keys[f->kind];
