@@ -59,6 +59,12 @@ void *xgrow(void *p, size_t *cap, size_t n, size_t size, size_t first)
     return xrealloc(p, *cap * size);
 }
 
+const char *path_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 int cmp_cstr(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);

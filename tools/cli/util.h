@@ -16,6 +16,8 @@ char *xstrdup(const char *s);
 /* p grown (doubling from `first`) so that it holds more than n elements of
  * `size` bytes; *cap is its capacity in elements. */
 void *xgrow(void *p, size_t *cap, size_t n, size_t size, size_t first);
+/* The last component of `path` (past its last '/'), inside it. */
+const char *path_base(const char *path);
 /* qsort's comparator for an array of C strings, in strcmp order. */
 int cmp_cstr(const void *a, const void *b);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

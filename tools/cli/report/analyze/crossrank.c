@@ -14,13 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sends and receives: matched in pairs, not in instances. */
-static bool is_p2p(const char *name)
-{
-    int op = tap_op_from_name(name);
-    return op == TAP_OP_SEND || op == TAP_OP_RECV;
-}
-
 /* Collectives whose ranks all finish at nearly the same instant: the last
  * step of each is an exchange among all of them. Rooted ones (Broadcast,
  * Reduce, Gather, Scatter) may end on the root well before the others. */
@@ -52,7 +45,7 @@ static int cmp_run(const void *a, const void *b)
 static void skip_p2p(const struct report *r, struct run *u)
 {
     const struct rank_file *f = &r->files[u->file];
-    while (u->at < u->end && is_p2p(report_name(r, f->events[u->at].op)))
+    while (u->at < u->end && xr_is_p2p(report_name(r, f->events[u->at].op)))
         u->at++;
 }
 

@@ -10,6 +10,12 @@ double xr_bus_factor(const char *name, int n)
     return n < 1 || op < 0 ? 1 : tap_op_busbw_factor((enum tap_op)op, n);
 }
 
+bool xr_is_p2p(const char *name)
+{
+    int op = tap_op_from_name(name);
+    return op == TAP_OP_SEND || op == TAP_OP_RECV;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -10,7 +10,6 @@
 #include "findings.h"
 #include "crossrank_base.h"
 #include "merge.h"
-#include "nccl/nccl_ops.h"
 #include "util.h"
 
 #include <math.h>
@@ -73,8 +72,7 @@ static uint64_t collective_calls(const struct report *r, const struct xr_straggl
     uint64_t calls = 0;
     for (size_t i = 0; i < f->nops; i++) {
         const struct op_row *o = &f->ops[i];
-        int op = tap_op_from_name(o->op);
-        if (o->rank == s->rank && strtoull(o->comm, NULL, 16) == s->comm && op != TAP_OP_SEND && op != TAP_OP_RECV)
+        if (o->rank == s->rank && strtoull(o->comm, NULL, 16) == s->comm && !xr_is_p2p(o->op))
             calls += o->calls;
     }
     return calls;

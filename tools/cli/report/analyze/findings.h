@@ -37,9 +37,9 @@ struct finding {
     int rank;                /* the culprit; -1: none (a whole communicator) */
     const struct rank_file *file;  /* its process; NULL: not known */
     int peer;                /* slow link: the pair's other rank; -1: every pair through `rank` */
-    uint64_t comm;           /* 0: not one communicator's (OS) */
-    const char *op;          /* interned; NULL: several or none */
-    uint64_t seq;            /* hang: the stuck op; straggler: its worst instance */
+    uint64_t comm;           /* OS: its worst op's; 0: none known */
+    const char *op;          /* interned; NULL: several or none; OS: its worst op's */
+    uint64_t seq;            /* hang: the stuck op; straggler, slow: its worst instance; OS: its worst op */
     uint64_t replay;         /* ... straggler, slow, OS: that instance's replay (0: a call) */
     uint64_t bytes;          /* S of the op */
     int nranks;              /* the communicator's size, 0 unknown */

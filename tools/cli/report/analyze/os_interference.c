@@ -13,7 +13,7 @@ const struct kernel_trace *kernel_of(const struct report *r, const struct rank_f
     return f->os;
 }
 
-struct os_sources os_sources(const struct report *r)
+static struct os_sources os_sources(const struct report *r)
 {
     struct os_sources s = { .kernel_hosts = r->nkernels };
     for (size_t i = 0; i < r->nfiles; i++) {
@@ -412,8 +412,8 @@ static struct os_proc proc_total(const struct rank_file *f, uint64_t (*w)[2], si
 void os_interference_analyze(const struct report *r, struct os_interference *out)
 {
     memset(out, 0, sizeof *out);
-    struct os_sources src = os_sources(r);
-    if (!src.kernel_hosts && !src.shim_files)
+    out->sources = os_sources(r);
+    if (!out->sources.kernel_hosts && !out->sources.shim_files)
         return;
     struct thread_list l = { 0 };
     find_threads(r, &l);

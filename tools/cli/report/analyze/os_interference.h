@@ -63,26 +63,6 @@ struct os_proc {
     uint64_t offcpu_ns, preempted_ns, irq_ns;
 };
 
-struct os_interference {
-    struct os_thread *threads;     /* by file, then tid */
-    size_t nthreads;
-    struct os_proc *procs;         /* by file, those with threads followed */
-    size_t nprocs;
-    struct os_row *rows;           /* the ops most affected first */
-    size_t nrows;
-};
-
-/* Fills *out; nothing when the report has no kernel trace (r->nkernels).
- * With r->cross (crossrank_analyze), stragglers' rows cover their wait. */
-void os_interference_analyze(const struct report *r, struct os_interference *out);
-void os_interference_free(struct os_interference *o);
-
-/* The kernel's view of f's threads: the kernel trace of the host `f` ran
- * on, else f's own records (the shim's NCCLTAP_OS, f->os), NULL if none.
- * A host with both is read from its kernel trace only: the shim's records
- * are of the same switches, and would count them twice. */
-const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
-
 /* Where the report's OS view comes from, and what is missing from it. */
 struct os_sources {
     size_t kernel_hosts;   /* hosts with an LTTng kernel trace */
@@ -94,6 +74,28 @@ struct os_sources {
     uint64_t lost, dropped;  /* the shim's records lost (ring overruns), dropped (bound) */
     uint64_t unfollowed;     /* threads the shim could not follow */
 };
-struct os_sources os_sources(const struct report *r);
+
+struct os_interference {
+    struct os_sources sources;     /* filled whatever else is empty */
+    struct os_thread *threads;     /* by file, then tid */
+    size_t nthreads;
+    struct os_proc *procs;         /* by file, those with threads followed */
+    size_t nprocs;
+    struct os_row *rows;           /* the ops most affected first */
+    size_t nrows;
+};
+
+/* Fills *out: its sources always, the rest only when a kernel trace or a
+ * process's own records give a view (sources.kernel_hosts or shim_files).
+ * With r->cross (crossrank_analyze), stragglers' rows cover their wait. */
+void os_interference_analyze(const struct report *r, struct os_interference *out);
+void os_interference_free(struct os_interference *o);
+
+/* The kernel's view of f's threads: the kernel trace of the host `f` ran
+ * on, else f's own records (the shim's NCCLTAP_OS, f->os), NULL if none.
+ * A host with both is read from its kernel trace only: the shim's records
+ * are of the same switches, and would count them twice. */
+const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
+
 
 #endif

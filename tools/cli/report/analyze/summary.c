@@ -197,6 +197,23 @@ static void late_procs(const struct report *r, struct report_summary *s)
     }
 }
 
+/* Each line a slow transfer or below-expected finding is about. */
+static void slow_lines(struct report_summary *s)
+{
+    for (size_t i = 0; i < s->findings.n; i++) {
+        const struct finding *f = &s->findings.v[i];
+        if ((f->kind != FINDING_SLOW_TRANSFER && f->kind != FINDING_BELOW_EXPECTED) || !f->op)
+            continue;
+        for (size_t k = 0; k < s->nlines; k++) {
+            struct line_summary *l = &s->lines[k];
+            const struct op_row *o = l->m.first;
+            if (strcmp(f->op, o->op) == 0 && f->bytes >= o->size_class && f->bytes < 2 * o->size_class &&
+                (!f->comm || strtoull(o->comm, NULL, 16) == f->comm))
+                l->slow = true;
+        }
+    }
+}
+
 /* True when `rank` of communicator `comm` waited for a late rank at its
  * collectives (over the clocks' threshold, on average) and is not late
  * itself. */
@@ -328,10 +345,10 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     waits_of_procs(r, s);
     summarize_tables(r, s);
     report_callsites(r, &s->callsites);
-    if (r->nkernels || os_sources(r).shim_files)
-        os_interference_analyze(r, &s->os);
+    os_interference_analyze(r, &s->os);
     findings_analyze(r, &s->os, s->nccl_time_us, &s->findings);
     late_procs(r, s);
+    slow_lines(s);
     summarize_bench(r, s);
 }
 

@@ -50,6 +50,9 @@ struct line_summary {
      * and its mean wait is over the clocks' threshold): its busbw is low
      * because its calls include that wait, not because its link is slow. */
     bool lo_rank_waited;
+    /* Its op and size class are a slow transfer or below-expected finding's
+     * (on its communicator where the finding names one). */
+    bool slow;
 };
 
 /* One op table (one communicator's lines, lines[from .. from + n)), and

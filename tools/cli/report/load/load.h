@@ -82,7 +82,7 @@ void report_hangs_free(struct report *r);
  * bench_files.c */
 void report_load_bench(struct report *r);
 
-/* Sorts f->events by (comm, rank, seq). ops_log.c */
+/* Sorts f->events by (comm, rank, seq, replay). ops_log.c */
 void report_sort_events(struct rank_file *f);
 
 /* Loads an LTTng trace (a directory with a CTF `metadata` file, or one

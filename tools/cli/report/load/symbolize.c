@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 #ifdef NCCLTAP_WITH_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -127,7 +121,7 @@ static struct object *object_of(struct symbolizer *s, const struct module_entry 
     /* Given the descriptor, libdwfl opens nothing itself; it owns fd once
      * the module is reported, and leaves it to us when that fails. */
     o->dwfl = dwfl_begin(&s->callbacks);
-    o->mod = o->dwfl ? dwfl_report_elf(o->dwfl, base_name(m->path), m->path, fd, 0, false) : NULL;
+    o->mod = o->dwfl ? dwfl_report_elf(o->dwfl, path_base(m->path), m->path, fd, 0, false) : NULL;
     if (o->dwfl)
         dwfl_report_end(o->dwfl, NULL, NULL);
     if (!o->mod) {
@@ -308,7 +302,7 @@ static void symbolizer_end(struct symbolizer *s) { (void)s; }
 
 static void symbolize_frame(struct symbolizer *s, const struct module_entry *m, struct site_frame *f)
 {
-    f->library = report_intern(s->r, base_name(m->path));
+    f->library = report_intern(s->r, path_base(m->path));
     f->offset = f->addr - m->base;
     lookup(s, m, f);
     if (!f->function[0] && f->recorded[0]) { /* the object is not here: the shim's name */

@@ -8,6 +8,7 @@
 #include "findings.h"
 #include "format.h"
 #include "summary.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -89,8 +90,7 @@ static void print_site(const struct callsite *site, FILE *out)
     const struct site_frame *fr = &site->frames[0];
     char name[SHOWN_MAX];
     if (fr->file[0]) {
-        const char *slash = strrchr(fr->file, '/');
-        fprintf(out, ", called from %s:%d", shown(slash ? slash + 1 : fr->file, name), fr->line);
+        fprintf(out, ", called from %s:%d", shown(path_base(fr->file), name), fr->line);
     } else {
         char cut[SHOWN_MAX];
         fprintf(out, ", called from %s",
@@ -292,6 +292,20 @@ int print_findings(const struct report_summary *s, FILE *out)
         fputc('\n', out);
     }
     return fs->n ? 1 : 0;
+}
+
+char *findings_healthy_text(const struct report_summary *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    print_healthy(&s->findings, m);
+    fclose(m);
+    size_t indent = strspn(buf, " ");
+    memmove(buf, buf + indent, len - indent + 1);
+    return buf;
 }
 
 const char *finding_key(const struct finding *f)

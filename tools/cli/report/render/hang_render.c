@@ -3,6 +3,7 @@
 #include "escape.h"
 #include "format.h"
 #include "hang.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -18,8 +19,7 @@ static void print_site(const struct hang_site *s, FILE *out)
     fprintf(out, "    called from %s",
             shown(f->python ? f->function : short_function(f->function, cut, sizeof cut), fn));
     if (f->file[0]) {
-        const char *slash = strrchr(f->file, '/');
-        fprintf(out, " in %s:%d", shown(slash ? slash + 1 : f->file, file), f->line);
+        fprintf(out, " in %s:%d", shown(path_base(f->file), file), f->line);
     }
     fprintf(out, " [%s] by rank%s ", shown(f->library, lib), s->nranks == 1 ? "" : "s");
     print_rank_list(s->ranks, s->nranks, out);

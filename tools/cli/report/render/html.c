@@ -174,13 +174,10 @@ static void print_findings_list(const struct report_summary *s, FILE *out)
     fputs("<section id=\"findings\">\n<h2>Findings</h2>\n", out);
     if (!fs->n) {
         /* The text's healthy line, word for word. */
-        struct caught c;
-        if (catch_text(&c)) {
-            print_findings(s, c.m);
-            char *text = caught_text(&c);
-            const char *line = strstr(text, "None");
+        char *text = findings_healthy_text(s);
+        if (text) {
             fputs("<p class=\"healthy\">", out);
-            html_text(out, line ? line : text);
+            html_text(out, text);
             fputs("</p>\n", out);
             free(text);
         }

@@ -4,7 +4,6 @@
  * its unit. */
 #include "crossrank_base.h"
 #include "escape.h"
-#include "findings.h"
 #include "format.h"
 #include "html_charts.h"
 #include "html_out.h"
@@ -182,21 +181,6 @@ void html_ranks(const struct report_summary *s, FILE *out)
 #define BW_MAX_SERIES (2 * HTML_NCOLOURS)
 #define BW_MAX_CHARTS 6
 
-/* Whether line l is the op and size of a slow transfer or below-expected
- * finding. */
-static bool line_slow(const struct report_summary *s, const struct line_summary *l)
-{
-    const struct op_row *k = l->m.first;
-    for (size_t i = 0; i < s->findings.n; i++) {
-        const struct finding *f = &s->findings.v[i];
-        if ((f->kind == FINDING_SLOW_TRANSFER || f->kind == FINDING_BELOW_EXPECTED) && f->op &&
-            strcmp(f->op, k->op) == 0 && f->bytes >= k->size_class && f->bytes < 2 * k->size_class &&
-            (!f->comm || strtoull(k->comm, NULL, 16) == f->comm))
-            return true;
-    }
-    return false;
-}
-
 static bool plotted(const struct line_summary *l, const char *op)
 {
     return l->m.first->op == op && !isnan(l->busbw_gbs) && l->bytes > 0;
@@ -229,9 +213,9 @@ static void bw_scales(const struct report *r, const struct report_summary *s, co
     *y = (struct svg_scale){ 0, svg_nice_max(max, step), 230, 30, false };
 }
 
-static void print_point(const struct line_summary *l, const struct svg_scale *x, const struct svg_scale *y,
-                        bool slow, FILE *out)
+static void print_point(const struct line_summary *l, const struct svg_scale *x, const struct svg_scale *y, FILE *out)
 {
+    bool slow = l->slow;
     double px = svg_at(x, l->bytes), py = svg_at(y, l->busbw_gbs);
     fputs("<g><title>", out);
     print_line_key(l, out);
@@ -260,7 +244,7 @@ static size_t print_series(const struct report_summary *s, size_t i, size_t k, c
     fputs("\"/>", out);
     for (size_t m = i; m < j; m++)
         if (plotted(&s->lines[m], key->op))
-            print_point(&s->lines[m], x, y, line_slow(s, &s->lines[m]), out);
+            print_point(&s->lines[m], x, y, out);
     double ly = 280 + 16 * (double)(k / 2);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\">%s ", k % 2 ? 480.0 : 90.0, ly,
             k >= HTML_NCOLOURS ? "- -" : "&#8212;");

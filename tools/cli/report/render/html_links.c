@@ -11,6 +11,7 @@
 #include "render.h"
 #include "strip.h"
 #include "summary.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -230,9 +231,8 @@ static void print_hang_sites(const struct hang_instance *h, FILE *out)
         html_name(out, f->function);
         fputs("</code>", out);
         if (f->file[0]) {
-            const char *slash = strrchr(f->file, '/');
             fputs(" in <code>", out);
-            html_name(out, slash ? slash + 1 : f->file);
+            html_name(out, path_base(f->file));
             fprintf(out, ":%d</code>", f->line);
         }
         fputs(" by ranks ", out);

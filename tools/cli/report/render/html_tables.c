@@ -8,6 +8,7 @@
 #include "html_tables.h"
 #include "html_out.h"
 #include "summary.h"
+#include "util.h"
 
 #include <math.h>
 #include <string.h>
@@ -66,8 +67,7 @@ static void site_row(const struct site_summary *s, size_t i, FILE *out)
     num(out, s->timed ? s->busbw_gbs : NAN, "%.2f");
     fputs("<td class=\"l\">", out);
     if (top && top->file[0]) {
-        const char *slash = strrchr(top->file, '/');
-        html_name(out, slash ? slash + 1 : top->file);
+        html_name(out, path_base(top->file));
         fprintf(out, ":%d", top->line);
     } else {
         fputs("-", out);

@@ -335,8 +335,9 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
         const struct os_row *w = &os->rows[i];
         char comm[17];
         snprintf(comm, sizeof comm, "%016" PRIx64, w->op->comm);
+        const struct kernel_trace *k = kernel_of(r, w->file);
         json_array_append_new(a, json_pack(
-            "{s:i, s:s, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:s?, s:f, s:o, s:s?, s:s?, s:i, s:b, s:f}",
+            "{s:i, s:s, s:I, s:s, s:s, s:I, s:f, s:f, s:f, s:s?, s:f, s:o, s:s?, s:s?, s:i, s:b, s:f, s:s}",
             "rank", w->op->rank, "comm", comm, "seq", (json_int_t)w->op->seq, "op", report_name(r, w->op->op),
             "host", w->file->host, "pid", (json_int_t)w->file->pid,
             "offcpu_us", w->offcpu_ns / 1e3, "preempted_us", w->preempted_ns / 1e3,
@@ -344,10 +345,8 @@ static json_t *os_json(const struct report *r, const struct os_interference *os)
             "irq_us", w->irq_ns / 1e3, "irq", w->irq_name ? json_integer(w->irq) : json_null(),
             "irq_name", w->irq_name, "thread", w->thread ? w->thread->comm : NULL,
             "tid", w->thread ? w->thread->tid : 0,
-            "straggler", w->straggler, "wait_us", w->wait_ns / 1e3));
-        const struct kernel_trace *k = kernel_of(r, w->file);
-        json_object_set_new(json_array_get(a, json_array_size(a) - 1), "source",
-                            json_string(k && k->from_shim ? "shim" : "kernel"));
+            "straggler", w->straggler, "wait_us", w->wait_ns / 1e3,
+            "source", k && k->from_shim ? "shim" : "kernel"));
     }
     return a;
 }
@@ -379,7 +378,7 @@ static json_t *os_procs_json(const struct os_interference *os)
     return a;
 }
 
-/* Where the OS view came from (analyze/os_interference.h, os_sources). */
+/* Where the OS view came from (analyze/os_interference.h, sources). */
 static json_t *os_sources_json(const struct os_sources *o)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:s?, s:I, s:I, s:I, s:I}", "kernel_hosts", (json_int_t)o->kernel_hosts,
@@ -408,12 +407,12 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= ops_member(r, s, out);
     /* Present when a trace had kernel events or a rank file the shim's
      * context-switch records: [] then means none found. */
-    struct os_sources src = os_sources(r);
-    if (src.kernel_hosts || src.shim_files) {
+    const struct os_sources *src = &s->os.sources;
+    if (src->kernel_hosts || src->shim_files) {
         rc |= member("os_interference", os_json(r, &s->os), false, out);
         rc |= member("os_processes", os_procs_json(&s->os), false, out);
     }
-    rc |= member("os_sources", os_sources_json(&src), false, out);
+    rc |= member("os_sources", os_sources_json(src), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
     rc |= member("hang", hang_json(r), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);

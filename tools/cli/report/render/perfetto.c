@@ -7,6 +7,7 @@
  * floating point. */
 #include "render.h"
 #include "timeline.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,10 +118,9 @@ static void callsite_arg(const struct callsite *s, FILE *out)
 {
     for (size_t k = 0; k < s->nframes; k++) {
         const struct site_frame *f = &s->frames[k];
-        const char *slash = strrchr(f->file, '/');
         char where[1024];
         if (f->file[0])
-            snprintf(where, sizeof where, "%s in %s:%d [%s]", f->function, slash ? slash + 1 : f->file, f->line,
+            snprintf(where, sizeof where, "%s in %s:%d [%s]", f->function, path_base(f->file), f->line,
                      f->library);
         else
             snprintf(where, sizeof where, "%s [%s]", f->function, f->library);

@@ -65,6 +65,9 @@ json_t *findings_json(const struct report_summary *s);
  * NULL without memory). */
 struct finding;
 char *finding_line(const struct finding *f);
+/* What was checked and found healthy, as the text says it, without its
+ * indent (malloc'ed; NULL without memory). */
+char *findings_healthy_text(const struct report_summary *s);
 /* Its --json "kind": "straggler", "hang"... */
 const char *finding_key(const struct finding *f);
 json_t *findings_checked_json(const struct report_summary *s);

@@ -380,12 +380,11 @@ static void print_comms(const struct report_summary *s, const struct layout *lo,
 /* "worker.c:123", "" when unknown. */
 static const char *file_line(const struct site_frame *f, char *buf, size_t len)
 {
-    const char *slash = strrchr(f->file, '/');
     char name[SHOWN_MAX];
     if (!f->file[0])
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%s:%d", shown(slash ? slash + 1 : f->file, name), f->line);
+        snprintf(buf, len, "%s:%d", shown(path_base(f->file), name), f->line);
     return buf;
 }
 

@@ -101,16 +101,16 @@ static void print_none(const struct report *r, const struct os_sources *src, FIL
 
 void print_os_interference(const struct report *r, const struct report_summary *s, FILE *out)
 {
-    struct os_sources src = os_sources(r);
-    if (!src.kernel_hosts && !src.shim_files) {
-        print_none(r, &src, out);
+    const struct os_interference *os = &s->os;
+    const struct os_sources *src = &os->sources;
+    if (!src->kernel_hosts && !src->shim_files) {
+        print_none(r, src, out);
         return;
     }
-    const struct os_interference *os = &s->os;
     size_t nthreads[2] = { 0, 0 };
     for (size_t i = 0; i < os->nthreads; i++)
         nthreads[os->threads[i].nccl]++;
-    print_sources(&src, nthreads, out);
+    print_sources(src, nthreads, out);
     if (!os->nrows) {
         fprintf(out, "  none: no op's threads lost %d us or more to preemption or "
                 "interrupts\n", OS_ROW_MIN_NS / 1000);
@@ -118,7 +118,7 @@ void print_os_interference(const struct report *r, const struct report_summary *
     }
     print_procs(os, out);
     /* Who ran instead and the interrupts come from kernel traces only. */
-    bool kernel = src.kernel_hosts > 0;
+    bool kernel = src->kernel_hosts > 0;
     fprintf(out, "  %4s  %-16s  %6s  %-13s  %9s  %9s  %9s  ", "rank", "comm", "seq", "op", "late_us",
             "offcpu_us", "preempt");
     if (kernel)
@@ -133,7 +133,7 @@ void print_os_interference(const struct report *r, const struct report_summary *
             "  the collective last, late_us after the first, from the first's start) the\n"
             "  rank's calling and NCCL threads: offcpu_us not running (preempt: runnable\n"
             "  while \"preempted by\" had the CPU; the rest waiting), irq_us in interrupt\n"
-            "  handlers on their CPUs.%s\n", src.shim_files ? "\n  From a process's own records (NCCLTAP_OS) "
+            "  handlers on their CPUs.%s\n", src->shim_files ? "\n  From a process's own records (NCCLTAP_OS) "
             "the kernel does not say who ran\n  instead, nor the interrupts: without a kernel trace "
             "those columns are left out." : "");
 }
