@@ -300,7 +300,8 @@ static void add_os(const struct report *r, const struct os_interference *os, str
         }
         double nccl_us = rank_file_nccl_share(file) * file->wall_s * 1e6;
         double share = nccl_us > 0.0 ? (double)lost / 1e3 / nccl_us : NAN;
-        if (!lost || !worst || isnan(share) || share < FINDING_OS_MIN_SHARE)
+        if (!lost || !worst || isnan(share) || share < FINDING_OS_MIN_SHARE ||
+            (double)lost / 1e3 < FINDING_OS_MIN_WALL_SHARE * file->wall_s * 1e6)
             continue;
         struct finding *v = add(f, FINDING_OS, SECTION_OS_INTERFERENCE);
         v->rank = file->nranks ? file->ranks[0] : -1;

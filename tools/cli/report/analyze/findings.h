@@ -93,6 +93,10 @@ struct findings {
 /* A rank's threads must lose at least this share of its NCCL time to the
  * OS for a finding: less is any busy machine's noise. */
 #define FINDING_OS_MIN_SHARE 0.05
+/* ... and at least this share of its wall time: a process whose NCCL time
+ * is small (its ops waiting in a hang are not counted in it) would be named
+ * for a few preemptions (108 us made 27% of one in the demo's hang). */
+#define FINDING_OS_MIN_WALL_SHARE 0.002
 /* A straggler is said to be late because of the OS when its threads were
  * descheduled for at least this share of the others' wait for it. */
 #define FINDING_LATE_OS_MIN_SHARE 0.25
