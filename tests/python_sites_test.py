@@ -73,6 +73,7 @@ def main():
         check_depth2(a, source)
     check_python_skip(a, source)
     check_transient(a, source)
+    check_finalizing(a)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
@@ -101,7 +102,7 @@ def check_depth2(a, script):
     call and the line that called its function (the module's main() call;
     threading's Thread.run for the worker), then two native frames."""
     with open(script) as f:
-        module_line = [n for n, t in enumerate(f, 1) if t.rstrip() == "main()"][0]
+        module_line = [n for n, t in enumerate(f, 1) if t.strip() == "main()"][0]
     out = os.path.join(a.work, "python-sites-depth2")
     traced(a, script, out, 2)
     doc = json.loads(run([os.path.join(a.bin, "nccltap"), "report", "--json", out]))
@@ -216,7 +217,7 @@ def check_trace(a, script):
     frames = sorted((os.path.basename(f), int(n), fn) for f, n, fn in events)
     wanted = [(name, lines[k], "worker" if k == "b" else "main") for k in ("a", "b", "c")]
     if depth == 2:
-        wanted.append((name, [n for n, t in enumerate(open(script), 1) if t.rstrip() == "main()"][0], "<module>"))
+        wanted.append((name, [n for n, t in enumerate(open(script), 1) if t.strip() == "main()"][0], "<module>"))
     check(bt.returncode == 0 and len(frames) == len(set(frames)) and
           [f for f in frames if f[0] == name] == sorted(wanted) and
           [f[2] for f in frames if f[0] != name] == (["Thread.run"] if depth == 2 else []),
@@ -267,6 +268,29 @@ def check_transient(a, script):
     expect = {("transient-%d" % k, k + 1): 1 for k in range(64)}
     check(got == expect, "64 transient code objects, each its own file and line once: %d of them right, "
           "e.g. got %s" % (sum(1 for k, v in expect.items() if got.get(k) == v), sorted(got.items())[:4]))
+
+
+def check_finalizing(a):
+    """The interpreter finalizes while a daemon thread is inside NCCL
+    (tests/apps/py_finalize_nccl.py): CPython frees the thread's state while
+    it still calls, so nccltap must stop reading its frames first. The
+    program exits 0 with its rank file written (freed memory perturbed by
+    glibc's malloc, and ASan's report, make a read of it fail), and the
+    daemon's line is named for the calls made before the end."""
+    out = os.path.join(a.work, "python-sites-finalizing")
+    shutil.rmtree(out, ignore_errors=True)
+    script = os.path.join(a.src, "tests", "apps", "py_finalize_nccl.py")
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", MALLOC_PERTURB_="165")
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    nccltap = os.path.join(a.bin, "nccltap")
+    run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script, a.lib], env)
+    doc = json.loads(run([nccltap, "report", "--json", out]))
+    got, _ = site_calls(doc)
+    lines = script_lines(script)
+    daemon = got.get("py_finalize_nccl.py:%d in main.<locals>.daemon" % lines["daemon"], 0)
+    check(daemon > 0 and got.get("py_finalize_nccl.py:%d in main" % lines["main"]) == 3,
+          "finalizing with a thread in NCCL: the daemon's line and main's 3 calls named (got %s)" % got)
 
 
 def check_script(a, script):

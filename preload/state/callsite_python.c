@@ -4,7 +4,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/config.h"
 #include "base/log.h"
@@ -48,6 +51,97 @@ static _Atomic unsigned nframes;
 static _Atomic uint64_t unread;
 static bool on;
 
+/* Finalization. CPython's Py_FinalizeEx frees the thread state of every
+ * thread but its own (daemon threads, C threads that took a thread state)
+ * while those threads may still be inside NCCL, reading their frames here:
+ * a use after free, and a crash once the memory is reused or unmapped. So
+ * a walk of another thread's frames happens only while a guard says the
+ * interpreter is not finalizing: an `atexit` function of nccltap's, which
+ * CPython calls before it frees any thread state, marks it finalizing and
+ * waits for the walks under way (`walkers`) to end; a walk counts itself
+ * in first, then looks at the mark (both sequentially consistent, so that
+ * one of the two sees the other). The function is registered from the
+ * interpreter's main thread, holding the GIL, by a pending call
+ * (Py_AddPendingCall: any thread, no GIL) at the first NCCL call. Until it
+ * is, only the main thread walks: the interpreter finalizes on it, so its
+ * own frames live while it is in NCCL. */
+enum { GUARD_NONE, GUARD_ARMED, GUARD_FINALIZING };
+static _Atomic int guard;
+static _Atomic unsigned walkers;
+static __thread signed char main_thread __attribute__((tls_model("initial-exec"))); /* 0: not known yet */
+
+typedef void *pyobj;
+struct py_method_def { const char *name; pyobj (*fn)(pyobj, pyobj); int flags; const char *doc; };
+enum { METH_NOARGS = 0x0004 };
+static struct {
+    int (*add_pending_call)(int (*)(void *), void *);
+    pyobj (*import_module)(const char *);
+    pyobj (*get_attr)(pyobj, const char *);
+    pyobj (*new_cfunction)(struct py_method_def *, pyobj, pyobj);
+    pyobj (*call)(pyobj, ...);
+    void (*incref)(pyobj), (*decref)(pyobj), (*clear_error)(void);
+    pyobj none;
+} capi;
+
+static pyobj on_finalize(pyobj self, pyobj unused)
+{
+    (void)self, (void)unused;
+    atomic_store(&guard, GUARD_FINALIZING);
+    while (atomic_load(&walkers))
+        sched_yield();
+    capi.incref(capi.none);
+    return capi.none;
+}
+
+static struct py_method_def finalize_def = {"nccltap_python_finalizing", on_finalize, METH_NOARGS, NULL};
+
+static void drop(pyobj o)
+{
+    if (o)
+        capi.decref(o);
+}
+
+/* The pending call: atexit.register(on_finalize), in the main thread with
+ * the GIL. An error leaves the guard unarmed (the main thread's own walks
+ * only), never an exception behind. */
+static int arm_guard(void *unused)
+{
+    (void)unused;
+    pyobj atexit = capi.import_module("atexit");
+    pyobj reg = atexit ? capi.get_attr(atexit, "register") : NULL;
+    pyobj fn = reg ? capi.new_cfunction(&finalize_def, NULL, NULL) : NULL;
+    pyobj r = fn ? capi.call(reg, fn, NULL) : NULL;
+    if (r)
+        atomic_store(&guard, GUARD_ARMED);
+    else
+        capi.clear_error();
+    drop(r), drop(fn), drop(reg), drop(atexit);
+    return 0;
+}
+
+static void ask_for_guard(void)
+{
+    void **fns[] = {(void **)&capi.add_pending_call, (void **)&capi.import_module, (void **)&capi.get_attr,
+                    (void **)&capi.new_cfunction, (void **)&capi.call, (void **)&capi.incref,
+                    (void **)&capi.decref, (void **)&capi.clear_error, &capi.none};
+    static const char *const names[] = {"Py_AddPendingCall", "PyImport_ImportModule", "PyObject_GetAttrString",
+                                        "PyCFunction_NewEx", "PyObject_CallFunctionObjArgs", "Py_IncRef",
+                                        "Py_DecRef", "PyErr_Clear", "_Py_NoneStruct"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!(*fns[i] = dlsym(RTLD_DEFAULT, names[i])))
+            return;
+    capi.add_pending_call(arm_guard, NULL);
+}
+
+/* Whether the calling thread is the process's first, where the
+ * interpreter runs its main thread (once per thread: a syscall). */
+static bool on_main_thread(void)
+{
+    if (!main_thread)
+        main_thread = syscall(SYS_gettid) == getpid() ? 1 : -1;
+    return main_thread > 0;
+}
+
 static void look(void)
 {
     const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
@@ -66,6 +160,8 @@ static void look(void)
     if (!table)
         tap_log("no memory for the Python call-site table: call sites stay native");
     on = table != NULL;
+    if (on)
+        ask_for_guard();
 }
 
 bool tap_python_on(void)
@@ -273,10 +369,10 @@ static uint16_t intern(const char *code, int lasti)
     return 0;
 }
 
-unsigned tap_python_sites(uint16_t *out, unsigned max)
+/* The walk proper: the guard lets it read `ts`. */
+static unsigned walk(const char *ts, uint16_t *out, unsigned max)
 {
-    const char *ts = get_tstate();
-    const char *cframe = ts ? AT(ts, py->ts_cframe, const char *) : NULL;
+    const char *cframe = AT(ts, py->ts_cframe, const char *);
     const char *frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
     unsigned n = 0;
     for (int walked = 0; frame && n < max && walked < MAX_WALK;
@@ -301,6 +397,24 @@ unsigned tap_python_sites(uint16_t *out, unsigned max)
         if (!table[id - 1].skipped)
             out[n++] = id;
     }
+    return n;
+}
+
+unsigned tap_python_sites(uint16_t *out, unsigned max)
+{
+    const char *ts = get_tstate();
+    if (!ts)
+        return 0; /* no interpreter on this thread */
+    int g = atomic_load(&guard);
+    if (g == GUARD_NONE && on_main_thread())
+        return walk(ts, out, max);
+    unsigned n = 0;
+    atomic_fetch_add(&walkers, 1);
+    if (atomic_load(&guard) == GUARD_ARMED)
+        n = walk(ts, out, max);
+    else
+        atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed); /* not yet guarded, or finalizing */
+    atomic_fetch_sub_explicit(&walkers, 1, memory_order_release);
     return n;
 }
 

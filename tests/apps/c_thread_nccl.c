@@ -34,3 +34,15 @@ int c_thread_nccl(all_reduce_fn fn, void *comm, void *stream, void *buf, int n)
     pthread_join(t, NULL);
     return j.failed;
 }
+
+int c_nccl_forever(all_reduce_fn fn, void *comm, void *stream, void *buf);
+
+/* AllReduces from the calling thread until the process ends: called from
+ * a Python daemon thread (ctypes releases the GIL), it is still inside
+ * NCCL while the interpreter finalizes and frees that thread's state. */
+int c_nccl_forever(all_reduce_fn fn, void *comm, void *stream, void *buf)
+{
+    for (;;)
+        if (fn(buf, buf, 128, 7 /* float32 */, 0 /* sum */, comm, stream) != 0)
+            return 1;
+}

@@ -89,4 +89,5 @@ def main():
     print(json.dumps({"sites": sorted(N.items()) if native else sorted((k, v) for k, v in N.items() if k != "native")}))
 
 
-main()
+if __name__ == "__main__":
+    main()
