@@ -137,6 +137,7 @@ def main():
     ap.add_argument("--nccl-library-shim-copy", choices=["path", "name"],
                     help="NCCLTAP_NCCL_LIBRARY names a copy of the shim (another file, another "
                     "address): by its path, or by its file name in a directory on LD_LIBRARY_PATH")
+    ap.add_argument("--preload-after", help="a library preloaded right after the shim (a watcher of its calls)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -144,7 +145,7 @@ def main():
     out_dir = tempfile.mkdtemp(prefix="nccltap-test-")
     env = dict(os.environ)
     preload = env.get("LD_PRELOAD", "")
-    env["LD_PRELOAD"] = a.shim + (":" + preload if preload else "")
+    env["LD_PRELOAD"] = ":".join(p for p in (a.shim, a.preload_after, preload) if p)
     if a.sim:
         env["LD_LIBRARY_PATH"] = a.sim + ":" + env.get("LD_LIBRARY_PATH", "")
     env["NCCLTAP_DIR"] = out_dir

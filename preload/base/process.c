@@ -1,5 +1,6 @@
 #include "base/process.h"
 
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,4 +21,16 @@ void tap_process_after_fork(void)
 {
     tap_process.pid = getpid();
     tap_process.start_mono_ns = tap_monotonic_ns();
+}
+
+unsigned tap_process_threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[128];
+    unsigned n = 0;
+    while (f && fgets(line, sizeof line, f) && sscanf(line, "Threads: %u", &n) != 1)
+        ;
+    if (f)
+        fclose(f);
+    return n;
 }

@@ -20,4 +20,7 @@ void tap_process_init(void);
 /* In a forked child: its own pid and start. */
 void tap_process_after_fork(void);
 
+/* The process's threads now (/proc/self/status), 0 when unknown. */
+unsigned tap_process_threads(void);
+
 #endif

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 
 #include "base/config.h"
+#include "base/log.h"
 #include "base/process.h"
 #include "entry/thread.h"
 #include "runtime/runtime.h"
+#include "writers/output.h"
 
 /* fork(): the runtime takes the locks a child may need before, and
  * releases them after, in parent and child (runtime.h says why); the
@@ -30,9 +32,19 @@ static void bring_up(void)
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
-void tap_name_nccl_threads(void)
+void tap_at_load(void)
 {
     tap_bring_up();
+    unsigned threads = tap_process_threads();
+    if (threads != 1) {
+        tap_output_note_image();
+        if (tap_config.os_switch && !getenv("NCCL_SET_THREAD_NAME"))
+            tap_log("NCCLTAP_OS=switch: the process had %u threads when nccltap was loaded, so nccltap does not "
+                    "set NCCL_SET_THREAD_NAME=1 (setenv is not safe beside other threads): set it in the job's "
+                    "environment for NCCL's threads to be followed", threads);
+        return;
+    }
+    tap_output_pass_image();
     if (tap_config.os_switch)
         setenv("NCCL_SET_THREAD_NAME", "1", 0);
 }

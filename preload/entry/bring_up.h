@@ -8,12 +8,14 @@
 /* Thread-safe (pthread_once); cheap after the first call. */
 void tap_bring_up(void);
 
-/* Brings the process up, then, with NCCLTAP_OS=switch, asks NCCL to name
- * its threads (NCCL_SET_THREAD_NAME=1, unless the environment sets it):
- * without it NCCL's proxy and progress threads bear the program's name
- * (NCCL 2.28 on 2 H200s), and the context-switch records cannot find them
- * by name. setenv is not safe beside other threads' getenv: called from
- * the shim's constructor only, before the program runs. */
-void tap_name_nccl_threads(void);
+/* The shim's constructor: brings the process up, then sets what the
+ * environment must carry, while the process has one thread (setenv is
+ * not safe beside other threads' getenv; a thread already there: nothing
+ * is set, said where it matters): NCCLTAP_IMAGE for an image that exec()
+ * starts next (writers/output.h), and, with NCCLTAP_OS=switch,
+ * NCCL_SET_THREAD_NAME=1 unless the environment sets it: without it
+ * NCCL's proxy and progress threads bear the program's name (NCCL 2.28 on
+ * 2 H200s), and the context-switch records cannot find them by name. */
+void tap_at_load(void);
 
 #endif

@@ -1,15 +1,15 @@
 /* Load and unload of libnccltap.so. Loading does no more than bring the
- * process up (configuration, identity, fork handlers) and, for NCCLTAP_OS,
- * ask NCCL to name its threads: a program that never calls NCCL pays
- * nothing and sees only NCCL_SET_THREAD_NAME. The runtime starts with the
- * first communicator. */
+ * process up (configuration, identity, fork handlers) and set what the
+ * environment carries (bring_up.h): a program that never calls NCCL pays
+ * nothing and sees only NCCLTAP_IMAGE and NCCL_SET_THREAD_NAME. The
+ * runtime starts with the first communicator. */
 #include "entry/bring_up.h"
 #include "entry/unseen.h"
 #include "runtime/runtime.h"
 
 __attribute__((constructor)) static void tap_load(void)
 {
-    tap_name_nccl_threads();
+    tap_at_load();
 }
 
 /* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;

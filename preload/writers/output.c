@@ -85,7 +85,9 @@ bool tap_output_has_room(uint64_t bytes)
 }
 
 /* Which image of this pid the process is: exec() keeps the pid, so the
- * environment carries "<pid>:<image>" from one image to the next. */
+ * environment carries "<pid>:<image>" from one image to the next. Read
+ * here; written only by tap_output_pass_image (setenv is not safe beside
+ * other threads' getenv). */
 #define IMAGE_VAR "NCCLTAP_IMAGE"
 static unsigned image_no;
 static int noted_pid; /* a forked child notes its own */
@@ -101,6 +103,11 @@ void tap_output_note_image(void)
     image_no = 0;
     if (was && sscanf(was, "%d:%u", &pid, &n) == 2 && pid == tap_process.pid && n < 1000000)
         image_no = n + 1;
+}
+
+void tap_output_pass_image(void)
+{
+    tap_output_note_image();
     char now[48];
     snprintf(now, sizeof now, "%d:%u", tap_process.pid, image_no);
     setenv(IMAGE_VAR, now, 1);

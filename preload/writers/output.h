@@ -35,10 +35,14 @@ bool tap_output_has_room(uint64_t bytes);
 void tap_output_name(char *buf, size_t len, const char *suffix);
 
 /* Says which image of this pid the process is, from NCCLTAP_IMAGE
- * ("<pid>:<image>", set by the image before), and sets it for the next.
- * Called when the runtime starts (the first communicator: a program that
- * never calls NCCL finds its environment unchanged); once per pid, so a
- * forked child that starts its own runtime is image 0 of its pid. */
+ * ("<pid>:<image>", set by the image before); once per pid, so a forked
+ * child is image 0 of its own pid. Reads the environment only. */
 void tap_output_note_image(void);
+
+/* Notes the image, then sets NCCLTAP_IMAGE for the next one. setenv: only
+ * from the shim's constructor while the process has one thread (a forked
+ * child's later exec() starts at image 0 again, and replaces the files of
+ * the child's own earlier image, if it wrote any). */
+void tap_output_pass_image(void);
 
 #endif
