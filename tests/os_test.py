@@ -20,6 +20,10 @@ usage: os_test.py --bin BUILD/bin CASE
   refused     perf_event_open refused by a seccomp filter (no_perf_event):
               one line per process says so, the report is otherwise whole;
               NCCLTAP_OS=off: nothing tried, nothing said
+  refused_kill the filter kills the process that calls perf_event_open
+              (no_perf_event --kill, as systemd's SystemCallFilter=): the
+              job runs whole, one line per process says why nothing is
+              recorded
   straggler   2 ranks, each computing 300 us of CPU time before every op
               (--work-us), rank 1's CPU shared with the spinners: rank 1 is
               the straggler, and the finding says it was descheduled before
@@ -33,6 +37,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -360,6 +365,20 @@ def refused(run):
     check("OS interference: not recorded (NCCLTAP_OS=off)" in text, "NCCLTAP_OS=off is not said")
 
 
+def refused_kill(run):
+    helper = os.path.join(run.bin, "no_perf_event")
+    err = run.job(False, prefix=[helper, "--kill"])
+    said = [l for l in err.split("\n") if "is fatal under the process's seccomp filter" in l]
+    print("\n".join(said[:1]))
+    check(len(said) == RANKS, "%d lines say perf_event_open is fatal, want one per process (%d):\n%s"
+          % (len(said), RANKS, err[-3000:]))
+    check("killed by signal %d" % signal.SIGSYS in said[0], "the line: %s" % said[0])
+    doc = json.loads(run.report("--json"))
+    check(doc["totals"]["calls"] == RANKS * ITERS, "totals: %s" % doc["totals"])
+    check(doc["os_sources"]["refused"] == RANKS and "os_interference" not in doc,
+          "os_sources %s" % doc["os_sources"])
+
+
 def stragglers(doc):
     return [f for f in doc["findings"] if f["kind"] == "straggler"]
 
@@ -401,8 +420,8 @@ def straggler(run):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "lttng", "nccl_thread",
-                                     "straggler"])
+    ap.add_argument("case", choices=["competitor", "healthy", "nobody", "refused", "refused_kill", "lttng",
+                                     "nccl_thread", "straggler"])
     a = ap.parse_args()
     if not shutil.which("taskset") or os.cpu_count() < 2:
         check(os.environ.get("CI") != "true", "taskset and 2 CPUs are needed")

@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--nccl-library-shim-copy", choices=["path", "name"],
                     help="NCCLTAP_NCCL_LIBRARY names a copy of the shim (another file, another "
                     "address): by its path, or by its file name in a directory on LD_LIBRARY_PATH")
+    ap.add_argument("--os-callers", type=int, help="each rank file's context-switch records follow this many "
+                    "calling threads, with no note (nothing refused)")
     ap.add_argument("--preload-after", help="a library preloaded right after the shim (a watcher of its calls)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -272,6 +274,12 @@ def main():
             fail("%s: final, with %d calls in flight" % (path, t["in_flight"]))
         if a.callsite_depth is not None:
             check_callsites(path, doc, a.callsite_depth, rows)
+        if a.os_callers is not None:
+            os_ = doc.get("os") or {}
+            callers = sum(1 for t in os_.get("threads", []) if not t["nccl"])
+            if os_.get("note") or callers != a.os_callers:
+                fail("%s: context switches of %d calling threads (note %r), expected %d and no note"
+                     % (path, callers, os_.get("note"), a.os_callers))
     if want_host is not None and not files:
         fail("no rank file to check the host in")
     totals["files"] = len(files)

@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/monotonic.h"
 #include "base/switch_event.h"
 #include "state/callers.h"
 #include "state/comm_registry.h"
@@ -43,6 +46,7 @@ static uint64_t next_scan_ns;
 static unsigned comms_at_scan;  /* communicators when /proc/self/task was last read */
 static unsigned callers_seen;  /* state/callers.h slots followed (or tried) */
 static bool busy;  /* the last poll found a ring over a quarter full */
+static uint64_t retry_ns;      /* a caller failed for a passing reason: not before then */
 
 static bool wanted(void)
 {
@@ -88,23 +92,92 @@ static void refuse(int err)
             "(NCCLTAP_OS=off: not tried)", note);
 }
 
-static void follow(uint32_t tid, bool nccl)
+/* The calling thread's seccomp mode (/proc/thread-self/status): 2 when a
+ * filter applies; 0 when none or unknown. */
+static int seccomp_mode(void)
 {
+    FILE *f = fopen("/proc/thread-self/status", "re");
+    char line[128];
+    int mode = 0;
+    while (f && fgets(line, sizeof line, f) && sscanf(line, "Seccomp: %d", &mode) != 1)
+        ;
+    if (f)
+        fclose(f);
+    return mode;
+}
+
+/* The probe's child: the call, then the exit status it gives. Not
+ * instrumented: it runs on a stack of its own, in the caller's memory. */
+__attribute__((no_sanitize("address", "thread", "undefined"))) static int probe_child(void *unused)
+{
+    (void)unused;
+    _exit(tap_switch_event_open(0) >= 0 ? 0 : 1);
+}
+
+/* Whether perf_event_open can be called without the process being killed.
+ * A seccomp filter (systemd's SystemCallFilter=, a container's profile)
+ * may answer a refused call by killing the caller (SIGSYS) instead of an
+ * error. A filter is inherited by a child, so a child makes the call
+ * first, and a child killed by a signal means no call here. The child
+ * shares this memory and this thread waits for it (CLONE_VM, CLONE_VFORK:
+ * nothing copied), and sends no SIGCHLD (no exit signal): the
+ * application's handler never sees it, its waitpid(-1) never reaps it.
+ * Sets the note when the answer is no. */
+static bool perf_event_survivable(void)
+{
+    if (seccomp_mode() != 2)
+        return true;
+    static char stack[16384] __attribute__((aligned(16)));
+    pid_t pid = clone(probe_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK, NULL);
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+        ;
+    if (pid > 0 && !WIFSIGNALED(st))
+        return true;
+    refused = true;
+    if (pid > 0)
+        snprintf(note, sizeof note, "perf_event_open is fatal under the process's seccomp filter (a child "
+                 "that tried it was killed by signal %d)", WTERMSIG(st));
+    else
+        snprintf(note, sizeof note, "perf_event_open may be fatal under the process's seccomp filter, and "
+                 "could not be tried in a child (%s)", strerror(errno));
+    tap_log("NCCLTAP_OS=switch: %s: no context switches are recorded, the job runs as before "
+            "(NCCLTAP_OS=off: not tried)", note);
+    return false;
+}
+
+/* Failures that pass (descriptors, memory): the thread is tried again. */
+static bool passing(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOMEM || err == EAGAIN || err == EBUSY || err == EINTR;
+}
+
+/* Follows thread `tid`. False when it should be tried again later. */
+static bool follow(uint32_t tid, bool nccl)
+{
+    static bool probed;
+    if (!probed) {
+        probed = true;
+        if (!perf_event_survivable())
+            return true;
+    }
     if (nthreads == TAP_OS_MAX_THREADS) {
         view.unfollowed++;
-        return;
+        return true;
     }
     int fd = tap_switch_event_open((pid_t)tid);
     if (fd < 0) {
         if (errno == ESRCH)
-            return;  /* it exited meanwhile */
+            return true;  /* it exited meanwhile */
+        if (passing(errno))
+            return false;
         if (errno == EACCES || errno == EPERM || errno == ENOSYS || errno == EOPNOTSUPP ||
             errno == EINVAL || errno == ENOENT || !nthreads) {
             refuse(errno);
-            return;
+            return true;
         }
         view.unfollowed++;
-        return;
+        return true;
     }
     if (!page)
         page = (size_t)sysconf(_SC_PAGESIZE);
@@ -113,12 +186,13 @@ static void follow(uint32_t tid, bool nccl)
         /* RLIMIT_MEMLOCK past perf_event_mlock_kb: this thread is not followed. */
         close(fd);
         view.unfollowed++;
-        return;
+        return true;
     }
     struct followed *t = &threads[nthreads];
     *t = (struct followed){ .info = { .tid = tid, .nccl = nccl }, .fd = fd, .ring = ring };
     read_comm(tid, t->info.comm);
     infos[nthreads++] = t->info;
+    return true;
 }
 
 static struct followed *find(uint32_t tid)
@@ -129,9 +203,13 @@ static struct followed *find(uint32_t tid)
     return NULL;
 }
 
-/* The threads that called NCCL since the last poll. */
-static void follow_callers(void)
+/* The threads that called NCCL since the last poll. One that could not
+ * be followed for a passing reason (EMFILE) is tried again, with the ones
+ * after it, a second later. */
+static void follow_callers(uint64_t now)
 {
+    if (now < retry_ns)
+        return;
     unsigned n = tap_callers_count();
     for (; callers_seen < n && wanted(); callers_seen++) {
         if (callers_seen >= TAP_CALLERS_MAX) {
@@ -141,8 +219,10 @@ static void follow_callers(void)
         uint32_t tid = tap_caller_at(callers_seen);
         if (!tid)
             return;  /* its slot is being filled: next poll */
-        if (!find(tid))
-            follow(tid, false);
+        if (!find(tid) && !follow(tid, false)) {
+            retry_ns = now + 1000000000ull;
+            return;
+        }
     }
 }
 
@@ -245,7 +325,7 @@ void tap_os_poll(void)
     busy = false;
     if (!wanted())
         return;
-    follow_callers();
+    follow_callers(tap_monotonic_ns());
     for (unsigned i = 0; i < nthreads; i++)
         if (threads[i].fd >= 0)
             drain(&threads[i]);
@@ -296,6 +376,7 @@ void tap_os_reset(void)
             let_go(&threads[i]);
     nthreads = noff = off_first = 0;
     callers_seen = 0;
+    retry_ns = 0;
     tap_callers_reset();
     next_scan_ns = 0;
     comms_at_scan = 0;
