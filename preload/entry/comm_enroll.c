@@ -26,7 +26,7 @@ void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_c
     tap_runtime_start();
     tap_tracing_start();
     if (c->origin != TAP_ORIGIN_OVERFLOW) /* not one shared by many */
-        TAP_TRACE(comm_init, c, real_nccl()->version);
+        TAP_TRACE(comm_init, c, real_nccl(NULL)->version);
 }
 
 void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,

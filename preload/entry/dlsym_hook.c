@@ -132,15 +132,15 @@ static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct api_ent
 {
     if (caller_defines(real_dlsym, name, ra))
         return NULL;
-    const struct real_nccl *real = real_nccl();
+    void *found = handle == RTLD_NEXT ? NULL : real_dlsym(handle, name);
+    const struct real_nccl *real = real_nccl(ra);
     void *target = *(void *const *)((const char *)real + e->real_offset);
-    if (!target && !real->ncclGetVersion) /* NCCL loaded since nccltap last looked */
-        target = *(void *const *)((const char *)real_nccl_retry() + e->real_offset);
+    if (!target && !real->ncclGetVersion) /* NCCL loaded since nccltap last looked: where the lookup finds it */
+        target = *(void *const *)((const char *)real_nccl_retry(found ? found : ra) + e->real_offset);
     if (!target)
         return NULL;
     if (handle == RTLD_NEXT)
         return e->wrapper;
-    void *found = real_dlsym(handle, name);
     return found && found != e->wrapper && object_of(found) == object_of(target) ? e->wrapper : NULL;
 }
 

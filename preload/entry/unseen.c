@@ -31,7 +31,7 @@ static int find_libnccl(struct dl_phdr_info *info, size_t size, void *out)
 
 void tap_say_unseen_nccl(void)
 {
-    if (atomic_load_explicit(&tap_real_nccl_ready, memory_order_acquire))
+    if (atomic_load_explicit(&tap_real_nccl_current, memory_order_acquire))
         return; /* a wrapper ran: NCCL's calls come through */
     /* Who defines ncclAllReduce first in the global scope: nccltap, unless
      * the program (or a library ahead of nccltap) has NCCL inside. This

@@ -31,8 +31,9 @@
 #define TAP_WRAP(name, params, args, kind)                  \
     TAP_EXPORT ncclResult_t name params                      \
     {                                                        \
-        ncclResult_t (*fn) params = real_nccl()->name;       \
-        if (!fn && !(fn = real_nccl_retry()->name))          \
+        const void *caller = __builtin_return_address(0);    \
+        ncclResult_t (*fn) params = real_nccl(caller)->name; \
+        if (!fn && !(fn = real_nccl_retry(caller)->name))    \
             return real_nccl_missing(#name);                 \
         if (tap_reentered())                                 \
             return fn args;                                  \

@@ -13,16 +13,25 @@
 #include "base/log.h"
 #include "nccl/nccl_ops.h"
 
-struct real_nccl tap_real_nccl;
-_Atomic int tap_real_nccl_ready;
-static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
-/* This thread is looking NCCL up (holds resolve_lock): its dlsym calls,
- * which may come back through another tool's dlsym to nccltap's, are its
- * own and must not be answered (entry/dlsym_hook.c). */
+/* Resolution takes no lock: it calls into the dynamic loader (dlopen,
+ * dlsym, dl_iterate_phdr), which takes the loader's lock, and may itself
+ * be reached from inside that lock (a library constructor looking an
+ * NCCL name up through dlsym): a lock of nccltap's held around the loader
+ * would deadlock against it. Each thread that finds no answer published
+ * resolves into a copy of its own; the first to finish publishes its
+ * copy, the others take it. A copy is published at most twice: the first
+ * resolution, and once more when a later one finds NCCL where the first
+ * did not (it was loaded since, or only the caller's scope has it). */
+static struct real_nccl resolved[2];
+struct real_nccl *_Atomic tap_real_nccl_current;
+enum { FREE, WRITING, DONE };
+static _Atomic int slot_state[2];
+/* This thread is looking NCCL up: its dlsym calls, which may come back
+ * through another tool's dlsym to nccltap's, are its own and must not be
+ * answered (entry/dlsym_hook.c). */
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
 bool real_nccl_resolving(void) { return resolving; }
-#define real tap_real_nccl
 
 bool real_nccl_is_library(const char *path)
 {
@@ -120,12 +129,41 @@ static const char *not_nccl(void *lib)
 }
 
 static atomic_flag library_said = ATOMIC_FLAG_INIT;
-static bool library_refused; /* under resolve_lock */
+static _Atomic bool library_refused;
 
-/* Caller holds resolve_lock. */
-static void *nccl_library(void)
+/* `h`, a handle, when its scope defines NCCL that is not nccltap: NULL
+ * otherwise (the caller's dlopen reference is then dropped). */
+static void *nccl_in(void *h)
 {
-    if (tap_config.nccl_library && !library_refused) {
+    if (h && dlsym(h, "ncclGetVersion") && dlsym(h, "ncclCommInitRank") && !dlsym(h, TAP_MARKER)) {
+        Dl_info mine, theirs;
+        if (dladdr(nccltap_shim_marker, &mine) && dladdr(dlsym(h, "ncclGetVersion"), &theirs) &&
+            mine.dli_fbase != theirs.dli_fbase)
+            return h;
+    }
+    if (h)
+        dlclose(h);
+    return NULL;
+}
+
+/* The NCCL in the scope of the object that holds `addr` (the code that
+ * called a wrapper or looked a name up): the object and what it loaded.
+ * A library loaded with dlopen(RTLD_LOCAL) that links an NCCL of another
+ * file name (a wheel's renamed copy, RCCL) has it there and nowhere else
+ * nccltap looks. NULL for the program itself (the global scope, already
+ * searched) or when that scope has no NCCL. */
+static void *nccl_of_caller(const void *addr)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    if (!addr || !dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name || !lm->l_name[0])
+        return NULL;
+    return nccl_in(dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD));
+}
+
+static void *nccl_library(const void *caller)
+{
+    if (tap_config.nccl_library && !atomic_load(&library_refused)) {
         const char *path = tap_config.nccl_library, *why = NULL;
         void *lib = NULL;
         /* A name without '/' is looked for as dlopen() does: only the
@@ -138,7 +176,7 @@ static void *nccl_library(void)
             dlclose(lib); /* nccltap: its constructor only read the configuration */
         if (!why)
             return lib;
-        library_refused = true;
+        atomic_store(&library_refused, true);
         TAP_LOG_ONCE(library_said, "NCCLTAP_NCCL_LIBRARY=%s cannot be used (%s); using the NCCL the "
                      "application links", path, why);
     }
@@ -146,50 +184,64 @@ static void *nccl_library(void)
         return RTLD_NEXT;
     void *lib = NULL;
     dl_iterate_phdr(find_nccl, &lib);
-    return lib;
+    return lib ? lib : nccl_of_caller(caller);
 }
 
-/* Caller holds resolve_lock. */
-static void resolve(void)
+/* Fills `real` from the NCCL found; false when none is. */
+static bool resolve_into(struct real_nccl *real, const void *caller)
 {
-    void *lib = nccl_library();
-    if (!lib)
-        return; /* not loaded yet: tried again when a function is missing */
-#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real.name = dlsym(lib, #name);
-    NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
-#undef NCCLTAP_REAL_RESOLVE
-#define NCCLTAP_REAL_QUERY_RESOLVE(ret, name, params, args) *(void **)&real.name = dlsym(lib, #name);
-    NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_RESOLVE)
-#undef NCCLTAP_REAL_QUERY_RESOLVE
-    int v = 0;
-    if (real.ncclGetVersion && real.ncclGetVersion(&v) == ncclSuccess)
-        real.version = v;
-    real.simulated = dlsym(lib, "ncclsim_marker") != NULL;
-}
-
-const struct real_nccl *real_nccl_resolve(void)
-{
-    tap_config_ensure(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
-    pthread_mutex_lock(&resolve_lock);
+    memset(real, 0, sizeof *real);
     resolving = true;
-    if (!atomic_load_explicit(&tap_real_nccl_ready, memory_order_relaxed)) {
-        resolve();
-        atomic_store_explicit(&tap_real_nccl_ready, 1, memory_order_release);
+    void *lib = nccl_library(caller);
+    if (lib) {
+#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real->name = dlsym(lib, #name);
+        NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
+#undef NCCLTAP_REAL_RESOLVE
+#define NCCLTAP_REAL_QUERY_RESOLVE(ret, name, params, args) *(void **)&real->name = dlsym(lib, #name);
+        NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_RESOLVE)
+#undef NCCLTAP_REAL_QUERY_RESOLVE
+        real->simulated = dlsym(lib, "ncclsim_marker") != NULL;
     }
     resolving = false;
-    pthread_mutex_unlock(&resolve_lock);
-    return &real;
+    int v = 0;
+    if (real->ncclGetVersion && real->ncclGetVersion(&v) == ncclSuccess)
+        real->version = v;
+    return lib != NULL;
 }
 
-const struct real_nccl *real_nccl_retry(void)
+/* Publishes `mine` in slot `i` if no thread has, and returns what is
+ * published there (another thread's copy may be being written: its
+ * writer calls nothing meanwhile, so the wait is a copy's length). */
+static const struct real_nccl *publish(int i, const struct real_nccl *mine)
 {
-    pthread_mutex_lock(&resolve_lock);
-    resolving = true;
-    if (!real.ncclGetVersion)
-        resolve();
-    resolving = false;
-    pthread_mutex_unlock(&resolve_lock);
-    return &real;
+    int expected = FREE;
+    if (atomic_compare_exchange_strong(&slot_state[i], &expected, WRITING)) {
+        resolved[i] = *mine;
+        atomic_store_explicit(&tap_real_nccl_current, &resolved[i], memory_order_release);
+        atomic_store_explicit(&slot_state[i], DONE, memory_order_release);
+    }
+    while (atomic_load_explicit(&slot_state[i], memory_order_acquire) != DONE)
+        ;
+    return &resolved[i];
+}
+
+const struct real_nccl *real_nccl_resolve(const void *caller)
+{
+    tap_config_ensure(); /* NCCLTAP_NCCL_LIBRARY, also before the constructor ran */
+    struct real_nccl mine;
+    resolve_into(&mine, caller);
+    return publish(0, &mine);
+}
+
+const struct real_nccl *real_nccl_retry(const void *caller)
+{
+    const struct real_nccl *now = real_nccl(caller);
+    if (now->ncclGetVersion)
+        return now; /* NCCL is known: the function is missing from it */
+    struct real_nccl mine;
+    if (!resolve_into(&mine, caller))
+        return now;
+    return publish(1, &mine);
 }
 
 /* Distinct functions are few; a small table of names said keeps "once". */
@@ -207,7 +259,7 @@ ncclResult_t real_nccl_missing(const char *name)
             if (atomic_compare_exchange_strong(&missing_said[i], &expected, name)) {
                 char v[32];
                 tap_log("%s is not in the NCCL library in use (version %s); returning ncclInvalidUsage",
-                        name, tap_nccl_version_str(real.version, v, sizeof v));
+                        name, tap_nccl_version_str(real_nccl(NULL)->version, v, sizeof v));
                 return ncclInvalidUsage;
             }
             if (expected == name)

@@ -18,23 +18,26 @@ struct real_nccl {
     bool simulated; /* the library is nccltap's simulator (it exports ncclsim_marker) */
 };
 
-/* Resolved on first use, once, thread-safely: dlsym(RTLD_NEXT) or, with
- * NCCLTAP_NCCL_LIBRARY, that library. A function the library lacks is NULL.
+/* Resolved on first use, thread-safely and without a lock (real_nccl.c
+ * says why): dlsym(RTLD_NEXT); or, with NCCLTAP_NCCL_LIBRARY, that
+ * library; or a loaded libnccl.so* outside the global scope; or the NCCL
+ * in the scope of `caller` (an address in the code that called: a library
+ * that loaded its NCCL privately). A function the library lacks is NULL.
  * Inline: every wrapped call starts here. */
-extern struct real_nccl tap_real_nccl;
-extern _Atomic int tap_real_nccl_ready;
-const struct real_nccl *real_nccl_resolve(void);
+extern struct real_nccl *_Atomic tap_real_nccl_current;
+const struct real_nccl *real_nccl_resolve(const void *caller);
 
-static inline const struct real_nccl *real_nccl(void)
+static inline const struct real_nccl *real_nccl(const void *caller)
 {
-    if (__builtin_expect(atomic_load_explicit(&tap_real_nccl_ready, memory_order_acquire), 1))
-        return &tap_real_nccl;
-    return real_nccl_resolve();
+    const struct real_nccl *r = atomic_load_explicit(&tap_real_nccl_current, memory_order_acquire);
+    if (__builtin_expect(r != NULL, 1))
+        return r;
+    return real_nccl_resolve(caller);
 }
 
-/* When a function was not found: looks for NCCL again if none was found
- * before (it may have been loaded since). */
-const struct real_nccl *real_nccl_retry(void);
+/* When a function was not found: looks for NCCL again, from `caller` too,
+ * if none was found before (it may have been loaded since). */
+const struct real_nccl *real_nccl_retry(const void *caller);
 
 /* Whether this thread is inside the resolution above (its dlsym calls are
  * nccltap's own, wherever they come from). */

@@ -66,7 +66,7 @@ static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t pare
     struct tap_comm *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    const struct real_nccl *r = real_nccl();
+    const struct real_nccl *r = real_nccl(NULL);
     c->handle = handle;
     c->id = id;
     c->parent_id = parent_id;

@@ -156,7 +156,7 @@ static void write_op(FILE *f, const struct tap_stat *s)
 static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
 {
     char version[32];
-    int code = real_nccl()->version;
+    int code = real_nccl(NULL)->version;
     fprintf(f, "{\n  \"format\": \"nccltap-rank/1\",\n  \"nccltap_version\": \"%s\",\n  \"final\": %s,\n",
             NCCLTAP_VERSION, final ? "true" : "false");
     fputs("  \"host\": ", f);
@@ -164,7 +164,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     fprintf(f, ",\n  \"pid\": %d,\n  \"job\": ", tap_process.pid);
     json_string(f, tap_config.job);
     fprintf(f, ",\n  \"nccl_version\": %d,\n  \"nccl_version_str\": \"%s\",\n  \"nccl_simulated\": %s,\n", code,
-            tap_nccl_version_str(code, version, sizeof version), real_nccl()->simulated ? "true" : "false");
+            tap_nccl_version_str(code, version, sizeof version), real_nccl(NULL)->simulated ? "true" : "false");
     fprintf(f, "  \"timing\": \"%s\",\n  \"timing_note\": ", tap_timing_mode_name(tap_config.timing));
     json_string(f, tap_config.timing == TAP_TIMING_OFF ? "" : tap_gpu_note());
     fprintf(f, ",\n  \"event_pair_cost_ns\": %llu,\n  \"start_unix_ns\": %llu,\n  \"wall_s\": ",
