@@ -139,6 +139,8 @@ def main():
                     "address): by its path, or by its file name in a directory on LD_LIBRARY_PATH")
     ap.add_argument("--os-callers", type=int, help="each rank file's context-switch records follow this many "
                     "calling threads, with no note (nothing refused)")
+    ap.add_argument("--plain-names", action="store_true", help="no file is named as a later exec() image's "
+                    "(+execN): the image that wrote is the first that wrote")
     ap.add_argument("--preload-after", help="a library preloaded right after the shim (a watcher of its calls)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -206,6 +208,8 @@ def main():
                 fail("%s has mode %o, expected 600" % (name, fmode))
         out_dir = made
     files = sorted(glob.glob(os.path.join(out_dir, "nccltap-*.json")))
+    if a.plain_names and any("+exec" in n for n in os.listdir(out_dir)):
+        fail("files named as a later image: %s" % os.listdir(out_dir))
     if a.no_files:
         if os.path.exists(out_dir) and os.listdir(out_dir):
             fail("the shim wrote %s" % os.listdir(out_dir))

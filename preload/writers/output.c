@@ -1,5 +1,6 @@
 #include "writers/output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -7,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "base/config.h"
 #include "base/log.h"
@@ -85,12 +89,43 @@ bool tap_output_has_room(uint64_t bytes)
 }
 
 /* Which image of this pid the process is: exec() keeps the pid, so the
- * environment carries "<pid>:<image>" from one image to the next. Read
- * here; written only by tap_output_pass_image (setenv is not safe beside
- * other threads' getenv). */
+ * environment carries "<pid>:<image>" from one image to the next, set by
+ * each image as it loads (tap_output_pass_image: setenv is not safe
+ * beside other threads' getenv, so never later). An image counts only if
+ * it left files: a launcher that execs the program (env, taskset, sh -c
+ * 'exec ...') makes no NCCL call, so the program keeps the plain name. */
 #define IMAGE_VAR "NCCLTAP_IMAGE"
 static unsigned image_no;
 static int noted_pid; /* a forked child notes its own */
+
+static void name_of_image(char *buf, size_t len, unsigned image, const char *suffix)
+{
+    char host[128], part[24] = "";
+    tap_out_name_part(host, sizeof host, tap_process.host);
+    if (image)
+        snprintf(part, sizeof part, "+exec%u", image);
+    snprintf(buf, len, "nccltap-%s@%s-%d%s%s", tap_config.run_id, host, tap_process.pid, part, suffix);
+}
+
+/* Whether image `image` of this process left a file in NCCLTAP_DIR: a
+ * regular file of this user's under its name (not a name someone else
+ * planted, which the writers refuse as they would have). */
+static bool image_left_files(unsigned image)
+{
+    char prefix[TAP_OUT_NAME_MAX];
+    name_of_image(prefix, sizeof prefix, image, ".");
+    DIR *d = opendir(tap_config.dir);
+    struct dirent *e;
+    struct stat st;
+    bool found = false;
+    while (d && !found && (e = readdir(d)) != NULL)
+        found = strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+                fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                st.st_uid == geteuid();
+    if (d)
+        closedir(d);
+    return found;
+}
 
 void tap_output_note_image(void)
 {
@@ -102,7 +137,7 @@ void tap_output_note_image(void)
     unsigned n;
     image_no = 0;
     if (was && sscanf(was, "%d:%u", &pid, &n) == 2 && pid == tap_process.pid && n < 1000000)
-        image_no = n + 1;
+        image_no = n + image_left_files(n);
 }
 
 void tap_output_pass_image(void)
@@ -115,9 +150,5 @@ void tap_output_pass_image(void)
 
 void tap_output_name(char *buf, size_t len, const char *suffix)
 {
-    char host[128], image[24] = "";
-    tap_out_name_part(host, sizeof host, tap_process.host);
-    if (image_no)
-        snprintf(image, sizeof image, "+exec%u", image_no);
-    snprintf(buf, len, "nccltap-%s@%s-%d%s%s", tap_config.run_id, host, tap_process.pid, image, suffix);
+    name_of_image(buf, len, image_no, suffix);
 }
