@@ -143,7 +143,11 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, module,
         lttng_ust_field_string(build_id, m->build_id)))
 
 /* An operation's GPU interval, CLOCK_MONOTONIC like every LTTng event. A
- * grouped operation carries its group's interval and bandwidth. `replay`
+ * grouped operation carries its group's interval and bandwidth. `stamped`
+ * 1: the interval is from marks, each end known to within its span (the
+ * polls' resolution), start_ns the middle of its span; 2: the same, but
+ * its stream was idle when it was called, and start_ns is the call, the
+ * low end of its span; 0: a timed pair, exact. `replay`
  * 0: a call (seq its own); N: the Nth execution of the op captured as
  * call `seq` (launches of the executable graph since it was instantiated
  * or updated with it; NCCLTAP_GRAPH_TIMING=all), one event per execution. */
@@ -159,7 +163,10 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
         lttng_ust_field_float(double, algbw_gbs, c->algbw_gbs)
         lttng_ust_field_float(double, busbw_gbs, c->busbw_gbs)
         lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)
-        lttng_ust_field_integer(uint64_t, replay, c->op->replay)))
+        lttng_ust_field_integer(uint64_t, replay, c->op->replay)
+        lttng_ust_field_integer(uint8_t, stamped, c->stamped ? 1 + c->start_at_call : 0)
+        lttng_ust_field_integer(uint64_t, start_span_ns, c->start_span_ns)
+        lttng_ust_field_integer(uint64_t, end_span_ns, c->end_span_ns)))
 
 /* NCCLTAP_OS=switch: a followed thread (one that calls NCCL, or one of
  * NCCL's, named `comm`) was off its CPU from out_ns to in_ns (CLOCK_MONOTONIC),

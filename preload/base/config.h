@@ -32,6 +32,7 @@ struct tap_config {
     enum tap_graph_timing graph_timing; /* NCCLTAP_GRAPH_TIMING */
     double overhead_pct;         /* NCCLTAP_OVERHEAD_PCT */
     uint32_t interval_ms;        /* NCCLTAP_INTERVAL_MS */
+    uint32_t poll_us;            /* NCCLTAP_POLL_US */
     uint32_t exit_wait_ms;       /* NCCLTAP_EXIT_WAIT_MS */
     uint32_t max_inflight;       /* NCCLTAP_MAX_INFLIGHT: timed ops in flight */
     uint32_t ring_size;          /* NCCLTAP_RING_SIZE: records queued */

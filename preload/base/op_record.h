@@ -18,6 +18,9 @@ enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_E
 #define TAP_OPF_FAILED   0x4  /* NCCL returned an error: nothing was enqueued */
 #define TAP_OPF_REPLAY   0x8  /* an execution of a captured op (with CAPTURED and
                                  TIMED): a graph launch, not a call */
+#define TAP_OPF_STAMPED  0x10 /* ev_start/ev_end hold its marks (events without
+                                 timing): when it started and ended is learnt
+                                 by polling them */
 
 struct tap_op_rec {
     struct tap_comm *comm;
@@ -33,7 +36,7 @@ struct tap_op_rec {
     int32_t redop;       /* -1 if none */
     int32_t dtype;
     uint32_t tid;
-    uint32_t timing_cost_ns; /* host time of recording its two events */
+    uint32_t timing_cost_ns; /* host time of recording its two events (timed or marks) */
     uint16_t site;       /* call site id (callsite.h), 0 if none; fits the padding */
     uint8_t op;          /* enum tap_op */
     uint8_t flags;
@@ -50,9 +53,10 @@ struct tap_group_stream_rec {
 };
 
 /* Flags of a group record. */
-#define TAP_GRPF_TIMED     0x1
+#define TAP_GRPF_TIMED     0x1 /* its streams' records hold timed pairs */
 #define TAP_GRPF_SIMULATED 0x2 /* ncclGroupSimulateEnd: nothing ran */
 #define TAP_GRPF_FAILED    0x4
+#define TAP_GRPF_STAMPED   0x8 /* ... marks */
 
 struct tap_group_end_rec {
     uint64_t group_id;

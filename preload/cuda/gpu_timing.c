@@ -17,11 +17,17 @@
  * reducer wakes to grow it, would otherwise find it empty (2048 ops). */
 #define FIRST_CHUNK 4096
 
-struct event_pool {
-    CUcontext ctx;
+/* One kind of event: timed (CU_EVENT_DEFAULT) or a mark (timing
+ * disabled: about half the host cost, no GPU time, no elapsed time). */
+struct event_kind {
     struct mpmc_queue *free_events; /* struct tap_event * */
     _Atomic uint32_t created;
     _Atomic int want_more;
+};
+
+struct event_pool {
+    CUcontext ctx;
+    struct event_kind kinds[2];     /* [timed] */
     /* Reducer only. */
     CUstream calib_stream;
     CUevent ref;
@@ -69,10 +75,12 @@ const char *tap_gpu_note(void) { return gpu_note; }
 
 uint64_t tap_event_pair_cost_ns(void) { return atomic_load_explicit(&pair_cost_ns, memory_order_relaxed); }
 
-/* Creates up to `n` events in the pool's context; the caller has it current. */
-static void create_events(struct event_pool *p, uint32_t n)
+/* Creates up to `n` events of a kind in the pool's context; the caller
+ * has it current. */
+static void create_events(struct event_pool *p, bool timed, uint32_t n)
 {
-    uint32_t have = atomic_load(&p->created);
+    struct event_kind *k = &p->kinds[timed];
+    uint32_t have = atomic_load(&k->created);
     if (have + n > tap_config.max_inflight)
         n = tap_config.max_inflight > have ? tap_config.max_inflight - have : 0;
     if (n == 0)
@@ -82,13 +90,15 @@ static void create_events(struct event_pool *p, uint32_t n)
         return;
     uint32_t made = 0;
     for (; made < n; made++) {
-        if (tap_cu.cuEventCreate(&chunk[made].ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        if (tap_cu.cuEventCreate(&chunk[made].ev, timed ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) !=
+            CUDA_SUCCESS)
             break;
         chunk[made].pool = p;
+        chunk[made].timed = timed;
         struct tap_event *e = &chunk[made];
-        mpmc_push(p->free_events, &e, sizeof e);
+        mpmc_push(k->free_events, &e, sizeof e);
     }
-    atomic_fetch_add(&p->created, made);
+    atomic_fetch_add(&k->created, made);
 }
 
 /* Host cost of one event record, on a private stream: what every timed op
@@ -114,8 +124,9 @@ static struct event_pool *create_pool(CUcontext ctx)
     if (!p)
         return NULL;
     p->ctx = ctx;
-    p->free_events = mpmc_create(tap_config.max_inflight, sizeof(struct tap_event *));
-    if (!p->free_events || tap_cu.cuCtxPushCurrent(ctx) != CUDA_SUCCESS) {
+    for (int timed = 0; timed < 2; timed++)
+        p->kinds[timed].free_events = mpmc_create(tap_config.max_inflight, sizeof(struct tap_event *));
+    if (!p->kinds[0].free_events || !p->kinds[1].free_events || tap_cu.cuCtxPushCurrent(ctx) != CUDA_SUCCESS) {
         free(p);
         return NULL;
     }
@@ -126,7 +137,8 @@ static struct event_pool *create_pool(CUcontext ctx)
         free(p);
         return NULL;
     }
-    create_events(p, FIRST_CHUNK);
+    create_events(p, false, FIRST_CHUNK);
+    create_events(p, true, FIRST_CHUNK);
     if (tap_event_pair_cost_ns() == 0)
         measure_pair_cost(p);
     CUcontext popped;
@@ -194,18 +206,18 @@ void tap_pool_of_current_context(void)
         pool_of_context(ctx);
 }
 
-struct tap_event *tap_event_take(struct event_pool *p)
+struct tap_event *tap_event_take(struct event_pool *p, bool timed)
 {
     struct tap_event *e;
-    if (mpmc_pop(p->free_events, &e, sizeof e))
+    if (mpmc_pop(p->kinds[timed].free_events, &e, sizeof e))
         return e;
-    atomic_store_explicit(&p->want_more, 1, memory_order_relaxed);
+    atomic_store_explicit(&p->kinds[timed].want_more, 1, memory_order_relaxed);
     return NULL;
 }
 
 void tap_event_give(struct tap_event *e)
 {
-    mpmc_push(e->pool->free_events, &e, sizeof e);
+    mpmc_push(e->pool->kinds[e->timed].free_events, &e, sizeof e);
 }
 
 bool tap_stream_capturing(void *stream)
@@ -250,15 +262,18 @@ void tap_pools_grow(void)
     unsigned n = atomic_load_explicit(&npools, memory_order_acquire);
     for (unsigned i = 0; i < n; i++) {
         struct event_pool *p = atomic_load_explicit(&pools[i], memory_order_relaxed);
-        if (!atomic_exchange_explicit(&p->want_more, 0, memory_order_relaxed))
-            continue;
-        if (tap_cu.cuCtxPushCurrent(p->ctx) != CUDA_SUCCESS)
-            continue;
-        /* Double: a pool that ran dry once will again at the same rate. */
-        uint32_t have = atomic_load(&p->created);
-        create_events(p, have > CHUNK ? have : CHUNK);
-        CUcontext popped;
-        tap_cu.cuCtxPopCurrent(&popped);
+        for (int timed = 0; timed < 2; timed++) {
+            struct event_kind *k = &p->kinds[timed];
+            if (!atomic_exchange_explicit(&k->want_more, 0, memory_order_relaxed))
+                continue;
+            if (tap_cu.cuCtxPushCurrent(p->ctx) != CUDA_SUCCESS)
+                continue;
+            /* Double: a pool that ran dry once will again at the same rate. */
+            uint32_t have = atomic_load(&k->created);
+            create_events(p, timed, have > CHUNK ? have : CHUNK);
+            CUcontext popped;
+            tap_cu.cuCtxPopCurrent(&popped);
+        }
     }
 }
 

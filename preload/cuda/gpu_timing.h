@@ -19,6 +19,8 @@ struct event_pool;
 struct tap_event {
     CUevent ev;
     struct event_pool *pool;
+    bool timed;   /* CU_EVENT_DEFAULT; else a mark (CU_EVENT_DISABLE_TIMING):
+                   * it says when the stream got there only by being polled */
 };
 
 extern struct cuda_driver tap_cu;
@@ -40,9 +42,10 @@ struct event_pool *tap_pool_of_stream(void *stream);
 /* Precreates the pool of the current context (cold path, at comm init). */
 void tap_pool_of_current_context(void);
 
-/* Hot path: an event from the pool, or NULL when none is free (the pool asks
- * the reducer to grow, up to NCCLTAP_MAX_INFLIGHT events). */
-struct tap_event *tap_event_take(struct event_pool *p);
+/* Hot path: an event of the kind (timed, or a mark) from the pool, or NULL
+ * when none is free (the pool asks the reducer to grow, up to
+ * NCCLTAP_MAX_INFLIGHT events of each kind). */
+struct tap_event *tap_event_take(struct event_pool *p, bool timed);
 void tap_event_give(struct tap_event *e);
 
 /* Whether `stream` is being captured into a CUDA graph. */

@@ -120,7 +120,7 @@ static void arm(CUgraphExec x, CUstream stream, const struct tap_graph_slot *s, 
         ev[2 * i] = ev[2 * i + 1] = NULL;
         if (!st->start_node)
             continue;
-        struct tap_event *a = p ? tap_event_take(p) : NULL, *b = a ? tap_event_take(p) : NULL;
+        struct tap_event *a = p ? tap_event_take(p, true) : NULL, *b = a ? tap_event_take(p, true) : NULL;
         if (b && set_pair(x, st, a->ev, b->ev)) {
             ev[2 * i] = a;
             ev[2 * i + 1] = b;

@@ -20,7 +20,8 @@ struct tap_thread {
     uint32_t nstreams;
     void *streams[TAP_GROUP_MAX_STREAMS];
     struct tap_event *ev_start[TAP_GROUP_MAX_STREAMS], *ev_end[TAP_GROUP_MAX_STREAMS];
-    bool group_timed;
+    bool group_timed;            /* its streams have events: timed or marks */
+    bool group_precise;          /* ... timed */
     struct tap_comm *first_comm; /* the group's first op decides its timing */
     uint64_t first_seq;
     uint8_t first_op, first_class;
@@ -44,7 +45,7 @@ static void give_pair(struct tap_event *start, struct tap_event *end)
 /* Learning a (comm, op, size class), by seq alone (sampling.h): its first
  * call notes where learning began and the class's aligned shift; the
  * calls of its window are timed, then the aligned sample, which becomes
- * the class's rate (unless the reducer has set one: sampling.h). */
+ * the class's rate. */
 static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, struct tap_hint *h, unsigned cls,
                                                          uint64_t seq)
 {
@@ -63,32 +64,28 @@ static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, str
     return tap_sample_selected(c->id, seq, shift);
 }
 
-/* The timing policy (NCCLTAP_TIMING): `all` times every op; `auto` follows
- * sampling.h, and also times the first op of a (comm, op, size class) in
- * every interval, so that each row has a time. */
-static bool should_time(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
+/* Whether an op gets a precise pair (timed events) rather than marks
+ * (NCCLTAP_TIMING): `all`, every op; `auto`, the sample of sampling.h,
+ * which depends on (communicator, seq, size class) alone, so that every
+ * rank times the same ops whatever it measured. */
+static bool precise(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
 {
     if (tap_config.timing == TAP_TIMING_ALL)
         return true;
     struct tap_hint *h = &c->hints[op][cls];
     unsigned rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
-    bool timed = rate == 0 ? learning_says_time(c, h, cls, seq) : tap_sample_selected(c->id, seq, rate - 1);
-    uint32_t interval = atomic_load_explicit(&tap_interval_no, memory_order_relaxed) + 1;
-    if (atomic_load_explicit(&h->last_interval, memory_order_relaxed) != interval) {
-        atomic_store_explicit(&h->last_interval, interval, memory_order_relaxed);
-        return true;
-    }
-    return timed;
+    return rate == 0 ? learning_says_time(c, h, cls, seq) : tap_sample_selected(c->id, seq, rate - 1);
 }
 
-/* Takes a start/end pair and records the start on `stream`. */
-static bool start_timing(void *stream, struct tap_event **start, struct tap_event **end)
+/* Takes a start/end pair, timed or marks, and records the start on
+ * `stream`. */
+static bool start_stamp(void *stream, bool timed, struct tap_event **start, struct tap_event **end)
 {
     struct event_pool *p = tap_pool_of_stream(stream);
     if (!p)
         return false;
-    *start = tap_event_take(p);
-    *end = *start ? tap_event_take(p) : NULL;
+    *start = tap_event_take(p, timed);
+    *end = *start ? tap_event_take(p, timed) : NULL;
     if (*end && tap_cu.cuEventRecord((*start)->ev, (CUstream)stream) == CUDA_SUCCESS)
         return true;
     if (*start)
@@ -157,7 +154,7 @@ static void begin_capture(struct tap_op_rec *r, void *stream)
     if (tap_config.graph_timing != TAP_GRAPH_TIMING_ALL || tap_fast.group_depth > 0)
         return;
     struct event_pool *p = tap_pool_of_stream(stream);
-    struct tap_event *a = p ? tap_event_take(p) : NULL, *b = a ? tap_event_take(p) : NULL;
+    struct tap_event *a = p ? tap_event_take(p, true) : NULL, *b = a ? tap_event_take(p, true) : NULL;
     if (!b) { /* no pair free: its executions are counted, not timed */
         if (a)
             tap_event_give(a);
@@ -212,10 +209,11 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
         }
         th.group_captured |= capturing;
         group_add_stream(stream);
-    } else if (timing_on() && !capturing && should_time(tc, op, tap_size_class(r->bytes), r->seq)) {
+    } else if (timing_on() && !capturing) {
+        bool timed = precise(tc, op, tap_size_class(r->bytes), r->seq);
         uint64_t t0 = tap_monotonic_ns();
-        if (start_timing(stream, &r->ev_start, &r->ev_end)) {
-            r->flags |= TAP_OPF_TIMED;
+        if (start_stamp(stream, timed, &r->ev_start, &r->ev_end)) {
+            r->flags |= timed ? TAP_OPF_TIMED : TAP_OPF_STAMPED;
             r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
         } else {
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
@@ -223,19 +221,20 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
     }
 }
 
-static void end_timed(struct tap_call *c, ncclResult_t result)
+/* The end event of a timed or stamped op, after the call. */
+static void end_stamp(struct tap_call *c, ncclResult_t result)
 {
     struct tap_op_rec *r = &c->rec.u.op;
     uint64_t t0 = tap_monotonic_ns();
     /* ncclInProgress (a non-blocking communicator): NCCL may put the work on
-     * the stream later, after an end event recorded now. Not timed. */
+     * the stream later, after an end event recorded now. Not stamped. */
     CUresult recorded = result != ncclSuccess ? CUDA_ERROR_NOT_READY
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
     r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
-        r->flags &= (uint8_t)~TAP_OPF_TIMED;
+        r->flags &= (uint8_t)~(TAP_OPF_TIMED | TAP_OPF_STAMPED);
         if (result == ncclInProgress)
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
     }
@@ -243,8 +242,8 @@ static void end_timed(struct tap_call *c, ncclResult_t result)
 
 void tap_op_end_slow(struct tap_call *c, ncclResult_t result)
 {
-    if (c->rec.u.op.flags & TAP_OPF_TIMED)
-        end_timed(c, result);
+    if (c->rec.u.op.flags & (TAP_OPF_TIMED | TAP_OPF_STAMPED))
+        end_stamp(c, result);
     else
         end_capture(c, result);
 }
@@ -279,15 +278,15 @@ void tap_group_end_begin(void)
 {
     tap_fast.busy = 1;
     th.group_timed = false;
-    if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured ||
-        !timing_on() || !should_time(th.first_comm, th.first_op, th.first_class, th.first_seq))
+    if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured || !timing_on())
         return;
     if (th.group_streams_overflow) {
         atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
         return;
     }
+    th.group_precise = precise(th.first_comm, th.first_op, th.first_class, th.first_seq);
     for (uint32_t i = 0; i < th.nstreams; i++) {
-        if (!start_timing(th.streams[i], &th.ev_start[i], &th.ev_end[i])) {
+        if (!start_stamp(th.streams[i], th.group_precise, &th.ev_start[i], &th.ev_end[i])) {
             for (uint32_t j = 0; j < i; j++)
                 give_pair(th.ev_start[j], th.ev_end[j]);
             atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
@@ -327,7 +326,7 @@ bool tap_group_end_done(ncclResult_t result, bool simulated)
             tap_submit(&sr);
         }
         if (ok) {
-            g->flags |= TAP_GRPF_TIMED;
+            g->flags |= th.group_precise ? TAP_GRPF_TIMED : TAP_GRPF_STAMPED;
             g->nstreams = th.nstreams;
         }
     }

@@ -1,5 +1,6 @@
-/* The hot path of a wrapped NCCL operation: record what it is, time it when
- * the policy says so, hand the record to the reducer. Never blocks, never
+/* The hot path of a wrapped NCCL operation: record what it is, stamp it
+ * on its stream (marks, or a timed pair where the policy says so), hand
+ * the record to the reducer. Never blocks, never
  * allocates (but once per new communicator or CUDA context), never takes a
  * lock the reducer holds. */
 #ifndef NCCLTAP_INTERCEPT_H
@@ -110,7 +111,7 @@ __attribute__((always_inline)) static inline void tap_op_end(struct tap_call *c,
     tap_fast.busy = 0;
     if (tap_op_failed(result))
         c->rec.u.op.flags |= TAP_OPF_FAILED;
-    if (c->rec.u.op.flags & (TAP_OPF_TIMED | TAP_OPF_CAPTURED))
+    if (c->rec.u.op.flags & (TAP_OPF_TIMED | TAP_OPF_STAMPED | TAP_OPF_CAPTURED))
         tap_op_end_slow(c, result);
     tap_submit(&c->rec);
     if (!tap_op_failed(result))

@@ -87,7 +87,7 @@ static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t
 
 /* The oldest pending op of each communicator, into h->comms (found by
  * pointer: the registry's order). */
-static void note(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
+static void note(const struct tap_op_rec *op, bool started, void *arg)
 {
     struct tap_hang *h = arg;
     for (unsigned i = 0; i < h->ncomms; i++) {
@@ -102,8 +102,8 @@ static void note(const struct tap_op_rec *op, const struct tap_event *start, voi
             c->op = op->op;
             c->site = op->site;
             c->enqueue_ns = op->enqueue_ns;
-            /* Completed: the stream reached the op, so this rank arrived. */
-            c->started = start && tap_event_query(start) == CUDA_SUCCESS;
+            /* The stream reached the op, so this rank arrived. */
+            c->started = started;
         }
         return;
     }

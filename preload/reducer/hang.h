@@ -1,18 +1,18 @@
-/* The hang watchdog, in the reducer thread: a timed op enqueued and not
- * complete after NCCLTAP_HANG_TIMEOUT_S makes the process write its hang
- * file (writers/hang_file.c), print one line and emit an LTTng `hang` event;
+/* The hang watchdog, in the reducer thread: an op stamped or timed (every
+ * op under NCCLTAP_TIMING=auto and all) enqueued and not complete after
+ * NCCLTAP_HANG_TIMEOUT_S makes the process write its hang file
+ * (writers/hang_file.c), print one line and emit an LTTng `hang` event;
  * again every timeout while it lasts. It reads what the reducer already
- * holds, and queries one event per communicator: it never blocks or slows
- * the application.
+ * holds, and queries no event: it never blocks or slows the application.
  *
- * An op that was not timed (`auto` samples) never completes as far as the
- * reducer can see. So a communicator whose last op issued was not timed,
- * not followed by a completed timed one, in a process that has issued no
- * NCCL call at all for the timeout, is reported too, as such (timed:
- * false): the application waits in it, or is busy elsewhere with nothing
- * left to issue; its GPU start is not known. The reducer notes each
- * untimed op (tap_hang_note_untimed); the hot path does nothing more. No
- * LTTng event for those: its `started` field cannot say "not known". */
+ * An op with no events (NCCLTAP_TIMING=off, or none free) never completes
+ * as far as the reducer can see. So a communicator whose last op issued
+ * had none, not followed by a completed one that had, in a process that
+ * has issued no NCCL call at all for the timeout, is reported too, as such
+ * (timed: false): the application waits in it, or is busy elsewhere with
+ * nothing left to issue; its GPU start is not known. The reducer notes
+ * each such op (tap_hang_note_untimed); the hot path does nothing more.
+ * No LTTng event for those: its `started` field cannot say "not known". */
 #ifndef NCCLTAP_HANG_H
 #define NCCLTAP_HANG_H
 
@@ -24,12 +24,11 @@
 #include "state/comm_registry.h"
 #include "writers/hang_file.h"
 
-/* Calls fn(op, start event, arg) for every timed op waiting for its events
- * (reducer.h, tap_reducer_each_pending: the reducer's pass sits above the
- * watchdog, which it feeds the untimed ops, so the list comes as an
- * argument). */
-struct tap_event;
-typedef void tap_pending_fn(const struct tap_op_rec *op, const struct tap_event *start, void *arg);
+/* Calls fn(op, started, arg) for every op waiting for its events, started
+ * when its stream got to it (reducer.h, tap_reducer_each_pending: the
+ * reducer's pass sits above the watchdog, which it feeds the untimed ops,
+ * so the list comes as an argument). */
+typedef void tap_pending_fn(const struct tap_op_rec *op, bool started, void *arg);
 typedef void tap_each_pending_fn(tap_pending_fn *fn, void *arg);
 
 /* From the reducer's loop, after each pass. True when it fired: the

@@ -18,6 +18,8 @@
 #include "state/sampling.h"
 #include "reducer/busy.h"
 #include "reducer/graph_exec.h"
+#include "reducer/lanes.h"
+#include "base/monotonic.h"
 #include "reducer/os_switch.h"
 #include "stats/stats.h"
 #include "writers/tracing.h"
@@ -44,17 +46,9 @@ struct group {
     uint32_t nstreams, streams_cap;
 };
 
-/* A timed unit waiting for its events: one op, or one group. */
-struct pending {
-    struct tap_op_rec op; /* when group is NULL */
-    struct group *group;
-};
-
 static struct group **open_groups;
 static unsigned nopen, open_cap;
-static struct pending *pending;
-static unsigned npending, pending_cap;
-static unsigned timed_this_pass; /* timed units that arrived in this pass */
+static unsigned stamped_this_pass; /* timed or stamped units that arrived in this pass */
 
 static bool grow(void **array, unsigned *cap, size_t elem, unsigned need)
 {
@@ -130,29 +124,41 @@ static void settle_untimed(struct group *g)
     free_group(g);
 }
 
-static void add_pending(const struct tap_op_rec *op, struct group *g)
+/* Hands a timed or stamped op (g NULL) or group to the lanes, to wait for
+ * its events. Without memory it is counted without a time, its events
+ * back to the pool at once (re-recording one still in flight is allowed;
+ * the later record wins). */
+static void add_unit(const struct tap_op_rec *op, struct group *g)
 {
-    timed_this_pass++;
-    if (!grow((void **)&pending, &pending_cap, sizeof *pending, npending + 1)) {
-        tap_note_no_memory("timed calls: they are counted without a time");
-        /* No memory to wait for it: count it without a time. Its events go
-         * back to the pool at once (re-recording one still in flight is
-         * allowed; the later record wins). */
-        if (g) {
-            settle_untimed(g);
-        } else if (op->flags & TAP_OPF_REPLAY) {
-            return_events(op->ev_start, op->ev_end);
-            tap_reducer_totals.replays_lost++;
-        } else {
-            return_events(op->ev_start, op->ev_end);
-            tap_stats_record(op, 1, NULL);
+    stamped_this_pass++;
+    uint32_t nparts = g ? g->nstreams : 1;
+    struct tap_unit *u = tap_unit_new(nparts);
+    if (u) {
+        u->group = g;
+        u->op = g ? g->members[0] : *op;
+        for (uint32_t i = 0; i < nparts; i++) {
+            struct tap_part *p = &u->parts[i];
+            p->stream = g ? g->streams[i].stream : op->stream;
+            p->start = g ? g->streams[i].ev_start : op->ev_start;
+            p->end = g ? g->streams[i].ev_end : op->ev_end;
         }
-        return;
+        /* A group's events were recorded at its ncclGroupEnd, after its
+         * last member's call. */
+        u->issued_ns = g ? g->members[g->n - 1].enqueue_ns : op->enqueue_ns;
+        if (tap_lanes_add(u))
+            return;
+        tap_unit_free(u);
     }
-    struct pending *p = &pending[npending++];
-    if (op)
-        p->op = *op;
-    p->group = g;
+    tap_note_no_memory("timed calls: they are counted without a time");
+    if (g) {
+        settle_untimed(g);
+    } else if (op->flags & TAP_OPF_REPLAY) {
+        return_events(op->ev_start, op->ev_end);
+        tap_reducer_totals.replays_lost++;
+    } else {
+        return_events(op->ev_start, op->ev_end);
+        tap_stats_record(op, 1, NULL);
+    }
 }
 
 /* An op counted without a time, on its own (as on_op does). */
@@ -188,9 +194,9 @@ static void note_captured(const struct tap_op_rec *op)
         tap_stats_record_captured(op);
 }
 
-/* One test for the common record, a call neither failed, timed nor
- * captured (a replay is captured too). */
-#define TAP_OPF_MARKED (TAP_OPF_FAILED | TAP_OPF_TIMED | TAP_OPF_CAPTURED)
+/* One test for the common record, a call neither failed, timed, stamped
+ * nor captured (a replay is captured too). */
+#define TAP_OPF_MARKED (TAP_OPF_FAILED | TAP_OPF_TIMED | TAP_OPF_STAMPED | TAP_OPF_CAPTURED)
 
 static void on_op(const struct tap_op_rec *op)
 {
@@ -205,17 +211,17 @@ static void on_op(const struct tap_op_rec *op)
         return;
     }
     if (op->flags & TAP_OPF_REPLAY) { /* timed, never grouped, no call */
-        add_pending(op, NULL);
+        add_unit(op, NULL);
         return;
     }
     note_captured(op);
-    if (op->flags & TAP_OPF_FAILED)
+    if (op->flags & TAP_OPF_FAILED) {
         tap_reducer_totals.failed++;
-    else if (op->flags & TAP_OPF_TIMED) {
-        tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
-        add_pending(op, NULL);
-    }
-    else {
+    } else if (op->flags & (TAP_OPF_TIMED | TAP_OPF_STAMPED)) {
+        if (op->flags & TAP_OPF_TIMED)
+            tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
+        add_unit(op, NULL);
+    } else {
         tap_stats_record(op, 1, NULL);
         tap_hang_note_untimed(op); /* it never completes as the watchdog can see */
     }
@@ -241,43 +247,11 @@ static void on_group_end(const struct tap_group_end_rec *rec)
     close_group(g);
     g->rec = *rec;
     /* A timed group whose stream records were lost cannot be timed. */
-    if ((rec->flags & TAP_GRPF_TIMED) && g->nstreams == rec->nstreams)
-        add_pending(NULL, g);
+    if ((rec->flags & (TAP_GRPF_TIMED | TAP_GRPF_STAMPED)) && g->nstreams == rec->nstreams && g->n > 0)
+        add_unit(NULL, g);
     else
         settle_untimed(g);
 }
-
-/* auto's rate for a (comm, op, size class) on this rank, from its shortest
- * duration (sampling.h): 1, every call, while one pair fits the budget;
- * otherwise the sample, the same on every rank. A class that no longer
- * fits goes back to the learning schedule, which sets its aligned rate
- * once past it; a long class (aligned shift TAP_LEARN_LONG_SHIFT or less)
- * that does not fit stops learning at once: its window times every one of
- * 1,024 calls, and a pair's GPU time is not hidden. */
-static void learn(struct tap_comm *c, unsigned op, uint64_t bytes, uint64_t duration_ns)
-{
-    /* The expected time is the shortest seen, not the mean: a call that
-     * waited for a late rank can be a thousand times longer, and would have
-     * every call timed for a while. */
-    struct tap_hint *h = &c->hints[op][tap_size_class(bytes)];
-    /* The first is kept apart, as in the statistics: it may have set up
-     * connections, 10^4 times the steady time. */
-    if (h->completions++ == 0)
-        return;
-    if (!h->fastest_ns || duration_ns < h->fastest_ns)
-        h->fastest_ns = duration_ns ? duration_ns : 1;
-    double cost = 2 * tap_reducer_pair_cost_ns();
-    bool fits = tap_sample_shift(cost, (double)h->fastest_ns, tap_config.overhead_pct) == 0;
-    uint8_t rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
-    bool long_class = atomic_load_explicit(&h->seen, memory_order_acquire) && h->aligned <= TAP_LEARN_LONG_SHIFT;
-    if (fits && rate != 1)
-        atomic_store_explicit(&h->rate, 1, memory_order_relaxed);
-    else if (!fits && long_class && rate <= 1)
-        atomic_store_explicit(&h->rate, (uint8_t)(h->aligned + 1), memory_order_relaxed);
-    else if (!fits && rate == 1)
-        atomic_store_explicit(&h->rate, 0, memory_order_relaxed);
-}
-
 
 /* Whether anything wants each completed op: the per-op file, the JSONL
  * log, or an LTTng session recording op_complete. */
@@ -286,23 +260,31 @@ static bool completions_wanted(void)
     return tap_ops_file_enabled() || tap_config.ops_jsonl || tap_prom_enabled() || TAP_TRACING(op_complete);
 }
 
-/* Where a completed op goes besides the statistics. `start_ns` is its
- * start in CLOCK_MONOTONIC, 0 if unknown. */
+/* When a completed unit ran: its start (CLOCK_MONOTONIC, 0 if unknown)
+ * and duration, exact from a timed pair, or stamped from marks, with the
+ * width of what the polls allow each end to be (lanes.h). */
+struct when {
+    uint64_t start_ns, duration_ns;
+    uint64_t start_span_ns, end_span_ns;
+    bool stamped, start_at_call;
+};
+
+/* Where a completed op goes besides the statistics. */
 static struct tap_completion completion(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
-                                        uint64_t start_ns)
+                                        const struct when *w)
 {
     double d = (double)t->duration_ns;
-    return (struct tap_completion){op, start_ns, start_ns ? start_ns + t->duration_ns : 0,
+    return (struct tap_completion){op, w->start_ns, w->start_ns ? w->start_ns + t->duration_ns : 0,
                                    t->duration_ns, group_ops, d > 0 ? t->bytes / d : 0,
-                                   d > 0 ? t->busbytes / d : 0};
+                                   d > 0 ? t->busbytes / d : 0, w->stamped, w->start_at_call, w->start_span_ns,
+                                   w->end_span_ns};
 }
 
-static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t,
-                 uint64_t start_ns)
+static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t, const struct when *w)
 {
     if (!completions_wanted())
         return;
-    struct tap_completion c = completion(op, group_ops, t, start_ns);
+    struct tap_completion c = completion(op, group_ops, t, w);
     tap_ops_file_write(&c);
     if (tap_config.ops_jsonl)
         tap_ops_log_write(&c);
@@ -311,15 +293,51 @@ static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct t
     TAP_TRACE(op_complete, &c);
 }
 
-/* CLOCK_MONOTONIC of a completed start event, 0 if the driver cannot say:
- * for the per-op records, and for the time the process was in NCCL (busy.h).
- * A driver call per timed unit. Read before the event goes back to the pool. */
+/* CLOCK_MONOTONIC of a completed timed start event, 0 if the driver cannot
+ * say. A driver call per timed unit. Read before the event goes back to
+ * the pool. */
 static uint64_t start_time(const struct tap_event *start)
 {
     uint64_t ns = 0;
     if (!tap_event_time_ns(start, &ns))
         ns = 0;
     return ns;
+}
+
+/* When part `p` of a unit issued at `issued_ns` ran: false when its timed
+ * pair's elapsed time cannot be read. */
+static bool part_when(const struct tap_part *p, uint64_t issued_ns, struct when *w)
+{
+    if (p->start->timed) {
+        *w = (struct when){.start_ns = start_time(p->start)};
+        return tap_event_elapsed_ns(p->start, p->end, &w->duration_ns);
+    }
+    struct tap_stamp st;
+    tap_part_stamp(p, issued_ns, &st);
+    *w = (struct when){st.start_ns, st.end_ns - st.start_ns, st.start_span_ns, st.end_span_ns, true,
+                       st.start_at_call};
+    return true;
+}
+
+/* A unit on several streams ran from its first start to its last end. */
+static bool unit_when(const struct tap_unit *u, struct when *w)
+{
+    if (!part_when(&u->parts[0], u->issued_ns, w))
+        return false;
+    uint64_t first = w->start_ns, last = w->start_ns + w->duration_ns;
+    for (uint32_t i = 1; i < u->nparts; i++) {
+        struct when o;
+        if (!part_when(&u->parts[i], u->issued_ns, &o) || !o.start_ns || !first)
+            return false;
+        first = o.start_ns < first ? o.start_ns : first;
+        last = o.start_ns + o.duration_ns > last ? o.start_ns + o.duration_ns : last;
+        w->start_span_ns = o.start_span_ns > w->start_span_ns ? o.start_span_ns : w->start_span_ns;
+        w->start_at_call = w->start_at_call && o.start_at_call;
+        w->end_span_ns = o.end_span_ns > w->end_span_ns ? o.end_span_ns : w->end_span_ns;
+    }
+    w->start_ns = first;
+    w->duration_ns = last - first;
+    return true;
 }
 
 static void note_done(const struct tap_op_rec *op)
@@ -330,37 +348,48 @@ static void note_done(const struct tap_op_rec *op)
 
 /* An execution of a captured op: its time goes to its row (executions
  * are counted from the launches, graph_exec.h). */
-static void complete_replay(const struct tap_op_rec *op, bool ok, uint64_t duration_ns, uint64_t start_ns)
+static void complete_replay(const struct tap_op_rec *op, bool ok, const struct when *w)
 {
     if (!ok) {
         tap_reducer_totals.replays_lost++;
         return;
     }
     double factor = tap_op_busbw_factor((enum tap_op)op->op, op->comm->nranks);
-    struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
+    struct tap_timing t = {w->duration_ns, (double)op->bytes, (double)op->bytes * factor, w->stamped};
     tap_reducer_totals.replays_timed++;
-    tap_stats_record_replay(op, &t);
+    if (!w->stamped)
+        tap_stats_record_replay(op, &t);
     /* A per-op record, an op_complete and a line of nccltap's per-op log
      * per execution, with its replay number; not in NCCL Inspector's
      * records and gauges. */
     bool line = tap_config.ops_jsonl == TAP_OPS_JSONL_NCCLTAP;
     if (line || tap_ops_file_enabled() || TAP_TRACING(op_complete)) {
-        struct tap_completion c = completion(op, 1, &t, start_ns);
+        struct tap_completion c = completion(op, 1, &t, w);
         tap_ops_file_write(&c);
         if (line)
             tap_ops_log_write(&c);
         TAP_TRACE(op_complete, &c);
     }
-    if (start_ns)
-        tap_busy_add(start_ns, start_ns + duration_ns);
+    if (w->start_ns)
+        tap_busy_add(w->start_ns, w->start_ns + w->duration_ns);
 }
 
-static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
+static void count_completed(bool stamped, uint64_t n)
 {
-    uint64_t start_ns = ok ? start_time(op->ev_start) : 0;
+    if (stamped)
+        tap_reducer_totals.stamped += n;
+    else
+        tap_reducer_totals.timed += n;
+}
+
+static void complete_op(struct tap_unit *u)
+{
+    struct tap_op_rec *op = &u->op;
+    struct when w;
+    bool ok = !u->failed && part_when(&u->parts[0], u->issued_ns, &w);
     return_events(op->ev_start, op->ev_end);
     if (op->flags & TAP_OPF_REPLAY) {
-        complete_replay(op, ok, duration_ns, start_ns);
+        complete_replay(op, ok, &w);
         return;
     }
     if (!ok) {
@@ -369,41 +398,19 @@ static void complete_op(struct tap_op_rec *op, bool ok, uint64_t duration_ns)
         return;
     }
     double factor = tap_op_busbw_factor((enum tap_op)op->op, op->comm->nranks);
-    struct tap_timing t = {duration_ns, (double)op->bytes, (double)op->bytes * factor};
-    tap_reducer_totals.timed++;
+    struct tap_timing t = {w.duration_ns, (double)op->bytes, (double)op->bytes * factor, w.stamped};
+    count_completed(w.stamped, 1);
     note_done(op);
-    learn(op->comm, op->op, op->bytes, duration_ns);
     tap_stats_record(op, 1, &t);
-    if (start_ns)
-        tap_busy_add(start_ns, start_ns + duration_ns);
-    emit(op, 1, &t, start_ns);
+    if (w.start_ns)
+        tap_busy_add(w.start_ns, w.start_ns + w.duration_ns);
+    emit(op, 1, &t, &w);
 }
 
-/* A group's time runs from its first start to its last end over all the
- * streams it used; with one stream, elapsed time says it exactly. */
-static bool group_interval(const struct group *g, uint64_t *duration, uint64_t *start_ns)
+static void complete_group(struct group *g, const struct tap_unit *u)
 {
-    if (g->nstreams == 1) {
-        *start_ns = start_time(g->streams[0].ev_start);
-        return tap_event_elapsed_ns(g->streams[0].ev_start, g->streams[0].ev_end, duration);
-    }
-    uint64_t first = UINT64_MAX, last = 0;
-    for (uint32_t i = 0; i < g->nstreams; i++) {
-        uint64_t s, e;
-        if (!tap_event_time_ns(g->streams[i].ev_start, &s) || !tap_event_time_ns(g->streams[i].ev_end, &e))
-            return false;
-        first = s < first ? s : first;
-        last = e > last ? e : last;
-    }
-    *duration = last > first ? last - first : 0;
-    *start_ns = first;
-    return true;
-}
-
-static void complete_group(struct group *g, bool ok)
-{
-    uint64_t duration_ns = 0, start_ns = 0;
-    ok = ok && g->n > 0 && group_interval(g, &duration_ns, &start_ns);
+    struct when w;
+    bool ok = !u->failed && unit_when(u, &w);
     for (uint32_t i = 0; i < g->nstreams; i++)
         return_events(g->streams[i].ev_start, g->streams[i].ev_end);
     g->nstreams = 0;
@@ -416,7 +423,7 @@ static void complete_group(struct group *g, bool ok)
      * the bytes of one direction, as nccl-tests' sendrecv counts them (a
      * rank that sends S and receives S moved S per direction in that time;
      * counting both would read twice its bandwidth). Bus factor 1. */
-    struct tap_timing t = {duration_ns, 0, 0};
+    struct tap_timing t = {w.duration_ns, 0, 0, w.stamped};
     double sent = 0, received = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         const struct tap_op_rec *m = &g->members[i];
@@ -431,94 +438,32 @@ static void complete_group(struct group *g, bool ok)
     }
     t.bytes += sent > received ? sent : received;
     t.busbytes += sent > received ? sent : received;
-    learn(g->members[0].comm, g->members[0].op, g->members[0].bytes, duration_ns);
-    if (start_ns)
-        tap_busy_add(start_ns, start_ns + duration_ns);
+    if (w.start_ns)
+        tap_busy_add(w.start_ns, w.start_ns + w.duration_ns);
     for (uint32_t i = 0; i < g->n; i++) {
         note_done(&g->members[i]);
         tap_stats_record(&g->members[i], g->n, &t);
-        emit(&g->members[i], g->n, &t, start_ns);
+        emit(&g->members[i], g->n, &t, &w);
     }
-    tap_reducer_totals.timed += g->n;
+    count_completed(w.stamped, g->n);
     free_group(g);
 }
 
-/* Streams with an unfinished unit in this pass: later units on them are
- * not queried, since a stream runs its work in order. */
-#define MAX_BLOCKED 64
-struct blocked {
-    void *stream[MAX_BLOCKED];
-    unsigned n;
-};
-
-static bool is_blocked(const struct blocked *b, void *stream)
+static void unit_done(struct tap_unit *u, void *arg)
 {
-    for (unsigned i = 0; i < b->n; i++)
-        if (b->stream[i] == stream)
-            return true;
-    return false;
-}
-
-static void block(struct blocked *b, void *stream)
-{
-    if (b->n < MAX_BLOCKED && !is_blocked(b, stream))
-        b->stream[b->n++] = stream;
-}
-
-/* CUDA_SUCCESS when every end event of the unit has completed. */
-static CUresult query(const struct pending *p, struct blocked *b)
-{
-    if (!p->group) {
-        if (is_blocked(b, p->op.stream))
-            return CUDA_ERROR_NOT_READY;
-        CUresult r = tap_event_query(p->op.ev_end);
-        if (r == CUDA_ERROR_NOT_READY)
-            block(b, p->op.stream);
-        return r;
-    }
-    const struct group *g = p->group;
-    CUresult result = CUDA_SUCCESS;
-    for (uint32_t i = 0; i < g->nstreams; i++) {
-        CUresult r = is_blocked(b, g->streams[i].stream) ? CUDA_ERROR_NOT_READY
-                                                         : tap_event_query(g->streams[i].ev_end);
-        if (r == CUDA_ERROR_NOT_READY)
-            block(b, g->streams[i].stream);
-        if (result == CUDA_SUCCESS)
-            result = r;
-    }
-    return result;
-}
-
-static unsigned poll_pending(void)
-{
-    struct blocked b = {.n = 0};
-    unsigned done = 0, kept = 0;
-    for (unsigned i = 0; i < npending; i++) {
-        struct pending *p = &pending[i];
-        CUresult r = query(p, &b);
-        if (r == CUDA_ERROR_NOT_READY) {
-            pending[kept++] = *p;
-            continue;
-        }
-        done++;
-        bool ok = r == CUDA_SUCCESS;
-        if (p->group) {
-            complete_group(p->group, ok);
-        } else {
-            uint64_t d = 0;
-            ok = ok && tap_event_elapsed_ns(p->op.ev_start, p->op.ev_end, &d);
-            complete_op(&p->op, ok, d);
-        }
-    }
-    npending = kept;
-    return done;
+    (void)arg;
+    if (u->group)
+        complete_group(u->group, u);
+    else
+        complete_op(u);
+    tap_unit_free(u);
 }
 
 unsigned tap_reducer_pass(unsigned max_records)
 {
     struct mpmc_queue *q = atomic_load_explicit(&tap_ring, memory_order_acquire);
     unsigned handled = 0;
-    timed_this_pass = 0;
+    stamped_this_pass = 0;
     /* The reducer is the queue's only consumer: records are read in place. */
     const struct tap_record *rec;
     while (q && handled < max_records && (rec = mpmc_front(q)) != NULL) {
@@ -531,8 +476,8 @@ unsigned tap_reducer_pass(unsigned max_records)
             on_group_end(&rec->u.group);
         mpmc_release_front(q, rec);
     }
-    if (npending)
-        handled += poll_pending();
+    if (tap_lanes_waiting())
+        handled += tap_lanes_poll(tap_monotonic_ns(), unit_done, NULL);
     if (tap_gpu_ready())
         tap_pools_grow();
     tap_callsites_trace_new();
@@ -550,19 +495,29 @@ void tap_reducer_trace_stats(void)
     }
 }
 
-void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct tap_event *, void *),
-                              void *arg)
+struct each_pending {
+    tap_pending_fn *fn;
+    void *arg;
+};
+
+static void each_unit(const struct tap_unit *u, bool started, void *arg)
 {
-    for (unsigned i = 0; i < npending; i++) {
-        const struct pending *p = &pending[i];
-        if (!p->group && (p->op.flags & TAP_OPF_REPLAY))
-            continue; /* not a call: no seq of its own */
-        if (!p->group)
-            fn(&p->op, p->op.ev_start, arg);
-        else if (p->group->n && p->group->nstreams)
-            for (uint32_t k = 0; k < p->group->n; k++)
-                fn(&p->group->members[k], p->group->streams[0].ev_start, arg);
+    const struct each_pending *e = arg;
+    if (!u->group && (u->op.flags & TAP_OPF_REPLAY))
+        return; /* not a call: no seq of its own */
+    if (!u->group) {
+        e->fn(&u->op, started, e->arg);
+        return;
     }
+    const struct group *g = u->group;
+    for (uint32_t k = 0; k < g->n; k++)
+        e->fn(&g->members[k], started, e->arg);
+}
+
+void tap_reducer_each_pending(tap_pending_fn *fn, void *arg)
+{
+    struct each_pending e = {fn, arg};
+    tap_lanes_each(each_unit, &e);
 }
 
 /* Each communicator's progress, for the snapshot; grown as communicators
@@ -570,10 +525,8 @@ void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct
 static struct tap_comm_progress *progress;
 static unsigned progress_cap;
 
-/* A pending op: counted, and kept when it is its communicator's oldest.
- * Its start event is queried then only, so that a snapshot queries about
- * one event per communicator (pending ops come mostly in seq order). */
-static void note_pending(const struct tap_op_rec *op, const struct tap_event *start, void *arg)
+/* A pending op: counted, and kept when it is its communicator's oldest. */
+static void note_pending(const struct tap_op_rec *op, bool started, void *arg)
 {
     (void)arg;
     if (op->comm->creation >= progress_cap)
@@ -585,8 +538,7 @@ static void note_pending(const struct tap_op_rec *op, const struct tap_event *st
         p->oldest_bytes = op->bytes;
         p->oldest_op = op->op;
         /* The stream reached it: this rank arrived at it. */
-        bool reached = start && tap_event_query(start) == CUDA_SUCCESS;
-        p->arrived = reached ? op->seq + 1 : 0;
+        p->arrived = started ? op->seq + 1 : 0;
     }
 }
 
@@ -629,25 +581,29 @@ void tap_reducer_snapshot(struct tap_snapshot *s)
     };
 }
 
-int tap_reducer_has_pending(void) { return npending > 0 || timed_this_pass > 0; }
+int tap_reducer_has_pending(void) { return tap_lanes_waiting() > 0 || stamped_this_pass > 0; }
+
+/* A unit still waiting at exit: counted as calls without a time. */
+static void abandon(struct tap_unit *u, void *arg)
+{
+    (void)arg;
+    if (u->group) {
+        tap_reducer_totals.pending += ((struct group *)u->group)->n;
+        settle_untimed(u->group);
+    } else if (u->op.flags & TAP_OPF_REPLAY) {
+        tap_reducer_totals.replays_lost++;
+        return_events(u->op.ev_start, u->op.ev_end);
+    } else {
+        tap_reducer_totals.pending++;
+        tap_stats_record(&u->op, 1, NULL);
+    }
+    tap_unit_free(u);
+}
 
 void tap_reducer_abandon_pending(void)
 {
     tap_graph_exec_count();
-    for (unsigned i = 0; i < npending; i++) {
-        struct pending *p = &pending[i];
-        if (p->group) {
-            tap_reducer_totals.pending += p->group->n;
-            settle_untimed(p->group);
-        } else if (p->op.flags & TAP_OPF_REPLAY) {
-            tap_reducer_totals.replays_lost++;
-            return_events(p->op.ev_start, p->op.ev_end);
-        } else {
-            tap_reducer_totals.pending++;
-            tap_stats_record(&p->op, 1, NULL);
-        }
-    }
-    npending = 0;
+    tap_lanes_drain(abandon, NULL);
     /* Groups whose ncclGroupEnd record never came (lost, or still open). */
     for (unsigned i = 0; i < nopen; i++)
         settle_untimed(open_groups[i]);
@@ -662,8 +618,7 @@ void tap_reducer_reset(void)
     memset(&tap_reducer_totals, 0, sizeof tap_reducer_totals);
     open_groups = NULL;
     nopen = open_cap = 0;
-    pending = NULL;
-    npending = pending_cap = 0;
+    tap_lanes_reset();
     progress = NULL;
     progress_cap = 0;
     tap_graph_exec_reset();

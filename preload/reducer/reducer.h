@@ -1,11 +1,14 @@
 /* The reducer: one background thread per process that turns records into
- * statistics. It drains the queue, polls the events of timed operations in
- * stream order, and every interval rewrites the per-rank output. */
+ * statistics. It drains the queue, polls the events of timed and stamped
+ * operations in stream order (lanes.h), and every interval rewrites the
+ * per-rank output. */
 #ifndef NCCLTAP_REDUCER_H
 #define NCCLTAP_REDUCER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "reducer/hang.h"
 #include "writers/snapshot.h"
 
 /* Counted by the reducer (reducer thread only). */
@@ -29,13 +32,10 @@ void tap_reducer_trace_stats(void);
  * must not sleep long while the application times ops. */
 int tap_reducer_has_pending(void);
 
-/* Calls fn(op, start event, arg) for every timed op waiting for its events
- * (a group's members with the start event of its first stream), for the
- * hang watchdog. Reducer thread. */
-struct tap_op_rec;
-struct tap_event;
-void tap_reducer_each_pending(void (*fn)(const struct tap_op_rec *, const struct tap_event *, void *),
-                              void *arg);
+/* Calls fn(op, started, arg) for every timed or stamped op waiting for its
+ * events (each member of a group), `started` when its stream got to it,
+ * for the hang watchdog. Reducer thread. */
+void tap_reducer_each_pending(tap_pending_fn *fn, void *arg);
 
 /* The host cost of timing one op (its two event records), as measured on
  * timed ops; the calibration at start until there are some. */

@@ -46,18 +46,26 @@ static atomic_flag stopped = ATOMIC_FLAG_INIT;
 #define POLL_MAX_NS 20000000ull  /* 20 ms */
 
 /* How long to sleep after a pass that handled `handled` records in the
- * `slept_ns` before it. Idle: back off. Timing: 1 ms, since a timed op's
- * events go back to their pool only when polled. Counting only: long enough
- * to batch (each wake-up costs more than a record), short enough that the
- * queue stays under a quarter full at the rate just seen. */
+ * `slept_ns` before it. Ops on the GPU: NCCLTAP_POLL_US, the resolution of
+ * their stamps; once the GPU has stayed on the same work for
+ * QUIET_POLL_NS (a hang, a long op), doubling up to 1 ms. Idle: back off.
+ * Counting only: long enough to batch (each wake-up costs more than a
+ * record), short enough that the queue stays under a quarter full at the
+ * rate just seen. */
+#define QUIET_POLL_NS 20000000ull /* 20 ms */
 static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
 {
+    static uint64_t quiet_ns; /* since a pass last handled something */
+    quiet_ns = handled ? 0 : quiet_ns + slept_ns;
     if (tap_os_busy())
         return POLL_MIN_NS; /* context-switch records come fast: their rings must not overrun */
-    if (!handled && !tap_reducer_has_pending())
+    if (tap_reducer_has_pending()) {
+        uint64_t poll = (uint64_t)tap_config.poll_us * 1000, most = poll > POLL_MIN_NS ? poll : POLL_MIN_NS;
+        uint64_t more = slept_ns * 2 < poll ? poll : slept_ns * 2;
+        return quiet_ns < QUIET_POLL_NS ? poll : more > most ? most : more;
+    }
+    if (!handled)
         return slept_ns * 2 > POLL_MAX_NS ? POLL_MAX_NS : slept_ns * 2;
-    if (tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready())
-        return POLL_MIN_NS;
     double per_ns = (double)handled / (double)(slept_ns ? slept_ns : 1);
     double nap = (double)tap_config.ring_size / 4 / per_ns;
     return nap < POLL_MIN_NS ? POLL_MIN_NS : nap > POLL_MAX_NS ? POLL_MAX_NS : (uint64_t)nap;
@@ -142,7 +150,6 @@ static void *reducer_main(void *arg)
             tap_ops_file_flush();
         }
         if (now >= next_interval) {
-            atomic_fetch_add_explicit(&tap_interval_no, 1, memory_order_relaxed);
             if (tap_gpu_ready())
                 tap_pools_calibrate();
             tap_reducer_snapshot(&snap);

@@ -28,16 +28,16 @@ struct tap_event;
  * the rule. The hot path reads it and, at the class's first call and when
  * its learning window ends, writes it; the reducer sets the rate from this
  * rank's measured durations. */
+/* Which ops of a (communicator, op, size class) get a precise pair under
+ * NCCLTAP_TIMING=auto (state/sampling.h): set by the hot path from seqs
+ * alone. */
 struct tap_hint {
     /* 0: learning, the schedule from first_seq; k > 0: time the calls that
      * tap_sample_selected picks with shift k - 1 (1: every call). */
     _Atomic uint8_t rate;
     _Atomic uint8_t seen;           /* the first call was made: first_seq and aligned are set */
     uint8_t aligned;                /* tap_sample_aligned_shift of the class */
-    _Atomic uint32_t last_interval; /* interval number of the last timed op, +1 */
     uint64_t first_seq;             /* the class's first call */
-    uint64_t fastest_ns;            /* reducer only: shortest duration seen, but the first */
-    uint32_t completions;           /* reducer only: timed calls completed */
 };
 
 struct tap_comm {

@@ -5,7 +5,6 @@
 struct tap_totals tap_totals;
 _Atomic bool tap_closed;
 struct mpmc_queue *_Atomic tap_ring;
-_Atomic uint32_t tap_interval_no;
 _Atomic uint64_t tap_no_memory;
 
 void tap_note_no_memory(const char *what)

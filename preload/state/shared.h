@@ -39,8 +39,5 @@ extern struct mpmc_queue *_Atomic tap_ring;
 extern _Atomic uint64_t tap_no_memory;
 void tap_note_no_memory(const char *what);
 
-/* Advanced by the reducer every NCCLTAP_INTERVAL_MS; the timing policy
- * times at least one op per key in each. */
-extern _Atomic uint32_t tap_interval_no;
 
 #endif

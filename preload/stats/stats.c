@@ -170,6 +170,10 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
         tap_site_entries[k - 1].bytes_total += op->bytes;
         return;
     }
+    if (t && t->stamped) { /* counted as such, no time: the site's counts below */
+        s->stamped++;
+        t = NULL;
+    }
     record_rest(s, op, t);
 }
 

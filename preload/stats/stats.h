@@ -26,7 +26,8 @@ struct tap_stat {
     uint64_t group_ops;    /* sum over calls of the ops in the call's group (1 alone) */
     uint64_t captured;     /* of the calls, issued into a CUDA graph (captures) */
     uint64_t executions;   /* runs of those captured calls, one per graph launch */
-    uint64_t timed;
+    uint64_t timed;        /* calls with a precise duration (a timed pair) */
+    uint64_t stamped;      /* calls whose interval is known from marks (polled) */
     /* The first timed call is kept apart: NCCL connects lazily, and the
      * first call that needs a connection can take 10^4 times the steady
      * time. Everything below it is over the other timed calls, `steady`. */
@@ -46,10 +47,13 @@ struct tap_timing {
     uint64_t duration_ns;
     double bytes;    /* the op's S, or the sum over its group */
     double busbytes; /* the same, each times its busbw factor */
+    bool stamped;    /* from marks, to the polls' resolution: counted as
+                      * stamped, kept out of the times and histograms */
 };
 
-/* Counts one call; `t` is NULL when it was not timed. `group_ops` is the
- * number of ops in its group, 1 when it was not grouped. */
+/* Counts one call; `t` is NULL when it was neither timed nor stamped.
+ * `group_ops` is the number of ops in its group, 1 when it was not
+ * grouped. */
 void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t);
 
 /* A call (recorded by tap_stats_record too) was captured into a graph.

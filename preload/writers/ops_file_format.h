@@ -4,6 +4,10 @@
  * which includes this header too. Native byte order: read on a machine of
  * the same kind (byte_order says which).
  *
+ * One record per op whose interval is known: every op stamped with marks
+ * or timed (NCCLTAP_TIMING=auto and all), and each execution of a captured
+ * op timed under NCCLTAP_GRAPH_TIMING=all.
+ *
  * The file is a ring bounded by NCCLTAP_OPS_MAX_MB: a header of
  * TAP_OPS_HEADER_BYTES, then `capacity` record slots. Record number i (from
  * 0, in completion order) is in slot i % capacity; `written` records were
@@ -11,9 +15,11 @@
  * were overwritten (dropped, and counted so). Records go to the file before
  * the header that counts them.
  *
- * Versions: 1 (88-byte records) had no `replay`; 2 appends it. A version
- * only appends fields to the record, and record_bytes says its size, so a
- * reader takes an older record's first record_bytes and the rest as 0. */
+ * Versions: 1 (88-byte records) had no `replay`; 2 appends it; 3 appends
+ * `flags` and the spans of stamped records (version 2's records were all
+ * timed). A version only appends fields to the record, and record_bytes
+ * says its size, so a reader takes an older record's first record_bytes
+ * and the rest as 0. */
 #ifndef NCCLTAP_OPS_FILE_FORMAT_H
 #define NCCLTAP_OPS_FILE_FORMAT_H
 
@@ -21,8 +27,14 @@
 #include <stdint.h>
 
 #define TAP_OPS_MAGIC "NCCLTAP-OPS"  /* 12 bytes with its NUL */
-#define TAP_OPS_VERSION 2
+#define TAP_OPS_VERSION 3
 #define TAP_OPS_V1_RECORD_BYTES 88  /* version 1: up to dtype */
+#define TAP_OPS_V2_RECORD_BYTES 96  /* version 2: up to replay */
+
+/* Flags of a record (version 3). */
+#define TAP_OPS_STAMPED 0x1  /* start and end from marks, to the polls' resolution */
+#define TAP_OPS_START_AT_CALL 0x2 /* stamped, its stream idle when called: the start is the
+                                     call, the low end of its span (else the span's middle) */
 #define TAP_OPS_BYTE_ORDER 0x01020304u
 #define TAP_OPS_HEADER_BYTES 4096
 
@@ -56,8 +68,16 @@ struct tap_ops_record {
      * captured into a CUDA graph (NCCLTAP_GRAPH_TIMING=all; README, CUDA
      * graphs), whose enqueue_ns is then the graph's launch. */
     uint64_t replay;
+    /* Version 3. A stamped record's start is when its stream got to it, its
+     * end when it ended, each known to within a span: the width of the
+     * interval the polls of its marks allow (saturated at 2^32 - 1 ns). */
+    uint32_t flags;
+    uint32_t start_span_ns, end_span_ns;
+    uint32_t reserved;
 };
 _Static_assert(offsetof(struct tap_ops_record, replay) == TAP_OPS_V1_RECORD_BYTES,
                "version 2 appends to version 1's record");
+_Static_assert(offsetof(struct tap_ops_record, flags) == TAP_OPS_V2_RECORD_BYTES,
+               "version 3 appends to version 2's record");
 
 #endif

@@ -19,14 +19,17 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "{\"rank\": %d, \"comm\": \"%016llx\", \"seq\": %llu, \"op\": \"%s\", \"dtype\": \"%s\", "
                      "\"count\": %llu, \"bytes\": %llu, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
-                     "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu}\n",
+                     "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"start_at_call\": %s, "
+                     "\"start_span_ns\": %llu, \"end_span_ns\": %llu}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
                      (unsigned long long)op->count, (unsigned long long)op->bytes, op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,
-                     (unsigned long long)op->replay);
+                     (unsigned long long)op->replay, c->stamped ? "true" : "false",
+                     c->stamped && c->start_at_call ? "true" : "false",
+                     (unsigned long long)c->start_span_ns, (unsigned long long)c->end_span_ns);
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
@@ -35,6 +38,8 @@ void tap_ops_log_write(const struct tap_completion *c)
     if (!tap_config.ops_jsonl)
         return;
     bool inspector = tap_config.ops_jsonl == TAP_OPS_JSONL_INSPECTOR;
+    if (inspector && c->stamped)
+        return; /* Inspector's records are kernel times: the timed ops only */
     if (!ops_log.suffix)
         tap_line_log_init(&ops_log, inspector ? ".inspector.jsonl" : ".ops.jsonl",
                           (uint64_t)tap_config.ops_max_mb << 20);

@@ -20,6 +20,12 @@ struct tap_completion {
     uint32_t group_ops;        /* 1 when not grouped */
     double algbw_gbs;          /* of the op, or of its group */
     double busbw_gbs;
+    /* Known from marks (polled), not a timed pair: start and end are
+     * within the polls' resolution, each bound's width below. */
+    bool stamped;
+    bool start_at_call;        /* stamped: the start is the call (its stream was idle), the
+                                * low end of its span; else the span's middle */
+    uint64_t start_span_ns, end_span_ns;
 };
 
 void tap_ops_log_write(const struct tap_completion *c);

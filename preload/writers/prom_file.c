@@ -51,8 +51,8 @@ bool tap_prom_enabled(void)
 
 void tap_prom_observe(const struct tap_completion *c)
 {
-    if (tap_config.prom_inspector)
-        tap_prom_inspector_observe(c);
+    if (tap_config.prom_inspector && !c->stamped)
+        tap_prom_inspector_observe(c); /* Inspector's gauges are kernel times: the timed ops only */
 }
 
 /* The directory, opened at the first call; a failure said then when

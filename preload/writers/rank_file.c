@@ -104,8 +104,8 @@ static void write_op(FILE *f, const struct tap_stat *s)
             s->size_class || s->bytes_total ? 1ull << s->size_class : 0ull,
             (unsigned long long)(s->calls ? s->bytes_total / s->calls : 0),
             (unsigned long long)s->bytes_total);
-    fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"grouped\": ", (unsigned long long)s->calls,
-            (unsigned long long)s->timed);
+    fprintf(f, "     \"calls\": %llu, \"timed\": %llu, \"stamped\": %llu, \"grouped\": ",
+            (unsigned long long)s->calls, (unsigned long long)s->timed, (unsigned long long)s->stamped);
     json_number(f, s->calls ? (double)s->group_ops / (double)s->calls : 1);
     /* Calls issued into a CUDA graph, and how many times they ran: only in
      * rows that have some, so that other rows read as before. */
@@ -192,12 +192,13 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     /* Allocations that failed (no_memory): their calls are in (overflow)
      * or in rows without their group, not lost. */
     fprintf(f, "\n  ],\n  \"totals\": {\"calls\": %llu, \"dropped\": %llu, \"no_memory\": %llu, "
-               "\"timed\": %llu, \"untimed\": %llu, "
+               "\"timed\": %llu, \"stamped\": %llu, \"untimed\": %llu, "
                "\"captured\": %llu, \"pending\": %llu, \"failed\": %llu, \"simulated\": %llu, \"lost\": %llu, "
                "\"in_flight\": %llu, \"after_exit\": %llu, \"ops_lines_dropped\": %llu",
             (unsigned long long)t.calls, (unsigned long long)t.dropped,
             (unsigned long long)atomic_load(&tap_no_memory),
-            (unsigned long long)r->timed, (unsigned long long)atomic_load(&tap_totals.untimed),
+            (unsigned long long)r->timed, (unsigned long long)r->stamped,
+            (unsigned long long)atomic_load(&tap_totals.untimed),
             (unsigned long long)atomic_load(&tap_totals.captured), (unsigned long long)r->pending,
             (unsigned long long)r->failed, (unsigned long long)r->simulated, (unsigned long long)r->lost,
             (unsigned long long)t.in_flight, (unsigned long long)t.after_exit,
@@ -279,8 +280,11 @@ void tap_print_summary(const struct tap_snapshot *snap)
     char after[64] = "";
     if (t.after_exit)
         snprintf(after, sizeof after, " (%llu after exit began, not recorded)", (unsigned long long)t.after_exit);
-    tap_log("%llu NCCL calls%s on %u communicator%s, %llu timed%s%s%s%s%s", (unsigned long long)t.calls, after, n,
-            n == 1 ? "" : "s", (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
+    char stamped[48] = "";
+    if (r->stamped)
+        snprintf(stamped, sizeof stamped, ", %llu stamped", (unsigned long long)r->stamped);
+    tap_log("%llu NCCL calls%s on %u communicator%s%s, %llu timed%s%s%s%s%s", (unsigned long long)t.calls, after, n,
+            n == 1 ? "" : "s", stamped, (unsigned long long)r->timed, dropped ? ", RECORDS DROPPED: " : "",
             dropped ? "see totals.dropped" : "", lines,
             tap_rank_file_written() ? "; output in " : ", no output written",
             tap_rank_file_written() ? tap_rank_file_path() : "");

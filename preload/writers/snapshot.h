@@ -11,7 +11,8 @@
 
 /* Counted by the reducer. */
 struct tap_reducer_counts {
-    uint64_t timed;     /* ops with a duration */
+    uint64_t timed;     /* ops with a precise duration (a timed pair) */
+    uint64_t stamped;   /* ops whose interval is known from marks */
     uint64_t failed;    /* calls NCCL rejected */
     uint64_t simulated; /* calls in a group closed by ncclGroupSimulateEnd: never run */
     uint64_t pending;   /* timed ops still running at exit */

@@ -66,10 +66,10 @@ static void interval(unsigned round)
                 r.dtype = 7;
                 r.bytes = 8ull << (4 * k);
                 uint64_t d = 5000 + (r.bytes >> 6) + round % 7 * 100;
-                struct tap_timing t = {d, (double)r.bytes, (double)r.bytes * 1.5};
+                struct tap_timing t = {d, (double)r.bytes, (double)r.bytes * 1.5, false};
                 for (int i = 0; i < 4; i++)
                     tap_stats_record(&r, 1, &t);
-                struct tap_completion done = {&r, 0, 0, d, 1, t.bytes / (double)d, t.busbytes / (double)d};
+                struct tap_completion done = {&r, 0, 0, d, 1, t.bytes / (double)d, t.busbytes / (double)d, false, false, 0, 0};
                 tap_prom_observe(&done);
             }
 }

@@ -35,7 +35,7 @@ void test_stats(void)
     /* Durations 1..10000 us, uniformly: exact quantiles are known. */
     struct tap_op_rec r = op_of(&a, TAP_OP_ALLREDUCE, 1 << 20);
     for (int i = 1; i <= 10000; i++) {
-        struct tap_timing t = {(uint64_t)i * 1000, (double)(1 << 20), (double)(1 << 20) * 1.5};
+        struct tap_timing t = {(uint64_t)i * 1000, (double)(1 << 20), (double)(1 << 20) * 1.5, false};
         tap_stats_record(&r, 1, &t);
     }
     const struct tap_stat *s = find(&a, TAP_OP_ALLREDUCE, 20);

@@ -82,7 +82,7 @@ static void set_up(void)
     atomic_store(&tap_totals.untimed, 6);
     for (int i = 0; i < 3; i++) {
         struct tap_op_rec r = {.comm = alpha, .seq = (uint64_t)i, .bytes = 1 << 20, .dtype = 7, .op = TAP_OP_ALLREDUCE};
-        struct tap_timing t = {100000 + 1000 * (uint64_t)i, (double)r.bytes, (double)r.bytes * 1.5};
+        struct tap_timing t = {100000 + 1000 * (uint64_t)i, (double)r.bytes, (double)r.bytes * 1.5, false};
         tap_stats_record(&r, 1, &t);
     }
     struct tap_op_rec r = {.comm = beta, .seq = 0, .bytes = 4096, .dtype = 7, .op = TAP_OP_ALLGATHER};

@@ -5,6 +5,7 @@
 #include "model.h"
 #include "util.h"
 
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,4 +159,43 @@ int comm_size_find(const struct comm_size *s, size_t n, uint64_t id, int unknown
     struct comm_size key = { id, 0 };
     const struct comm_size *c = bsearch(&key, s, n, sizeof *s, cmp_comm_size);
     return c ? c->nranks : unknown;
+}
+
+struct stream_entry {
+    uint64_t handle;
+    uint16_t index;
+};
+
+static int cmp_stream_entry(const void *a, const void *b)
+{
+    uint64_t x = ((const struct stream_entry *)a)->handle, y = ((const struct stream_entry *)b)->handle;
+    return (x > y) - (x < y);
+}
+
+uint16_t rank_file_stream(struct rank_file *f, uint64_t handle)
+{
+    if (f->nstreams && f->streams[f->last_stream] == handle)
+        return f->last_stream;
+    struct stream_entry key = {handle, 0}, **found = tfind(&key, &f->stream_tree, cmp_stream_entry);
+    if (found)
+        return f->last_stream = (*found)->index;
+    if (f->nstreams >= UINT16_MAX)
+        return UINT16_MAX; /* streams[UINT16_MAX] is 0: "not known" */
+    struct stream_entry *e = xmalloc(sizeof *e);
+    *e = (struct stream_entry){handle, (uint16_t)f->nstreams};
+    tsearch(e, &f->stream_tree, cmp_stream_entry);
+    /* One more slot than entries: index UINT16_MAX reads as handle 0. */
+    f->streams = xrealloc(f->streams, (f->nstreams + 2) * sizeof *f->streams);
+    f->streams[f->nstreams] = handle;
+    f->streams[f->nstreams + 1] = 0;
+    return f->last_stream = (uint16_t)f->nstreams++;
+}
+
+void rank_file_streams_free(struct rank_file *f)
+{
+    tdestroy(f->stream_tree, free);
+    f->stream_tree = NULL;
+    free(f->streams);
+    f->streams = NULL;
+    f->nstreams = 0;
 }

@@ -40,6 +40,8 @@ struct op_row {
     uint64_t size_class;           /* the power of two at or below the size */
     double bytes;                  /* mean S per call (nccl-tests' size) */
     uint64_t calls, timed, bytes_total;  /* timed: every timed call, the first included */
+    uint64_t stamped;              /* calls whose interval is from marks: in the time in NCCL,
+                                    * not in the times below (0 in older files) */
     /* Of the calls, those captured into CUDA graphs, and how many times
      * they ran (graph launches); with captures, `timed` and the times are
      * over executions. 0 in rows without (and in older files). */
@@ -62,15 +64,18 @@ struct op_row {
     size_t nhist;
 };
 
-/* One timed operation: a record of the per-op file (nccltap-<host>-<pid>
- * .ops, binary, written by default), a line of the JSON-lines log
- * (NCCLTAP_OPS_JSONL), or an op_enqueue joined to its op_complete in a
- * trace. The records every cross-rank analysis works from. Times are the
- * process's CLOCK_MONOTONIC in ns (rank_file.clock_offset_ns aligns them
- * across processes and hosts, once analyze/crossrank.c has estimated it).
+/* One operation whose interval is known: timed with an event pair, or
+ * stamped with marks (OP_STAMPED: its start, when its stream got to it,
+ * and its end, each known to within its span, the polls' resolution). A
+ * record of the per-op file (nccltap-<host>-<pid>.ops, binary, written by
+ * default), a line of the JSON-lines log (NCCLTAP_OPS_JSONL), or an
+ * op_enqueue joined to its op_complete in a trace. The records every
+ * cross-rank analysis works from. Times are the process's CLOCK_MONOTONIC
+ * in ns (rank_file.clock_offset_ns aligns them across processes and
+ * hosts, once analyze/crossrank.c has estimated it).
  * 80 bytes: a report holds millions of them (1,024 ranks x 10,000 ops
- * fit in 1 GiB), so names are indices and the element count and per-op
- * bandwidth, which follow from the rest, are not kept. */
+ * fit in 1 GiB), so names and streams are indices and the element count
+ * and per-op bandwidth, which follow from the rest, are not kept. */
 struct op_event {
     uint64_t comm;           /* the communicator id, as a number */
     uint64_t seq;            /* its number in the communicator, from 0 */
@@ -81,15 +86,32 @@ struct op_event {
      * op_replay(), set with op_set_group_replay(): one field, so that a
      * record stays 80 bytes (crossrank.scale's memory budget). */
     uint64_t group_or_replay;
-    uint64_t stream;         /* the CUDA stream handle */
     uint64_t enqueue_ns;     /* when the call was made */
     uint64_t start_ns, end_ns;  /* the GPU interval */
     int32_t rank;            /* the rank in `comm` */
     int32_t peer;            /* root or peer rank, -1 if none */
     uint32_t tid;            /* the calling thread, 0 if unknown */
     uint16_t group_ops;      /* ops timed together with it (1: alone) */
+    uint16_t stream;         /* its CUDA stream: rank_file.streams[stream] */
+    /* OP_STAMPED: the widths of the intervals its start and end lie in, in
+     * us (saturated at 65,535); 0 for a timed op. */
+    uint16_t start_span_us, end_span_us;
     uint8_t op, dtype;       /* report_name(r, e->op): "AllReduce", "float32" */
+    uint8_t flags;           /* OP_STAMPED, OP_START_AT_CALL */
 };
+
+#define OP_STAMPED 0x1       /* the interval is from marks, not a timed pair */
+/* Stamped, and its stream was idle when it was called: start_ns is the
+ * call, the low end of its span (the truth may be later, never earlier);
+ * otherwise a stamped start is its span's middle. */
+#define OP_START_AT_CALL 0x2
+
+/* A span in ns as op_event keeps it. */
+static inline uint16_t op_span_us(uint64_t ns)
+{
+    uint64_t us = (ns + 999) / 1000;
+    return us > UINT16_MAX ? UINT16_MAX : (uint16_t)us;
+}
 
 #define OP_REPLAY_BIT (1ull << 63)
 
@@ -201,6 +223,7 @@ struct module_entry {
 /* The counters of a file's "totals" (README, Outputs). */
 struct totals {
     uint64_t calls, dropped, timed, untimed, captured, pending, failed;
+    uint64_t stamped;    /* ops whose interval is from marks (optional) */
     uint64_t lost;       /* timed ops whose events never completed (optional) */
     uint64_t simulated;  /* in groups closed by ncclGroupSimulateEnd (optional) */
     uint64_t ops_lines_dropped; /* per-op log lines past NCCLTAP_OPS_MAX_MB (optional) */
@@ -215,6 +238,12 @@ struct totals {
 
 /* Adds b into a. */
 void totals_add(struct totals *a, const struct totals *b);
+
+/* The index of stream `handle` in f->streams, added at its first sight
+ * (log time: a file may name any number); UINT16_MAX for streams past
+ * 65,534 (their records share it: handle 0, not known). */
+uint16_t rank_file_stream(struct rank_file *f, uint64_t handle);
+void rank_file_streams_free(struct rank_file *f);
 
 /* The sizes of the communicators that files list ("comms"), by id, sorted
  * for comm_size_find; a loader checks ranks against them, the cross-rank
@@ -251,6 +280,10 @@ struct rank_file {
     size_t nops;
     struct op_event *events; /* the per-op records, by (comm, rank, seq, replay); may be none */
     size_t nevents;
+    uint64_t *streams;       /* the CUDA stream handles its records name (op_event.stream) */
+    size_t nstreams;
+    void *stream_tree;       /* handle -> index (tsearch), for rank_file_stream */
+    uint16_t last_stream;
     uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
     struct totals totals;
     int callsite_depth;      /* frames per call site; 0: call sites off, or not recorded */

@@ -114,12 +114,12 @@ def check_json(nccltap, d):
           "comms with ranks_seen; init_ms unknown (not in these files)")
     check(all(r["in_nccl"]["share"] is None for r in doc["ranks"]),
           "in NCCL unknown: these files predate nccl_busy_s")
-    check(doc["totals"] == {"calls": 4580, "dropped": 7, "timed": 380, "untimed": 4200,
+    check(doc["totals"] == {"calls": 4580, "dropped": 7, "timed": 380, "stamped": 0, "untimed": 4200,
                             "captured": 0, "pending": 0, "failed": 0, "lost": 0,
                             "simulated": 0, "in_flight": 0, "no_memory": 0, "discarded": 0, "ops_lines_dropped": 0,
                             "after_exit": 0},
-          "totals summed (lost, simulated, in_flight, no_memory, ops_lines_dropped and after_exit are optional "
-          "in the files)")
+          "totals summed (stamped, lost, simulated, in_flight, no_memory, ops_lines_dropped and after_exit are "
+          "optional in the files)")
 
     # Every input row, once, in order, with its fields and the aggregate bandwidths.
     want = sorted((r for x in docs for r in x["ops"]),
@@ -208,8 +208,8 @@ def check_text(nccltap, d):
                  'Communicator 3f2a9c0d11e4b701 "world", 4 ranks',
                  'Communicator 8c41d0e2a97b5f36 "tp", 2 ranks, from 3f2a9c0d11e4b701 "world"',
                  "  * issued in groups",
-                 "  calls 4580  dropped 7  timed 380  untimed 4200  captured 0  pending 0",
-                 "  failed 0  lost 0  simulated 0  in_flight 0",
+                 "  calls 4580  dropped 7  timed 380  stamped 0  untimed 4200  captured 0",
+                 "  pending 0  failed 0  lost 0  simulated 0  in_flight 0  no_memory 0",
                  "WARNING: dropped 7: records lost",
                  "WARNING: untimed 4200: "):
         check(want in out, f"text has {want!r}")

@@ -272,6 +272,7 @@ static void match_p2p(const struct report *r, struct crossrank *x)
 /* ---- clocks ---- */
 
 #define MAX_SAMPLES 4096  /* per process: plenty for a robust median */
+#define MIN_TIMED_SAMPLES 16  /* timed ends enough to align a process by them alone */
 
 /* The offset and error of one process from its end differences v[0..n)
  * (reordered; dev: scratch of n): the median; then, outliers left out
@@ -302,7 +303,7 @@ static struct xr_clock robust_offset(double *v, double *dev, size_t n)
  * op ends together on all ranks. One file at a time, so that one buffer
  * serves them all (32 KiB, where one per file took 32 MiB for 1,024). */
 static size_t end_differences(const struct report *r, const struct crossrank *x, uint32_t f,
-                              const bool *together, double *v)
+                              const bool *together, bool timed_only, double *v)
 {
     const struct rank_file *file = &r->files[f];
     size_t candidates = 0, n = 0, k = 0;
@@ -311,14 +312,14 @@ static size_t end_differences(const struct report *r, const struct crossrank *x,
     size_t stride = candidates / MAX_SAMPLES + 1;
     for (size_t j = 0; j < file->nevents && n < MAX_SAMPLES; j++) {
         const struct op_event *e = &file->events[j];
-        if (!together[e->op] || k++ % stride)
+        if (!together[e->op] || (timed_only && (e->flags & OP_STAMPED)) || k++ % stride)
             continue;
         const struct xr_instance *in = xr_find(x, e->comm, e->seq, op_replay(e));
         if (!in || in->n < 2)
             continue;
         const struct xr_member *m = x->members + in->first;
         size_t a = 0;
-        while (a < in->n && !x->clocks[m[a].file].estimated)
+        while (a < in->n && (!x->clocks[m[a].file].estimated || (timed_only && !xr_timed(r, m[a]))))
             a++;
         if (a == in->n)
             continue;
@@ -348,7 +349,11 @@ static void estimate_clocks(struct report *r, struct crossrank *x)
     for (bool progress = true; progress;) {
         progress = false;
         for (uint32_t f = 0; f < r->nfiles; f++) {
-            size_t n = x->clocks[f].estimated ? 0 : end_differences(r, x, f, together, v);
+            /* Timed ends first: a stamped end is known to the polls'
+             * resolution only. Stamped ones where too few are timed. */
+            size_t n = x->clocks[f].estimated ? 0 : end_differences(r, x, f, together, true, v);
+            if (!x->clocks[f].estimated && n < MIN_TIMED_SAMPLES)
+                n = end_differences(r, x, f, together, false, v);
             if (!n)
                 continue;
             /* Estimated at the end of the round: its processes are anchors
@@ -437,11 +442,13 @@ static void measure(const struct report *r, struct crossrank *x)
         const struct xr_member *m = x->members + in->first;
         in->earliest_start_ns = INT64_MAX;
         in->latest_start_ns = in->end_ns = INT64_MIN;
-        size_t last = 0;
+        size_t last = 0, earliest = 0;
         for (size_t k = 0; k < in->n; k++) {
             int64_t s = xr_start(r, m[k]), e = xr_end(r, m[k]);
-            if (s < in->earliest_start_ns)
+            if (s < in->earliest_start_ns) {
                 in->earliest_start_ns = s;
+                earliest = k;
+            }
             if (s > in->latest_start_ns) {
                 in->latest_start_ns = s;
                 last = k;
@@ -452,10 +459,17 @@ static void measure(const struct report *r, struct crossrank *x)
         in->last_rank = xr_event(r, m[last])->rank;
         in->last_file = m[last].file;
         in->skew_ns = (double)(in->latest_start_ns - in->earliest_start_ns);
+        in->last_err_down_ns = xr_start_err_down(r, m[last]);
+        double waits = 0;
+        for (size_t k = 0; k < in->n; k++)
+            waits += (double)(in->latest_start_ns - xr_start(r, m[k]));
+        in->others_wait_ns = in->n > 1 ? waits / (double)(in->n - 1) : 0;
+        in->skew_sure_ns = in->skew_ns - in->last_err_down_ns - xr_start_err_up(r, m[earliest]);
         /* From the last arrival to the end: the last rank's own interval,
-         * on its own clock, so the clocks' error does not enter it. */
+         * on its own clock, so the clocks' error does not enter it; known
+         * where that rank's record is a timed pair. */
         const struct op_event *e = xr_event(r, m[last]);
-        in->transfer_ns = (double)(e->end_ns - e->start_ns);
+        in->transfer_ns = xr_timed(r, m[last]) ? (double)(e->end_ns - e->start_ns) : 0;
         int n = in->nranks ? in->nranks : (int)in->n;
         in->busbw_gbs = in->transfer_ns > 0
             ? (double)in->bytes * xr_bus_factor(report_name(r, in->op), n) / in->transfer_ns : 0;
@@ -468,7 +482,7 @@ static void measure(const struct report *r, struct crossrank *x)
         /* The shorter side: the one that arrived second waited for nobody,
          * so its interval is the transfer (each on its own clock). */
         uint64_t da = a->end_ns - a->start_ns, db = b->end_ns - b->start_ns;
-        p->transfer_ns = (double)(da < db ? da : db);
+        p->transfer_ns = xr_timed(r, p->send) && xr_timed(r, p->recv) ? (double)(da < db ? da : db) : 0;
         p->busbw_gbs = p->transfer_ns > 0 ? (double)p->bytes / p->transfer_ns : 0;
     }
 }

@@ -34,7 +34,17 @@ struct xr_instance {
     int last_rank;              /* the rank that started last */
     uint32_t last_file;         /* and its file */
     double skew_ns;             /* latest start minus earliest: the longest wait */
-    double transfer_ns;         /* end minus latest start (the last rank's own interval) */
+    /* The skew less what the stamps' spans allow: the last rank's start may
+     * be that much earlier, the earliest's that much later (0 when both
+     * were timed). Above the threshold, the last rank was last for sure. */
+    double skew_sure_ns;
+    double last_err_down_ns;    /* the last rank's start: how much earlier it may be */
+    /* The others' mean wait for the last rank (latest start minus each
+     * other start): what it held each up by, on average. Unlike the skew,
+     * not the extreme of several stamps' errors. */
+    double others_wait_ns;
+    double transfer_ns;         /* end minus latest start (the last rank's own interval);
+                                   0 when that rank's record is stamped, not timed */
     double busbw_gbs;           /* S x bus factor / transfer time; 0 if not timed */
 };
 
@@ -84,9 +94,13 @@ struct xr_straggler {
     int rank;
     uint32_t file;
     size_t instances;           /* complete instances it took part in */
+    /* Of those, the ones where who started last can be told: all but
+     * stamped ones whose skew lies within what the stamps' spans allow
+     * either way (the truth may be above the threshold or below it). */
+    size_t decided;
     size_t last;                /* those it started last in, by more than the threshold */
-    double last_fraction;       /* last / instances */
-    double wait_us_total;       /* the skew of those instances, summed */
+    double last_fraction;       /* last / decided */
+    double wait_us_total;       /* the others' mean wait in those instances, summed */
     double wait_us_mean, wait_us_median;
     uint8_t ops[4];             /* the ops it was last in (first 4 kinds) */
     size_t nops;
@@ -259,6 +273,24 @@ static inline int64_t xr_start(const struct report *r, struct xr_member m)
 static inline int64_t xr_end(const struct report *r, struct xr_member m)
 {
     return (int64_t)xr_event(r, m)->end_ns - r->files[m.file].clock_offset_ns;
+}
+/* How much later (up) or earlier (down) than its start its true start
+ * may be, ns: 0 for a timed record; for a stamped one, half its span
+ * either way, or, for a start taken at the call, its span up and 0 down. */
+static inline double xr_start_err_up(const struct report *r, struct xr_member m)
+{
+    const struct op_event *e = xr_event(r, m);
+    return (double)e->start_span_us * (e->flags & OP_START_AT_CALL ? 1e3 : 0.5e3);
+}
+static inline double xr_start_err_down(const struct report *r, struct xr_member m)
+{
+    const struct op_event *e = xr_event(r, m);
+    return e->flags & OP_START_AT_CALL ? 0 : (double)e->start_span_us * 0.5e3;
+}
+/* Whether its interval is a timed pair's, exact. */
+static inline bool xr_timed(const struct report *r, struct xr_member m)
+{
+    return !(xr_event(r, m)->flags & OP_STAMPED);
 }
 
 /* The instance of (comm, seq, replay), or NULL. */

@@ -114,7 +114,7 @@ static void add_stragglers(const struct report *r, double nccl_time_us, struct f
         v->seq = s->nworst ? s->worst_seq[0] : 0;
         v->replay = s->nworst ? s->worst_replay[0] : 0;
         v->count = s->last;
-        v->of = s->instances;
+        v->of = s->decided;
         v->wait_us = s->wait_us_mean;
         v->cost_us = others_wait_us(r, x, s);
         v->share = nccl_time_us > 0.0 ? v->cost_us / nccl_time_us : NAN;

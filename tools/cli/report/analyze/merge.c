@@ -266,8 +266,8 @@ void rank_file_nccl_time(const struct rank_file *f, struct nccl_time *t)
         const struct op_row *row = &f->ops[i];
         calls += row->calls;
         double per_call_us = row->t_count ? row->us_mean : row->first_us;
-        uint64_t runs = op_row_runs(row);
-        uint64_t untimed = runs > row->timed ? runs - row->timed : 0;
+        uint64_t runs = op_row_runs(row), known = row->timed + row->stamped;
+        uint64_t untimed = runs > known ? runs - known : 0;
         if (!untimed)
             continue;
         if (isnan(per_call_us)) {
@@ -300,6 +300,7 @@ void totals_add(struct totals *a, const struct totals *b)
     a->calls += b->calls;
     a->dropped += b->dropped;
     a->timed += b->timed;
+    a->stamped += b->stamped;
     a->untimed += b->untimed;
     a->captured += b->captured;
     a->pending += b->pending;

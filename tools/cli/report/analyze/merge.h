@@ -72,12 +72,13 @@ struct op_merged {
 void op_merge(const struct op_row *const *rows, size_t n, struct op_merged *m);
 
 /* The time a process was in NCCL (README, Outputs): the union of its
- * operations' intervals over its wall time, never above 1. Timed calls give
- * their intervals (nccl_busy_s). Calls counted but not timed (auto samples
- * small ones) are estimated: each at its row's mean time, or its row's first
+ * operations' intervals over its wall time, never above 1. Timed and
+ * stamped calls give their intervals (nccl_busy_s). Calls counted with
+ * neither (NCCLTAP_TIMING=off, no event free, files of nccltap before it
+ * stamped) are estimated: each at its row's mean time, or its row's first
  * call's when that is all there is, a group once; they are taken to overlap
- * the way the timed ones do, so the union is scaled by (timed time +
- * estimated time) / timed time. Calls of rows with no timed call at all
+ * the way the others do, so the union is scaled by (known time +
+ * estimated time) / known time. Calls of rows with no timed call at all
  * cannot be estimated: they are counted in `unestimated_calls`. */
 struct nccl_time {
     double busy_s;             /* the union of the timed intervals */

@@ -72,17 +72,27 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
                 struct xr_straggler *s = &acc[rank];
                 s->instances++;
                 s->file = m.file;
-                double w = (double)(in->latest_start_ns - xr_start(r, m)) / 1e3;
+                /* Less what the two starts' spans allow: stamped starts
+                 * differ by the polls' phase too, which is no wait. */
+                double slack = in->last_err_down_ns + xr_start_err_up(r, m);
+                double w = (double)(in->latest_start_ns - xr_start(r, m)) - slack;
+                w = w > 0 ? w / 1e3 : 0;
                 wait[rank].wait_us_total += w;
                 wait[rank].wait_us_max = w > wait[rank].wait_us_max ? w : wait[rank].wait_us_max;
             }
-            if (in->skew_ns <= x->threshold_ns)
+            /* The skew may be as much larger as it may be smaller. */
+            double doubt = in->skew_ns - in->skew_sure_ns;
+            bool late = in->skew_sure_ns > x->threshold_ns;
+            if (late || in->skew_ns + doubt <= x->threshold_ns)
+                for (size_t k = 0; k < in->n; k++)
+                    acc[xr_event(r, x->members[in->first + k])->rank].decided++;
+            if (!late)
                 continue;
             struct xr_straggler *s = &acc[in->last_rank];
             s->last++;
-            s->wait_us_total += in->skew_ns / 1e3;
+            s->wait_us_total += in->others_wait_ns / 1e3;
             xr_keep_worst(s->worst_seq, s->worst_replay, s->worst_us, &s->nworst, in->seq, in->replay,
-                          in->skew_ns / 1e3, true);
+                          in->others_wait_ns / 1e3, true);
             note_op(s, in->op);
         }
         for (int rank = 0; rank <= maxrank; rank++) {
@@ -98,7 +108,7 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             own->file = s->file;
             own->instances = s->instances;
             own->wait_us_mean = own->wait_us_total / (double)s->instances;
-            s->last_fraction = (double)s->last / (double)s->instances;
+            s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
             if (s->last < MIN_LAST || s->last_fraction < MIN_LAST_FRACTION)
                 continue;
             s->comm = x->instances[c].comm;
@@ -109,8 +119,8 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             size_t n = 0;
             for (size_t i = from; i < d; i++) {
                 const struct xr_instance *in = &x->instances[i];
-                if (complete(in) && in->skew_ns > x->threshold_ns && in->last_rank == rank)
-                    w[n++] = in->skew_ns / 1e3;
+                if (complete(in) && in->skew_sure_ns > x->threshold_ns && in->last_rank == rank)
+                    w[n++] = in->others_wait_ns / 1e3;
             }
             s->wait_us_median = xr_median(w, n);
             free(w);

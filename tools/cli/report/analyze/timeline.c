@@ -126,7 +126,7 @@ static uint32_t stream_tid(struct builder *b, const struct rank_file *f, const s
         ft->streams = xrealloc(ft->streams, (k + 1) * sizeof *ft->streams);
         ft->streams[ft->nstreams++] = e->stream;
         add_track(b, (struct tl_track){ .pid = file_pid(b->r, f), .tid = STREAM_TID0 + (uint32_t)k,
-                                        .kind = TL_TRACK_STREAM, .file = f, .stream = e->stream,
+                                        .kind = TL_TRACK_STREAM, .file = f, .stream = f->streams[e->stream],
                                         .sort = 1000 + (int)k });
     }
     return STREAM_TID0 + (uint32_t)k;

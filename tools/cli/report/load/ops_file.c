@@ -125,13 +125,18 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
                 unknown_start++;
                 continue;
             }
+            bool stamped = rec->flags & TAP_OPS_STAMPED;
             f->events[f->nevents++] = (struct op_event){
                 .comm = rec->comm, .seq = rec->seq, .bytes = rec->bytes,
-                .stream = rec->stream, .enqueue_ns = rec->enqueue_ns, .start_ns = rec->start_ns,
+                .stream = rank_file_stream(f, rec->stream), .enqueue_ns = rec->enqueue_ns, .start_ns = rec->start_ns,
                 .end_ns = rec->end_ns, .rank = rec->rank, .peer = rec->peer, .tid = rec->tid,
                 .group_ops = rec->group_ops ? rec->group_ops : 1,
                 .op = rec->op < hd->nops ? ops[rec->op] : report_name_index(r, "unknown"),
                 .dtype = rec->dtype < hd->ndtypes ? dtypes[rec->dtype] : report_name_index(r, "unknown"),
+                .flags = (stamped ? OP_STAMPED : 0) |
+                         (stamped && (rec->flags & TAP_OPS_START_AT_CALL) ? OP_START_AT_CALL : 0),
+                .start_span_us = stamped ? op_span_us(rec->start_span_ns) : 0,
+                .end_span_us = stamped ? op_span_us(rec->end_span_ns) : 0,
             };
             if (!op_set_group_replay(&f->events[f->nevents - 1], rec->group, rec->replay)) {
                 f->nevents--;

@@ -61,7 +61,7 @@ static bool hex(json_t *o, const char *key, uint64_t *out)
 /* One line into *e; false when it lacks what a record needs. An
  * execution of a captured call ("replay" N > 0) is read as one: the rank
  * file counts them in its rows, these are its times. */
-static bool parse_line(struct report *r, const char *line, struct op_event *e)
+static bool parse_line(struct report *r, struct rank_file *f, const char *line, struct op_event *e)
 {
     json_t *o = json_loads(line, 0, NULL);
     if (!json_is_object(o)) {
@@ -86,8 +86,15 @@ static bool parse_line(struct report *r, const char *line, struct op_event *e)
         if (!e->group_ops)
             e->group_ops = 1;
         e->tid = (uint32_t)u64(o, "tid");
-        if (!hex(o, "stream", &e->stream))
-            e->stream = 0;
+        uint64_t stream = 0;
+        if (!hex(o, "stream", &stream))
+            stream = 0;
+        e->stream = rank_file_stream(f, stream);
+        if (json_is_true(json_object_get(o, "stamped"))) {
+            e->flags = OP_STAMPED | (json_is_true(json_object_get(o, "start_at_call")) ? OP_START_AT_CALL : 0);
+            e->start_span_us = op_span_us(u64(o, "start_span_ns"));
+            e->end_span_us = op_span_us(u64(o, "end_span_ns"));
+        }
         e->enqueue_ns = u64(o, "enqueue_ns");
         e->start_ns = u64(o, "start_ns");
         e->end_ns = u64(o, "end_ns");
@@ -119,7 +126,7 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
             f->events = xrealloc(f->events, (cap = cap ? 2 * cap : 256) * sizeof *f->events);
         struct op_event *e = &f->events[f->nevents];
         memset(e, 0, sizeof *e);
-        if (parse_line(r, line, e))
+        if (parse_line(r, f, line, e))
             f->nevents++;
         else if (bad++ == 0)
             first_bad = lineno;

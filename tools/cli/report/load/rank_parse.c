@@ -41,6 +41,7 @@ static const struct field file_fields[] = {
     F("totals.calls", K_U64, struct rank_file, totals.calls),
     F("totals.dropped", K_U64, struct rank_file, totals.dropped),
     F("totals.timed", K_U64, struct rank_file, totals.timed),
+    OPT("totals.stamped", K_U64, struct rank_file, totals.stamped),
     F("totals.untimed", K_U64, struct rank_file, totals.untimed),
     F("totals.captured", K_U64, struct rank_file, totals.captured),
     F("totals.pending", K_U64, struct rank_file, totals.pending),
@@ -76,6 +77,7 @@ static const struct field op_fields[] = {
     F("bytes_total", K_U64, struct op_row, bytes_total),
     F("calls", K_U64, struct op_row, calls),
     F("timed", K_U64, struct op_row, timed),
+    OPT("stamped", K_U64, struct op_row, stamped),
     OPT("grouped", K_NUM, struct op_row, grouped),
     OPT("captured", K_U64, struct op_row, captured),
     OPT("executions", K_U64, struct op_row, executions),
@@ -1002,6 +1004,7 @@ void rank_file_free(struct rank_file *f)
 {
     free(f->ops);
     free(f->events);
+    rank_file_streams_free(f);
     free(f->comms);
     free(f->ranks);
     free(f->path);

@@ -47,7 +47,10 @@ static void join(struct report *r, struct rank_file *f, const struct tm_proc *p,
             .op = report_name_index(r, o->op), .dtype = report_name_index(r, o->dtype),
             .bytes = o->bytes,
             .group_ops = d->group_ops ? (uint16_t)(d->group_ops > UINT16_MAX ? UINT16_MAX : d->group_ops) : 1,
-            .tid = o->tid, .stream = o->stream, .start_ns = d->start_ns, .end_ns = d->end_ns,
+            .tid = o->tid, .stream = rank_file_stream(f, o->stream), .start_ns = d->start_ns, .end_ns = d->end_ns,
+            .flags = (d->stamped ? OP_STAMPED : 0) | (d->stamped && d->start_at_call ? OP_START_AT_CALL : 0),
+            .start_span_us = d->stamped ? op_span_us(d->start_span_ns) : 0,
+            .end_span_us = d->stamped ? op_span_us(d->end_span_ns) : 0,
             /* A launch is no call: the trace does not say when it was. */
             .enqueue_ns = d->replay ? 0 : o->ts_ns,
         };

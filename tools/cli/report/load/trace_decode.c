@@ -268,6 +268,11 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->busbw_gbs = get_real(p, "busbw_gbs");
         e->group_ops = get_u64(p, "group_ops");
         e->replay = get_u64_since(p, "replay");
+        uint64_t stamped = get_u64_since(p, "stamped");
+        e->stamped = stamped != 0;
+        e->start_at_call = stamped == 2;
+        e->start_span_ns = get_u64_since(p, "start_span_ns");
+        e->end_span_ns = get_u64_since(p, "end_span_ns");
         break;
     case TEV_HANG:
         e->rank = get_i64(p, "rank");

@@ -222,7 +222,7 @@ json_t *trace_doc(struct tm_proc *p)
     busy_time(p, &busy_s, &timed_s);
     json_t *doc = json_pack(
         "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:I, s:o, s:I, s:o,"
-        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
         "job", "", "nccl_version", p->nccl_version, "nccl_version_str", version,
         "wall_s", wall_s, "nccl_busy_s", busy_s, "nccl_timed_s", timed_s,
@@ -231,7 +231,7 @@ json_t *trace_doc(struct tm_proc *p)
         "callsite_python_unread", (json_int_t)p->python_unread,
         "modules", modules_json(p),
         "totals", "calls", (json_int_t)calls, "dropped", (json_int_t)0,
-        "timed", (json_int_t)t.timed, "untimed", (json_int_t)0,
+        "timed", (json_int_t)t.timed, "stamped", (json_int_t)t.stamped, "untimed", (json_int_t)0,
         "captured", (json_int_t)p->captured, "pending", (json_int_t)0,
         "failed", (json_int_t)t.failed, "simulated", (json_int_t)t.simulated,
         "lost", (json_int_t)0);

@@ -67,6 +67,10 @@ struct tev {
      * call seq (absent from traces of nccltap before it: 0) */
     uint64_t start_ns, end_ns, duration_ns, group_ops, replay;
     double algbw_gbs, busbw_gbs;
+    /* op_complete (absent before nccltap stamped ops: 0): from marks, each
+     * end known to within its span */
+    bool stamped, start_at_call;  /* field `stamped` 1, 2 */
+    uint64_t start_span_ns, end_span_ns;
     /* hang (also rank, nranks, seq, op, bytes) */
     bool started;
     uint64_t issued, done_seq, pending_ns;

@@ -128,6 +128,7 @@ static void on_done(struct tm_proc *p, const struct tev *e)
         .duration_ns = e->duration_ns, .replay = e->replay,
         .group_ops = e->group_ops, .rank = int_field(e->rank),
         .algbw_gbs = e->algbw_gbs, .busbw_gbs = e->busbw_gbs,
+        .stamped = e->stamped, .start_at_call = e->start_at_call, .start_span_ns = e->start_span_ns, .end_span_ns = e->end_span_ns,
     };
     if (e->replay) {
         p->replays = xgrow(p->replays, &p->cap_replays, p->nreplays, sizeof *p->replays, 16);

@@ -35,6 +35,8 @@ struct tm_done {
     uint64_t comm_id, seq, start_ns, end_ns, duration_ns, group_ops, replay;
     int rank;
     double algbw_gbs, busbw_gbs;
+    bool stamped, start_at_call;   /* from marks: no precise time (tev.stamped) */
+    uint64_t start_span_ns, end_span_ns;
 };
 
 /* The latest hang event of one communicator. `op` points into the model's

@@ -18,14 +18,15 @@
 /* One op of a row, with its completion when it was timed. */
 struct call {
     const struct tm_op *op;
-    const struct tm_done *done;
+    const struct tm_done *done;  /* NULL unless timed precisely */
     uint64_t grouped;   /* ops in its group, 1 when not grouped */
+    bool stamped;       /* its interval is from marks: counted, no time */
 };
 
 struct row {
     const struct tm_op *key;
     uint64_t calls, bytes_total, group_ops;
-    uint64_t timed;
+    uint64_t timed, stamped;
     uint64_t first_ns;                /* the first timed call, kept apart (timed > 0) */
     uint64_t steady, t_sum, t_min, t_max;  /* over the other timed calls */
     double algbw_sum, busbw_sum, bw_bytes, bw_busbytes;
@@ -105,6 +106,7 @@ static void add_call(struct row *r, const struct call *c)
 {
     r->calls++;
     r->bytes_total += c->op->bytes;
+    r->stamped += c->stamped;
     const struct tm_done *d = c->done;
     if (!d) {
         r->group_ops += c->grouped;
@@ -175,7 +177,7 @@ static json_t *row_json(const struct tm_proc *p, const struct row *r)
         if (r->hist[b])
             json_array_append_new(hist, json_pack("[I, I]", (json_int_t)b, (json_int_t)r->hist[b]));
     return json_pack(
-        "{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:o,"
+        "{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o,"
         " s:{s:I, s:I, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o},"
         " s:o, s:o, s:f, s:f, s:o}",
         "rank", k->rank, "comm", comm, "comm_name", comm_name(p, k->comm_id, k->rank),
@@ -183,7 +185,7 @@ static json_t *row_json(const struct tm_proc *p, const struct row *r)
         "size_class", (json_int_t)(cls || r->bytes_total ? 1ull << cls : 0),
         "bytes", (json_int_t)(r->bytes_total / r->calls),
         "bytes_total", (json_int_t)r->bytes_total,
-        "calls", (json_int_t)r->calls, "timed", (json_int_t)r->timed,
+        "calls", (json_int_t)r->calls, "timed", (json_int_t)r->timed, "stamped", (json_int_t)r->stamped,
         "grouped", (double)r->group_ops / (double)r->calls,
         "first_us", r->timed ? json_real((double)r->first_ns * us) : json_null(),
         "time_ns", "count", (json_int_t)r->steady, "sum", (json_int_t)r->t_sum,
@@ -260,8 +262,12 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
                 continue;
             }
         }
+        bool stamped = done && done->stamped;
+        if (stamped)
+            done = NULL;
         t->timed += done != NULL;
-        calls[n++] = (struct call){ op, done, op->group_id ? group_size(ids, nids, op->group_id) : 1 };
+        t->stamped += stamped;
+        calls[n++] = (struct call){ op, done, op->group_id ? group_size(ids, nids, op->group_id) : 1, stamped };
     }
     free(ids);
     *ncalls = n;

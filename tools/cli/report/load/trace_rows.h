@@ -11,7 +11,8 @@
 
 /* What the rows leave out or time, for the document's totals. */
 struct trace_row_totals {
-    uint64_t timed;       /* ops with an op_complete */
+    uint64_t timed;       /* ops with an op_complete of a timed pair */
+    uint64_t stamped;     /* ops with an op_complete from marks */
     uint64_t simulated;   /* ops of groups closed by ncclGroupSimulateEnd */
     uint64_t failed;      /* ops of groups whose ncclGroupEnd failed */
 };

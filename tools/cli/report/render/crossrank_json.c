@@ -170,12 +170,12 @@ json_t *stragglers_json(const struct report *r)
         json_t *ops = json_array();
         for (size_t k = 0; k < s->nops; k++)
             json_array_append_new(ops, json_string(report_name(r, s->ops[k])));
-        json_t *o = json_pack("{s:o, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:o, s:o}",
+        json_t *o = json_pack("{s:o, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o, s:o}",
             "comm", comm_id(s->comm), "rank", s->rank, "host", r->files[s->file].host,
             "pid", (json_int_t)r->files[s->file].pid, "last_fraction", s->last_fraction,
             "wait_us_mean", s->wait_us_mean, "wait_us_total", s->wait_us_total,
             "wait_us_median", s->wait_us_median, "last", (json_int_t)s->last,
-            "instances", (json_int_t)s->instances, "ops", ops,
+            "instances", (json_int_t)s->instances, "decided", (json_int_t)s->decided, "ops", ops,
             "worst_seqs", seqs(s->worst_seq, s->nworst));
         add_replays(o, s->worst_replay, s->nworst);
         json_array_append_new(a, o);

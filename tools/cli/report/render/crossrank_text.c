@@ -129,9 +129,11 @@ static void print_straggler(const struct report *r, const struct xr_straggler *s
 {
     const struct rank_file *f = &r->files[s->file];
     char host[SHOWN_MAX], op[SHOWN_MAX];
-    fprintf(out, "  comm %016" PRIx64 " rank %d (%s pid %lld): last in %zu of %zu collectives (%.0f%%)\n"
-            "    held the others up %.1f us mean, %.1f us median, %.3f ms in total\n    in",
-            s->comm, s->rank, shown(f->host, host), f->pid, s->last, s->instances, 100 * s->last_fraction,
+    fprintf(out, "  comm %016" PRIx64 " rank %d (%s pid %lld): last in %zu of %zu collectives (%.0f%%)",
+            s->comm, s->rank, shown(f->host, host), f->pid, s->last, s->decided, 100 * s->last_fraction);
+    if (s->decided < s->instances)
+        fprintf(out, "; %zu more within the stamps' resolution", s->instances - s->decided);
+    fprintf(out, "\n    held the others up %.1f us mean, %.1f us median, %.3f ms in total\n    in",
             s->wait_us_mean, s->wait_us_median, s->wait_us_total / 1e3);
     for (size_t i = 0; i < s->nops; i++)
         fprintf(out, "%s %s", i ? "," : "", shown(report_name(r, s->ops[i]), op));

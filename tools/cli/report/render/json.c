@@ -116,9 +116,9 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
     const struct totals t = s->totals;
     /* "discarded" is the trace's (LTTng's full buffers), not any rank's;
      * 0 for per-rank files, which lose nothing that way. */
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
         "calls", (json_int_t)t.calls, "dropped", (json_int_t)t.dropped,
-        "timed", (json_int_t)t.timed, "untimed", (json_int_t)t.untimed,
+        "timed", (json_int_t)t.timed, "stamped", (json_int_t)t.stamped, "untimed", (json_int_t)t.untimed,
         "captured", (json_int_t)t.captured, "pending", (json_int_t)t.pending,
         "failed", (json_int_t)t.failed, "lost", (json_int_t)t.lost,
         "simulated", (json_int_t)t.simulated, "in_flight", (json_int_t)t.in_flight,

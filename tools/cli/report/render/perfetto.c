@@ -139,7 +139,10 @@ static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
     str(out, report_name(r, o->dtype));
     if (op_replay(o))  /* the replay-th execution of the call seq captured into a CUDA graph */
         fprintf(out, ",\"replay\":%" PRIu64, op_replay(o));
-    fprintf(out, ",\"stream\":\"0x%" PRIx64 "\"", o->stream);
+    fprintf(out, ",\"stream\":\"0x%" PRIx64 "\"", e->file->streams[o->stream]);
+    if (o->flags & OP_STAMPED) /* from marks: each end within its span */
+        fprintf(out, ",\"stamped\":true,\"start_span_us\":%u,\"end_span_us\":%u", (unsigned)o->start_span_us,
+                (unsigned)o->end_span_us);
     if (o->peer >= 0)
         fprintf(out, ",\"peer\":%d", o->peer);
     if (op_group(o))

@@ -45,6 +45,11 @@ static void print_header(const struct report *r, const struct report_summary *s,
                 s->simulated, r->nfiles, r->nfiles == 1 ? "" : "es");
     if (h.ntimings)
         fprintf(out, "  timing     %s\n", h.timings);
+    if (s->totals.stamped)
+        fprintf(out, "  stamped    %llu call%s: start and end from marks, to the reducer's polls (NCCLTAP_POLL_US);\n"
+                     "             %llu timed precisely with event pairs\n",
+                (unsigned long long)s->totals.stamped, s->totals.stamped == 1 ? "" : "s",
+                (unsigned long long)s->totals.timed);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].timing_note[0])
             fprintf(out, "  timing     %s pid %lld: %s\n", shown(r->files[i].host, buf),
@@ -443,7 +448,8 @@ static const struct counter {
     { "calls", "NCCL calls seen", NULL, NULL },
     { "dropped", "records lost to a full queue (in no row)",
       "the counts and times above miss them", "raise NCCLTAP_RING_SIZE" },
-    { "timed", "calls timed with CUDA events", NULL, NULL },
+    { "timed", "calls timed precisely, with a CUDA event pair", NULL, NULL },
+    { "stamped", "calls whose start and end are known from marks, to the polls' resolution (auto)", NULL, NULL },
     { "untimed", "timing wanted, but no CUDA event was free",
       "they are counted, and the times above are the other calls'", "raise NCCLTAP_MAX_INFLIGHT" },
     { "captured", "issued into a CUDA graph: they run at each launch, untimed", NULL, NULL },
@@ -459,7 +465,7 @@ static const struct counter {
 
 static uint64_t counter_value(const struct totals *t, size_t i)
 {
-    const uint64_t v[] = { t->calls, t->dropped, t->timed, t->untimed, t->captured, t->pending,
+    const uint64_t v[] = { t->calls, t->dropped, t->timed, t->stamped, t->untimed, t->captured, t->pending,
                            t->failed, t->lost, t->simulated, t->in_flight, t->no_memory };
     return v[i];
 }
@@ -469,7 +475,7 @@ static void print_totals(const struct report *r, const struct report_summary *s,
     const struct totals *t = &s->totals;
     const size_t n = sizeof counters / sizeof counters[0];
     fputs("\nTotals over all ranks\n", out);
-    /* Six to a line: eleven counters would not fit 120 columns. */
+    /* Six to a line: twelve counters would not fit 120 columns. */
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%s  %s %llu", i && i % 6 == 0 ? "\n" : "", counters[i].name,
                 (unsigned long long)counter_value(t, i));
