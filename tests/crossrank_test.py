@@ -129,6 +129,34 @@ def straggler(run, timing):
           "the text does not give each rank's wait: %s" % shown)
 
 
+def late_at_allreduce(run):
+    """4 ranks, 300 steps of compute, AllReduce 1 MiB, AllGather right
+    after, stream sync; rank 2 computes 3 ms longer before the AllReduce,
+    so it is late there and on time at the AllGather (tests/apps/
+    step_app.c), in the default mode. Every collective of every rank is
+    compared (none "not recorded by every rank"): 600 instances, none
+    incomplete. At the AllReduces the others wait for rank 2, about 3 ms;
+    at the AllGathers nobody waits beyond the stamps' resolution."""
+    app = os.path.join(os.path.dirname(run.bench), "step_app")
+    env = run.env(NCCLTAP_OS="off")
+    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "300", "late", "2", "3000"]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "step_app exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+    rep, text, _ = run.report()
+    x = rep["crossrank"]
+    check(x["instances"] == 600 and x["incomplete"] == 0,
+          "every collective of every rank compared: %d instances, %d incomplete, want 600 and 0"
+          % (x["instances"], x["incomplete"]))
+    check("not recorded by every rank" not in text, "the text says some were not recorded by every rank")
+    check(rep["totals"]["stamped"] + rep["totals"]["timed"] == rep["totals"]["calls"],
+          "every call stamped or timed: %s" % rep["totals"])
+    waits = {w["rank"]: w["wait_us_mean"] for w in x["waits"]}
+    # Each rank's mean wait over both ops: 3 ms at the AllReduce, ~0 at
+    # the AllGather, so about 1.5 ms for the others, ~0 for rank 2.
+    check(all(1200 <= waits[r] <= 1800 for r in (0, 1, 3)) and waits[2] < 300,
+          "mean waits per rank (3 ms at each AllReduce, none at the AllGathers): %s" % waits)
+
+
 def slow_link(run):
     """Rank 1's link 4 times slower, arrivals unchanged: the send/receive
     pairs through rank 1 are slow transfers; nobody is a straggler."""
@@ -759,6 +787,7 @@ def main():
         "hang_first_op": lambda: hang_first_op(run),
         "hang_auto": lambda: hang_auto(run),
         "hang_off": lambda: hang_off(run),
+        "late_at_allreduce": lambda: late_at_allreduce(run),
         "hang_untimed": lambda: hang_untimed(run),
         "hang_quiet": lambda: hang_quiet(run),
         "hosts": lambda: hosts(run),

@@ -46,12 +46,14 @@ static atomic_flag stopped = ATOMIC_FLAG_INIT;
 #define POLL_MAX_NS 20000000ull  /* 20 ms */
 
 /* How long to sleep after a pass that handled `handled` records in the
- * `slept_ns` before it. Ops on the GPU: NCCLTAP_POLL_US, the resolution of
- * their stamps; once the GPU has stayed on the same work for
- * QUIET_POLL_NS (a hang, a long op), doubling up to 1 ms. Idle: back off.
- * Counting only: long enough to batch (each wake-up costs more than a
- * record), short enough that the queue stays under a quarter full at the
- * rate just seen. */
+ * `slept_ns` before it. Stamping ops (NCCLTAP_TIMING auto or all) while
+ * the application calls NCCL or ops are on the GPU: NCCLTAP_POLL_US, the
+ * resolution of the stamps, also between ops (the first poll after a call
+ * bounds when its stream got to it); once QUIET_POLL_NS pass with nothing
+ * new (a hang, a long op, a pause), doubling, up to 1 ms while ops are on
+ * the GPU. Otherwise idle: back off. Counting only: long enough to batch
+ * (each wake-up costs more than a record), short enough that the queue
+ * stays under a quarter full at the rate just seen. */
 #define QUIET_POLL_NS 20000000ull /* 20 ms */
 static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
 {
@@ -59,10 +61,14 @@ static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
     quiet_ns = handled ? 0 : quiet_ns + slept_ns;
     if (tap_os_busy())
         return POLL_MIN_NS; /* context-switch records come fast: their rings must not overrun */
+    uint64_t poll = (uint64_t)tap_config.poll_us * 1000;
+    bool stamping = tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready();
+    if (stamping && quiet_ns < QUIET_POLL_NS)
+        return poll;
     if (tap_reducer_has_pending()) {
-        uint64_t poll = (uint64_t)tap_config.poll_us * 1000, most = poll > POLL_MIN_NS ? poll : POLL_MIN_NS;
+        uint64_t most = poll > POLL_MIN_NS ? poll : POLL_MIN_NS;
         uint64_t more = slept_ns * 2 < poll ? poll : slept_ns * 2;
-        return quiet_ns < QUIET_POLL_NS ? poll : more > most ? most : more;
+        return more > most ? most : more;
     }
     if (!handled)
         return slept_ns * 2 > POLL_MAX_NS ? POLL_MAX_NS : slept_ns * 2;

@@ -1,0 +1,107 @@
+/* A training step's communication, as a data-parallel job issues it: each
+ * rank (a forked process) computes, then all-reduces 1 MiB of gradients
+ * and all-gathers 256 KiB right after, then waits for its stream (the
+ * step's end), STEPS times. One rank may compute longer before the
+ * all-reduce (a straggler as real ones are: late at the first collective
+ * after its own work, on time at the one right after it, which the
+ * others reach only once it has caught up).
+ *
+ * Usage: step_app NRANKS STEPS [late RANK US]
+ * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "abi/nccl_abi.h"
+#include "cuda_exports.h"
+
+#define AR_COUNT (256 * 1024) /* 1 MiB of f32 */
+#define AG_COUNT (16 * 1024)  /* 64 KiB sent by each rank: 256 KiB gathered by 4 */
+
+#define CHECK(call, ok)                                                                 \
+    do {                                                                                \
+        long r_ = (long)(call);                                                         \
+        if (r_ != (ok)) {                                                               \
+            fprintf(stderr, "%s:%d: %s returned %ld\n", __FILE__, __LINE__, #call, r_); \
+            exit(1);                                                                    \
+        }                                                                               \
+    } while (0)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, us % 1000000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late_rank, long late_us)
+{
+    CUcontext ctx;
+    CUstream s;
+    CUdeviceptr grad, gathered;
+    CHECK(cuInit(0), CUDA_SUCCESS);
+    CHECK(cuDevicePrimaryCtxRetain(&ctx, rank), CUDA_SUCCESS);
+    CHECK(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+    CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    CHECK(cuMemAlloc_v2(&grad, AR_COUNT * 4), CUDA_SUCCESS);
+    CHECK(cuMemAlloc_v2(&gathered, (size_t)AG_COUNT * 4 * (size_t)nranks), CUDA_SUCCESS);
+    ncclComm_t comm;
+    CHECK(ncclCommInitRank(&comm, nranks, id, rank), ncclSuccess);
+    double t0 = now_s();
+    for (long i = 0; i < steps; i++) {
+        sleep_us(200); /* every rank's own work */
+        if (rank == late_rank)
+            sleep_us(late_us);
+        CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+        CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+        CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+    }
+    double t1 = now_s();
+    printf("{\"rank\": %d, \"steps\": %ld, \"step_s\": %.6f}\n", rank, steps, steps ? (t1 - t0) / steps : 0);
+    fflush(stdout);
+    CHECK(ncclCommDestroy(comm), ncclSuccess);
+    CHECK(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int late_rank = -1;
+    long late_us = 0;
+    if (argc == 6 && !strcmp(argv[3], "late")) {
+        late_rank = atoi(argv[4]);
+        late_us = atol(argv[5]);
+    }
+    if ((argc != 3 && late_rank < 0) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || late_us < 0 ||
+        late_us > 10000000) {
+        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US]\n");
+        return 2;
+    }
+    int nranks = atoi(argv[1]);
+    long steps = atol(argv[2]);
+    ncclUniqueId id;
+    CHECK(ncclGetUniqueId(&id), ncclSuccess);
+    for (int r = 0; r < nranks; r++) {
+        pid_t pid = fork();
+        if (pid < 0)
+            return 1;
+        if (pid == 0)
+            exit(rank_main(r, nranks, id, steps, late_rank, late_us)); /* exit: nccltap writes its files */
+    }
+    int failed = 0;
+    for (int r = 0; r < nranks; r++) {
+        int st;
+        if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed = 1;
+    }
+    return failed;
+}
