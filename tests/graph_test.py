@@ -331,6 +331,10 @@ def main():
         # the reducer relaxes its own mode, so the capture stays valid.
         "global_capture_2": lambda: timed(a.bin, 2, env_more={"NCCLTAP_INTERVAL_MS": "10", "NCCLTAP_TIMING": "all"},
                                           app_args=("300", "hold", "200")),
+        # 1,000 launches back to back, no sync until the end: each takes
+        # a pair per op faster than the reducer grows the pool (1,635 of
+        # 4,000 AllReduces timed once); every execution is.
+        "back_to_back_4": lambda: timed(a.bin, 4, app_args=("0",)),
         "late_2": lambda: late(a.bin, 2),
         "late_4": lambda: late(a.bin, 4),
     }

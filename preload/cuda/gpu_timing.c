@@ -206,6 +206,19 @@ void tap_pool_of_current_context(void)
         pool_of_context(ctx);
 }
 
+void tap_pool_reserve(bool timed, uint32_t n)
+{
+    CUcontext ctx = NULL;
+    if (!tap_gpu_ready() || tap_cu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+        return;
+    struct event_pool *p = pool_of_context(ctx);
+    pthread_mutex_lock(&pools_lock); /* one creator at a time: the count is checked then raised */
+    uint32_t have = p ? atomic_load(&p->kinds[timed].created) : n;
+    if (have < n)
+        create_events(p, timed, n - have);
+    pthread_mutex_unlock(&pools_lock);
+}
+
 struct tap_event *tap_event_take(struct event_pool *p, bool timed)
 {
     struct tap_event *e;
@@ -269,8 +282,10 @@ void tap_pools_grow(void)
             if (tap_cu.cuCtxPushCurrent(p->ctx) != CUDA_SUCCESS)
                 continue;
             /* Double: a pool that ran dry once will again at the same rate. */
+            pthread_mutex_lock(&pools_lock); /* beside tap_pool_reserve's */
             uint32_t have = atomic_load(&k->created);
             create_events(p, timed, have > CHUNK ? have : CHUNK);
+            pthread_mutex_unlock(&pools_lock);
             CUcontext popped;
             tap_cu.cuCtxPopCurrent(&popped);
         }

@@ -42,6 +42,12 @@ struct event_pool *tap_pool_of_stream(void *stream);
 /* Precreates the pool of the current context (cold path, at comm init). */
 void tap_pool_of_current_context(void);
 
+/* Cold path: makes the current context's pool hold at least `n` events of
+ * the kind, created now (bounded by NCCLTAP_MAX_INFLIGHT): for work that
+ * will take them faster than the reducer grows the pool (a CUDA graph
+ * launched back to back, each launch taking a pair per timed op). */
+void tap_pool_reserve(bool timed, uint32_t n);
+
 /* Hot path: an event of the kind (timed, or a mark) from the pool, or NULL
  * when none is free (the pool asks the reducer to grow, up to
  * NCCLTAP_MAX_INFLIGHT events of each kind). */

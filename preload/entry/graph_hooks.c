@@ -95,10 +95,21 @@ TAP_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, 
     return tap_graph_instantiate_done(next(phGraphExec, hGraph, instantiateParams), phGraphExec, hGraph);
 }
 
+/* Launches back to back take a pair per timed op each, faster than the
+ * reducer grows the pool: this many launches' pairs are made at
+ * instantiation (about CUDA's launch queue's depth). */
+#define LAUNCHES_AHEAD 1024
+
 CUresult tap_graph_instantiate_done(CUresult r, CUgraphExec *phGraphExec, CUgraph hGraph)
 {
-    if (r == CUDA_SUCCESS && phGraphExec)
-        tap_graph_instantiated(*phGraphExec, hGraph);
+    if (r != CUDA_SUCCESS || !phGraphExec)
+        return r;
+    tap_graph_instantiated(*phGraphExec, hGraph);
+    const struct tap_graph_slot *s = tap_graph_slot_of(*phGraphExec);
+    if (s && s->timed && tap_config.graph_timing == TAP_GRAPH_TIMING_ALL) {
+        uint64_t want = (uint64_t)s->nops * 2 * LAUNCHES_AHEAD;
+        tap_pool_reserve(true, want > UINT32_MAX ? UINT32_MAX : (uint32_t)want);
+    }
     return r;
 }
 
