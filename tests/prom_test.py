@@ -34,7 +34,9 @@ Cases:
             10% of the delay, the others under 10% of it, the dashboard's
             wait panel puts rank 2 on top by the delay, and NcclStraggler
             is pending for rank 2 alone.
-  hang      live: rank 1 never reaches AllReduce seq 50; with the rules'
+  hang      live, in the default timing (auto): rank 1 never reaches
+            AllReduce seq 50; the waiting ranks' files carry the stuck op
+            as pending; with the rules'
             threshold set to 5 s, NcclRankMissing is active for rank 1
             alone, naming the op and seq, within 5 s plus two scrape
             intervals of the op's call, and not before 5 s; the dashboard's
@@ -799,8 +801,9 @@ def live_job(args, work, services, rules, env, bench_args, check):
     try:
         services.start(exporter, server, rules)
         services.wait_for("up", 1)
-        env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
-                   NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_JOB_ID="prom-live", NCCLTAP_INTERVAL_MS="200", **env)
+        env = dict(dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
+                        NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_JOB_ID="prom-live", NCCLTAP_INTERVAL_MS="200"),
+                   **env)
         cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
                os.path.join(args.bin, "nccltap-bench")] + bench_args
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -919,8 +922,10 @@ def case_hang(args, work):
         print("ok: the dashboard's hang panel has rank %d behind by %.0f op, the others at 0"
               % (HANG_RANK, behind[str(HANG_RANK)]))
 
+    # The default timing (auto): every op stamped, so the stuck op is
+    # pending on the waiting ranks whichever ops were timed precisely.
     live_job(args, work, services, rules,
-             {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ)},
+             {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ), "NCCLTAP_TIMING": "auto"},
              ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", "1M", "--iters", "200", "--warmup", "0"],
              check)
 
