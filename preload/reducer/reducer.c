@@ -267,6 +267,9 @@ struct when {
     uint64_t start_ns, duration_ns;
     uint64_t start_span_ns, end_span_ns;
     bool stamped, start_at_call;
+    /* A timed part: what its events' polls alone would have said, as a
+     * stamp's (lanes.h), to check the stamps against (BENCHMARKS.md). */
+    uint64_t polled_start_ns, polled_end_ns;
 };
 
 /* Where a completed op goes besides the statistics. */
@@ -277,7 +280,7 @@ static struct tap_completion completion(const struct tap_op_rec *op, uint32_t gr
     return (struct tap_completion){op, w->start_ns, w->start_ns ? w->start_ns + t->duration_ns : 0,
                                    t->duration_ns, group_ops, d > 0 ? t->bytes / d : 0,
                                    d > 0 ? t->busbytes / d : 0, w->stamped, w->start_at_call, w->start_span_ns,
-                                   w->end_span_ns};
+                                   w->end_span_ns, w->polled_start_ns, w->polled_end_ns};
 }
 
 static void emit(const struct tap_op_rec *op, uint32_t group_ops, const struct tap_timing *t, const struct when *w)
@@ -308,14 +311,16 @@ static uint64_t start_time(const struct tap_event *start)
  * pair's elapsed time cannot be read. */
 static bool part_when(const struct tap_part *p, uint64_t issued_ns, struct when *w)
 {
-    if (p->start->timed) {
-        *w = (struct when){.start_ns = start_time(p->start)};
-        return tap_event_elapsed_ns(p->start, p->end, &w->duration_ns);
-    }
     struct tap_stamp st;
     tap_part_stamp(p, issued_ns, &st);
-    *w = (struct when){st.start_ns, st.end_ns - st.start_ns, st.start_span_ns, st.end_span_ns, true,
-                       st.start_at_call};
+    if (p->start->timed) {
+        *w = (struct when){.start_ns = start_time(p->start), .polled_start_ns = st.start_ns,
+                           .polled_end_ns = st.end_ns};
+        return tap_event_elapsed_ns(p->start, p->end, &w->duration_ns);
+    }
+    *w = (struct when){.start_ns = st.start_ns, .duration_ns = st.end_ns - st.start_ns,
+                       .start_span_ns = st.start_span_ns, .end_span_ns = st.end_span_ns, .stamped = true,
+                       .start_at_call = st.start_at_call};
     return true;
 }
 

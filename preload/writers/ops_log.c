@@ -20,7 +20,8 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "\"count\": %llu, \"bytes\": %llu, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
                      "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"start_at_call\": %s, "
-                     "\"start_span_ns\": %llu, \"end_span_ns\": %llu}\n",
+                     "\"start_span_ns\": %llu, \"end_span_ns\": %llu, \"polled_start_ns\": %llu, "
+                     "\"polled_end_ns\": %llu}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
                      (unsigned long long)op->count, (unsigned long long)op->bytes, op->peer,
@@ -29,7 +30,8 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,
                      (unsigned long long)op->replay, c->stamped ? "true" : "false",
                      c->stamped && c->start_at_call ? "true" : "false",
-                     (unsigned long long)c->start_span_ns, (unsigned long long)c->end_span_ns);
+                     (unsigned long long)c->start_span_ns, (unsigned long long)c->end_span_ns,
+                     (unsigned long long)c->polled_start_ns, (unsigned long long)c->polled_end_ns);
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 

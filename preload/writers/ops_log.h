@@ -26,6 +26,8 @@ struct tap_completion {
     bool start_at_call;        /* stamped: the start is the call (its stream was idle), the
                                 * low end of its span; else the span's middle */
     uint64_t start_span_ns, end_span_ns;
+    /* Timed: what polling its events gave, as a stamp would (0 if not). */
+    uint64_t polled_start_ns, polled_end_ns;
 };
 
 void tap_ops_log_write(const struct tap_completion *c);

@@ -69,7 +69,7 @@ static void interval(unsigned round)
                 struct tap_timing t = {d, (double)r.bytes, (double)r.bytes * 1.5, false};
                 for (int i = 0; i < 4; i++)
                     tap_stats_record(&r, 1, &t);
-                struct tap_completion done = {&r, 0, 0, d, 1, t.bytes / (double)d, t.busbytes / (double)d, false, false, 0, 0};
+                struct tap_completion done = {&r, 0, 0, d, 1, t.bytes / (double)d, t.busbytes / (double)d, false, false, 0, 0, 0, 0};
                 tap_prom_observe(&done);
             }
 }

@@ -1,0 +1,105 @@
+#!/bin/sh
+# Every op of every rank stamped (issue 30), on 4 GPUs: what the default
+# timing records and what it costs. Needs an nccltap install at PREFIX,
+# PyTorch with torchrun, and for `nccltests` an all_reduce_perf built with
+# MPI (ALL_REDUCE_PERF, default all_reduce_perf on PATH) and mpirun.
+# Writes under OUT; stamps_summary.py OUT prints what BENCHMARKS.md quotes.
+# Usage: stamps_gpu.sh PREFIX OUT PART...   PART: late hang validate nccltests ddp
+#   late      torch_steps.py late: rank 2 3 ms late at each all-reduce, on time
+#             at the all-gather right after, default timing
+#   hang      torch_steps.py hang: rank 3 stops issuing, default timing,
+#             NCCLTAP_HANG_TIMEOUT_S=5, Prometheus files every second: the
+#             waiting ranks' files are copied 20 s in, then the job is stopped
+#   validate  NCCLTAP_TIMING=all, per-op log: each timed op's own events
+#             polled as a stamp's would be, against its exact times
+#             (nccltap-bench 8 B to 64 MiB, and the `late` steps)
+#   nccltests all_reduce_perf 8 B, 4 processes (mpirun), without nccltap,
+#             in auto and in all, 8 alternating rounds
+#   ddp       torch_steps.py ddp, without nccltap, auto and all, ROUNDS
+#             (default 8) alternating rounds
+set -u
+prefix=$(cd "$1" && pwd)
+out=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 NCCLTAP_OS=off
+nccltap=$prefix/bin/nccltap
+torchrun4="torchrun --standalone --nproc-per-node 4"
+rounds=${ROUNDS:-8}
+log=$out/stamps.log
+say() { echo "== $*" | tee -a "$log"; }
+
+late() {
+    say "late: rank 2 3 ms late at each all-reduce, default timing"
+    "$nccltap" run --dir "$out/late" -- $torchrun4 "$here/torch_steps.py" late 300 2 3 >"$out/late/app.jsonl" 2>>"$log"
+    "$nccltap" report --json "$out/late" >"$out/late/report.json" 2>>"$log"
+    "$nccltap" report "$out/late" >"$out/late/report.txt" 2>>"$log"
+}
+
+hang() {
+    say "hang: rank 3 stops issuing, default timing"
+    d=$out/hang
+    mkdir -p "$d/prom" "$d/prom_copy"
+    NCCLTAP_HANG_TIMEOUT_S=5 NCCLTAP_INTERVAL_MS=1000 NCCLTAP_PROM_DIR="$d/prom" \
+        timeout -s INT 25 "$nccltap" run --dir "$d/out" -- $torchrun4 "$here/torch_steps.py" hang 200 3 \
+        >"$d/app.jsonl" 2>>"$log" &
+    job=$!
+    # The stuck op's call comes after torchrun's start-up and 100 steps
+    # (about 10 s): 20 s in, its age is past the 5 s timeout.
+    sleep 20
+    date +%s.%N >"$d/copied_at"
+    cp "$d"/prom/*.prom "$d/prom_copy/" 2>>"$log"
+    wait $job
+    "$nccltap" report --json "$d/out" >"$d/report.json" 2>>"$log"
+}
+
+validate() {
+    say "validate: timed ops polled as stamps, against their exact times"
+    NCCLTAP_TIMING=all NCCLTAP_OPS_JSONL=1 "$nccltap" run --dir "$out/validate/bench" -- \
+        "$prefix/bin/nccltap-bench" --ranks 4 --op allreduce --bytes 8:64M --factor 8 --iters 200 --warmup 10 \
+        >>"$log" 2>&1
+    NCCLTAP_TIMING=all NCCLTAP_OPS_JSONL=1 "$nccltap" run --dir "$out/validate/steps" -- \
+        $torchrun4 "$here/torch_steps.py" late 300 2 3 >"$out/validate/steps.jsonl" 2>>"$log"
+}
+
+nccltests() {
+    say "nccltests: all_reduce_perf 8 B, 4 processes, $rounds alternating rounds"
+    perf=${ALL_REDUCE_PERF:-all_reduce_perf}
+    mpi="mpirun --allow-run-as-root --oversubscribe -np 4 -x NCCL_NVLS_ENABLE -x NCCLTAP_OS"
+    for r in $(seq "$rounds"); do
+        for mode in none auto all; do
+            d=$out/nccltests/$mode-$r
+            mkdir -p "$d"
+            if [ $mode = none ]; then
+                $mpi "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
+            else
+                $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$mode -x NCCLTAP_DIR="$d" \
+                    "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
+            fi
+        done
+    done
+}
+
+ddp() {
+    say "ddp: DDP step, 24 Linear(1024, 1024), bucket_cap_mb=1, $rounds alternating rounds"
+    for r in $(seq "$rounds"); do
+        for mode in none auto all; do
+            d=$out/ddp/$mode-$r
+            mkdir -p "$d"
+            if [ $mode = none ]; then
+                $torchrun4 "$here/torch_steps.py" ddp 200 -1 0 >"$d/app.jsonl" 2>>"$log"
+            else
+                NCCLTAP_TIMING=$mode "$nccltap" run --dir "$d" -- \
+                    $torchrun4 "$here/torch_steps.py" ddp 200 -1 0 >"$d/app.jsonl" 2>>"$log"
+            fi
+        done
+    done
+}
+
+for part in "$@"; do
+    case $part in
+    late | hang | validate | nccltests | ddp) mkdir -p "$out/$part"; $part ;;
+    *) echo "stamps_gpu.sh: no part $part" >&2; exit 2 ;;
+    esac
+done

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Training steps under torchrun, for the verdicts and the cost of timing
+on GPUs (issues 30 and 32). One process per GPU, PyTorch's NCCL.
+
+  torch_steps.py late STEPS LATE_RANK LATE_MS
+      each step: 0.2 ms of host work, LATE_RANK sleeps LATE_MS more, then
+      all_reduce of 1 MiB and all_gather_into_tensor of 256 KiB right
+      after, then a sync: a rank late at the all-reduce only.
+  torch_steps.py hang STEPS HANG_RANK
+      the same steps; HANG_RANK stops issuing after half of them and
+      sleeps (the job is stopped from outside), the others wait in the
+      next all-reduce.
+  torch_steps.py ddp STEPS SLOW_RANK SLOW_MS
+      DistributedDataParallel over 24 Linear(1024, 1024) layers with
+      bucket_cap_mb=1 (about 50 gradient all-reduces of up to 4 MiB a
+      step); SLOW_RANK (-1: none) multiplies matrices for SLOW_MS more
+      before its backward pass, so it reaches the first gradient
+      all-reduce late (a compute straggler, as real ones are).
+
+Prints one JSON line per rank: {"rank", "mode", "steps", "step_ms"
+(median over the steps after the first 20), "calls"}; "calls" is the
+NCCL collectives this script issued itself (not DDP's)."""
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+
+def sync_steps(mode, steps, special, late_ms, rank, dev):
+    grad = torch.ones(256 * 1024, device=dev)
+    part = torch.ones(16 * 1024, device=dev)
+    gathered = torch.empty(16 * 1024 * dist.get_world_size(), device=dev)
+    times, calls = [], 0
+    for i in range(steps):
+        t0 = time.perf_counter()
+        time.sleep(0.0002)
+        if mode == "late" and rank == special:
+            time.sleep(late_ms / 1000.0)
+        if mode == "hang" and rank == special and i == steps // 2:
+            print(json.dumps({"rank": rank, "mode": mode, "stopped_at_step": i}), flush=True)
+            time.sleep(3600)
+        dist.all_reduce(grad)
+        dist.all_gather_into_tensor(gathered, part)
+        calls += 2
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+    return times, calls
+
+
+def ddp_steps(steps, slow_rank, slow_ms, rank, dev):
+    model = torch.nn.Sequential(*[torch.nn.Linear(1024, 1024) for _ in range(24)]).to(dev)
+    ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index], bucket_cap_mb=1)
+    opt = torch.optim.SGD(ddp.parameters(), lr=1e-4)
+    x = torch.randn(64, 1024, device=dev)
+    a = torch.randn(2048, 2048, device=dev)
+    # The extra compute: as many 2048^3 products as take slow_ms here.
+    reps = 0
+    if rank == slow_rank and slow_ms > 0:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(20):
+            a @ a
+        torch.cuda.synchronize()
+        reps = max(1, int(slow_ms / 1000.0 / ((time.perf_counter() - t0) / 20)))
+    times = []
+    for i in range(steps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        y = ddp(x)
+        for _ in range(reps):
+            a @ a
+        y.sum().backward()
+        opt.step()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+    return times, 0
+
+
+def main():
+    mode, steps = sys.argv[1], int(sys.argv[2])
+    special = int(sys.argv[3]) if len(sys.argv) > 3 else -1
+    ms = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
+    torch.cuda.set_device(dev)
+    if mode == "ddp":
+        times, calls = ddp_steps(steps, special, ms, rank, dev)
+    else:
+        times, calls = sync_steps(mode, steps, special, ms, rank, dev)
+    steady = times[20:] if len(times) > 40 else times
+    print(json.dumps({"rank": rank, "mode": mode, "steps": steps, "calls": calls,
+                      "step_ms": 1000.0 * statistics.median(steady)}), flush=True)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
