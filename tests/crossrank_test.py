@@ -119,8 +119,8 @@ def straggler(run, timing):
               % (rank, w["wait_us_mean"], want, 100 * tol))
         check(w["instances"] == s["instances"], "rank %d's wait over %d instances, its straggler "
               "count over %d" % (rank, w["instances"], s["instances"]))
-        check(abs(w["wait_us_total"] - w["wait_us_mean"] * w["instances"]) <= 1e-3 * max(w["wait_us_total"], 1),
-              "rank %d: wait_us_total is not mean x instances" % rank)
+        check(abs(w["wait_us_total"] - w["wait_us_mean"] * w["decided"]) <= 1e-3 * max(w["wait_us_total"], 1),
+              "rank %d: wait_us_total is not mean x the instances told" % rank)
     # The text gives the same waits, within the same tolerance.
     own = text[text.find("each rank's own wait"):]
     shown = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"rank (\d+) ([0-9.]+) us", own.split("\n")[1])}
@@ -520,11 +520,14 @@ def hang_auto(run):
     seen as one: rank 3 issues 32,768 AllReduces of 8 B and stops (it
     exits), ranks 0-2 issue one more, seq 32768, far past auto's learning
     calls and sampled out of its precise pairs, then wait for it and call
-    nothing else. Their hang files name seq 32768 as pending on the GPU
-    (timed: its marks are known) and started (their streams got to it),
+    nothing else. Their hang files name seq 32768 as pending on the GPU,
     within the timeout of its call (NCCLTAP_HANG_TIMEOUT_S=2, a look every
-    100 ms); the report names rank 3 missing (its last op 32767) and ranks
-    0-2 stuck in seq 32768."""
+    100 ms): with marks of its own, known pending and started (timed, as
+    its events say); as the last op of a burst between two marks (an op of
+    8 B takes less than the marks' spacing, NCCLTAP_POLL_US / 2), as an op
+    without events, the ops known complete up to the burst's first. The
+    report names rank 3 missing (its last op 32767) and ranks 0-2 stuck in
+    seq 32768."""
     hang_at_last_op(run, "auto", stamped=True)
 
 
@@ -572,26 +575,29 @@ def hang_at_last_op(run, timing, stamped):
                 p.terminate()
         errs = [p.communicate(timeout=30)[1] for p in procs[:3]]
     check(sorted(files) == [0, 1, 2], "hang files of ranks %s, want 0-2" % sorted(files))
+    # A burst's ops between two marks: at most half a poll interval of
+    # nominal work (sampling.h: 5 us an op of 8 B) after the last mark.
+    burst = 20
     for rank, h in sorted(files.items()):
         p = h["stuck"]["pending"]
         check(p and p["seq"] == seq and p["op"] == "AllReduce" and p["bytes"] == 8,
               "rank %d's hang file: %s" % (rank, h["stuck"]))
-        if stamped:
-            check(p["timed"] is True and p["started"] is True,
-                  "rank %d: seq %d not known pending and started from its marks: %s" % (rank, seq, p))
+        marked = p["timed"]
+        if marked:
+            check(stamped and p["started"] is True and h["stuck"]["last_done"] == seq - 1,
+                  "rank %d: seq %d timed with NCCLTAP_TIMING=%s, or not started: %s" % (rank, seq, timing, h))
         else:
-            check(p["timed"] is False and p["started"] is None,
-                  "rank %d timed seq %d with NCCLTAP_TIMING=off: %s" % (rank, seq, p))
+            check(p["started"] is None, "rank %d: seq %d untimed, said started: %s" % (rank, seq, p))
         check(h["stuck"]["issued"] == seq + 1 and (h["stuck"]["last_done"] or 0) < seq,
               "rank %d: issued %s, last done %s" % (rank, h["stuck"]["issued"], h["stuck"]["last_done"]))
         if stamped:
-            check(h["stuck"]["last_done"] == seq - 1, "rank %d: last done %s, want %d (every op before it)"
-                  % (rank, h["stuck"]["last_done"], seq - 1))
+            check(h["stuck"]["last_done"] >= seq - burst, "rank %d: last done %s, want past %d (the ops before "
+                  "the burst known complete)" % (rank, h["stuck"]["last_done"], seq - burst))
     for rank, err in enumerate(errs):
         ls = hang_lines(err).get(rank)
         check(ls, "no hang line from rank %d:\n%s" % (rank, err[-2000:]))
         first = ls[0]
-        check(first["timed"] == stamped and first["seq"] == seq and first["op"] == "AllReduce",
+        check((stamped or not first["timed"]) and first["seq"] == seq and first["op"] == "AllReduce",
               "rank %d's hang line: %s" % (rank, first))
         check(2.0 <= first["s"] <= 3.0, "rank %d: first said after %.1f s (timeout 2 s)" % (rank, first["s"]))
     rep, text, _ = run.report()

@@ -34,9 +34,7 @@ Cases:
             10% of the delay, the others under 10% of it, the dashboard's
             wait panel puts rank 2 on top by the delay, and NcclStraggler
             is pending for rank 2 alone.
-  hang      live, in the default timing (auto): rank 1 never reaches
-            AllReduce seq 50; the waiting ranks' files carry the stuck op
-            as pending; with the rules'
+  hang      live: rank 1 never reaches AllReduce seq 50; with the rules'
             threshold set to 5 s, NcclRankMissing is active for rank 1
             alone, naming the op and seq, within 5 s plus two scrape
             intervals of the op's call, and not before 5 s; the dashboard's
@@ -922,12 +920,57 @@ def case_hang(args, work):
         print("ok: the dashboard's hang panel has rank %d behind by %.0f op, the others at 0"
               % (HANG_RANK, behind[str(HANG_RANK)]))
 
-    # The default timing (auto): every op stamped, so the stuck op is
-    # pending on the waiting ranks whichever ops were timed precisely.
     live_job(args, work, services, rules,
-             {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ), "NCCLTAP_TIMING": "auto"},
+             {"NCCLSIM_HANG_RANK": str(HANG_RANK), "NCCLSIM_HANG_SEQ": str(HANG_SEQ)},
              ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", "1M", "--iters", "200", "--warmup", "0"],
              check)
+
+
+def case_hang_auto(args, work):
+    """The default timing stamps every op, so a hang at an op it did not
+    time precisely is pending too: rank 1 never reaches AllReduce seq 50
+    (NCCLSIM_HANG_RANK), files every 200 ms, NCCLTAP_HANG_TIMEOUT_S=2. Once
+    the hang timeout has passed, within one interval, each waiting rank's
+    file counts the stuck op pending, and its comm's oldest pending op's
+    timestamp is that old."""
+    prom = os.path.join(work, "prom")
+    os.mkdir(prom)
+    timeout_s, interval_s = 2, 0.2
+    env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="auto", NCCLTAP_INTERVAL_MS="200",
+               NCCLTAP_HANG_TIMEOUT_S=str(timeout_s), NCCLSIM_HANG_RANK=str(HANG_RANK),
+               NCCLSIM_HANG_SEQ=str(HANG_SEQ))
+    cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
+           os.path.join(args.bin, "nccltap-bench"), "--ranks", str(NRANKS), "--op", "allreduce", "--bytes", "1M",
+           "--iters", "200", "--warmup", "0"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, ages = time.time() + 60, {}
+        while time.time() < deadline and len(ages) < NRANKS - 1:
+            for path in glob.glob(os.path.join(prom, "*.prom")):
+                try:
+                    text = open(path).read()
+                    now = time.time()
+                except OSError:
+                    continue
+                _, samples = parse(text)
+                pending = [v for n, _, v in samples if n == "nccltap_pending_ops"]
+                oldest = [(l, v) for n, l, v in samples if n == "nccltap_comm_oldest_pending_timestamp_seconds"]
+                for labels, ts in oldest:
+                    rank = int(labels["rank"])
+                    if rank != HANG_RANK and sum(pending) >= 1 and now - ts >= timeout_s:
+                        ages.setdefault(rank, (now - ts, labels.get("op")))
+            time.sleep(0.05)
+        if sorted(ages) != [r for r in range(NRANKS) if r != HANG_RANK]:
+            fail("the waiting ranks' files with the stuck op pending past %d s: %s" % (timeout_s, ages))
+        for rank, (age, op) in sorted(ages.items()):
+            if op != "AllReduce" or age > timeout_s + 2 * interval_s + 1:
+                fail("rank %d: oldest pending %s, first seen %.2f s old (timeout %d s, interval %.1f s)"
+                     % (rank, op, age, timeout_s, interval_s))
+        print("ok: the waiting ranks' files carry the stuck AllReduce pending, first seen at ages %s s"
+              % {r: round(a, 2) for r, (a, _) in sorted(ages.items())})
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
 
 
 def main():
@@ -936,7 +979,7 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
     ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "no_gpu", "bad_config", "services",
-                                       "dashboard", "rules", "straggler", "hang"])
+                                       "dashboard", "rules", "straggler", "hang", "hang_auto"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:

@@ -20,7 +20,9 @@ enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_E
                                  TIMED): a graph launch, not a call */
 #define TAP_OPF_STAMPED  0x10 /* ev_start/ev_end hold its marks (events without
                                  timing): when it started and ended is learnt
-                                 by polling them */
+                                 by polling them; or, with BETWEEN, it has none */
+#define TAP_OPF_BETWEEN  0x20 /* stamped from the marks around it on its stream:
+                                 an op of a burst, none of its own */
 
 struct tap_op_rec {
     struct tap_comm *comm;

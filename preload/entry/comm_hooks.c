@@ -161,11 +161,15 @@ static struct tap_comm *ended(ncclResult_t r, ncclComm_t comm)
     return c && c->registered_ns <= call_start_ns ? c : NULL; /* (overflow): 0 */
 }
 
-/* (overflow) holds many communicators: it has no state of its own. */
-static void set_state(struct tap_comm *c, enum tap_comm_state state)
+/* (overflow) holds many communicators: it has no state of its own. Its
+ * ops ended by now where the call returned ncclSuccess (ncclInProgress: a
+ * non-blocking communicator is still flushing them). */
+static void set_state(struct tap_comm *c, enum tap_comm_state state, ncclResult_t r)
 {
     if (c->origin == TAP_ORIGIN_OVERFLOW)
         return;
+    if (r == ncclSuccess && !atomic_load_explicit(&c->ended_ns, memory_order_relaxed))
+        atomic_store_explicit(&c->ended_ns, tap_monotonic_ns(), memory_order_release);
     atomic_store(&c->state, (int)state);
     TAP_TRACE(comm_destroy, c, (int)state);
 }
@@ -174,7 +178,7 @@ void tap_comm_after_ncclCommFinalize(ncclResult_t r, ncclComm_t comm)
 {
     struct tap_comm *c = ended(r, comm);
     if (c)
-        set_state(c, TAP_COMM_FINALIZED);
+        set_state(c, TAP_COMM_FINALIZED, r);
 }
 
 /* Retired: NCCL may hand the address out again, for a new communicator. */
@@ -183,7 +187,7 @@ static void gone(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
     struct tap_comm *c = ended(r, comm);
     if (!c)
         return;
-    set_state(c, state);
+    set_state(c, state, r);
     tap_comm_retire(comm, c);
 }
 

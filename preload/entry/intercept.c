@@ -25,6 +25,10 @@ struct tap_thread {
     struct tap_comm *first_comm; /* the group's first op decides its timing */
     uint64_t first_seq;
     uint8_t first_op, first_class;
+    /* Marks (NCCLTAP_TIMING=auto): the stream last marked by this thread,
+     * when, and the nominal GPU time of the ops issued on it since. */
+    void *mark_stream;
+    uint64_t last_mark_ns, unmarked_ns;
     /* The op being captured (tap_op_begin_slow to end_capture). */
     void *capture_graph;         /* the graph; NULL if the driver cannot say */
     uint64_t capture_id;
@@ -75,6 +79,34 @@ static bool precise(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
     struct tap_hint *h = &c->hints[op][cls];
     unsigned rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
     return rate == 0 ? learning_says_time(c, h, cls, seq) : tap_sample_selected(c->id, seq, rate - 1);
+}
+
+/* Whether an op that is not timed precisely gets marks of its own. A mark
+ * costs the host about 0.7 us, which an 8 B op of 10 us cannot hide,
+ * while the reducer polls only every NCCLTAP_POLL_US: in a burst, one mark
+ * per half a poll interval of work says all the polls can. So marked are:
+ * the first op on a stream after half a poll interval without a mark (the
+ * op after the host's own work, whose arrival matters: a straggler is late
+ * there), and the op that brings the work since the last mark, by the
+ * nominal cost model (sampling.h), to half a poll interval. The ops between
+ * are stamped from the marks around them (lanes.h). */
+static bool mark_due(void *stream, uint64_t bytes, uint64_t now)
+{
+    uint64_t gap = (uint64_t)tap_config.poll_us * 500;
+    uint64_t nominal = (uint64_t)(TAP_NOMINAL_LATENCY_NS + (double)bytes / TAP_NOMINAL_BYTES_PER_NS);
+    if (stream == th.mark_stream && now - th.last_mark_ns < gap && th.unmarked_ns + nominal < gap) {
+        th.unmarked_ns += nominal;
+        return false;
+    }
+    return true;
+}
+
+/* A mark (or a timed pair) was recorded on `stream` at `now`. */
+static void marked(void *stream, uint64_t now)
+{
+    th.mark_stream = stream;
+    th.last_mark_ns = now;
+    th.unmarked_ns = 0;
 }
 
 /* Takes a start/end pair, timed or marks, and records the start on
@@ -211,10 +243,15 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
         group_add_stream(stream);
     } else if (timing_on() && !capturing) {
         bool timed = precise(tc, op, tap_size_class(r->bytes), r->seq);
+        if (!timed && !mark_due(stream, r->bytes, r->enqueue_ns)) {
+            r->flags |= TAP_OPF_STAMPED | TAP_OPF_BETWEEN;
+            return;
+        }
         uint64_t t0 = tap_monotonic_ns();
         if (start_stamp(stream, timed, &r->ev_start, &r->ev_end)) {
             r->flags |= timed ? TAP_OPF_TIMED : TAP_OPF_STAMPED;
             r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
+            marked(stream, r->enqueue_ns);
         } else {
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
         }
@@ -225,6 +262,11 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
 static void end_stamp(struct tap_call *c, ncclResult_t result)
 {
     struct tap_op_rec *r = &c->rec.u.op;
+    if (r->flags & TAP_OPF_BETWEEN) { /* no events: stamped from its neighbours, if NCCL queued it */
+        if (result != ncclSuccess)
+            r->flags &= (uint8_t)~(TAP_OPF_STAMPED | TAP_OPF_BETWEEN);
+        return;
+    }
     uint64_t t0 = tap_monotonic_ns();
     /* ncclInProgress (a non-blocking communicator): NCCL may put the work on
      * the stream later, after an end event recorded now. Not stamped. */
@@ -285,6 +327,7 @@ void tap_group_end_begin(void)
         return;
     }
     th.group_precise = precise(th.first_comm, th.first_op, th.first_class, th.first_seq);
+    uint64_t now = tap_monotonic_ns();
     for (uint32_t i = 0; i < th.nstreams; i++) {
         if (!start_stamp(th.streams[i], th.group_precise, &th.ev_start[i], &th.ev_end[i])) {
             for (uint32_t j = 0; j < i; j++)
@@ -292,6 +335,7 @@ void tap_group_end_begin(void)
             atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
             return;
         }
+        marked(th.streams[i], now);
     }
     th.group_timed = true;
 }

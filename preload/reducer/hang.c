@@ -90,6 +90,11 @@ static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t
 static void note(const struct tap_op_rec *op, bool started, void *arg)
 {
     struct tap_hang *h = arg;
+    /* An op of a burst, between two marks: not known to be the one waited
+     * in (any op of the burst may be); reported as an op without events
+     * (tap_hang_note_untimed), with its communicator's last op issued. */
+    if (op->flags & TAP_OPF_BETWEEN)
+        return;
     for (unsigned i = 0; i < h->ncomms; i++) {
         struct tap_hang_comm *c = &h->comms[i];
         if (c->comm != op->comm)

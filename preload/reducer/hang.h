@@ -6,13 +6,16 @@
  * holds, and queries no event: it never blocks or slows the application.
  *
  * An op with no events (NCCLTAP_TIMING=off, or none free) never completes
- * as far as the reducer can see. So a communicator whose last op issued
- * had none, not followed by a completed one that had, in a process that
- * has issued no NCCL call at all for the timeout, is reported too, as such
- * (timed: false): the application waits in it, or is busy elsewhere with
- * nothing left to issue; its GPU start is not known. The reducer notes
- * each such op (tap_hang_note_untimed); the hot path does nothing more.
- * No LTTng event for those: its `started` field cannot say "not known". */
+ * as far as the reducer can see; one of a burst between two marks
+ * (TAP_OPF_BETWEEN) completes only with the next mark, and the op waited
+ * in may be any of the burst's. So a communicator whose last op issued had
+ * none, not followed by a completed one that had, in a process that has
+ * issued no NCCL call at all for the timeout, is reported too, as such
+ * (timed: false): the application waits in it or before it (its last op
+ * known complete says from where), or is busy elsewhere with nothing left
+ * to issue; its GPU start is not known. The reducer notes each such op
+ * (tap_hang_note_untimed); the hot path does nothing more. No LTTng event
+ * for those: its `started` field cannot say "not known". */
 #ifndef NCCLTAP_HANG_H
 #define NCCLTAP_HANG_H
 

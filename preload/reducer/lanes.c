@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cuda/gpu_timing.h"
+#include "state/comm_registry.h"
 
 /* One stream's parts, oldest first: a ring that doubles when full. */
 struct lane {
@@ -20,7 +21,7 @@ struct lane {
 
 static struct lane *lanes;
 static unsigned nlanes, lanes_cap, last_hit;
-static unsigned waiting;
+static unsigned waiting, waiting_marked;
 
 struct tap_unit *tap_unit_new(uint32_t nparts)
 {
@@ -92,6 +93,7 @@ bool tap_lanes_add(struct tap_unit *u)
     }
     if (i == u->nparts) {
         waiting++;
+        waiting_marked += u->parts[0].start != NULL;
         return true;
     }
     /* Take back the parts queued: each is the last of its lane. */
@@ -115,6 +117,46 @@ static bool seen_complete(struct tap_event *ev, uint64_t now, uint64_t *lo, uint
     return true;
 }
 
+/* Lets the head of l go, complete (its bounds set): the bounds of its
+ * end are the next part's. */
+static void pop(struct lane *l, void (*done)(struct tap_unit *, void *), void *arg, unsigned *finished)
+{
+    struct tap_part *p = l->q[l->head];
+    l->head = (l->head + 1) % l->cap;
+    l->n--;
+    l->last_end_lo = p->end_lo;
+    l->last_end_hi = p->end_hi;
+    if (--p->unit->left == 0) {
+        waiting--;
+        waiting_marked -= p->start != NULL;
+        (*finished)++;
+        done(p->unit, arg);
+    }
+}
+
+/* The part after the work before it ended: its start and end lie after
+ * that end, a bound the next part relies on. */
+static void follow(struct tap_part *p, const struct lane *l)
+{
+    p->prev_end_lo = l->last_end_lo;
+    p->prev_end_hi = l->last_end_hi;
+    if (p->start_lo < p->prev_end_lo)
+        p->start_lo = p->prev_end_lo;
+    if (p->end_lo < p->start_lo)
+        p->end_lo = p->start_lo;
+}
+
+/* The first part of l from its head that has events, or NULL. */
+static struct tap_part *first_marked(const struct lane *l)
+{
+    for (uint32_t k = 0; k < l->n; k++) {
+        struct tap_part *p = l->q[(l->head + k) % l->cap];
+        if (p->start)
+            return p;
+    }
+    return NULL;
+}
+
 unsigned tap_lanes_poll(uint64_t now, void (*done)(struct tap_unit *, void *), void *arg)
 {
     unsigned finished = 0;
@@ -122,28 +164,32 @@ unsigned tap_lanes_poll(uint64_t now, void (*done)(struct tap_unit *, void *), v
         struct lane *l = &lanes[i];
         while (l->n) {
             struct tap_part *p = l->q[l->head];
+            if (!p->start) {
+                /* Parts without events before the next one with: done
+                 * once its start is, by the poll that saw it; or, with
+                 * none yet, once their communicator was finalized. */
+                struct tap_part *m = first_marked(l);
+                uint64_t ended = atomic_load_explicit(&p->unit->op.comm->ended_ns, memory_order_acquire);
+                if (m && (m->start_hi || seen_complete(m->start, now, &m->start_lo, &m->start_hi, m->unit)))
+                    p->start_hi = p->end_hi = m->start_hi;
+                else if (ended)
+                    p->start_hi = p->end_hi = ended;
+                else
+                    break;
+                follow(p, l);
+                pop(l, done, arg, &finished);
+                if (m && l->n && l->q[l->head] == m)
+                    follow(m, l);
+                continue;
+            }
             if (!p->start_hi) {
                 if (!seen_complete(p->start, now, &p->start_lo, &p->start_hi, p->unit))
                     break;
-                p->prev_end_lo = l->last_end_lo;
-                p->prev_end_hi = l->last_end_hi;
-                /* Its end came after its start, which came after the end
-                 * of the work before it: a bound the next part relies on. */
-                uint64_t start_lo = p->start_lo > p->prev_end_lo ? p->start_lo : p->prev_end_lo;
-                if (p->end_lo < start_lo)
-                    p->end_lo = start_lo;
+                follow(p, l);
             }
             if (!seen_complete(p->end, now, &p->end_lo, &p->end_hi, p->unit))
                 break;
-            l->head = (l->head + 1) % l->cap;
-            l->n--;
-            l->last_end_lo = p->end_lo;
-            l->last_end_hi = p->end_hi;
-            if (--p->unit->left == 0) {
-                waiting--;
-                finished++;
-                done(p->unit, arg);
-            }
+            pop(l, done, arg, &finished);
         }
     }
     return finished;
@@ -155,13 +201,19 @@ void tap_lanes_each(void (*fn)(const struct tap_unit *, bool started, void *), v
         const struct lane *l = &lanes[i];
         for (uint32_t k = 0; k < l->n; k++) {
             const struct tap_part *p = l->q[(l->head + k) % l->cap];
+            /* Started: its start event completed. A part without events
+             * is not known to be started even at the lane's head: work
+             * that is not NCCL's (a wait on another stream) may hold its
+             * stream before it. */
             if (p == &p->unit->parts[0])
-                fn(p->unit, p->start_hi != 0, arg);
+                fn(p->unit, p->start && p->start_hi != 0, arg);
         }
     }
 }
 
 unsigned tap_lanes_waiting(void) { return waiting; }
+
+unsigned tap_lanes_waiting_marked(void) { return waiting_marked; }
 
 void tap_lanes_drain(void (*fn)(struct tap_unit *, void *), void *arg)
 {
@@ -175,14 +227,14 @@ void tap_lanes_drain(void (*fn)(struct tap_unit *, void *), void *arg)
                 fn(p->unit, arg);
         }
     }
-    waiting = 0;
+    waiting = waiting_marked = 0;
 }
 
 void tap_lanes_reset(void)
 {
     lanes = NULL;
     nlanes = lanes_cap = last_hit = 0;
-    waiting = 0;
+    waiting = waiting_marked = 0;
 }
 
 static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)

@@ -11,6 +11,10 @@
  * known to lie between the last poll that found it pending and the first
  * that found it complete: the part keeps both.
  *
+ * A part may have no events (start NULL): an op of a burst between marks
+ * (TAP_OPF_BETWEEN). It is complete once the start of the next part that
+ * has events is: it ran between the work before it and that start.
+ *
  * Reducer thread only. */
 #ifndef NCCLTAP_LANES_H
 #define NCCLTAP_LANES_H
@@ -61,8 +65,10 @@ unsigned tap_lanes_poll(uint64_t now, void (*done)(struct tap_unit *, void *), v
  * the stream got to it (its first part's start event completed). */
 void tap_lanes_each(void (*fn)(const struct tap_unit *, bool started, void *), void *arg);
 
-/* Units waiting. */
+/* Units waiting, and of those the ones with events (the others complete
+ * only with a later part that has some). */
 unsigned tap_lanes_waiting(void);
+unsigned tap_lanes_waiting_marked(void);
 
 /* Takes every unit waiting out of the lanes: fn(u, arg) owns each. */
 void tap_lanes_drain(void (*fn)(struct tap_unit *, void *), void *arg);

@@ -220,6 +220,8 @@ static void on_op(const struct tap_op_rec *op)
     } else if (op->flags & (TAP_OPF_TIMED | TAP_OPF_STAMPED)) {
         if (op->flags & TAP_OPF_TIMED)
             tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
+        if (op->flags & TAP_OPF_BETWEEN)
+            tap_hang_note_untimed(op); /* a hang in a burst is placed as an untimed op's (hang.h) */
         add_unit(op, NULL);
     } else {
         tap_stats_record(op, 1, NULL);
@@ -313,7 +315,7 @@ static bool part_when(const struct tap_part *p, uint64_t issued_ns, struct when 
 {
     struct tap_stamp st;
     tap_part_stamp(p, issued_ns, &st);
-    if (p->start->timed) {
+    if (p->start && p->start->timed) {
         *w = (struct when){.start_ns = start_time(p->start), .polled_start_ns = st.start_ns,
                            .polled_end_ns = st.end_ns};
         return tap_event_elapsed_ns(p->start, p->end, &w->duration_ns);
@@ -586,7 +588,7 @@ void tap_reducer_snapshot(struct tap_snapshot *s)
     };
 }
 
-int tap_reducer_has_pending(void) { return tap_lanes_waiting() > 0 || stamped_this_pass > 0; }
+int tap_reducer_has_pending(void) { return tap_lanes_waiting_marked() > 0 || stamped_this_pass > 0; }
 
 /* A unit still waiting at exit: counted as calls without a time. */
 static void abandon(struct tap_unit *u, void *arg)
@@ -598,6 +600,11 @@ static void abandon(struct tap_unit *u, void *arg)
     } else if (u->op.flags & TAP_OPF_REPLAY) {
         tap_reducer_totals.replays_lost++;
         return_events(u->op.ev_start, u->op.ev_end);
+    } else if (u->op.flags & TAP_OPF_BETWEEN) {
+        /* After its stream's last mark: whether it completed is not known,
+         * nor when; counted without a time. */
+        atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
+        tap_stats_record(&u->op, 1, NULL);
     } else {
         tap_reducer_totals.pending++;
         tap_stats_record(&u->op, 1, NULL);

@@ -60,6 +60,11 @@ struct tap_comm {
     uint64_t done_seq;           /* reducer only: seq + 1 of the latest timed op
                                     completed, 0 if none (the hang watchdog) */
     struct tap_hint hints[TAP_OP_COUNT][TAP_SIZE_CLASSES];
+    /* CLOCK_MONOTONIC when a blocking ncclCommFinalize, ncclCommDestroy or
+     * ncclCommAbort of it returned, 0 before: its ops had all ended by
+     * then (NCCL flushes them; an abort stops them). After the fields of
+     * every call, which keep their places. */
+    _Atomic uint64_t ended_ns;
 };
 
 /* Communicators registered one by one; later ones are counted in (overflow). */

@@ -130,10 +130,15 @@ __attribute__((noinline)) static void add_time(struct tap_stat *s, const struct 
     }
 }
 
-/* A call that was timed, or made at another site than its row's last. */
+/* A call that was timed or stamped, or made at another site than its
+ * row's last. A stamped call is counted as such, with no time. */
 __attribute__((noinline)) static void record_rest(struct tap_stat *s, const struct tap_op_rec *op,
                                                   const struct tap_timing *t)
 {
+    if (t && t->stamped) {
+        s->stamped++;
+        t = NULL;
+    }
     struct tap_site_stat *site = tap_site_stats_find(op->site, last);
     if (site) {
         s->site_hint = (uint32_t)(site - tap_site_entries) + 1;
@@ -169,10 +174,6 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
         tap_site_entries[k - 1].calls++;
         tap_site_entries[k - 1].bytes_total += op->bytes;
         return;
-    }
-    if (t && t->stamped) { /* counted as such, no time: the site's counts below */
-        s->stamped++;
-        t = NULL;
     }
     record_rest(s, op, t);
 }

@@ -16,11 +16,16 @@
 /* The histogram bucket of a duration. */
 unsigned tap_stat_hist_bucket(uint64_t ns);
 
+/* 160 bytes: rows are indexed on every call, and 160 is 5 x 32. */
 struct tap_stat {
     struct tap_comm *comm;
     int32_t dtype;
     uint8_t op;
     uint8_t size_class;
+    /* The first timed call is kept apart: NCCL connects lazily, and the
+     * first call that needs a connection can take 10^4 times the steady
+     * time. Everything below it is over the other timed calls, `steady`. */
+    bool has_first;
     uint64_t calls;
     uint64_t bytes_total;
     uint64_t group_ops;    /* sum over calls of the ops in the call's group (1 alone) */
@@ -28,10 +33,6 @@ struct tap_stat {
     uint64_t executions;   /* runs of those captured calls, one per graph launch */
     uint64_t timed;        /* calls with a precise duration (a timed pair) */
     uint64_t stamped;      /* calls whose interval is known from marks (polled) */
-    /* The first timed call is kept apart: NCCL connects lazily, and the
-     * first call that needs a connection can take 10^4 times the steady
-     * time. Everything below it is over the other timed calls, `steady`. */
-    bool has_first;
     uint64_t first_ns;
     uint64_t steady;
     uint64_t time_sum_ns, time_min_ns, time_max_ns;
@@ -40,6 +41,7 @@ struct tap_stat {
     uint32_t *hist;               /* TAP_HIST_BUCKETS counts, once timed */
     uint32_t site_hint;           /* site_stats.h's entry of its last call's site */
 };
+_Static_assert(sizeof(struct tap_stat) == 160, "a row's size: see above");
 
 /* How a call was timed. A grouped call carries its whole group's time and
  * bytes: its group is the unit that ran. */

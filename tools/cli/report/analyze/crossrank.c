@@ -460,6 +460,9 @@ static void measure(const struct report *r, struct crossrank *x)
         in->last_file = m[last].file;
         in->skew_ns = (double)(in->latest_start_ns - in->earliest_start_ns);
         in->last_err_down_ns = xr_start_err_down(r, m[last]);
+        in->all_timed = true;
+        for (size_t k = 0; k < in->n && in->all_timed; k++)
+            in->all_timed = xr_timed(r, m[k]);
         double waits = 0;
         for (size_t k = 0; k < in->n; k++)
             waits += (double)(in->latest_start_ns - xr_start(r, m[k]));

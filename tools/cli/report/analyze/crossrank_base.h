@@ -39,6 +39,7 @@ struct xr_instance {
      * were timed). Above the threshold, the last rank was last for sure. */
     double skew_sure_ns;
     double last_err_down_ns;    /* the last rank's start: how much earlier it may be */
+    bool all_timed;             /* every member a timed pair: its figures exact */
     /* The others' mean wait for the last rank (latest start minus each
      * other start): what it held each up by, on average. Unlike the skew,
      * not the extreme of several stamps' errors. */
@@ -112,15 +113,18 @@ struct xr_straggler {
 
 /* Each rank's own wait at its communicator's collectives: the latest start
  * of the instance minus the rank's own start, over the instances a
- * straggler is looked for in (complete, after the first). A rank that
- * arrives early waits long; the straggler waits about nothing. Within the
- * clocks' error (threshold_ns) a wait is not told from none. */
+ * straggler is looked for in (complete, after the first) whose skew can
+ * be told (xr_straggler.decided; all of them where every rank timed its
+ * ops). A rank that arrives early waits long; the straggler waits about
+ * nothing. Within the clocks' error (threshold_ns) a wait is not told
+ * from none. */
 struct xr_wait {
     uint64_t comm;
     int rank;
     uint32_t file;
-    size_t instances;
-    double wait_us_total, wait_us_mean, wait_us_max;
+    size_t instances;           /* complete ones it took part in */
+    size_t decided;             /* of those, the ones its wait is summed over */
+    double wait_us_total, wait_us_mean, wait_us_max;  /* mean: over decided */
 };
 
 /* What a transfer is compared with. */

@@ -79,8 +79,9 @@ static uint64_t collective_calls(const struct report *r, const struct xr_straggl
 }
 
 /* The time the other ranks of s's communicator waited at its collectives:
- * their waits at the instances compared, over all its collectives where
- * `auto` timed a sample of them (the first, never compared, apart). */
+ * their waits at the instances whose skew could be told, over all its
+ * collectives (the first, never compared, apart): the others were not
+ * recorded on every rank, or their stamps' spans hid the skew. */
 static double others_wait_us(const struct report *r, const struct crossrank *x, const struct xr_straggler *s)
 {
     double sum = 0.0;
@@ -88,7 +89,7 @@ static double others_wait_us(const struct report *r, const struct crossrank *x, 
         if (x->waits[i].comm == s->comm && x->waits[i].rank != s->rank)
             sum += x->waits[i].wait_us_total;
     uint64_t calls = collective_calls(r, s);
-    return calls > s->instances + 1 ? sum * (double)(calls - 1) / (double)s->instances : sum;
+    return calls > s->decided + 1 && s->decided ? sum * (double)(calls - 1) / (double)s->decided : sum;
 }
 
 /* A straggler is a finding when it was last in at least this share of its

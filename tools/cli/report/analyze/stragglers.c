@@ -16,6 +16,33 @@
  * MIN_LAST times: a rank that is last by chance is last rarely. */
 #define MIN_LAST_FRACTION 0.1
 #define MIN_LAST 3
+/* Waits are measured on the instances every rank timed precisely (auto's
+ * sample, the same ops on every rank) where there are this many: a
+ * stamp's start is known only to its span, and a wait less that doubt is
+ * short by it. Elsewhere, on the instances that can be told. */
+#define MIN_TIMED 10
+
+/* Sums of waits over all instances told, and over those timed. */
+struct sums {
+    size_t n, timed_n;
+    double us, timed_us;
+};
+
+static void add_to(struct sums *s, double us, bool timed)
+{
+    s->n++;
+    s->us += us;
+    s->timed_n += timed;
+    s->timed_us += timed ? us : 0;
+}
+
+/* The mean wait, from the timed instances where there are enough. */
+static double mean_of(const struct sums *s)
+{
+    if (s->timed_n >= MIN_TIMED)
+        return s->timed_us / (double)s->timed_n;
+    return s->n ? s->us / (double)s->n : 0;
+}
 
 static void note_op(struct xr_straggler *s, uint8_t op)
 {
@@ -61,36 +88,44 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
             }
         struct xr_straggler *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
         struct xr_wait *wait = xcalloc((size_t)maxrank + 1, sizeof *wait);
+        struct sums *own = xcalloc((size_t)maxrank + 1, sizeof *own), *caused = xcalloc((size_t)maxrank + 1,
+                                                                                         sizeof *caused);
         size_t from = after_first_complete(x, c, d);
         for (size_t i = from; i < d; i++) {
             const struct xr_instance *in = &x->instances[i];
             if (!complete(in))
                 continue;
+            /* Told: the last rank was last beyond what the stamps' spans
+             * allow, or nobody could have been (the skew may be as much
+             * larger as it may be smaller). The others are counted, not
+             * judged: their waits and who was last are not known. */
+            double doubt = in->skew_ns - in->skew_sure_ns;
+            bool late = in->skew_sure_ns > x->threshold_ns;
+            bool told = late || in->skew_ns + doubt <= x->threshold_ns;
             for (size_t k = 0; k < in->n; k++) {
                 struct xr_member m = x->members[in->first + k];
                 int rank = xr_event(r, m)->rank;
                 struct xr_straggler *s = &acc[rank];
                 s->instances++;
                 s->file = m.file;
+                wait[rank].instances++;
+                if (!told)
+                    continue;
+                s->decided++;
+                wait[rank].decided++;
                 /* Less what the two starts' spans allow: stamped starts
                  * differ by the polls' phase too, which is no wait. */
                 double slack = in->last_err_down_ns + xr_start_err_up(r, m);
                 double w = (double)(in->latest_start_ns - xr_start(r, m)) - slack;
                 w = w > 0 ? w / 1e3 : 0;
-                wait[rank].wait_us_total += w;
+                add_to(&own[rank], w, in->all_timed);
                 wait[rank].wait_us_max = w > wait[rank].wait_us_max ? w : wait[rank].wait_us_max;
             }
-            /* The skew may be as much larger as it may be smaller. */
-            double doubt = in->skew_ns - in->skew_sure_ns;
-            bool late = in->skew_sure_ns > x->threshold_ns;
-            if (late || in->skew_ns + doubt <= x->threshold_ns)
-                for (size_t k = 0; k < in->n; k++)
-                    acc[xr_event(r, x->members[in->first + k])->rank].decided++;
             if (!late)
                 continue;
             struct xr_straggler *s = &acc[in->last_rank];
             s->last++;
-            s->wait_us_total += in->others_wait_ns / 1e3;
+            add_to(&caused[in->last_rank], in->others_wait_ns / 1e3, in->all_timed);
             xr_keep_worst(s->worst_seq, s->worst_replay, s->worst_us, &s->nworst, in->seq, in->replay,
                           in->others_wait_ns / 1e3, true);
             note_op(s, in->op);
@@ -101,35 +136,41 @@ void xr_find_stragglers(const struct report *r, struct crossrank *x)
                 continue;
             if (x->nwaits == wcap)
                 x->waits = xrealloc(x->waits, (wcap = wcap ? 2 * wcap : 64) * sizeof *x->waits);
-            struct xr_wait *own = &x->waits[x->nwaits++];
-            *own = wait[rank];
-            own->comm = x->instances[c].comm;
-            own->rank = rank;
-            own->file = s->file;
-            own->instances = s->instances;
-            own->wait_us_mean = own->wait_us_total / (double)s->instances;
+            struct xr_wait *w = &x->waits[x->nwaits++];
+            *w = wait[rank];
+            w->comm = x->instances[c].comm;
+            w->rank = rank;
+            w->file = s->file;
+            w->wait_us_mean = mean_of(&own[rank]);
+            w->wait_us_total = w->wait_us_mean * (double)w->decided;
             s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
             if (s->last < MIN_LAST || s->last_fraction < MIN_LAST_FRACTION)
                 continue;
             s->comm = x->instances[c].comm;
             s->rank = rank;
-            s->wait_us_mean = s->wait_us_total / (double)s->last;
-            /* The median wait, over the instances it was last in. */
-            double *w = xmalloc(s->last * sizeof *w);
+            s->wait_us_mean = mean_of(&caused[rank]);
+            s->wait_us_total = s->wait_us_mean * (double)s->last;
+            /* The median wait, over the instances it was last in (the
+             * timed ones, where mean_of takes those). */
+            bool timed = caused[rank].timed_n >= MIN_TIMED;
+            double *m = xmalloc(s->last * sizeof *m);
             size_t n = 0;
             for (size_t i = from; i < d; i++) {
                 const struct xr_instance *in = &x->instances[i];
-                if (complete(in) && in->skew_sure_ns > x->threshold_ns && in->last_rank == rank)
-                    w[n++] = in->others_wait_ns / 1e3;
+                if (complete(in) && in->skew_sure_ns > x->threshold_ns && in->last_rank == rank &&
+                    (in->all_timed || !timed))
+                    m[n++] = in->others_wait_ns / 1e3;
             }
-            s->wait_us_median = xr_median(w, n);
-            free(w);
+            s->wait_us_median = xr_median(m, n);
+            free(m);
             if (x->nstragglers == cap)
                 x->stragglers = xrealloc(x->stragglers, (cap = cap ? 2 * cap : 8) * sizeof *x->stragglers);
             x->stragglers[x->nstragglers++] = *s;
         }
         free(acc);
         free(wait);
+        free(own);
+        free(caused);
         c = d;
     }
     if (x->nstragglers)

@@ -41,9 +41,10 @@ static json_t *waits_json(const struct report *r, const struct crossrank *x)
     json_t *a = json_array();
     for (size_t i = 0; x && i < x->nwaits; i++) {
         const struct xr_wait *w = &x->waits[i];
-        json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I, s:I, s:f, s:f, s:f}",
+        json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I, s:I, s:I, s:f, s:f, s:f}",
             "comm", comm_id(w->comm), "rank", w->rank, "host", r->files[w->file].host,
             "pid", (json_int_t)r->files[w->file].pid, "instances", (json_int_t)w->instances,
+            "decided", (json_int_t)w->decided,
             "wait_us_mean", w->wait_us_mean, "wait_us_total", w->wait_us_total,
             "wait_us_max", w->wait_us_max));
     }
