@@ -12,11 +12,23 @@ sparse:   a sparse 100 GB .ops file: skipped with a message naming it and
 modules:  a rank file whose load map points at a FIFO, /dev/zero and
           /tmp/../dev/zero: the report ends (no blocking open) and
           symbolizes nothing from them.
+tid:      per-op records of thread 0xffffffff (-1, the side of a context
+          switch a process's own records do not know), one of rank 0 and
+          one of rank -5, in a run whose rank files hold their context
+          switches (NCCLTAP_OS): the record is left out and said; the text,
+          --json, --findings, --html and --perfetto all end well, the OS
+          section still names the thread that was preempted, and no
+          temporary file (FILE.XXXXXX) is left.
+fsize:    --html and --perfetto past the file size limit (RLIMIT_FSIZE, so
+          SIGXFSZ ends the report while it writes): neither the file nor
+          its temporary file is left.
 
-Usage: report_bounds.py ops|sparse|modules NCCLTAP TESTDATA WORKDIR
+Usage: report_bounds.py ops|sparse|modules|tid|fsize NCCLTAP TESTDATA WORKDIR
 """
 import json
+import glob
 import os
+import resource
 import shutil
 import struct
 import subprocess
@@ -95,14 +107,14 @@ def write_ops(path, recs):
         f.write(header(len(recs), len(recs)))
         for r in recs:
             f.write(RECORD.pack(r["comm"], r["seq"], 1 << 18, r["bytes"], 0, 0, r["enqueue_ns"],
-                                r["start_ns"], r["end_ns"], r["rank"], r["peer"], 7, 1, 0, 0))
+                                r["start_ns"], r["end_ns"], r["rank"], r["peer"], r.get("tid", 7), 1, 0, 0))
 
 
 def write_jsonl(path, recs):
     with open(path, "w") as f:
         for r in recs:
-            f.write(json.dumps(dict(r, comm="%016x" % r["comm"], op="AllReduce",
-                                    dtype="float32", tid=7, group_ops=1)) + "\n")
+            f.write(json.dumps(dict(r, comm="%016x" % r["comm"], op="AllReduce", dtype="float32",
+                                    tid=r.get("tid", 7), group_ops=1)) + "\n")
 
 
 def run_dir(d, writer, suffix, bad_rank):
@@ -160,6 +172,81 @@ def check_sparse(nccltap, _testdata, work):
     check("nccltap-node-101.ops: 100.0 GiB, over the limit" in err,
           f"the oversized per-op file is named with its size: {err[-2000:]}")
     check(b"1 in 1 process" in p.stdout, "the rank file is in the report")
+
+
+# Thread 7 ("main") of each process, preempted 80 us in op 0 (1.0 ms to
+# 1.14 ms), then sleeping 10 us after op 1 (2.0 ms to 2.14 ms): its
+# records name no other task, so a report that took their unknown side
+# (tid -1) for a thread saw one preempted from 1.09 ms to 2.3 ms, the
+# worst in op 1, with no name.
+def os_section():
+    return {"mode": "switch", "note": "", "threads": [{"tid": 7, "comm": "main"}],
+            "off": [[7, 0, 1_010_000, 1_090_000, 1], [7, 0, 2_300_000, 2_310_000, 0]]}
+
+
+def leftovers(d):
+    return [os.path.basename(p) for p in glob.glob(os.path.join(d, "*.??????"))]
+
+
+def check_tid(nccltap, _testdata, work):
+    for kind, writer, suffix in (("binary", write_ops, ".ops"), ("jsonl", write_jsonl, ".ops.jsonl")):
+        for bad_rank in (0, -5):
+            what = f"{kind}, tid 0xffffffff of rank {bad_rank}"
+            d = fresh(os.path.join(work, f"{kind}{bad_rank}"))
+            for pid, rank in ((101, 0), (102, 1)):
+                base = os.path.join(d, f"nccltap-node-{pid}")
+                doc = rank_doc(pid, rank)
+                doc["os"] = os_section()
+                with open(base + ".json", "w") as f:
+                    json.dump(doc, f)
+                recs = records(rank)
+                if rank == 0:
+                    bad = hostile(5, bad_rank)
+                    bad[0]["tid"] = 0xFFFFFFFF
+                    recs = recs[:6] + bad + recs[6:]
+                writer(base + suffix, recs)
+            reason = "a thread id past Linux's 2^22" if bad_rank == 0 else "a rank outside its communicator"
+            runs = (("text", []), ("--json", ["--json"]), ("--findings", ["--findings"]),
+                    ("--html", ["--html", os.path.join(d, "page.html")]),
+                    ("--perfetto", ["--perfetto", os.path.join(d, "trace.json")]))
+            for name, opts in runs:
+                p = report(nccltap, *opts, d)
+                if p is None:
+                    continue
+                err = p.stderr.decode()
+                # --findings: 1 when it found something (the OS finding).
+                check(p.returncode in ((0, 1) if name == "--findings" else (0,)),
+                      f"{what}: {name} ends well (exit {p.returncode}): {err[-2000:]}")
+                check(f"nccltap-node-101{suffix}: 1 per-op record out of range left out (the first: "
+                      f"{reason})" in err, f"{what}: {name} names the file and the reason: {err[-2000:]}")
+                if name == "text":
+                    out = p.stdout.decode()
+                    check("rejected   1 record out of range" in out, f"{what}: the text counts it")
+                    check(" main (7)\n" in out, f"{what}: the OS section names the preempted thread: "
+                          f"{out[out.find('OS interference'):][:1500]}")
+            check(os.path.exists(os.path.join(d, "page.html")), f"{what}: --html wrote its page")
+            check(os.path.exists(os.path.join(d, "trace.json")), f"{what}: --perfetto wrote its trace")
+            check(not leftovers(d), f"{what}: no temporary file left: {leftovers(d)}")
+
+
+def check_fsize(nccltap, _testdata, work):
+    d = fresh(os.path.join(work, "fsize"))
+    run_dir(d, write_ops, ".ops", 0)
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    for opt, name in (("--html", "page.html"), ("--perfetto", "trace.json")):
+        out = os.path.join(d, name)
+        try:
+            p = subprocess.run([nccltap, "report", opt, out, d], capture_output=True, timeout=30,
+                               preexec_fn=small_files)
+        except subprocess.TimeoutExpired:
+            check(False, f"{opt}: the report ended within 30 s")
+            continue
+        check(p.returncode != 0, f"{opt}: a file past RLIMIT_FSIZE is not written (exit {p.returncode})")
+        check(not os.path.exists(out), f"{opt}: no part of {name} is left")
+        check(not leftovers(d), f"{opt}: no temporary file left: {leftovers(d)}")
 
 
 def main_address(elf):
@@ -236,7 +323,8 @@ def check_modules(nccltap, testdata, work):
 def main():
     mode, nccltap, testdata, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
-    {"ops": check_ops, "sparse": check_sparse, "modules": check_modules}[mode](nccltap, testdata, work)
+    {"ops": check_ops, "sparse": check_sparse, "modules": check_modules, "tid": check_tid,
+     "fsize": check_fsize}[mode](nccltap, testdata, work)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
         return 1

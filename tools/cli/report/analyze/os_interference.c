@@ -42,6 +42,10 @@ struct thread_list {
 static void add_thread(struct thread_list *l, const struct rank_file *f,
                        const struct kernel_trace *k, int32_t tid, bool nccl)
 {
+    /* -1 is the side a process's own record does not know: following it
+     * would take every other thread's switches for its own. */
+    if (tid <= 0)
+        return;
     for (size_t i = 0; i < l->n; i++)
         if (l->t[i].file == f && l->t[i].tid == tid)
             return;
@@ -165,7 +169,8 @@ static void timeline(struct os_thread *t)
             t->comm = s->prev_comm;
             push(&t->on, &t->non, (struct os_interval){ on ? cur.start_ns : k->first_ns, s->ts_ns,
                                                         s->cpu, false, NULL });
-            cur = (struct os_interval){ s->ts_ns, 0, s->cpu, sched_switch_preempted(s), s->next_comm };
+            cur = (struct os_interval){ s->ts_ns, 0, s->cpu, sched_switch_preempted(s),
+                                        k->from_shim ? NULL : s->next_comm };
             on = false;
             off = true;
         } else if (s->next_tid == t->tid) {

@@ -21,15 +21,16 @@ struct os_interval {
     uint64_t start_ns, end_ns;
     uint32_t cpu;          /* on: the CPU it ran on; off: the one it left */
     bool preempted;        /* off: runnable, another task had the CPU */
-    const char *by;        /* off: the task that took the CPU */
+    const char *by;        /* off: the task that took the CPU; NULL when not known (the
+                              process's own records do not say) */
 };
 
 /* One thread of a rank, and its time on and off the CPU. */
 struct os_thread {
     const struct rank_file *file;
     const struct kernel_trace *kernel;
-    int32_t tid;
-    const char *comm;      /* its name in the kernel trace */
+    int32_t tid;           /* > 0: 0 and -1 name no thread (unknown, a record's other side) */
+    const char *comm;      /* its name in the kernel trace; never NULL, "" when none names it */
     bool nccl;             /* one of NCCL's threads, not a caller */
     struct os_interval *on, *off;  /* by start, disjoint */
     size_t non, noff;

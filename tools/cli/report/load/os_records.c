@@ -42,7 +42,7 @@ static void load_threads(struct report *r, json_t *list, struct rank_file *f, st
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *t = json_array_get(list, i), *tid = json_object_get(t, "tid"),
                *comm = json_object_get(t, "comm");
-        if (!json_is_integer(tid) || json_integer_value(tid) <= 0 || json_integer_value(tid) > INT32_MAX) {
+        if (!json_is_integer(tid) || json_integer_value(tid) <= 0 || json_integer_value(tid) >= REPORT_MAX_TID) {
             r->records_rejected++;
             continue;
         }
@@ -59,16 +59,16 @@ static bool load_off(struct report *r, json_t *o, struct kernel_trace *k, struct
     uint64_t tid, cpu, out, in, preempted;
     if (!json_is_array(o) || json_array_size(o) != 5 || !u64_at(o, 0, &tid) || !u64_at(o, 1, &cpu) ||
         !u64_at(o, 2, &out) || !u64_at(o, 3, &in) || !u64_at(o, 4, &preempted) || tid == 0 ||
-        tid > INT32_MAX || cpu >= REPORT_MAX_CPUS || in < out)
+        tid >= REPORT_MAX_TID || cpu >= REPORT_MAX_CPUS || in < out)
         return false;
-    const char *comm = comm_of(k, (int32_t)tid);
+    const char *none = report_intern(r, ""), *comm = comm_of(k, (int32_t)tid);
     if (!comm)
-        comm = report_intern(r, "");
+        comm = none;
     /* prev_state: 0 runnable (preempted), 1 sleeping, as lttng-modules says. */
     s[0] = (struct sched_switch){ .ts_ns = out, .cpu = (uint32_t)cpu, .prev_tid = (int32_t)tid, .next_tid = -1,
-                                  .prev_state = preempted ? 0 : 1, .prev_comm = comm };
+                                  .prev_state = preempted ? 0 : 1, .prev_comm = comm, .next_comm = none };
     s[1] = (struct sched_switch){ .ts_ns = in, .cpu = (uint32_t)cpu, .prev_tid = -1, .next_tid = (int32_t)tid,
-                                  .next_comm = comm };
+                                  .prev_comm = none, .next_comm = comm };
     return true;
 }
 
