@@ -19,11 +19,17 @@ tid:      per-op records of thread 0xffffffff (-1, the side of a context
           --json, --findings, --html and --perfetto all end well, the OS
           section still names the thread that was preempted, and no
           temporary file (FILE.XXXXXX) is left.
+threads:  160,000 per-op records, each of its own thread, beside
+          context-switch records; and a rank file whose "os" lists 200,000
+          threads, each preempted once: the text, --html and --perfetto
+          each end within 30 s (once quadratic in the threads: minutes),
+          and the OS section says the threads past its bound were not
+          followed.
 fsize:    --html and --perfetto past the file size limit (RLIMIT_FSIZE, so
           SIGXFSZ ends the report while it writes): neither the file nor
           its temporary file is left.
 
-Usage: report_bounds.py ops|sparse|modules|tid|fsize NCCLTAP TESTDATA WORKDIR
+Usage: report_bounds.py ops|sparse|modules|tid|threads|fsize NCCLTAP TESTDATA WORKDIR
 """
 import json
 import glob
@@ -229,6 +235,45 @@ def check_tid(nccltap, _testdata, work):
             check(not leftovers(d), f"{what}: no temporary file left: {leftovers(d)}")
 
 
+def many_threads_dir(d, nops, nthreads):
+    """One process: nops AllReduces 2 us apart, the Nth called by thread N+1
+    when nthreads is 0; else thread 7's, and an "os" of nthreads threads,
+    thread t preempted 5 us from 1 ms + 10 t ns."""
+    doc = rank_doc(101, 0)
+    doc["comms"][0]["nranks"] = 1
+    doc["os"] = {"mode": "switch", "note": "", "threads": [{"tid": 7, "comm": "main"}],
+                 "off": [[7, 0, 1_010_000, 1_090_000, 1]]}
+    if nthreads:
+        doc["os"]["threads"] = [{"tid": t, "comm": "t%d" % t} for t in range(1, nthreads + 1)]
+        doc["os"]["off"] = [[t, t % 64, 1_000_000 + 10 * t, 1_005_000 + 10 * t, 1]
+                            for t in range(1, nthreads + 1)]
+    with open(os.path.join(d, "nccltap-node-101.json"), "w") as f:
+        json.dump(doc, f)
+    recs = [dict(comm=COMM, seq=seq, bytes=1 << 20, enqueue_ns=1_000_000 + 2_000 * seq,
+                 start_ns=1_000_100 + 2_000 * seq, end_ns=1_001_500 + 2_000 * seq, rank=0, peer=-1,
+                 tid=7 if nthreads else seq + 1) for seq in range(nops)]
+    write_ops(os.path.join(d, "nccltap-node-101.ops"), recs)
+
+
+def check_threads(nccltap, _testdata, work):
+    for what, nops, nthreads in (("160,000 records of as many threads", 160_000, 0),
+                                 ("an \"os\" of 200,000 threads", 2_000, 200_000)):
+        d = fresh(os.path.join(work, str(nthreads)))
+        many_threads_dir(d, nops, nthreads)
+        for opts in ([], ["--html", os.path.join(d, "page.html")],
+                     ["--perfetto", os.path.join(d, "trace.json")]):
+            p = report(nccltap, *opts, d)
+            if p is None:
+                break  # said; the others would take as long
+            check(p.returncode == 0, f"{what}: report {opts} ends well (exit {p.returncode}): "
+                  f"{p.stderr.decode()[-2000:]}")
+            if not opts and nthreads:
+                out = p.stdout.decode()
+                check(f"{nthreads - 1024} threads not followed" in out,
+                      f"{what}: the threads past 1,024 are said not followed: "
+                      f"{out[out.find('OS interference'):][:1000]}")
+
+
 def check_fsize(nccltap, _testdata, work):
     d = fresh(os.path.join(work, "fsize"))
     run_dir(d, write_ops, ".ops", 0)
@@ -324,7 +369,7 @@ def main():
     mode, nccltap, testdata, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
     {"ops": check_ops, "sparse": check_sparse, "modules": check_modules, "tid": check_tid,
-     "fsize": check_fsize}[mode](nccltap, testdata, work)
+     "threads": check_threads, "fsize": check_fsize}[mode](nccltap, testdata, work)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
         return 1
