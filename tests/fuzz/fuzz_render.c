@@ -14,6 +14,7 @@
  *   or script. */
 #include "crossrank.h"
 #include "findings.h"
+#include "fuzz_scratch.h"
 #include "load.h"
 #include "os_interference.h"
 #include "render.h"
@@ -22,13 +23,11 @@
 #include "timeline.h"
 #include "util.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,8 +36,8 @@ static const char *const parts[] = { "nccltap-fuzz-1.json", "nccltap-fuzz-1.ops.
                                      "nccltap-fuzz-2.ops.jsonl", "nccltap-fuzz-1.hang.json" };
 #define NPARTS (sizeof parts / sizeof parts[0])
 
-/* A directory of this process's own, emptied for each input. */
-static char dir[64];
+/* The run directory, emptied for each input. */
+static const char *dir;
 
 static void write_part(const char *name, const uint8_t *p, size_t n)
 {
@@ -51,11 +50,7 @@ static void write_part(const char *name, const uint8_t *p, size_t n)
 
 static void write_dir(const uint8_t *data, size_t size)
 {
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/nccltap-fuzz-render-%d", (int)getpid());
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-            abort();
-    }
+    dir = fuzz_scratch("render");
     for (size_t i = 0; i < NPARTS; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/%s", dir, parts[i]);

@@ -11,6 +11,7 @@
  * coverage does not reach the fuzzer (it is another process): the
  * mutations are blind to libbabeltrace2, not to what the report makes of
  * what it sends. */
+#include "fuzz_scratch.h"
 #include "load.h"
 #include "util.h"
 
@@ -24,8 +25,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The session directory of this process. */
-static char session[64];
 
 static void mkdirs(const char *path)
 {
@@ -68,8 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!size)
         return 0;
-    if (!session[0])
-        snprintf(session, sizeof session, "/tmp/nccltap-fuzz-trace-%d", (int)getpid());
+    const char *session = fuzz_scratch("trace");
     char *ust = xasprintf("%s/ust/uid/0/64-bit", session), *kernel = xasprintf("%s/kernel", session);
     mkdirs(ust);
     copy_fixture("ust/metadata", ust, "metadata");
