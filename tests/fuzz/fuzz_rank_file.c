@@ -29,11 +29,12 @@ static void check_file(const struct rank_file *f)
             abort();
     if (!f->host || !f->job || !f->nccl_version || !f->timing || !f->timing_note)
         abort();
-    /* The shim's records: each switch names its thread, in time order. */
+    /* The shim's records: each switch names its thread (the other side
+     * "", never NULL), in time order. */
     const struct kernel_trace *k = f->os;
     for (size_t i = 0; k && i < k->nswitches; i++) {
         const struct sched_switch *s = &k->switches[i];
-        if ((s->prev_tid > 0 ? !s->prev_comm : !s->next_comm) || (i && s->ts_ns < k->switches[i - 1].ts_ns) ||
+        if (!s->prev_comm || !s->next_comm || (i && s->ts_ns < k->switches[i - 1].ts_ns) ||
             s->cpu >= k->ncpus)
             abort();
     }

@@ -1,4 +1,5 @@
 #include "util.h"
+#include "escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,12 +10,15 @@ void msg(const char *fmt, ...)
 {
     /* Built in one buffer and written at once, so that the line is not
      * interleaved with the output of the command nccltap runs. */
-    char line[2048];
+    char text[2048], line[4 * sizeof text + 16];
     va_list ap;
     va_start(ap, fmt);
-    int n = snprintf(line, sizeof line, "nccltap: ");
-    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    /* File names and what files say reach the terminal escaped: a file in
+     * a run's directory must not move the cursor or clear the screen. */
+    int n = snprintf(line, sizeof line, "nccltap: ");
+    shown_message(text, line + n, sizeof line - (size_t)n - 1);
     strcat(line, "\n");
     fputs(line, stderr);
 }

@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-/* "nccltap: <message>\n" on stderr. */
+/* "nccltap: <message>\n" on stderr, with what a terminal would act on
+ * escaped (escape.h, shown_message). */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xmalloc(size_t n);

@@ -304,7 +304,9 @@ struct rank_file {
  * Times are CLOCK_MONOTONIC ns, the clock of the op events; tids are the
  * kernel's (global) thread ids. Names are interned (report_intern). */
 
-/* sched_switch: at ts_ns `cpu` went from prev_tid to next_tid. */
+/* sched_switch: at ts_ns `cpu` went from prev_tid to next_tid. The names
+ * are never NULL: "" where a task is not known (tid -1, in a process's own
+ * records), so that every reader may print them. */
 struct sched_switch {
     uint64_t ts_ns;
     uint32_t cpu;
@@ -352,8 +354,8 @@ struct kernel_trace {
     /* The source. false: an LTTng kernel session, every task of the host.
      * true: one process's own records (the shim's NCCLTAP_OS=switch,
      * perf_event_open), only its followed threads: a switch-out names no
-     * next task (next_tid -1, next_comm NULL), a switch-in no previous one
-     * (prev_tid -1, prev_comm NULL); no wakeups, no interrupts. */
+     * next task (next_tid -1, next_comm ""), a switch-in no previous one
+     * (prev_tid -1, prev_comm ""); no wakeups, no interrupts. */
     bool from_shim;
     uint64_t lost;       /* from_shim: records the kernel could not write (ring overruns) */
     uint64_t dropped;    /* from_shim: intervals the shim dropped past its bound */

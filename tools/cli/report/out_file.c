@@ -4,9 +4,52 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The signals that end the process while a file is written: asked to
+ * (INT, TERM, HUP, QUIT), past a limit (XFSZ: RLIMIT_FSIZE, XCPU), or a
+ * crash (SEGV, BUS, ABRT: also xmalloc's, FPE, ILL). */
+static const int ending[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ, SIGXCPU,
+                              SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+#define NENDING (sizeof ending / sizeof ending[0])
+
+/* The temporary file being written, and the handlers it displaced: one at
+ * a time, on the command's one thread. */
+static const char *volatile pending;
+static struct sigaction displaced[NENDING];
+
+/* Removes the temporary file, then lets the signal do what it did before
+ * (the default: end the process; a sanitizer's: report, then end it). */
+static void remove_pending(int sig)
+{
+    if (pending)
+        unlink(pending);  /* async-signal-safe */
+    for (size_t i = 0; i < NENDING; i++)
+        if (ending[i] == sig)
+            sigaction(sig, &displaced[i], NULL);
+    raise(sig);  /* delivered once this returns; a fault also recurs */
+}
+
+static void guard(const char *tmp)
+{
+    struct sigaction sa = { .sa_handler = remove_pending };
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NENDING; i++)
+        sigaddset(&sa.sa_mask, ending[i]);  /* one handler at a time */
+    pending = tmp;
+    for (size_t i = 0; i < NENDING; i++)
+        sigaction(ending[i], &sa, &displaced[i]);
+}
+
+static void unguard(void)
+{
+    for (size_t i = 0; i < NENDING; i++)
+        sigaction(ending[i], &displaced[i], NULL);
+    pending = NULL;
+}
 
 /* The directory `path` is in: a malloc'ed string. */
 static char *dir_of(const char *path)
@@ -31,7 +74,17 @@ bool out_dir_writable(const char *argv0, const char *option, const char *path)
 int out_file_write(const char *path, int (*write)(FILE *out, void *ctx), void *ctx)
 {
     char *tmp = xasprintf("%s.XXXXXX", path);
+    /* From its making to its renaming or removal, a signal that ends the
+     * process removes it too: blocked until the name is known. */
+    sigset_t block, before;
+    sigemptyset(&block);
+    for (size_t i = 0; i < NENDING; i++)
+        sigaddset(&block, ending[i]);
+    sigprocmask(SIG_BLOCK, &block, &before);
     int fd = mkstemp(tmp);
+    if (fd >= 0)
+        guard(tmp);
+    sigprocmask(SIG_SETMASK, &before, NULL);
     FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
     int rc = -1;
     if (!out) {
@@ -42,6 +95,7 @@ int out_file_write(const char *path, int (*write)(FILE *out, void *ctx), void *c
         if (fd >= 0) {
             close(fd);
             remove(tmp);
+            unguard();
         }
         free(tmp);
         return -1;
@@ -57,6 +111,7 @@ int out_file_write(const char *path, int (*write)(FILE *out, void *ctx), void *c
     }
     if (rc != 0)
         remove(tmp);
+    unguard();
     free(tmp);
     return rc;
 }

@@ -16,7 +16,9 @@ bool out_dir_writable(const char *argv0, const char *option, const char *path);
 
 /* Calls write(out, ctx) on a temporary file beside `path`, then renames it
  * over `path`. write returns 0, or -1 when it could not write. Returns 0,
- * or -1 after saying why (the temporary file removed). */
+ * or -1 after saying why (the temporary file removed). A signal that ends
+ * the process meanwhile (a crash, SIGINT, RLIMIT_FSIZE's SIGXFSZ) removes
+ * the temporary file before it takes its course. */
 int out_file_write(const char *path, int (*write)(FILE *out, void *ctx), void *ctx);
 
 #endif

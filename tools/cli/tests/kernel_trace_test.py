@@ -5,7 +5,11 @@ interference it finds in each case.
 
 usage: kernel_trace_test.py CASE NCCLTAP WORKDIR
   CASE  straggler, irq_storm, in_op, clean, or no_kernel (the straggler's trace
-        without its kernel/ directory)
+        without its kernel/ directory), or damaged_packet (the straggler's
+        trace with 8 bytes of one packet's context set to 0xff, on which
+        libbabeltrace2 2.0 aborts: in the kernel trace, the report names
+        it and reads the rest; in the only user-space trace, it names it
+        and ends with status 1, not a signal)
 
 Exits 77 (skipped) when no Python here has babeltrace2's bindings (Debian:
 python3-bt2), except in CI (CI=true), where that is a failure.
@@ -48,6 +52,36 @@ def report(nccltap, trace, *opts):
     return p.stdout
 
 
+def damage(stream, at):
+    """The first packet's timestamp_begin, at byte `at`, set to all ones:
+    libbabeltrace2 2.0 asserts it is not (SIGABRT)."""
+    with open(stream, "r+b") as f:
+        f.seek(at)
+        f.write(b"\xff" * 8)
+
+
+def check_damaged_packet(nccltap, trace):
+    kernel = os.path.join(trace, "kernel")
+    # After lttng-modules' packet header (magic, uuid, stream_id, stream_instance_id).
+    damage(os.path.join(kernel, "channel0_0"), 32)
+    p = subprocess.run([nccltap, "report", trace], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, f"a damaged kernel trace: the report ends well (exit {p.returncode}): {p.stderr}")
+    check(f"reading the trace in {kernel}: the trace is damaged and is left out" in p.stderr,
+          f"the damaged trace is named: {p.stderr}")
+    check("4 in 4 processes" in p.stdout and "the trace has no kernel events" in p.stdout,
+          f"the user-space trace is reported all the same: {p.stdout[:600]}")
+
+    shutil.rmtree(kernel)
+    ust = os.path.join(trace, "ust", "uid", "0", "64-bit")
+    # After sink.ctf.fs's header and the packet context's sizes before it.
+    damage(os.path.join(ust, "nccltap_0"), 52)
+    p = subprocess.run([nccltap, "report", trace], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 1, f"the only trace damaged: exit status 1, not a signal ({p.returncode}): {p.stderr}")
+    check(f"reading the trace in {ust}: the trace is damaged and is left out" in p.stderr and
+          "no trace in" in p.stderr, f"it is named, and that nothing could be read: {p.stderr}")
+    return 1 if FAILED else 0
+
+
 def main():
     case, nccltap, work = sys.argv[1:4]
     py = python_with_bt2()
@@ -60,7 +94,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     trace = os.path.join(work, "trace")
-    fixture = {"no_kernel": "straggler", "shim_only": "both"}.get(case, case)
+    fixture = {"no_kernel": "straggler", "shim_only": "both", "damaged_packet": "straggler"}.get(case, case)
     subprocess.run([py, os.path.join(HERE, "kernel_trace_fixture.py"), fixture, trace],
                    check=True, capture_output=True)
     if case in ("no_kernel", "shim_only"):
@@ -73,6 +107,9 @@ def main():
         array = "integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _%s[16];"
         check(all(array % n in meta for n in ("prev_comm", "next_comm", "comm", "child_comm")) and
               "string _prev_comm" not in meta, "the fixture's comm fields are lttng-modules' char[16] arrays")
+
+    if case == "damaged_packet":
+        return check_damaged_packet(nccltap, trace)
 
     doc = json.loads(report(nccltap, trace, "--json"))
     text = report(nccltap, trace)

@@ -12,11 +12,29 @@ sparse:   a sparse 100 GB .ops file: skipped with a message naming it and
 modules:  a rank file whose load map points at a FIFO, /dev/zero and
           /tmp/../dev/zero: the report ends (no blocking open) and
           symbolizes nothing from them.
+tid:      per-op records of thread 0xffffffff (-1, the side of a context
+          switch a process's own records do not know), one of rank 0 and
+          one of rank -5, in a run whose rank files hold their context
+          switches (NCCLTAP_OS): the record is left out and said; the text,
+          --json, --findings, --html and --perfetto all end well, the OS
+          section still names the thread that was preempted, and no
+          temporary file (FILE.XXXXXX) is left.
+threads:  160,000 per-op records, each of its own thread, beside
+          context-switch records; and a rank file whose "os" lists 200,000
+          threads, each preempted once: the text, --html and --perfetto
+          each end within 30 s (once quadratic in the threads: minutes),
+          and the OS section says the threads past its bound were not
+          followed.
+fsize:    --html and --perfetto past the file size limit (RLIMIT_FSIZE, so
+          SIGXFSZ ends the report while it writes): neither the file nor
+          its temporary file is left.
 
-Usage: report_bounds.py ops|sparse|modules NCCLTAP TESTDATA WORKDIR
+Usage: report_bounds.py ops|sparse|modules|tid|threads|fsize NCCLTAP TESTDATA WORKDIR
 """
 import json
+import glob
 import os
+import resource
 import shutil
 import struct
 import subprocess
@@ -95,14 +113,14 @@ def write_ops(path, recs):
         f.write(header(len(recs), len(recs)))
         for r in recs:
             f.write(RECORD.pack(r["comm"], r["seq"], 1 << 18, r["bytes"], 0, 0, r["enqueue_ns"],
-                                r["start_ns"], r["end_ns"], r["rank"], r["peer"], 7, 1, 0, 0))
+                                r["start_ns"], r["end_ns"], r["rank"], r["peer"], r.get("tid", 7), 1, 0, 0))
 
 
 def write_jsonl(path, recs):
     with open(path, "w") as f:
         for r in recs:
-            f.write(json.dumps(dict(r, comm="%016x" % r["comm"], op="AllReduce",
-                                    dtype="float32", tid=7, group_ops=1)) + "\n")
+            f.write(json.dumps(dict(r, comm="%016x" % r["comm"], op="AllReduce", dtype="float32",
+                                    tid=r.get("tid", 7), group_ops=1)) + "\n")
 
 
 def run_dir(d, writer, suffix, bad_rank):
@@ -160,6 +178,120 @@ def check_sparse(nccltap, _testdata, work):
     check("nccltap-node-101.ops: 100.0 GiB, over the limit" in err,
           f"the oversized per-op file is named with its size: {err[-2000:]}")
     check(b"1 in 1 process" in p.stdout, "the rank file is in the report")
+
+
+# Thread 7 ("main") of each process, preempted 80 us in op 0 (1.0 ms to
+# 1.14 ms), then sleeping 10 us after op 1 (2.0 ms to 2.14 ms): its
+# records name no other task, so a report that took their unknown side
+# (tid -1) for a thread saw one preempted from 1.09 ms to 2.3 ms, the
+# worst in op 1, with no name.
+def os_section():
+    return {"mode": "switch", "note": "", "threads": [{"tid": 7, "comm": "main"}],
+            "off": [[7, 0, 1_010_000, 1_090_000, 1], [7, 0, 2_300_000, 2_310_000, 0]]}
+
+
+def leftovers(d):
+    return [os.path.basename(p) for p in glob.glob(os.path.join(d, "*.??????"))]
+
+
+def check_tid(nccltap, _testdata, work):
+    for kind, writer, suffix in (("binary", write_ops, ".ops"), ("jsonl", write_jsonl, ".ops.jsonl")):
+        for bad_rank in (0, -5):
+            what = f"{kind}, tid 0xffffffff of rank {bad_rank}"
+            d = fresh(os.path.join(work, f"{kind}{bad_rank}"))
+            for pid, rank in ((101, 0), (102, 1)):
+                base = os.path.join(d, f"nccltap-node-{pid}")
+                doc = rank_doc(pid, rank)
+                doc["os"] = os_section()
+                with open(base + ".json", "w") as f:
+                    json.dump(doc, f)
+                recs = records(rank)
+                if rank == 0:
+                    bad = hostile(5, bad_rank)
+                    bad[0]["tid"] = 0xFFFFFFFF
+                    recs = recs[:6] + bad + recs[6:]
+                writer(base + suffix, recs)
+            reason = "a thread id past Linux's 2^22" if bad_rank == 0 else "a rank outside its communicator"
+            runs = (("text", []), ("--json", ["--json"]), ("--findings", ["--findings"]),
+                    ("--html", ["--html", os.path.join(d, "page.html")]),
+                    ("--perfetto", ["--perfetto", os.path.join(d, "trace.json")]))
+            for name, opts in runs:
+                p = report(nccltap, *opts, d)
+                if p is None:
+                    continue
+                err = p.stderr.decode()
+                # --findings: 1 when it found something (the OS finding).
+                check(p.returncode in ((0, 1) if name == "--findings" else (0,)),
+                      f"{what}: {name} ends well (exit {p.returncode}): {err[-2000:]}")
+                check(f"nccltap-node-101{suffix}: 1 per-op record out of range left out (the first: "
+                      f"{reason})" in err, f"{what}: {name} names the file and the reason: {err[-2000:]}")
+                if name == "text":
+                    out = p.stdout.decode()
+                    check("rejected   1 record out of range" in out, f"{what}: the text counts it")
+                    check(" main (7)\n" in out, f"{what}: the OS section names the preempted thread: "
+                          f"{out[out.find('OS interference'):][:1500]}")
+            check(os.path.exists(os.path.join(d, "page.html")), f"{what}: --html wrote its page")
+            check(os.path.exists(os.path.join(d, "trace.json")), f"{what}: --perfetto wrote its trace")
+            check(not leftovers(d), f"{what}: no temporary file left: {leftovers(d)}")
+
+
+def many_threads_dir(d, nops, nthreads):
+    """One process: nops AllReduces 2 us apart, the Nth called by thread N+1
+    when nthreads is 0; else thread 7's, and an "os" of nthreads threads,
+    thread t preempted 5 us from 1 ms + 10 t ns."""
+    doc = rank_doc(101, 0)
+    doc["comms"][0]["nranks"] = 1
+    doc["os"] = {"mode": "switch", "note": "", "threads": [{"tid": 7, "comm": "main"}],
+                 "off": [[7, 0, 1_010_000, 1_090_000, 1]]}
+    if nthreads:
+        doc["os"]["threads"] = [{"tid": t, "comm": "t%d" % t} for t in range(1, nthreads + 1)]
+        doc["os"]["off"] = [[t, t % 64, 1_000_000 + 10 * t, 1_005_000 + 10 * t, 1]
+                            for t in range(1, nthreads + 1)]
+    with open(os.path.join(d, "nccltap-node-101.json"), "w") as f:
+        json.dump(doc, f)
+    recs = [dict(comm=COMM, seq=seq, bytes=1 << 20, enqueue_ns=1_000_000 + 2_000 * seq,
+                 start_ns=1_000_100 + 2_000 * seq, end_ns=1_001_500 + 2_000 * seq, rank=0, peer=-1,
+                 tid=7 if nthreads else seq + 1) for seq in range(nops)]
+    write_ops(os.path.join(d, "nccltap-node-101.ops"), recs)
+
+
+def check_threads(nccltap, _testdata, work):
+    for what, nops, nthreads in (("160,000 records of as many threads", 160_000, 0),
+                                 ("an \"os\" of 200,000 threads", 2_000, 200_000)):
+        d = fresh(os.path.join(work, str(nthreads)))
+        many_threads_dir(d, nops, nthreads)
+        for opts in ([], ["--html", os.path.join(d, "page.html")],
+                     ["--perfetto", os.path.join(d, "trace.json")]):
+            p = report(nccltap, *opts, d)
+            if p is None:
+                break  # said; the others would take as long
+            check(p.returncode == 0, f"{what}: report {opts} ends well (exit {p.returncode}): "
+                  f"{p.stderr.decode()[-2000:]}")
+            if not opts and nthreads:
+                out = p.stdout.decode()
+                check(f"{nthreads - 1024} threads not followed" in out,
+                      f"{what}: the threads past 1,024 are said not followed: "
+                      f"{out[out.find('OS interference'):][:1000]}")
+
+
+def check_fsize(nccltap, _testdata, work):
+    d = fresh(os.path.join(work, "fsize"))
+    run_dir(d, write_ops, ".ops", 0)
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    for opt, name in (("--html", "page.html"), ("--perfetto", "trace.json")):
+        out = os.path.join(d, name)
+        try:
+            p = subprocess.run([nccltap, "report", opt, out, d], capture_output=True, timeout=30,
+                               preexec_fn=small_files)
+        except subprocess.TimeoutExpired:
+            check(False, f"{opt}: the report ended within 30 s")
+            continue
+        check(p.returncode != 0, f"{opt}: a file past RLIMIT_FSIZE is not written (exit {p.returncode})")
+        check(not os.path.exists(out), f"{opt}: no part of {name} is left")
+        check(not leftovers(d), f"{opt}: no temporary file left: {leftovers(d)}")
 
 
 def main_address(elf):
@@ -236,7 +368,8 @@ def check_modules(nccltap, testdata, work):
 def main():
     mode, nccltap, testdata, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
-    {"ops": check_ops, "sparse": check_sparse, "modules": check_modules}[mode](nccltap, testdata, work)
+    {"ops": check_ops, "sparse": check_sparse, "modules": check_modules, "tid": check_tid,
+     "threads": check_threads, "fsize": check_fsize}[mode](nccltap, testdata, work)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
         return 1

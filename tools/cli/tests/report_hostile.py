@@ -12,7 +12,16 @@ escape: control characters, bidirectional overrides and isolates
         in a name the report prints between quotes, so that no name can
         forge the text around it; --json keeps them exactly.
 
-Usage: report_hostile.py fifo|escape NCCLTAP TESTDATA WORKDIR
+escape_os: the same characters in what the OS interference section and
+        finding print: a per-op record's op name (the OS finding's worst
+        op, in the text, --findings and --html), a thread's name in a rank
+        file's "os", the note of a process whose records were refused, and
+        a file name in the run's directory that the messages on stderr
+        name. None reaches the terminal raw (so no file can clear the
+        screen and print a "Findings: None" of its own), the page shows
+        them as text, not markup, and --json keeps them exactly.
+
+Usage: report_hostile.py fifo|escape|escape_os NCCLTAP TESTDATA WORKDIR
 """
 import json
 import os
@@ -27,6 +36,7 @@ def check(cond, what):
     if not cond:
         FAILED.append(what)
         print("FAIL:", what, file=sys.stderr)
+    return cond
 
 
 def fresh(d):
@@ -125,10 +135,90 @@ def check_escape(nccltap, testdata, work):
           "--json keeps the communicator name exactly")
 
 
+# A name that clears the screen and prints a verdict of its own, and
+# markup that would run a script in the page.
+FORGED = "AllReduce\x1b[2J\x1b[HFindings\x0d\n  None\u202e<img src=x onerror=alert(1)>"
+FORGED_SHOWN = "AllReduce\\x1b[2J\\x1b[HFindings\\x0d\\x0a  None\\xe2\\x80\\xae<img src=x onerror=alert(1)>"
+COMM = "5ca1ab1e00c0ffee"
+
+
+def os_run(d, os_of):
+    """Two ranks of 12 AllReduces named FORGED; rank 0 starts each 100 us
+    late, its thread 7 preempted 80 us in ops 0 and 2 (an OS finding);
+    os_of(rank) is each rank file's "os"."""
+    for pid, rank in ((101, 0), (102, 1)):
+        doc = {"format": "nccltap-rank/1", "final": True, "host": "node", "pid": pid, "job": "os",
+               "timing": "all", "timing_note": "", "wall_s": 0.02, "nccl_busy_s": 0.0017,
+               "nccl_timed_s": 0.0017, "ranks": [rank],
+               "comms": [{"id": COMM, "parent": "", "name": "world", "rank": rank, "nranks": 2,
+                          "origin": "init", "state": "destroyed", "calls": 12}],
+               "ops": [], "os": os_of(rank),
+               "totals": {"calls": 12, "dropped": 0, "timed": 12, "untimed": 0, "captured": 0,
+                          "pending": 0, "failed": 0}}
+        with open(os.path.join(d, f"nccltap-node-{pid}.json"), "w") as f:
+            json.dump(doc, f)
+        with open(os.path.join(d, f"nccltap-node-{pid}.ops.jsonl"), "w") as f:
+            for seq in range(12):
+                start = 1_000_000 + seq * 1_000_000 + (100_000 if rank == 0 else 0)
+                f.write(json.dumps({"comm": COMM, "seq": seq, "rank": rank, "peer": -1, "op": FORGED,
+                                    "dtype": "float32", "bytes": 1 << 20, "group": 0, "group_ops": 1,
+                                    "tid": 7, "stream": "0x7f00", "enqueue_ns": start - 1000,
+                                    "start_ns": start, "end_ns": 1_000_000 + seq * 1_000_000 + 140_000})
+                        + "\n")
+
+
+def check_terminal(what, text):
+    bad = sorted({hex(ord(c)) for c in text if acted_on(c)})
+    check(not bad, f"{what}: no control, bidi or separator character reaches the terminal: {bad}")
+
+
+def check_escape_os(nccltap, _testdata, work):
+    d = fresh(os.path.join(work, "os"))
+    os_run(d, lambda rank: {"mode": "switch", "note": "", "threads": [{"tid": 7, "comm": FORGED}],
+                            "off": [[7, 0, 1_010_000, 1_090_000, 1], [7, 0, 3_010_000, 3_090_000, 1]]})
+    with open(os.path.join(d, "nccltap-evil\x1b[2J\x1b[H-9.json"), "w") as f:
+        f.write("not a rank file")
+    for opts in ([], ["--findings"]):
+        p = report(nccltap, *opts, d)
+        if p is None:
+            continue
+        out, err = p.stdout.decode(), p.stderr.decode()
+        check(p.returncode in (0, 1), f"{opts}: ends well (exit {p.returncode}): {err}")
+        check_terminal(f"{opts}", out)
+        check_terminal(f"{opts} stderr", err)
+        check(f"during {FORGED_SHOWN} seq 0" in out, f"{opts}: the OS finding shows the op escaped: {out}")
+        check("nccltap-evil\\x1b[2J\\x1b[H-9.json" in err, f"{opts}: stderr names the file escaped: {err}")
+        if not opts:
+            check(f"  {FORGED_SHOWN} (7)" in out, "the OS rows show the thread's name escaped")
+    page = os.path.join(d, "page.html")
+    p = report(nccltap, "--html", page, d)
+    if p is not None and check(p.returncode == 0, f"--html ends well: {p.stderr}"):
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        check("<img" not in html, "--html: a name adds no markup")
+        check("\x1b" not in html, "--html: no escape character in the page")
+        check("during AllReduce\\x1b[2J\\x1b[HFindings\\x0d\\x0a  None\\xe2\\x80\\xae&lt;img src=x "
+              "onerror=alert(1)&gt; seq 0" in html, "--html: the OS finding shows the op escaped, as text")
+    p = report(nccltap, "--json", d)
+    if p is not None and check(p.returncode == 0, f"--json ends well: {p.stderr}"):
+        j = json.loads(p.stdout)
+        check(any(f.get("evidence", {}).get("worst_op") == FORGED for f in j["findings"]),
+              "--json keeps the op name exactly")
+
+    d = fresh(os.path.join(work, "refused"))
+    os_run(d, lambda rank: {"mode": "switch", "note": FORGED, "threads": [], "off": []})
+    p = report(nccltap, d)
+    if p is not None:
+        out = p.stdout.decode()
+        check_terminal("a refused process's note", out)
+        check(f"OS interference: not recorded: in 2 processes {FORGED_SHOWN}\n" in out,
+              f"the note is shown escaped: {out}")
+
+
 def main():
     mode, nccltap, testdata, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
-    {"fifo": check_fifo, "escape": check_escape}[mode](nccltap, testdata, work)
+    {"fifo": check_fifo, "escape": check_escape, "escape_os": check_escape_os}[mode](nccltap, testdata, work)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
         return 1

@@ -1,17 +1,10 @@
 #include "os_interference.h"
+#include "os_threads.h"
 #include "crossrank_base.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f)
-{
-    for (size_t i = 0; i < r->nkernels; i++)
-        if (strcmp(r->kernels[i].host, f->host) == 0)
-            return &r->kernels[i];
-    return f->os;
-}
 
 static struct os_sources os_sources(const struct report *r)
 {
@@ -30,161 +23,6 @@ static struct os_sources os_sources(const struct report *r)
             s.off++;
     }
     return s;
-}
-
-/* ---- the threads of each rank ---- */
-
-struct thread_list {
-    struct os_thread *t;
-    size_t n, cap;
-};
-
-static void add_thread(struct thread_list *l, const struct rank_file *f,
-                       const struct kernel_trace *k, int32_t tid, bool nccl)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (l->t[i].file == f && l->t[i].tid == tid)
-            return;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 16;
-        l->t = xrealloc(l->t, l->cap * sizeof *l->t);
-    }
-    l->t[l->n++] = (struct os_thread){ .file = f, .kernel = k, .tid = tid, .comm = "", .nccl = nccl };
-}
-
-static bool is_nccl_name(const char *comm)
-{
-    return strncmp(comm, "NCCL", 4) == 0;
-}
-
-/* The process of `tid` as the kernel trace says (its last fork or dump
- * entry), -1 when it does not. */
-static int32_t pid_of(const struct kernel_trace *k, int32_t tid)
-{
-    for (size_t i = k->nthreads; i-- > 0;)
-        if (k->threads[i].tid == tid)
-            return k->threads[i].pid;
-    return -1;
-}
-
-static size_t files_on_host(const struct report *r, const char *host)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nfiles; i++)
-        n += strcmp(r->files[i].host, host) == 0;
-    return n;
-}
-
-/* NCCL's threads on k: the tids sched_switch names "NCCL...". Owner: the
- * process the trace ties the tid to; a thread the trace does not tie goes
- * to the only traced process of its host, if there is one. */
-static void add_nccl_threads(struct thread_list *l, const struct report *r,
-                             const struct kernel_trace *k)
-{
-    int32_t *seen = NULL;
-    size_t nseen = 0, cap = 0;
-    for (size_t i = 0; i < k->nswitches; i++) {
-        const struct sched_switch *s = &k->switches[i];
-        int32_t tid = is_nccl_name(s->next_comm) ? s->next_tid
-                    : is_nccl_name(s->prev_comm) ? s->prev_tid : -1;
-        if (tid <= 0)
-            continue;
-        size_t j = 0;
-        while (j < nseen && seen[j] != tid)
-            j++;
-        if (j < nseen)
-            continue;
-        if (nseen == cap) {
-            cap = cap ? 2 * cap : 16;
-            seen = xrealloc(seen, cap * sizeof *seen);
-        }
-        seen[nseen++] = tid;
-    }
-    bool alone = files_on_host(r, k->host) == 1;
-    for (size_t j = 0; j < nseen; j++) {
-        int32_t pid = pid_of(k, seen[j]);
-        for (size_t i = 0; i < r->nfiles; i++) {
-            const struct rank_file *f = &r->files[i];
-            if (strcmp(f->host, k->host) == 0 && (pid == f->pid || (pid < 0 && alone)))
-                add_thread(l, f, k, seen[j], true);
-        }
-    }
-    free(seen);
-}
-
-static int cmp_thread(const void *a, const void *b)
-{
-    const struct os_thread *x = a, *y = b;
-    if (x->file != y->file)
-        return x->file < y->file ? -1 : 1;
-    return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-static void find_threads(const struct report *r, struct thread_list *l)
-{
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const struct rank_file *f = &r->files[i];
-        const struct kernel_trace *k = kernel_of(r, f);
-        if (!k)
-            continue;
-        for (size_t j = 0; j < f->nevents; j++)
-            if (f->events[j].tid)
-                add_thread(l, f, k, (int32_t)f->events[j].tid, false);
-        /* The shim's records: the threads it followed, NCCL's by name. */
-        for (size_t j = 0; k == f->os && j < k->nthreads; j++)
-            add_thread(l, f, k, k->threads[j].tid, is_nccl_name(k->threads[j].comm));
-    }
-    for (size_t i = 0; i < r->nkernels; i++)
-        add_nccl_threads(l, r, &r->kernels[i]);
-    if (l->n)
-        qsort(l->t, l->n, sizeof *l->t, cmp_thread);
-}
-
-/* ---- their time on and off the CPU ---- */
-
-static void push(struct os_interval **a, size_t *n, struct os_interval v)
-{
-    /* Powers of two: the capacity follows from n. */
-    if ((*n & (*n - 1)) == 0)
-        *a = xrealloc(*a, (*n ? 2 * *n : 1) * sizeof **a);
-    (*a)[(*n)++] = v;
-}
-
-/* One pass over k's switches for the thread t. Before its first switch the
- * thread's state is unknown: a thread first seen leaving a CPU ran on it
- * since the trace began; one first seen arriving was off for an unknown
- * time, not counted. */
-static void timeline(struct os_thread *t)
-{
-    const struct kernel_trace *k = t->kernel;
-    bool on = false, off = false;
-    struct os_interval cur = { 0 };
-    for (size_t i = 0; i < k->nswitches; i++) {
-        const struct sched_switch *s = &k->switches[i];
-        if (s->prev_tid == t->tid) {
-            t->comm = s->prev_comm;
-            push(&t->on, &t->non, (struct os_interval){ on ? cur.start_ns : k->first_ns, s->ts_ns,
-                                                        s->cpu, false, NULL });
-            cur = (struct os_interval){ s->ts_ns, 0, s->cpu, sched_switch_preempted(s), s->next_comm };
-            on = false;
-            off = true;
-        } else if (s->next_tid == t->tid) {
-            t->comm = s->next_comm;
-            if (off) {
-                cur.end_ns = s->ts_ns;
-                push(&t->off, &t->noff, cur);
-            }
-            cur = (struct os_interval){ s->ts_ns, 0, s->cpu, false, NULL };
-            on = true;
-            off = false;
-        }
-    }
-    if (on)
-        push(&t->on, &t->non, (struct os_interval){ cur.start_ns, UINT64_MAX, cur.cpu, false, NULL });
-    if (off) {
-        cur.end_ns = k->last_ns;
-        push(&t->off, &t->noff, cur);
-    }
 }
 
 /* ---- each op's window ---- */
@@ -267,12 +105,12 @@ static uint64_t irq_time(const struct kernel_trace *k, uint32_t cpu, uint64_t fr
     return ns;
 }
 
-static void measure(struct os_row *row, const struct os_thread *threads, size_t n)
+static void measure(struct os_row *row, const struct os_thread *const *threads, size_t n)
 {
     struct tally by = { 0 }, irqs = { 0 };
     uint64_t worst = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct os_thread *t = &threads[i];
+        const struct os_thread *t = threads[i];
         uint64_t lost = 0;
         for (size_t j = first_ending_after(t->off, t->noff, row->from_ns);
              j < t->noff && t->off[j].start_ns < row->to_ns; j++) {
@@ -391,7 +229,7 @@ static int cmp_window(const void *a, const void *b)
 /* The process's loss over the union of its ops' windows w[0..n) (pairs of
  * from, to), which this sorts. */
 static struct os_proc proc_total(const struct rank_file *f, uint64_t (*w)[2], size_t n,
-                                 const struct os_thread *threads, size_t nthreads)
+                                 const struct os_thread *const *threads, size_t nthreads)
 {
     struct os_proc p = { .file = f };
     if (n)
@@ -409,25 +247,66 @@ static struct os_proc proc_total(const struct rank_file *f, uint64_t (*w)[2], si
     return p;
 }
 
+/* A thread and the time it was kept off its CPU while it wanted it. */
+struct thread_loss {
+    const struct os_thread *t;
+    uint64_t preempted_ns;
+};
+
+static int cmp_loss(const void *a, const void *b)
+{
+    const struct thread_loss *x = a, *y = b;
+    if (x->preempted_ns != y->preempted_ns)
+        return x->preempted_ns > y->preempted_ns ? -1 : 1;
+    return (x->t->tid > y->t->tid) - (x->t->tid < y->t->tid);
+}
+
+/* Of one process's threads t[0..n), those each op is measured against:
+ * the ones with time on or off a CPU (a thread no switch names lost
+ * nothing), at most OS_MAX_THREADS. Past that (a damaged file or trace),
+ * the ones preempted longest; the others are counted as not followed.
+ * Into m (n of room); returns how many. */
+static size_t measured(const struct os_thread *t, size_t n, const struct os_thread **m, uint64_t *unfollowed)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].non || t[i].noff)
+            m[k++] = &t[i];
+    if (k <= OS_MAX_THREADS)
+        return k;
+    struct thread_loss *loss = xcalloc(k, sizeof *loss);
+    for (size_t i = 0; i < k; i++) {
+        loss[i].t = m[i];
+        for (size_t j = 0; j < m[i]->noff; j++)
+            loss[i].preempted_ns += m[i]->off[j].preempted ? m[i]->off[j].end_ns - m[i]->off[j].start_ns : 0;
+    }
+    qsort(loss, k, sizeof *loss, cmp_loss);
+    for (size_t i = 0; i < OS_MAX_THREADS; i++)
+        m[i] = loss[i].t;
+    free(loss);
+    *unfollowed += k - OS_MAX_THREADS;
+    return OS_MAX_THREADS;
+}
+
 void os_interference_analyze(const struct report *r, struct os_interference *out)
 {
     memset(out, 0, sizeof *out);
     out->sources = os_sources(r);
     if (!out->sources.kernel_hosts && !out->sources.shim_files)
         return;
-    struct thread_list l = { 0 };
-    find_threads(r, &l);
-    for (size_t i = 0; i < l.n; i++)
-        timeline(&l.t[i]);
+    struct os_threads_found l;
+    os_threads_find(r, &l);
     out->threads = l.t;
     out->nthreads = l.n;
 
     size_t cap = 0;
+    const struct os_thread **threads = xcalloc(l.n + 1, sizeof *threads);
     for (size_t i = 0; i < l.n;) {
         const struct rank_file *f = l.t[i].file;
-        size_t n = 0;
-        while (i + n < l.n && l.t[i + n].file == f)
-            n++;
+        size_t all = 0;
+        while (i + all < l.n && l.t[i + all].file == f)
+            all++;
+        size_t n = measured(&l.t[i], all, threads, &out->sources.unfollowed);
         size_t nfirsts, nwindows = 0;
         const struct op_event **firsts = group_firsts(f, &nfirsts);
         uint64_t (*windows)[2] = xcalloc(f->nevents + 1, sizeof *windows);
@@ -445,10 +324,10 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             wait_caused(r, f, e, &row);
             windows[nwindows][0] = row.from_ns;
             windows[nwindows++][1] = row.to_ns;
-            measure(&row, &l.t[i], n);
+            measure(&row, threads, n);
             if (row.straggler && row.from_ns < call_ns) {
                 struct os_row before = { .from_ns = row.from_ns, .to_ns = call_ns };
-                measure(&before, &l.t[i], n);
+                measure(&before, threads, n);
                 row.late_lost_ns = before.preempted_ns + before.irq_ns;
             }
             if (row.preempted_ns + row.irq_ns < OS_ROW_MIN_NS)
@@ -461,10 +340,11 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
         }
         free(firsts);
         out->procs = xrealloc(out->procs, (out->nprocs + 1) * sizeof *out->procs);
-        out->procs[out->nprocs++] = proc_total(f, windows, nwindows, &l.t[i], n);
+        out->procs[out->nprocs++] = proc_total(f, windows, nwindows, threads, n);
         free(windows);
-        i += n;
+        i += all;
     }
+    free(threads);
     if (out->nrows)
         qsort(out->rows, out->nrows, sizeof *out->rows, cmp_row);
 }

@@ -1,39 +1,27 @@
 /* OS interference: what the kernel did to each rank's threads while its
  * NCCL ops ran and, when it was the last to arrive at a collective
  * (analyze/crossrank.c, r->cross), while the others waited for it; from
- * the kernel events of a trace (model.h, struct kernel_trace). A rank's threads are the ones that called NCCL (the op
- * events' tids) and NCCL's own (named "NCCL..." in sched_switch, tied to the
- * rank's process by sched_process_fork or LTTng's state dump). The same
- * analysis reads a process's own context-switch records from its rank file
- * (the shim's NCCLTAP_OS=switch, load/os_records.c) where its host has no
- * kernel trace: no interrupts and no "preempted by" then. os_interference.c */
+ * the kernel events of a trace (model.h, struct kernel_trace). A rank's
+ * threads are the ones that called NCCL and NCCL's own (os_threads.h).
+ * The same analysis reads a process's own context-switch records from its
+ * rank file (the shim's NCCLTAP_OS=switch, load/os_records.c) where its
+ * host has no kernel trace: no interrupts and no "preempted by" then.
+ * os_interference.c */
 #ifndef NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
 #define NCCLTAP_CLI_REPORT_OS_INTERFERENCE_H
 
 #include "model.h"
+#include "os_threads.h"
 
 /* An op makes a row when its threads lost at least this much CPU time they
  * wanted (preempted) or to interrupts: less is the noise of any machine. */
 #define OS_ROW_MIN_NS 20000
 
-/* An interval a thread spent on or off its CPU. */
-struct os_interval {
-    uint64_t start_ns, end_ns;
-    uint32_t cpu;          /* on: the CPU it ran on; off: the one it left */
-    bool preempted;        /* off: runnable, another task had the CPU */
-    const char *by;        /* off: the task that took the CPU */
-};
-
-/* One thread of a rank, and its time on and off the CPU. */
-struct os_thread {
-    const struct rank_file *file;
-    const struct kernel_trace *kernel;
-    int32_t tid;
-    const char *comm;      /* its name in the kernel trace */
-    bool nccl;             /* one of NCCL's threads, not a caller */
-    struct os_interval *on, *off;  /* by start, disjoint */
-    size_t non, noff;
-};
+/* The threads of one process each op is measured against: past this (no
+ * process has so many calling and NCCL threads; the shim follows 64), a
+ * damaged file or trace, whose threads preempted longest are kept and the
+ * others counted in os_sources.unfollowed. It bounds an op's cost. */
+#define OS_MAX_THREADS 1024
 
 /* What one op (a group: its first op) lost to the OS. */
 struct os_row {
@@ -72,7 +60,8 @@ struct os_sources {
     const char *note;      /* ... and why (one of them) */
     size_t off;            /* processes with NCCLTAP_OS=off */
     uint64_t lost, dropped;  /* the shim's records lost (ring overruns), dropped (bound) */
-    uint64_t unfollowed;     /* threads the shim could not follow */
+    uint64_t unfollowed;     /* threads the shim could not follow, and those past
+                                OS_MAX_THREADS of a process */
 };
 
 struct os_interference {
@@ -90,12 +79,5 @@ struct os_interference {
  * With r->cross (crossrank_analyze), stragglers' rows cover their wait. */
 void os_interference_analyze(const struct report *r, struct os_interference *out);
 void os_interference_free(struct os_interference *o);
-
-/* The kernel's view of f's threads: the kernel trace of the host `f` ran
- * on, else f's own records (the shim's NCCLTAP_OS, f->os), NULL if none.
- * A host with both is read from its kernel trace only: the shim's records
- * are of the same switches, and would count them twice. */
-const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
-
 
 #endif

@@ -12,11 +12,19 @@
 #define CPU_TID0 0x40000000u
 #define HOST_TID 0x3fffffffu  /* enqueues of a call whose thread is unknown */
 
-/* The tracks made so far in one rank's process. */
+/* A stream of one rank's process and its track, STREAM_TID0 + number. */
+struct stream_track {
+    uint64_t stream;          /* op_event.stream: its index in rank_file.streams */
+    size_t number;            /* streams are numbered by first use */
+};
+
+/* The tracks of one rank's process, made before its events are added and
+ * looked up by bsearch: its per-op records may name any number of
+ * streams and threads. */
 struct file_tracks {
-    uint64_t *streams;        /* stream k is track STREAM_TID0 + k */
+    struct stream_track *streams;  /* by stream */
     size_t nstreams;
-    uint32_t *threads;
+    uint32_t *threads;        /* the calling threads' tracks (tids, HOST_TID), ascending */
     size_t nthreads;
 };
 
@@ -115,42 +123,152 @@ static void add_process(struct builder *b, const struct rank_file *f)
 
 /* ---- ops ---- */
 
-/* The track of e's stream in its process: streams numbered by first use. */
-static uint32_t stream_tid(struct builder *b, const struct rank_file *f, const struct op_event *e)
+static int cmp_stream(const void *a, const void *b)
 {
-    struct file_tracks *ft = &b->ft[f - b->r->files];
-    size_t k = 0;
-    while (k < ft->nstreams && ft->streams[k] != e->stream)
-        k++;
-    if (k == ft->nstreams) {
-        ft->streams = xrealloc(ft->streams, (k + 1) * sizeof *ft->streams);
-        ft->streams[ft->nstreams++] = e->stream;
-        add_track(b, (struct tl_track){ .pid = file_pid(b->r, f), .tid = STREAM_TID0 + (uint32_t)k,
-                                        .kind = TL_TRACK_STREAM, .file = f, .stream = f->streams[e->stream],
-                                        .sort = 1000 + (int)k });
+    const struct stream_track *x = a, *y = b;
+    return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* By stream, then by use: each stream's first use comes first. */
+static int cmp_stream_use(const void *a, const void *b)
+{
+    const struct stream_track *x = a, *y = b;
+    int c = cmp_stream(a, b);
+    return c ? c : (x->number > y->number) - (x->number < y->number);
+}
+
+/* Grouped ops by group, then stream, then place in the file. */
+static int cmp_group_stream(const void *a, const void *b)
+{
+    const struct op_event *x = *(const struct op_event *const *)a, *y = *(const struct op_event *const *)b;
+    if (op_group(x) != op_group(y))
+        return op_group(x) < op_group(y) ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_number(const void *a, const void *b)
+{
+    const struct stream_track *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The os thread `tid` of f (os->threads is by file, then tid), or NULL. */
+static const struct os_thread *os_thread_of(const struct os_interference *os, const struct rank_file *f,
+                                            uint32_t tid)
+{
+    size_t lo = 0, hi = os ? os->nthreads : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct os_thread *t = &os->threads[mid];
+        if (t->file < f || (t->file == f && (uint32_t)t->tid < tid))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return STREAM_TID0 + (uint32_t)k;
+    return lo < (os ? os->nthreads : 0) && os->threads[lo].file == f && (uint32_t)os->threads[lo].tid == tid
+               ? &os->threads[lo] : NULL;
 }
 
 /* The track of a thread of f: named as the kernel trace names it, when
  * there is one. */
-static uint32_t thread_tid(struct builder *b, const struct rank_file *f, uint32_t tid)
+static void add_thread_track(struct builder *b, const struct rank_file *f, uint32_t tid)
 {
-    struct file_tracks *ft = &b->ft[f - b->r->files];
-    for (size_t k = 0; k < ft->nthreads; k++)
-        if (ft->threads[k] == tid)
-            return tid;
-    ft->threads = xrealloc(ft->threads, (ft->nthreads + 1) * sizeof *ft->threads);
-    ft->threads[ft->nthreads++] = tid;
-    const struct os_thread *t = NULL;
-    for (size_t i = 0; b->os && i < b->os->nthreads && !t; i++)
-        if (b->os->threads[i].file == f && (uint32_t)b->os->threads[i].tid == tid)
-            t = &b->os->threads[i];
+    const struct os_thread *t = os_thread_of(b->os, f, tid);
     add_track(b, (struct tl_track){ .pid = file_pid(b->r, f), .tid = tid,
                                     .kind = tid == HOST_TID ? TL_TRACK_CALLS : TL_TRACK_THREAD,
                                     .file = f, .thread = tid, .comm = t ? t->comm : NULL,
                                     .sort = t && t->nccl ? 2 : 1 });
+}
+
+/* The thread of an op's call: its track's id. */
+static uint32_t caller_tid(const struct op_event *e)
+{
+    return e->tid ? e->tid : HOST_TID;
+}
+
+/* f's streams, numbered by first use, and its calling threads: their
+ * tracks, and ft to find them by. */
+static void file_tracks_make(struct builder *b, const struct rank_file *f, struct file_tracks *ft)
+{
+    struct stream_track *s = xcalloc(f->nevents + 1, sizeof *s);
+    uint32_t *t = xcalloc(f->nevents + 1, sizeof *t);
+    size_t ns = 0, nt = 0;
+    for (size_t j = 0; j < f->nevents; j++) {
+        s[ns++] = (struct stream_track){ f->events[j].stream, j };
+        if (!op_replay(&f->events[j]))  /* a graph launch ran it: no call */
+            t[nt++] = caller_tid(&f->events[j]);
+    }
+    if (ns)
+        qsort(s, ns, sizeof *s, cmp_stream_use);
+    size_t m = 0;
+    for (size_t j = 0; j < ns; j++)  /* each stream's first use */
+        if (!m || s[m - 1].stream != s[j].stream)
+            s[m++] = s[j];
+    ns = m;
+    if (ns)
+        qsort(s, ns, sizeof *s, cmp_number);
+    for (size_t k = 0; k < ns; k++) {
+        s[k].number = k;
+        add_track(b, (struct tl_track){ .pid = file_pid(b->r, f), .tid = STREAM_TID0 + (uint32_t)k,
+                                        .kind = TL_TRACK_STREAM, .file = f, .stream = f->streams[s[k].stream],
+                                        .sort = 1000 + (int)k });
+    }
+    if (ns)
+        qsort(s, ns, sizeof *s, cmp_stream);
+    if (nt)
+        qsort(t, nt, sizeof *t, cmp_u32);
+    m = 0;
+    for (size_t j = 0; j < nt; j++)
+        if (!m || t[m - 1] != t[j])
+            t[m++] = t[j];
+    for (size_t j = 0; j < m; j++)
+        add_thread_track(b, f, t[j]);
+    *ft = (struct file_tracks){ s, ns, t, m };
+}
+
+/* The track of e's stream in its process. */
+static uint32_t stream_tid(struct builder *b, const struct rank_file *f, const struct op_event *e)
+{
+    const struct file_tracks *ft = &b->ft[f - b->r->files];
+    struct stream_track key = { e->stream, 0 };
+    const struct stream_track *s = bsearch(&key, ft->streams, ft->nstreams, sizeof key, cmp_stream);
+    return STREAM_TID0 + (uint32_t)s->number;  /* file_tracks_make made one for every event's */
+}
+
+/* The track of thread `tid` of f, made if its calls did not make it. */
+static uint32_t thread_tid(struct builder *b, const struct rank_file *f, uint32_t tid)
+{
+    const struct file_tracks *ft = &b->ft[f - b->r->files];
+    if (!bsearch(&tid, ft->threads, ft->nthreads, sizeof tid, cmp_u32))
+        add_thread_track(b, f, tid);  /* os->threads holds it once: made once */
     return tid;
+}
+
+/* Ops of one group share one interval: one group slice per stream, at the
+ * first of the group's ops on it. Which of f's events are those. */
+static bool *group_slices(const struct rank_file *f)
+{
+    bool *first = xcalloc(f->nevents + 1, sizeof *first);
+    const struct op_event **g = xcalloc(f->nevents + 1, sizeof *g);
+    size_t n = 0;
+    for (size_t j = 0; j < f->nevents; j++)
+        if (op_group(&f->events[j]))
+            g[n++] = &f->events[j];
+    if (n)
+        qsort(g, n, sizeof *g, cmp_group_stream);
+    for (size_t j = 0; j < n; j++)
+        if (!j || op_group(g[j - 1]) != op_group(g[j]) || g[j - 1]->stream != g[j]->stream)
+            first[g[j] - f->events] = true;
+    free(g);
+    return first;
 }
 
 static void add_ops(struct builder *b, const struct rank_file *f)
@@ -158,21 +276,17 @@ static void add_ops(struct builder *b, const struct rank_file *f)
     uint32_t pid = file_pid(b->r, f);
     struct op_sites sites;
     op_sites_of_file(f, &sites);
+    file_tracks_make(b, f, &b->ft[f - b->r->files]);
+    bool *group_slice = group_slices(f);
     for (size_t j = 0; j < f->nevents; j++) {
         const struct op_event *e = &f->events[j];
         const char *name = report_name(b->r, e->op);
         uint32_t tid = stream_tid(b, f, e);
-        if (op_group(e)) {
-            /* One group slice per stream: the first of the group's ops on it. */
-            bool first = true;
-            for (size_t k = 0; k < j && first; k++)
-                first = !(op_group(&f->events[k]) == op_group(e) && f->events[k].stream == e->stream);
-            if (first)
-                add(b, (struct tl_event){ .dur_ns = (int64_t)(e->end_ns - e->start_ns), .pid = pid,
-                                          .tid = tid, .what = TL_GROUP, .ph = 'X', .name = "group",
-                                          .file = f, .op = e },
-                    aligned(f, e->start_ns));
-        }
+        if (group_slice[j])
+            add(b, (struct tl_event){ .dur_ns = (int64_t)(e->end_ns - e->start_ns), .pid = pid,
+                                      .tid = tid, .what = TL_GROUP, .ph = 'X', .name = "group",
+                                      .file = f, .op = e },
+                aligned(f, e->start_ns));
         int64_t dur = (int64_t)(e->end_ns - e->start_ns);
         const struct xr_instance *in = b->x ? xr_find(b->x, e->comm, e->seq, op_replay(e)) : NULL;
         int n = in && in->nranks ? in->nranks : (int)(in ? in->n : 1);
@@ -185,11 +299,11 @@ static void add_ops(struct builder *b, const struct rank_file *f)
             aligned(f, e->start_ns));
         if (op_replay(e))
             continue;  /* a graph launch ran it: no call, no enqueue */
-        uint32_t caller = thread_tid(b, f, e->tid ? e->tid : HOST_TID);
-        add(b, (struct tl_event){ .pid = pid, .tid = caller, .what = TL_ENQUEUE, .ph = 'i',
+        add(b, (struct tl_event){ .pid = pid, .tid = caller_tid(e), .what = TL_ENQUEUE, .ph = 'i',
                                   .name = name, .file = f, .op = e, .site = site },
             aligned(f, e->enqueue_ns));
     }
+    free(group_slice);
     op_sites_free(&sites);
 }
 

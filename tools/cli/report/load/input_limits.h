@@ -13,6 +13,9 @@
 /* Ranks in one communicator: a million GPUs is beyond any job today. */
 #define REPORT_MAX_NRANKS (1 << 20)
 
+/* Thread ids: Linux's PID_MAX_LIMIT (2^22) bounds every pid and tid. */
+#define REPORT_MAX_TID (1u << 22)
+
 /* CPUs of one host in a kernel trace (Linux's NR_CPUS is at most 8192). */
 #define REPORT_MAX_CPUS 65536u
 

@@ -5,6 +5,7 @@
  * the CPU becomes a switch-out and a switch-in of that thread. */
 #include "load.h"
 #include "input_limits.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +23,29 @@ static bool u64_at(json_t *a, size_t i, uint64_t *v)
     return true;
 }
 
-static const char *comm_of(const struct kernel_trace *k, int32_t tid)
+/* The threads' entries by tid, then by place in the list: a crafted
+ * section may list a million threads, each named by its records. */
+static int cmp_entry(const void *a, const void *b)
 {
-    for (size_t i = 0; i < k->nthreads; i++)
-        if (k->threads[i].tid == tid)
-            return k->threads[i].comm;
-    return NULL;
+    const struct kernel_thread *x = *(const struct kernel_thread *const *)a,
+                               *y = *(const struct kernel_thread *const *)b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The name of `tid` (its first entry in the list), NULL when not listed. */
+static const char *comm_of(const struct kernel_thread *const *by_tid, size_t n, int32_t tid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_tid[mid]->tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && by_tid[lo]->tid == tid ? by_tid[lo]->comm : NULL;
 }
 
 static int cmp_switch(const void *a, const void *b)
@@ -42,7 +60,7 @@ static void load_threads(struct report *r, json_t *list, struct rank_file *f, st
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *t = json_array_get(list, i), *tid = json_object_get(t, "tid"),
                *comm = json_object_get(t, "comm");
-        if (!json_is_integer(tid) || json_integer_value(tid) <= 0 || json_integer_value(tid) > INT32_MAX) {
+        if (!json_is_integer(tid) || json_integer_value(tid) <= 0 || json_integer_value(tid) >= REPORT_MAX_TID) {
             r->records_rejected++;
             continue;
         }
@@ -54,21 +72,22 @@ static void load_threads(struct report *r, json_t *list, struct rank_file *f, st
 }
 
 /* One [tid, cpu, out_ns, in_ns, preempted] into two switches at s. */
-static bool load_off(struct report *r, json_t *o, struct kernel_trace *k, struct sched_switch *s)
+static bool load_off(struct report *r, json_t *o, const struct kernel_thread *const *by_tid, size_t nthreads,
+                     struct sched_switch *s)
 {
     uint64_t tid, cpu, out, in, preempted;
     if (!json_is_array(o) || json_array_size(o) != 5 || !u64_at(o, 0, &tid) || !u64_at(o, 1, &cpu) ||
         !u64_at(o, 2, &out) || !u64_at(o, 3, &in) || !u64_at(o, 4, &preempted) || tid == 0 ||
-        tid > INT32_MAX || cpu >= REPORT_MAX_CPUS || in < out)
+        tid >= REPORT_MAX_TID || cpu >= REPORT_MAX_CPUS || in < out)
         return false;
-    const char *comm = comm_of(k, (int32_t)tid);
+    const char *none = report_intern(r, ""), *comm = comm_of(by_tid, nthreads, (int32_t)tid);
     if (!comm)
-        comm = report_intern(r, "");
+        comm = none;
     /* prev_state: 0 runnable (preempted), 1 sleeping, as lttng-modules says. */
     s[0] = (struct sched_switch){ .ts_ns = out, .cpu = (uint32_t)cpu, .prev_tid = (int32_t)tid, .next_tid = -1,
-                                  .prev_state = preempted ? 0 : 1, .prev_comm = comm };
+                                  .prev_state = preempted ? 0 : 1, .prev_comm = comm, .next_comm = none };
     s[1] = (struct sched_switch){ .ts_ns = in, .cpu = (uint32_t)cpu, .prev_tid = -1, .next_tid = (int32_t)tid,
-                                  .next_comm = comm };
+                                  .prev_comm = none, .next_comm = comm };
     return true;
 }
 
@@ -101,13 +120,19 @@ int report_load_os(struct report *r, json_t *root, struct rank_file *f, char *wh
     k->dropped = json_is_integer(dropped) ? (uint64_t)json_integer_value(dropped) : 0;
     k->unfollowed = json_is_integer(unfollowed) ? (uint64_t)json_integer_value(unfollowed) : 0;
     load_threads(r, threads, f, k);
+    const struct kernel_thread **by_tid = xcalloc(k->nthreads + 1, sizeof *by_tid);
+    for (size_t i = 0; i < k->nthreads; i++)
+        by_tid[i] = &k->threads[i];
+    if (k->nthreads)
+        qsort(by_tid, k->nthreads, sizeof *by_tid, cmp_entry);
     k->switches = report_alloc(r, (2 * n + 1) * sizeof *k->switches);
     for (size_t i = 0; i < n; i++) {
-        if (load_off(r, json_array_get(off, i), k, &k->switches[k->nswitches]))
+        if (load_off(r, json_array_get(off, i), by_tid, k->nthreads, &k->switches[k->nswitches]))
             k->nswitches += 2;
         else
             r->records_rejected++;
     }
+    free(by_tid);
     qsort(k->switches, k->nswitches, sizeof *k->switches, cmp_switch);
     for (size_t i = 0; i < k->nswitches; i++)
         if (k->switches[i].cpu + 1 > k->ncpus)

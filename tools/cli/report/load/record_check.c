@@ -19,6 +19,8 @@ static const char *event_invalid(const struct op_event *e, int nranks)
         return "a time past 2^62 ns";
     if (e->end_ns < e->start_ns)
         return "an end before its start";
+    if (e->tid >= REPORT_MAX_TID)
+        return "a thread id past Linux's 2^22";
     return NULL;
 }
 

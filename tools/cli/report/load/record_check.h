@@ -10,9 +10,9 @@
 /* Drops from f->events every op event out of range: rank or peer outside
  * its communicator (the size f->comms gives, or REPORT_MAX_NRANKS for a
  * communicator the file does not list), a seq, size or time past the
- * limits, an end before its start. Counts them in r->records_rejected and
- * names `path` once on stderr with the first reason. f->events need not be
- * sorted; their order is kept. */
+ * limits, an end before its start, a thread id no Linux gives. Counts
+ * them in r->records_rejected and names `path` once on stderr with the
+ * first reason. f->events need not be sorted; their order is kept. */
 void report_check_events(struct report *r, struct rank_file *f, const char *path);
 
 /* NULL when a hang report's entry is in range (0 <= rank < nranks <=

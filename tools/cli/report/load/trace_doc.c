@@ -183,17 +183,34 @@ static json_t *modules_json(const struct tm_proc *p)
     return a;
 }
 
+/* Threads by tid, then by when they were seen. */
+static int cmp_thread(const void *a, const void *b)
+{
+    const struct tm_thread *x = *(const struct tm_thread *const *)a, *y = *(const struct tm_thread *const *)b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 /* "os" as the per-rank file has it (load/os_records.c), from the
- * process's os_offcpu events; none when it has none. */
+ * process's os_offcpu events; none when it has none. A thread is listed
+ * once, by tid, with the name its first record gave. */
 static void add_os(const struct tm_proc *p, json_t *doc)
 {
     if (!p->noffs)
         return;
     json_t *threads = json_array(), *off = json_array();
+    const struct tm_thread **seen = xcalloc(p->nos_threads + 1, sizeof *seen);
     for (size_t i = 0; i < p->nos_threads; i++)
-        json_array_append_new(threads, json_pack("{s:I, s:s, s:b}", "tid", (json_int_t)p->os_threads[i].tid,
-                                                 "comm", p->os_threads[i].comm, "nccl",
-                                                 strncmp(p->os_threads[i].comm, "NCCL", 4) == 0));
+        seen[i] = &p->os_threads[i];
+    if (p->nos_threads)
+        qsort(seen, p->nos_threads, sizeof *seen, cmp_thread);
+    for (size_t i = 0; i < p->nos_threads; i++)
+        if (!i || seen[i - 1]->tid != seen[i]->tid)
+            json_array_append_new(threads, json_pack("{s:I, s:s, s:b}", "tid", (json_int_t)seen[i]->tid,
+                                                     "comm", seen[i]->comm, "nccl",
+                                                     strncmp(seen[i]->comm, "NCCL", 4) == 0));
+    free(seen);
     for (size_t i = 0; i < p->noffs; i++) {
         const struct tm_off *o = &p->offs[i];
         json_array_append_new(off, json_pack("[I, I, I, I, i]", (json_int_t)o->tid, (json_int_t)o->cpu,

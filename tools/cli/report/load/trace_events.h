@@ -38,7 +38,8 @@ static inline bool tev_is_kernel(enum tev_kind k)
 }
 
 /* One event. Strings are valid during the callback only. A field the event
- * does not have is 0 or "". */
+ * does not have is 0 or "". A string, an array or a bool added here goes
+ * into trace_wire.c's lists too: events cross a pipe from the reader. */
 struct tev {
     enum tev_kind kind;
     const char *host;      /* the trace's "hostname", "" when unknown */
@@ -126,12 +127,24 @@ struct trace_stats {
 
 typedef void (*tev_fn)(const struct tev *e, void *data);
 
+/* trace_read's result when its reader died (a signal, an exit without its
+ * result): libbabeltrace2 aborts on some damaged traces. */
+#define TRACE_READ_DIED (-2)
+
 /* Reads the CTF traces in dirs[0..n) (each a directory with a `metadata`
  * file) and calls `fn` for each nccltap event and each kernel event above,
- * in time order. Returns 0, or -1 with
- * *error (malloc'ed). trace_read.c, with libbabeltrace2; trace_read_none.c
- * when nccltap was built without it. */
+ * in time order. libbabeltrace2 reads them in a child process, so that an
+ * abort or a crash in it on a damaged trace ends the child, not the
+ * report (trace_child.c); the events cross a pipe (trace_wire.h). Returns
+ * 0, or -1 or TRACE_READ_DIED with *error (malloc'ed); after
+ * TRACE_READ_DIED, `fn` has had the events read before the reader died. */
 int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
                char **error);
+
+/* The child's part of trace_read, in the calling process: trace_read.c,
+ * with libbabeltrace2; trace_read_none.c when nccltap was built without
+ * it. The same contract, but for TRACE_READ_DIED. */
+int trace_read_in_process(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
+                          char **error);
 
 #endif

@@ -43,11 +43,43 @@ static size_t drop_damaged(char **dirs, size_t *n)
     return *n = kept;
 }
 
-int report_load_trace(const char *path, struct report *r)
+static void ignore(const struct tev *e, void *data)
+{
+    (void)e;
+    (void)data;
+}
+
+/* Leaves out of dirs (NULL-terminated, *n of them) the traces that the
+ * reader dies on alone, each named on stderr: one child each. Returns how
+ * many are left. */
+static size_t drop_dying(char **dirs, size_t *n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        struct trace_stats stats;
+        char *error = NULL;
+        if (trace_read(&dirs[i], 1, ignore, NULL, &stats, &error) == TRACE_READ_DIED) {
+            msg("%s: the trace is damaged and is left out", error);
+            free(dirs[i]);
+        } else {
+            dirs[kept++] = dirs[i];
+        }
+        free(error);
+    }
+    dirs[kept] = NULL;
+    return *n = kept;
+}
+
+static void report_begin(struct report *r, const char *path)
 {
     memset(r, 0, sizeof *r);
     r->dir = path;
     r->from_trace = true;
+}
+
+int report_load_trace(const char *path, struct report *r)
+{
+    report_begin(r, path);
     size_t ndirs;
     char **dirs = trace_dirs_find(path, &ndirs);
     if (!dirs) {
@@ -79,6 +111,23 @@ int report_load_trace(const char *path, struct report *r)
     struct trace_stats stats;
     char *error = NULL;
     int rc = trace_read(dirs, ndirs, trace_assembly_add, &l, &stats, &error);
+    if (rc == TRACE_READ_DIED) {
+        /* A damaged trace: which one, each read alone; then the others
+         * again, from the start (the events read so far are of all). */
+        msg("%s; reading each trace alone to find the damaged one", error);
+        free(error);
+        error = NULL;
+        trace_assembly_discard(&l);
+        report_free(r);
+        report_begin(r, path);
+        if (drop_dying(dirs, &ndirs) == 0) {
+            msg("no trace in %s can be read", path);
+            trace_dirs_free(dirs);
+            return -1;
+        }
+        trace_assembly_init(&l, r);
+        rc = trace_read(dirs, ndirs, trace_assembly_add, &l, &stats, &error);
+    }
     trace_dirs_free(dirs);
     if (rc != 0 || stats.events == 0) {
         if (rc != 0)

@@ -214,9 +214,9 @@ static void on_offcpu(struct tm_proc *p, const struct tev *e)
     }
     p->offs = xgrow(p->offs, &p->cap_offs, p->noffs, sizeof *p->offs, 256);
     p->offs[p->noffs++] = (struct tm_off){ e->out_ns, e->in_ns, e->tid, e->off_cpu, e->preempted };
-    for (size_t i = 0; i < p->nos_threads; i++)
-        if (p->os_threads[i].tid == e->tid)
-            return;
+    /* A thread's consecutive records once; trace_doc keeps one of each. */
+    if (p->nos_threads && p->os_threads[p->nos_threads - 1].tid == e->tid)
+        return;
     p->os_threads = xgrow(p->os_threads, &p->cap_os_threads, p->nos_threads, sizeof *p->os_threads, 8);
     struct tm_thread *t = &p->os_threads[p->nos_threads++];
     t->tid = e->tid;

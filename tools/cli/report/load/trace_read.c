@@ -192,8 +192,8 @@ out:
     return rc;
 }
 
-int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
-               char **error)
+int trace_read_in_process(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
+                          char **error)
 {
     memset(stats, 0, sizeof *stats);
     struct sink s = { fn, data, stats };

@@ -1,9 +1,9 @@
-/* trace_read() for an nccltap built without libbabeltrace2. */
+/* trace_read_in_process() for an nccltap built without libbabeltrace2. */
 #include "trace_events.h"
 #include "util.h"
 
-int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
-               char **error)
+int trace_read_in_process(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
+                          char **error)
 {
     (void)dirs;
     (void)n;

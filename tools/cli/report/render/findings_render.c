@@ -231,11 +231,11 @@ static void print_os_worst(const struct finding *f, const char *sep, FILE *out)
 {
     if (f->kind != FINDING_OS || !f->op)
         return;
-    char off[32], pre[32], thread[SHOWN_MAX];
+    char off[32], pre[32], thread[SHOWN_MAX], op[SHOWN_MAX];
     fprintf(out, "%sits %s thread%s%s was off CPU for %s during %s seq %" PRIu64, sep,
             f->nccl_thread ? "NCCL" : "calling", f->nccl_thread ? " " : "",
-            f->nccl_thread && f->thread ? shown(f->thread, thread) : "", duration(f->offcpu_us, off), f->op,
-            f->seq);
+            f->nccl_thread && f->thread ? shown(f->thread, thread) : "", duration(f->offcpu_us, off),
+            shown(f->op, op), f->seq);
     if (f->replay)
         fprintf(out, " replay %" PRIu64, f->replay);
     if (f->preempted_us > 0)

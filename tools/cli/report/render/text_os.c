@@ -89,9 +89,10 @@ static void print_procs(const struct os_interference *os, FILE *out)
 /* Why there is no view at all. */
 static void print_none(const struct report *r, const struct os_sources *src, FILE *out)
 {
+    char note[SHOWN_MAX];
     if (src->refused)
         fprintf(out, "\nOS interference: not recorded: in %zu process%s %s\n", src->refused,
-                src->refused == 1 ? "" : "es", src->note);
+                src->refused == 1 ? "" : "es", shown(src->note, note));
     else if (src->off)
         fprintf(out, "\nOS interference: not recorded (NCCLTAP_OS=off)\n");
     else if (r->from_trace)

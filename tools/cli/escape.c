@@ -47,23 +47,25 @@ static size_t control_len(const unsigned char *s, bool quotes, size_t *len)
     return 0;
 }
 
-static const char *escaped(const char *s, bool quotes, char buf[SHOWN_MAX])
+/* s into buf (size bytes, at least 4), escaped; " and ' too with
+ * `quotes`, a backslash doubled with `backslash`. */
+static const char *escaped(const char *s, bool quotes, bool backslash, char *buf, size_t size)
 {
     size_t n = 0;
-    const size_t room = SHOWN_MAX - 4;  /* for "..." and the NUL */
+    const size_t room = size - 4;  /* for "..." and the NUL */
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         size_t len;
         size_t c = control_len(p, quotes, &len);
-        size_t need = c ? 4 * c : *p == '\\' ? 2 : len;
+        size_t need = c ? 4 * c : *p == '\\' && backslash ? 2 : len;
         if (n + need > room) {
-            n += (size_t)snprintf(buf + n, SHOWN_MAX - n, "...");
+            n += (size_t)snprintf(buf + n, size - n, "...");
             return buf;
         }
         if (c) {
             for (size_t i = 0; i < c; i++)
-                n += (size_t)snprintf(buf + n, SHOWN_MAX - n, "\\x%02x", p[i]);
+                n += (size_t)snprintf(buf + n, size - n, "\\x%02x", p[i]);
             p += c;
-        } else if (*p == '\\') {
+        } else if (*p == '\\' && backslash) {
             buf[n++] = '\\';
             buf[n++] = '\\';
             p++;
@@ -78,10 +80,15 @@ static const char *escaped(const char *s, bool quotes, char buf[SHOWN_MAX])
 
 const char *shown(const char *s, char buf[SHOWN_MAX])
 {
-    return escaped(s, false, buf);
+    return escaped(s, false, true, buf, SHOWN_MAX);
 }
 
 const char *shown_quoted(const char *s, char buf[SHOWN_MAX])
 {
-    return escaped(s, true, buf);
+    return escaped(s, true, true, buf, SHOWN_MAX);
+}
+
+const char *shown_message(const char *s, char *buf, size_t size)
+{
+    return escaped(s, false, false, buf, size);
 }

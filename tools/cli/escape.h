@@ -2,7 +2,9 @@
  * are the application's or anyone's who could write to the directory: the
  * text report shows them with what a terminal would act on escaped, so
  * that a name cannot move the cursor, recolour or retitle the terminal,
- * reverse or break the line, or end the quotes it is printed in. */
+ * reverse or break the line, or end the quotes it is printed in. Messages
+ * (util.h, msg) pass whole through the same, for the file names they
+ * carry. Below the report's renderers and util.c; calls nothing. */
 #ifndef NCCLTAP_CLI_REPORT_ESCAPE_H
 #define NCCLTAP_CLI_REPORT_ESCAPE_H
 
@@ -23,5 +25,10 @@ const char *shown(const char *s, char buf[SHOWN_MAX]);
 /* The same for a name printed between quotes: " and ' too as \x22 and
  * \x27, so that the name cannot end its quotes and forge what follows. */
 const char *shown_quoted(const char *s, char buf[SHOWN_MAX]);
+
+/* A whole message as shown() would show it, into buf of `size` bytes,
+ * but a backslash kept: nothing in it need be told from an escape, and a
+ * shell command in it stays one to paste. Returns buf. */
+const char *shown_message(const char *s, char *buf, size_t size);
 
 #endif
