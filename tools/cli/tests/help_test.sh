@@ -5,7 +5,8 @@
 #   NCCLTAP, BENCH  the programs under test
 #   WORKDIR         a scratch directory for this case (emptied first)
 #   SRCDIR          the source tree, whose getopt tables are read
-#   BUILDDIR        the build tree to install (case install)
+#   BUILDDIR        the build tree: to install (case install), whose
+#                   simulator libraries are read (case sim)
 #   MAN_PAGES       ON when the build made the manual pages (help2man)
 # Needs EXPECT_VERSION (the project's version) in the environment, and
 # CMAKE (cmake) for the install.
@@ -87,6 +88,31 @@ config)
     "$nccltap" help nosuch >/dev/null 2>"$err"
     rc=$?
     [ $rc -eq 2 ] && grep -q "config" "$err" || fail "nccltap help nosuch: status $rc, or config not named"
+    ;;
+sim)
+    # `nccltap help sim` lists every NCCLSIM_* knob (tests/sim/
+    # sim_knobs.def) with its default, one line each; every NCCLSIM_ name
+    # in the simulator's libraries (what it reads and names in its
+    # messages) and in its sources is listed, and so is every one the demo
+    # sets; the simulator's README lists the same knobs.
+    "$nccltap" help sim >"$work/sim" 2>"$err" || fail "nccltap help sim: exit status $?"
+    head -1 "$work/sim" | grep -q "^Usage: nccltap help sim" || fail "nccltap help sim: $(head -1 "$work/sim")"
+    sed -n 's/^  \(NCCLSIM_[A-Z0-9_]*\)=[^ ]*  *[^ ].*/\1/p' "$work/sim" | sort >"$work/listed"
+    n=$(wc -l <"$work/listed")
+    [ "$n" -ge 10 ] || fail "nccltap help sim lists $n knobs, each as '  NAME=DEFAULT  meaning'"
+    [ -z "$(uniq -d "$work/listed")" ] || fail "nccltap help sim lists a knob twice: $(uniq -d "$work/listed")"
+    libs=$(ls "$build"/lib/nccltap/sim/*.so* "$build"/lib/nccltap/sim-legacy/*.so* 2>/dev/null)
+    [ -n "$libs" ] || fail "no simulator library in $build/lib/nccltap"
+    # shellcheck disable=SC2086
+    { grep -aohE 'NCCLSIM_[A-Z0-9_]+' $libs
+      grep -ohE '"NCCLSIM_[A-Z0-9_]+' "$src"/tests/sim/*.c "$src"/tests/sim/*.h | tr -d '"'
+      grep -ohE 'NCCLSIM_[A-Z0-9_]+' "$src/tools/cli/demo.c" "$src/tools/demo.sh"
+    } | sort -u >"$work/read"
+    unlisted=$(comm -23 "$work/read" "$work/listed")
+    [ -z "$unlisted" ] || fail "named by the simulator or the demo but not in sim_knobs.def: $unlisted"
+    sed -n 's/^| `\(NCCLSIM_[A-Z0-9_]*\)` |.*/\1/p' "$src/tests/sim/README.md" | sort >"$work/readme"
+    diff "$work/listed" "$work/readme" >"$work/diff" ||
+        fail "tests/sim/README.md's knob table (>) and sim_knobs.def (<) differ: $(tr '\n' ' ' <"$work/diff")"
     ;;
 version)
     v=${EXPECT_VERSION:?}
