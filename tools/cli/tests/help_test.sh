@@ -65,8 +65,8 @@ options)
     ;;
 config)
     # `nccltap help config` lists every variable (preload/base/
-    # config_vars.def) with its default and accepted values; README's
-    # configuration table lists the same names; every NCCLTAP_* name the
+    # config_vars.def) with its default and accepted values;
+    # docs/configuration.md's table lists the same names; every NCCLTAP_* name the
     # shim or the command reads is among them.
     "$nccltap" help config >"$work/config" 2>"$err" || fail "nccltap help config: exit status $?"
     head -1 "$work/config" | grep -q "^Usage: nccltap help config" ||
@@ -76,9 +76,9 @@ config)
     [ "$n" -ge 20 ] || fail "nccltap help config lists $n variables"
     [ "$(grep -c '^      default: .*; accepted: ' "$work/config")" -eq "$n" ] ||
         fail "nccltap help config: a variable without its default and accepted values"
-    sed -n 's/^| `\(NCCLTAP_[A-Z0-9_]*\)` |.*/\1/p' "$src/README.md" | sort >"$work/readme"
+    sed -n 's/^| `\(NCCLTAP_[A-Z0-9_]*\)` |.*/\1/p' "$src/docs/configuration.md" | sort >"$work/readme"
     diff "$work/listed" "$work/readme" >"$work/diff" ||
-        fail "README's configuration table (>) and config_vars.def (<) differ: $(tr '\n' ' ' <"$work/diff")"
+        fail "docs/configuration.md's table (>) and config_vars.def (<) differ: $(tr '\n' ' ' <"$work/diff")"
     grep -rhoE '"NCCLTAP_[A-Z0-9_]+"' "$src/preload" "$src/tools/cli" --include=*.c | tr -d '"' | sort -u \
         >"$work/read"
     # Not the names the shim leaves to nccltap's other programs (the
