@@ -20,7 +20,8 @@ libyajl-dev
 
 # What the tests need on top: the build's optional parts (LTTng provider
 # and trace reader, deep call sites, symbolized call sites, manual pages:
-# each built only when its package is there, and tested), the tools the
+# each built only when its package is there, and tested; groff lints the
+# hand-written pages), the tools the
 # tests drive, and the sanitizers' and fuzzers' compilers.
 nccltap_test_packages="
 clang
@@ -35,6 +36,7 @@ libunwind-dev
 libdw-dev
 libelf-dev
 help2man
+groff-base
 openmpi-bin
 prometheus
 prometheus-node-exporter

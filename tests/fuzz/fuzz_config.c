@@ -1,7 +1,7 @@
 /* libFuzzer target: the shim's configuration parsers, each a pure
  * function over one variable's value (config.c, out_dir.c, run_id.c).
  * Whatever the value, no crash, and what a parser accepts is within what
- * README's configuration table promises. */
+ * docs/configuration.md's table promises. */
 #include "base/config.h"
 #include "base/out_dir.h"
 #include "base/run_id.h"

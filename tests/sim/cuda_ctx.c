@@ -9,7 +9,6 @@
 #include "sim_env.h"
 #include "sim_time.h"
 
-#define MAX_DEVICES 1024
 #define CTX_STACK_DEPTH 32
 
 static int ndev;
@@ -20,7 +19,7 @@ static __thread int ctx_depth;
 
 void sim_ctx_setup(void)
 {
-    ndev = (int)sim_env_long("NCCLSIM_NDEV", 8, 1, MAX_DEVICES, "an integer from 1 to 1024");
+    ndev = (int)sim_knob_long(SIM_NDEV);
     ctxs = calloc((size_t)ndev, sizeof *ctxs);
     if (!ctxs)
         abort();   /* a few KiB at load time: nothing sensible to fall back to */

@@ -31,7 +31,7 @@ static int data_on;
 
 static void read_data_knob(void)
 {
-    data_on = (int)sim_env_long("NCCLSIM_DATA", 0, 0, 1, "0 or 1");
+    data_on = (int)sim_knob_long(SIM_DATA);
 }
 
 static int data_mode(void)

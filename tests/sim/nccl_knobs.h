@@ -1,5 +1,6 @@
-/* The simulated NCCL's knobs, read once from the environment (see
- * README.md for what each one means). */
+/* The simulated NCCL's knobs, read once from the environment (their
+ * names, defaults and ranges: sim_knobs.def; what each one means:
+ * README.md, Knobs, and `nccltap help sim`). */
 #ifndef NCCLSIM_NCCL_KNOBS_H
 #define NCCLSIM_NCCL_KNOBS_H
 

@@ -51,3 +51,33 @@ long sim_env_long(const char *name, long def, long min, long max, const char *ac
     }
     return x;
 }
+
+static const struct {
+    const char *name;
+    double def, min, max;
+    const char *accepted;
+} knobs[] = {
+#define NCCLSIM_KNOB(id, group, def, min, max, accepted, meaning) { "NCCLSIM_" #id, def, min, max, accepted },
+#include "sim_knobs.def"
+};
+
+const char *sim_knob_name(enum sim_knob k)
+{
+    return knobs[k].name;
+}
+
+double sim_knob_double(enum sim_knob k)
+{
+    return sim_env_double(knobs[k].name, knobs[k].def, knobs[k].min, knobs[k].max, knobs[k].accepted);
+}
+
+long sim_knob_long(enum sim_knob k)
+{
+    return sim_env_long(knobs[k].name, (long)knobs[k].def, (long)knobs[k].min, (long)knobs[k].max,
+                        knobs[k].accepted);
+}
+
+int sim_knob_is_set(enum sim_knob k)
+{
+    return sim_env_is_set(knobs[k].name);
+}

@@ -1,4 +1,5 @@
 #include "sim_time.h"
+#include "sim_env.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -57,8 +58,7 @@ static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
 
 static void read_spin(void)
 {
-    const char *s = getenv("NCCLSIM_SPIN");
-    spin = s && strcmp(s, "1") == 0;
+    spin = sim_knob_long(SIM_SPIN) == 1;
 }
 
 bool sim_spin(void)

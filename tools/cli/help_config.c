@@ -20,7 +20,7 @@ void help_config(FILE *to)
 "nccltap does not read (a misspelling) is said once for the job, with the\n"
 "nearest name it reads. 'nccltap run' passes them on to every rank, and its\n"
 "options --timing, --hang-timeout, --interval-ms, --ops-jsonl and --prom-dir\n"
-"set the common ones. The README's Configuration section says more of each.\n"
+"set the common ones. docs/configuration.md says more of each.\n"
 "\n"
 "Variables:\n", to);
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)

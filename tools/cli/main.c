@@ -2,6 +2,7 @@
  * (run/run.c, report/report_cmd.c, demo.c); the help texts are usage.c's. */
 #include "cli.h"
 #include "help_config.h"
+#include "help_sim.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -35,6 +36,11 @@ static int usage_of(const char *name, FILE *to)
         help_config(to);
         return 0;
     }
+    /* Nor is this: the simulator's knobs. */
+    if (strcmp(name, "sim") == 0) {
+        help_sim(to);
+        return 0;
+    }
     return -1;
 }
 
@@ -58,7 +64,7 @@ int main(int argc, char **argv)
         }
         if (usage_of(argv[2], stdout) == 0)
             return 0;
-        return usage_error("nccltap help", "unknown command '%s' (known: run, report, demo, help, config)",
+        return usage_error("nccltap help", "unknown command '%s' (known: run, report, demo, help, config, sim)",
                            argv[2]);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {

@@ -70,6 +70,8 @@ expect "--dir" nccltap run --d
 expect "--dir --help --scenario" nccltap demo --
 expect "hang healthy" nccltap demo --scenario h
 expect "run" nccltap help ru
+expect "config" nccltap help co
+expect "sim" nccltap help si
 expect "--ranks" nccltap report out --ra        # options after PATH too
 # Every option of each command's getopt table is offered (one added to the
 # table and not to the completion fails here).

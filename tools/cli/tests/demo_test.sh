@@ -110,7 +110,7 @@ for scenario in healthy straggler slow-link hang; do
     # starts with its kind, in capitals; an OS finding's second line does
     # not). Not for the straggler: its send/recv pairs sometimes read slow
     # there (the simulator's late rank skews the pairs' transfer times; see
-    # README, Limitations).
+    # docs/limitations.md).
     [ "$scenario" = straggler ] || [ "$(echo "$findings" | grep -c '^  [A-Z]')" = 1 ] ||
         fail "$scenario: not one finding: $findings"
     case $scenario in

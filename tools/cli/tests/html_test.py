@@ -18,7 +18,7 @@ usage: html_test.py CASE NCCLTAP WORKDIR
         the page under PAGE_MAX_BYTES and loaded within LOAD_MAX_S (the
         bounds in BENCHMARKS.md, "The HTML report at 1,024 ranks"), the
         late rank marked.
-       html_test.py screenshot NCCLTAP OUT.png: the README's picture, the
+       html_test.py screenshot NCCLTAP OUT.png: docs/report-html.png, the
         straggler's page at 1000 x 1100.
 Exits 77 (skipped) when chromium is not installed, except in CI (CI=true).
 """
@@ -387,7 +387,7 @@ def case_scale(run, work):
 
 
 def screenshot(nccltap, out):
-    """The README's picture: the straggler's page, its top 1000 x 1100, the
+    """The README's picture (docs/report-html.png): the straggler's page, its top 1000 x 1100, the
     run in a directory the page names `out`."""
     out, nccltap = os.path.abspath(out), os.path.abspath(nccltap)
     work = tempfile.mkdtemp(prefix="nccltap-html-")
