@@ -10,6 +10,25 @@ import sys
 from collections import defaultdict
 
 
+def objects(path):
+    """The JSON objects printed in a file, also where ranks' lines ran
+    into each other."""
+    dec, out = json.JSONDecoder(), []
+    try:
+        text = open(path).read()
+    except OSError:
+        return out
+    i = text.find("{")
+    while i >= 0:
+        try:
+            o, end = dec.raw_decode(text, i)
+            out.append(o)
+            i = text.find("{", end)
+        except ValueError:
+            i = text.find("{", i + 1)
+    return out
+
+
 def load(path):
     try:
         with open(path) as f:
@@ -111,7 +130,7 @@ def ddp(out):
     runs = defaultdict(dict)
     for path in glob.glob(os.path.join(out, "ddp", "*", "app.jsonl")):
         mode, rnd = os.path.basename(os.path.dirname(path)).rsplit("-", 1)
-        ms = [json.loads(l)["step_ms"] for l in open(path) if l.startswith("{") and "step_ms" in l]
+        ms = [o["step_ms"] for o in objects(path) if isinstance(o, dict) and "step_ms" in o]
         if ms:
             runs[int(rnd)][mode] = statistics.median(ms)
     if not runs:
