@@ -4,7 +4,7 @@
 # PyTorch with torchrun, and for `nccltests` an all_reduce_perf built with
 # MPI (ALL_REDUCE_PERF, default all_reduce_perf on PATH) and mpirun.
 # Writes under OUT; stamps_summary.py OUT prints what BENCHMARKS.md quotes.
-# Usage: stamps_gpu.sh PREFIX OUT PART...   PART: late hang validate nccltests ddp
+# Usage: stamps_gpu.sh PREFIX OUT PART...   PART: late hang validate nccltests ddp ddp_straggler
 #   late      torch_steps.py late: rank 2 3 ms late at each all-reduce, on time
 #             at the all-gather right after, default timing
 #   hang      torch_steps.py hang: rank 3 stops issuing, default timing,
@@ -17,6 +17,8 @@
 #             in auto and in all, 8 alternating rounds
 #   ddp       torch_steps.py ddp, without nccltap, auto and all, ROUNDS
 #             (default 8) alternating rounds
+#   ddp_straggler torch_steps.py ddp with rank 2 computing 50 ms more before
+#             each backward pass (a compute straggler), default timing
 set -u
 prefix=$(cd "$1" && pwd)
 out=$2
@@ -97,9 +99,17 @@ ddp() {
     done
 }
 
+ddp_straggler() {
+    say "ddp_straggler: DDP, rank 2 computes 50 ms more before each backward pass, default timing"
+    "$nccltap" run --dir "$out/ddp_straggler" -- $torchrun4 "$here/torch_steps.py" ddp 150 2 50 \
+        >"$out/ddp_straggler/app.jsonl" 2>>"$log"
+    "$nccltap" report --json "$out/ddp_straggler" >"$out/ddp_straggler/report.json" 2>>"$log"
+    "$nccltap" report "$out/ddp_straggler" >"$out/ddp_straggler/report.txt" 2>>"$log"
+}
+
 for part in "$@"; do
     case $part in
-    late | hang | validate | nccltests | ddp) mkdir -p "$out/$part"; $part ;;
+    late | hang | validate | nccltests | ddp | ddp_straggler) mkdir -p "$out/$part"; $part ;;
     *) echo "stamps_gpu.sh: no part $part" >&2; exit 2 ;;
     esac
 done

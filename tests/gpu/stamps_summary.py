@@ -37,12 +37,12 @@ def load(path):
         return None
 
 
-def late(out):
-    rep = load(os.path.join(out, "late", "report.json"))
+def late(out, part="late"):
+    rep = load(os.path.join(out, part, "report.json"))
     if not rep:
         return
     x = rep["crossrank"]
-    print("late: %d collectives compared, %d incomplete; totals %s" % (x["instances"], x["incomplete"],
+    print("%s: %d collectives compared, %d incomplete; totals %s" % (part, x["instances"], x["incomplete"],
           {k: rep["totals"][k] for k in ("calls", "stamped", "timed", "untimed")}))
     print("  waits per rank (mean us): %s" % {w["rank"]: round(w["wait_us_mean"], 1) for w in x["waits"]})
     for s in rep["stragglers"]:
@@ -145,6 +145,12 @@ def main():
     out = sys.argv[1]
     for part in (late, hang, validate, nccltests, ddp):
         part(out)
+    late(out, "ddp_straggler")
+    try:
+        text = open(os.path.join(out, "ddp_straggler", "report.txt")).read().splitlines()
+        print("ddp_straggler report, first lines:\n  " + "\n  ".join(text[:24]))
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":
