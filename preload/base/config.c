@@ -390,7 +390,7 @@ void tap_config_load(void)
     c->graph_timing = env_graph_timing();
     c->overhead_pct = env_pct("NCCLTAP_OVERHEAD_PCT", 1.0);
     c->interval_ms = env_u32("NCCLTAP_INTERVAL_MS", 5000, TAP_INTERVAL_MS_MIN, TAP_INTERVAL_MS_MAX);
-    c->poll_us = env_u32("NCCLTAP_POLL_US", 200, 10, 100000);
+    c->poll_us = env_u32("NCCLTAP_POLL_US", 1000, 10, 100000);
     c->exit_wait_ms = env_u32("NCCLTAP_EXIT_WAIT_MS", 2000, 0, 600000);
     c->max_inflight = env_u32("NCCLTAP_MAX_INFLIGHT", 65536, 2, 1u << 24);
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);

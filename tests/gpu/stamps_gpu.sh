@@ -66,43 +66,48 @@ validate() {
 }
 
 nccltests() {
-    say "nccltests: all_reduce_perf 8 B, 4 processes, $rounds alternating rounds"
+    # MODES: none, all, auto, or autoN (auto with NCCLTAP_POLL_US=N).
+    modes=${MODES:-none auto all}
+    say "nccltests: all_reduce_perf 8 B, 4 processes, $rounds alternating rounds of $modes"
     perf=${ALL_REDUCE_PERF:-all_reduce_perf}
     mpi="mpirun --allow-run-as-root --oversubscribe -np 4 -x NCCL_NVLS_ENABLE -x NCCLTAP_OS"
     for r in $(seq "$rounds"); do
-        for mode in none auto all; do
+        for mode in $modes; do
             d=$out/nccltests/$mode-$r
             mkdir -p "$d"
+            timing=${mode%%[0-9]*} poll=${mode#"$timing"}
             if [ $mode = none ]; then
                 $mpi "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
             else
-                $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$mode -x NCCLTAP_DIR="$d" \
-                    "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
+                $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$timing -x NCCLTAP_DIR="$d" \
+                    -x NCCLTAP_POLL_US="${poll:-200}" "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
             fi
         done
     done
 }
 
 ddp() {
-    say "ddp: DDP step, 24 Linear(1024, 1024), bucket_cap_mb=1, $rounds alternating rounds"
+    modes=${MODES:-none auto all}
+    say "ddp: DDP step, 24 Linear(1024, 1024), bucket_cap_mb=1, $rounds alternating rounds of $modes"
     for r in $(seq "$rounds"); do
-        for mode in none auto all; do
+        for mode in $modes; do
             d=$out/ddp/$mode-$r
             mkdir -p "$d"
+            timing=${mode%%[0-9]*} poll=${mode#"$timing"}
             if [ $mode = none ]; then
-                $torchrun4 "$here/torch_steps.py" ddp 200 -1 0 >"$d/app.jsonl" 2>>"$log"
+                $torchrun4 "$here/torch_steps.py" ddp 300 -1 0 >"$d/app.jsonl" 2>>"$log"
             else
-                NCCLTAP_TIMING=$mode "$nccltap" run --dir "$d" -- \
-                    $torchrun4 "$here/torch_steps.py" ddp 200 -1 0 >"$d/app.jsonl" 2>>"$log"
+                NCCLTAP_TIMING=$timing NCCLTAP_POLL_US=${poll:-200} "$nccltap" run --dir "$d" -- \
+                    $torchrun4 "$here/torch_steps.py" ddp 300 -1 0 >"$d/app.jsonl" 2>>"$log"
             fi
         done
     done
 }
 
 ddp_straggler() {
-    say "ddp_straggler: DDP, rank 2 computes 50 ms more before each backward pass, default timing"
-    "$nccltap" run --dir "$out/ddp_straggler" -- $torchrun4 "$here/torch_steps.py" ddp 150 2 50 \
-        >"$out/ddp_straggler/app.jsonl" 2>>"$log"
+    say "ddp_straggler: DDP, rank 2 computes 50 ms more before each backward pass, ${TIMING:-auto} timing"
+    NCCLTAP_TIMING=${TIMING:-auto} NCCLTAP_OPS_JSONL=1 "$nccltap" run --dir "$out/ddp_straggler" -- \
+        $torchrun4 "$here/torch_steps.py" ddp 150 2 50 >"$out/ddp_straggler/app.jsonl" 2>>"$log"
     "$nccltap" report --json "$out/ddp_straggler" >"$out/ddp_straggler/report.json" 2>>"$log"
     "$nccltap" report "$out/ddp_straggler" >"$out/ddp_straggler/report.txt" 2>>"$log"
 }
