@@ -302,7 +302,8 @@ def late(bindir, n):
               all(1 <= r <= iters for r in replays),
               "%s: the worst instances are launches of the first captured call (seq %d), each its own: "
               "seqs %s replays %s" % (source, first, s["worst_seqs"], replays))
-        check(re.search(r"rank %d \(.*\): last in %d of %d collectives" % (late_rank, s["last"], s["instances"]), text)
+        check(re.search(r"rank %d \(.*\): caused \d+%% of the waiting.*\n.*\n\s+last in %d of %d collectives"
+                        % (late_rank, s["last"], s["instances"]), text)
               and "replay" in text, "%s: the text report's Stragglers section names rank %d:\n%s"
               % (source, late_rank, text[-3000:]))
 

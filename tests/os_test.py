@@ -7,10 +7,11 @@ waits (NCCLSIM_SPIN=1, as CUDA's spin-wait synchronization does), then
 `nccltap report` from the rank files alone.
 
 usage: os_test.py --bin BUILD/bin CASE
-  competitor  a spinning process shares CPU 1 with rank 2: the Findings name
-              rank 2, its preemption and the time lost; so do the OS section,
+  competitor  a spinning process shares CPU 1 with rank 2: the OS section,
               --json (source "shim") and the Perfetto trace (off-CPU slices)
-  healthy     no competitor: no rank is named above noise
+              show its preemption; inside its calls, it explains no wait, so
+              it is no finding
+  healthy     no competitor: no OS finding
   nobody      competitor, run as the unprivileged user nobody (setpriv):
               the same verdict (root needed to switch user: 77 without)
   lttng       competitor under `nccltap run --lttng`, the report read from
@@ -46,15 +47,11 @@ SKIP = 77
 RANKS = 4
 ITERS = 5000        # about 0.6 s a run here
 LATE_RANK = 2
-# A CPU shared with two spinners costs rank 2 about two thirds of its NCCL
-# time (one spinner: 0.23 to 0.66 seen here, on a machine other jobs
-# shared): it must be named first, past 15%. Noise: without a competitor, on a quiet
-# machine, rank 2 (alone on CPU 1) may not pass 25%; ranks 0, 1 and 3 share
-# CPU 0 by the test's design (4 ranks, 2 CPUs) and preempt each other (up
-# to 15% seen, 30% under ASan), so they may not pass 50%.
-NAMED_SHARE = 0.15
-NOISE_SHARE = 0.25
-SHARED_CPU_NOISE = 0.50
+# Ranks 0, 1 and 3 share CPU 0 by the test's design (4 ranks, 2 CPUs) and
+# preempt each other; rank 2 shares CPU 1 with the spinners when started.
+# All of that is inside their calls while the (simulated) GPUs work on:
+# the others do not wait for it, and an OS finding is made only for the
+# waiting a rank's descheduling before its calls explains (findings.h).
 ATTEMPTS = 5        # a healthy run spoilt by a neighbour's burst is retried
 # A run is disturbed when other processes than the job's took more than
 # this share of the machine's CPU time meanwhile (/proc/stat less the job's
@@ -215,21 +212,21 @@ def rank_of(f):
 
 
 def assert_named(run):
-    """Rank 2 is the worst OS finding, past NAMED_SHARE, preempted, in the
-    Findings (text and JSON), the OS section, and Perfetto."""
+    """Rank 2 is the most preempted process in the OS section (text and
+    JSON) and Perfetto; it is no finding, as it explains no wait."""
     doc = json.loads(run.report("--json"))
     src = doc["os_sources"]
     check(src["shim_processes"] == RANKS and src["kernel_hosts"] == 0,
           "os_sources %s: want the shim's records of %d processes" % (src, RANKS))
     check(src["lost"] == 0, "context-switch records lost: %s" % src)
+    # Rank 2 is preempted while it waits for its GPU, inside its calls: the
+    # others do not wait for it (the Ranks table's waits stay small), so the
+    # OS explains none of their time and there is no OS finding, only the
+    # OS section's evidence.
     found = os_findings(doc)
-    print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2), round(f["evidence"]["lost_us"])) for f in found])
-    check(found and rank_of(found[0]) == LATE_RANK, "the worst OS finding is not rank %d: %s (sources %s, rows %s)"
-          % (LATE_RANK, found, src, doc.get("os_interference", [])[:3]))
-    f = found[0]
-    check(f["evidence"]["nccl_time_share"] >= NAMED_SHARE, "rank %d lost %.0f%% of its NCCL time, want >= %.0f%%"
-          % (LATE_RANK, 100 * f["evidence"]["nccl_time_share"], 100 * NAMED_SHARE))
-    check(f["evidence"]["worst_preempted_us"] > 1000, "its worst op was preempted %.0f us, want > 1 ms" % f["evidence"]["worst_preempted_us"])
+    print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2)) for f in found])
+    check(not found, "preemption inside the calls, which costs the others nothing, made OS findings: %s"
+          % [f["text"] for f in found])
     procs = sorted(doc["os_processes"], key=lambda p: -p["preempted_us"])
     check(procs and procs[0]["rank"] == LATE_RANK and procs[0]["preempted_us"] > 1000,
           "os_processes do not start with rank %d's, preempted: %s" % (LATE_RANK, procs))
@@ -240,12 +237,7 @@ def assert_named(run):
     text = run.report()
     block = section(text, "Findings")
     print("\n".join(block))
-    # An OS finding is two lines: the process, then its worst op.
-    lines = [l + " " + block[i + 1].strip() for i, l in enumerate(block[:-1]) if l.strip().startswith("OS rank")]
-    check(lines and lines[0].strip().startswith("OS rank %d " % LATE_RANK),
-          "the Findings' first OS line is not rank %d's: %s" % (LATE_RANK, block))
-    for word in ("descheduled", "its calling thread was off CPU for", "during AllReduce seq", "preempted"):
-        check(word in lines[0], "the Findings line lacks %r: %s" % (word, lines[0]))
+    check(not any(l.strip().startswith("OS rank") for l in block), "the text has an OS finding: %s" % block)
     os_text = section(text, "OS interference")
     print("\n".join(os_text[:4]))
     check("context switches 4 processes recorded (NCCLTAP_OS)" in os_text[0], "the OS section's source: %s" % os_text[0])
@@ -263,13 +255,11 @@ def assert_named(run):
 
 
 def assert_quiet(run):
-    """Rank 2 not named past NOISE_SHARE, the others (sharing CPU 0) not past
-    SHARED_CPU_NOISE; the section still reads the records."""
+    """No OS finding; the section still reads the records."""
     doc = json.loads(run.report("--json"))
     check(doc["os_sources"]["shim_processes"] == RANKS, "os_sources: %s" % doc["os_sources"])
-    found = [f for f in os_findings(doc) if f["evidence"]["nccl_time_share"] >=
-             (NOISE_SHARE if rank_of(f) == LATE_RANK else SHARED_CPU_NOISE)]
-    print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2)) for f in os_findings(doc)])
+    found = os_findings(doc)
+    print("OS findings: %s" % [(rank_of(f), round(f["evidence"]["nccl_time_share"], 2)) for f in found])
     return not found
 
 
@@ -288,9 +278,8 @@ def healthy(run):
         quiet_runs += 1
         if assert_quiet(run):
             text = run.report()
-            check(not any(l.strip().startswith("OS rank %d " % LATE_RANK) and "descheduled" in l
-                          and float(l.split("descheduled ")[1].split("%")[0]) >= 100 * NOISE_SHARE
-                          for l in section(text, "Findings")), "the text names rank %d" % LATE_RANK)
+            check(not any(l.strip().startswith("OS rank") for l in section(text, "Findings")),
+                  "the text has an OS finding")
             return
         print("attempt %d: a rank lost more than noise; again" % (attempt + 1))
     if not quiet_runs:

@@ -100,8 +100,20 @@ def findings_block(text):
     for l in lines[head + 1:]:
         if not l.startswith("  "):
             break
-        block.append(l.strip())
+        block.append(l)
     return head + 1, block
+
+
+def grouped(block):
+    """The block's findings: each a line at 2 spaces, its continuation
+    lines at 4, the last of them "next: ..."."""
+    out = []
+    for l in block:
+        if l.startswith("    ") and out:
+            out[-1].append(l.strip())
+        else:
+            out.append([l.strip()])
+    return out
 
 
 def assert_findings(run, want, path=None, expect=()):
@@ -124,13 +136,19 @@ def assert_findings(run, want, path=None, expect=()):
     words = {"straggler": "STRAGGLER rank %s ", "hang": "rank %s ", "slow_link": "SLOW LINK ",
              "below_expected": "BELOW EXPECTED "}
     if want:
-        check(len(block) == len(want), "%d text lines for %d findings: %s" % (len(block), len(want), block))
-        for line, f, (kind, rank, _) in zip(block, doc["findings"], want):
+        found = grouped(block)
+        check(len(found) == len(want), "%d text findings for %d findings: %s" % (len(found), len(want), block))
+        for lines, f, (kind, rank, _) in zip(found, doc["findings"], want):
+            check(lines[-1].startswith("next: ") and len(lines[-1]) > 20,
+                  "the finding has no next step: %s" % lines)
+            check(lines[-1] == "next: " + f["next_step"], "next step %r and --json's %r differ"
+                  % (lines[-1], f["next_step"]))
+            line = "; ".join(lines[:-1])
             check(line == f["text"] + "", "text %r and --json's %r differ" % (line, f["text"]))
             w = words[kind] % rank if "%s" in words[kind] else words[kind]
             check(w in line, "the line does not say %r: %s" % (w, line))
     else:
-        check(len(block) == 1 and block[0].startswith("None: no straggler, hang or slow transfer in"),
+        check(len(block) == 1 and block[0].strip().startswith("None: no straggler, hang or slow transfer in"),
               "the healthy line: %s" % block)
     # --findings: the block alone, exit 1 with a finding, 0 healthy.
     only = run.report("--findings", *args, path=path, rc=1 if want else 0)

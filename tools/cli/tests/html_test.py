@@ -179,7 +179,8 @@ def check_findings(run, d, want):
     check(got == want, "findings list %s, want %s" % (got, want))
     for (a, text), f in zip(items, doc["findings"]):
         line = text.strip()
-        check(line == f["text"] + " evidence", "list item %r, the text's line %r" % (line, f["text"]))
+        check(line == f["text"] + " evidence" + "next: " + f["next_step"],
+              "list item %r, the text's line %r and next step %r" % (line, f["text"], f["next_step"]))
     if not want:
         healthy = d.find("p", cls="healthy")
         check(healthy and healthy[0][1].startswith("None: no straggler, hang or slow transfer in"),

@@ -89,7 +89,14 @@ struct xr_host {
     bool estimated;
 };
 
-/* A rank that arrives last at its communicator's collectives. */
+/* A rank whose late arrivals cost its communicator's other ranks a share
+ * of their waiting there. One accounting with struct xr_wait: at each
+ * instance told, the others' waits (latest start minus each start) are
+ * caused by the rank that started last, so over a communicator the waits
+ * its ranks caused sum to the waits they experienced. Both are summed per
+ * op over every call: measured at the instances told; at the others
+ * (stamps whose spans hide a small skew), from auto's timed sample of
+ * instances as small; calls not recorded at the recorded ones' mean. */
 struct xr_straggler {
     uint64_t comm;
     int rank;
@@ -101,10 +108,19 @@ struct xr_straggler {
     size_t decided;
     size_t last;                /* those it started last in, by more than the threshold */
     double last_fraction;       /* last / decided */
-    double wait_us_total;       /* the others' mean wait in those instances, summed */
-    double wait_us_mean, wait_us_median;
+    size_t measured;            /* the communicator's instances told */
+    uint64_t calls;             /* its collectives after its first: what the totals are over */
+    double caused_us_total;     /* the others' waits it caused, over `calls` */
+    double caused_share;        /* of all the waits at the communicator's collectives, 0..1 */
+    double wait_us_mean, wait_us_median;  /* the others' mean wait at an instance it was last in */
     uint8_t ops[4];             /* the ops it was last in (first 4 kinds) */
+    double ops_caused_us[4];    /* ... the others' waits at each, measured (not extrapolated) */
     size_t nops;
+    uint8_t op;                 /* the op most of the waiting was at (ops[]) */
+    /* Where it is late: the median time between its previous collective's
+     * end and the start of those it was last in, and of the others, us.
+     * Late after a long gap is late after work of its own (compute, data). */
+    double gap_late_us, gap_other_us;
     uint64_t worst_seq[3];      /* its instances with the largest skew */
     uint64_t worst_replay[3];   /* ... and their replay numbers (0: calls) */
     double worst_us[3];
@@ -117,14 +133,17 @@ struct xr_straggler {
  * be told (xr_straggler.decided; all of them where every rank timed its
  * ops). A rank that arrives early waits long; the straggler waits about
  * nothing. Within the clocks' error (threshold_ns) a wait is not told
- * from none. */
+ * from none. The total is over every call, as xr_straggler's: the same
+ * instances, the same estimates for the rest. */
 struct xr_wait {
     uint64_t comm;
     int rank;
     uint32_t file;
     size_t instances;           /* complete ones it took part in */
-    size_t decided;             /* of those, the ones its wait is summed over */
-    double wait_us_total, wait_us_mean, wait_us_max;  /* mean: over decided */
+    size_t decided;             /* of those, the ones its wait is told at */
+    size_t measured;            /* the communicator's instances told (xr_straggler.measured) */
+    uint64_t calls;             /* what the total is over */
+    double wait_us_total, wait_us_mean, wait_us_max;  /* mean: total / calls */
 };
 
 /* What a transfer is compared with. */
@@ -226,6 +245,12 @@ struct xr_slow_link {
  * 189 GB/s on a healthy simulated ring (grouped send+recv). */
 #define XR_LINK_MIN_TRANSFERS 5
 #define XR_MIN_WAIT_NS 5000.0   /* a skew under 5 us is never a straggler */
+/* A rank is listed in the Stragglers section when it caused at least this
+ * share of its communicator's waiting and was last beyond the threshold
+ * at least XR_STRAGGLER_MIN_LAST times (one late call is a mishap): who
+ * made the others wait, not who was last most often. */
+#define XR_STRAGGLER_MIN_SHARE 0.1
+#define XR_STRAGGLER_MIN_LAST 3
 
 struct crossrank {
     struct xr_member *members;
@@ -241,7 +266,7 @@ struct crossrank {
     size_t nhosts;
     double clock_error_ns;          /* the largest error of an estimated clock */
     double threshold_ns;            /* skew under this is not called a straggler */
-    struct xr_straggler *stragglers;  /* most total wait first */
+    struct xr_straggler *stragglers;  /* most waiting caused first */
     size_t nstragglers;
     struct xr_wait *waits;          /* by comm, then rank */
     size_t nwaits;

@@ -4,7 +4,8 @@
  * - a straggler: the other ranks' wait at its communicator's collectives;
  * - a slow transfer or link: its slow instances' time over what the
  *   reference busbw would have taken;
- * - the OS: the time its threads were kept off their CPUs in NCCL calls.
+ * - the OS: the others' waiting that its descheduling before its calls
+ *   explains.
  * A link that stands apart (crossrank's slow_links) is one finding at its
  * slow end, not one per slow pair through it. */
 #include "findings.h"
@@ -64,61 +65,67 @@ static void add_hangs(const struct report *r, struct findings *f)
     }
 }
 
-/* The collectives the straggler's process made on its communicator, from
- * its rows: every call, timed or not. */
-static uint64_t collective_calls(const struct report *r, const struct xr_straggler *s)
+/* The NCCL time of the processes holding the other ranks of s's
+ * communicator, us (each process once, the straggler's left out), NaN
+ * when one cannot say; and their wall time in *wall_us. */
+static double others_nccl_us(const struct report *r, const struct xr_straggler *s, double *wall_us)
 {
-    const struct rank_file *f = &r->files[s->file];
-    uint64_t calls = 0;
-    for (size_t i = 0; i < f->nops; i++) {
-        const struct op_row *o = &f->ops[i];
-        if (o->rank == s->rank && strtoull(o->comm, NULL, 16) == s->comm && !xr_is_p2p(o->op))
-            calls += o->calls;
+    double sum = 0;
+    *wall_us = 0;
+    bool any = false;
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct rank_file *f = &r->files[i];
+        if (i == s->file)
+            continue;
+        bool member = false;
+        for (size_t k = 0; k < f->ncomms && !member; k++)
+            member = strtoull(f->comms[k].id, NULL, 16) == s->comm;
+        if (!member)
+            continue;
+        sum += rank_file_nccl_share(f) * f->wall_s * 1e6;  /* NaN when unknown */
+        *wall_us += f->wall_s * 1e6;
+        any = true;
     }
-    return calls;
+    return any ? sum : NAN;
 }
 
-/* The time the other ranks of s's communicator waited at its collectives:
- * their waits at the instances whose skew could be told, over all its
- * collectives (the first, never compared, apart): the others were not
- * recorded on every rank, or their stamps' spans hid the skew. */
-static double others_wait_us(const struct report *r, const struct crossrank *x, const struct xr_straggler *s)
-{
-    double sum = 0.0;
-    for (size_t i = 0; i < x->nwaits; i++)
-        if (x->waits[i].comm == s->comm && x->waits[i].rank != s->rank)
-            sum += x->waits[i].wait_us_total;
-    uint64_t calls = collective_calls(r, s);
-    return calls > s->decided + 1 && s->decided ? sum * (double)(calls - 1) / (double)s->decided : sum;
-}
+/* A straggler is a finding by what it cost, not by how often it was last
+ * (a real one is late at the first collective after its own work, and on
+ * time at the rest of the step): the waiting it caused is a material share
+ * of the others' NCCL time and not nothing in their wall time (a job
+ * stopped by a hang has little NCCL time), most of the waiting at its communicator is its
+ * doing (and it is listed: late XR_STRAGGLER_MIN_LAST times or more). */
+#define FINDING_STRAGGLER_MIN_NCCL_SHARE 0.1
+#define FINDING_STRAGGLER_MIN_WALL_SHARE 0.01
+#define FINDING_STRAGGLER_MIN_CAUSED_SHARE 0.5
 
-/* A straggler is a finding when it was last in at least this share of its
- * communicator's collectives. The Stragglers section lists every rank last
- * in 10% or more; the Findings block names only the culprit that stands
- * out: ranks that arrive in turn by chance (a loaded machine, 2 ranks
- * whose arrivals are a coin toss at 50%) are each last far less often than
- * a rank that is late every time (96 to 100% in the simulator's runs). */
-#define FINDING_LAST_FRACTION 0.75
-
-static void add_stragglers(const struct report *r, double nccl_time_us, struct findings *f)
+static void add_stragglers(const struct report *r, struct findings *f)
 {
     const struct crossrank *x = r->cross;
     for (size_t i = 0; i < x->nstragglers; i++) {
         const struct xr_straggler *s = &x->stragglers[i];
-        if (s->last_fraction < FINDING_LAST_FRACTION)
+        double wall, others = others_nccl_us(r, s, &wall);
+        double share = others > 0 ? s->caused_us_total / others : NAN;
+        if (s->caused_share < FINDING_STRAGGLER_MIN_CAUSED_SHARE ||
+            !(share >= FINDING_STRAGGLER_MIN_NCCL_SHARE) ||
+            s->caused_us_total < FINDING_STRAGGLER_MIN_WALL_SHARE * wall)
             continue;
         struct finding *v = add(f, FINDING_STRAGGLER, SECTION_STRAGGLERS);
         v->rank = s->rank;
         v->file = &r->files[s->file];
         v->comm = s->comm;
-        v->op = s->nops == 1 ? report_name(r, s->ops[0]) : NULL;
+        v->op = report_name(r, s->op);
         v->seq = s->nworst ? s->worst_seq[0] : 0;
         v->replay = s->nworst ? s->worst_replay[0] : 0;
         v->count = s->last;
         v->of = s->decided;
+        v->measured = s->measured;
+        v->calls = s->calls;
         v->wait_us = s->wait_us_mean;
-        v->cost_us = others_wait_us(r, x, s);
-        v->share = nccl_time_us > 0.0 ? v->cost_us / nccl_time_us : NAN;
+        v->cost_us = s->caused_us_total;
+        v->share = share;
+        v->gap_late_us = s->gap_late_us;
+        v->gap_other_us = s->gap_other_us;
     }
 }
 
@@ -280,17 +287,45 @@ static void add_slow(const struct report *r, struct findings *f)
 
 /* Per process, what its threads lost to the OS in its NCCL calls (over the
  * union of the calls' windows), and its op that lost most. */
+/* The NCCL time of every process but `file`, us; NaN when one cannot say. */
+static double others_nccl_all_us(const struct report *r, const struct rank_file *file)
+{
+    double sum = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (&r->files[i] != file)
+            sum += rank_file_nccl_share(&r->files[i]) * r->files[i].wall_s * 1e6;
+    return sum;
+}
+
+/* Whether `file` is already named a straggler: its lateness and what the
+ * OS explains of it are said there (explain_stragglers). */
+static bool named_straggler(const struct findings *f, const struct rank_file *file)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].kind == FINDING_STRAGGLER && f->v[i].file == file)
+            return true;
+    return false;
+}
+
+/* An OS finding by what it explains: a process whose threads, descheduled
+ * before its calls, made the others wait a material share of their NCCL
+ * time (os_proc.explained_ns). Time lost inside its own calls, while the
+ * GPU works on, costs nobody: the OS section shows it, no finding. */
 static void add_os(const struct report *r, const struct os_interference *os, struct findings *f)
 {
     for (size_t i = 0; i < os->nprocs; i++) {
         const struct os_proc *p = &os->procs[i];
         const struct rank_file *file = p->file;
-        uint64_t lost = p->preempted_ns + p->irq_ns, longest = 0;
+        double others = others_nccl_all_us(r, file), explained_us = (double)p->explained_ns / 1e3;
+        double share = others > 0.0 ? explained_us / others : NAN;
+        if (!(share >= FINDING_OS_MIN_SHARE) || named_straggler(f, file))
+            continue;
+        uint64_t longest = 0;
         const char *by = NULL;
-        const struct os_row *worst = NULL;  /* rows come most affected first */
+        const struct os_row *worst = NULL;  /* its straggler rows, most affected first */
         for (size_t k = 0; k < os->nrows; k++) {
             const struct os_row *w = &os->rows[k];
-            if (w->file != file)
+            if (w->file != file || !w->straggler || w->first_of_kind)
                 continue;
             if (!worst)
                 worst = w;
@@ -299,16 +334,13 @@ static void add_os(const struct report *r, const struct os_interference *os, str
                 by = w->preempted_by;
             }
         }
-        double nccl_us = rank_file_nccl_share(file) * file->wall_s * 1e6;
-        double share = nccl_us > 0.0 ? (double)lost / 1e3 / nccl_us : NAN;
-        if (!lost || !worst || isnan(share) || share < FINDING_OS_MIN_SHARE ||
-            (double)lost / 1e3 < FINDING_OS_MIN_WALL_SHARE * file->wall_s * 1e6)
+        if (!worst)
             continue;
         struct finding *v = add(f, FINDING_OS, SECTION_OS_INTERFERENCE);
         v->rank = file->nranks ? file->ranks[0] : -1;
         v->file = file;
-        v->wait_us = (double)lost / 1e3;
-        v->cost_us = v->wait_us;
+        v->wait_us = explained_us;
+        v->cost_us = explained_us;
         v->share = share > 1.0 ? 1.0 : share;
         v->by = by;
         v->op = report_name(r, worst->op->op);
@@ -334,7 +366,7 @@ static void explain_stragglers(const struct os_interference *os, struct findings
         uint64_t lost = 0;
         for (size_t k = 0; k < os->nrows; k++) {
             const struct os_row *w = &os->rows[k];
-            if (w->file == v->file && w->straggler && w->op->comm == v->comm)
+            if (w->file == v->file && w->straggler && !w->first_of_kind && w->op->comm == v->comm)
                 lost += w->late_lost_ns < w->wait_ns ? w->late_lost_ns : w->wait_ns;
         }
         double all_waits_us = v->wait_us * (double)v->count;
@@ -359,8 +391,7 @@ static int cmp_finding(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void findings_analyze(const struct report *r, const struct os_interference *os, double nccl_time_us,
-                      struct findings *out)
+void findings_analyze(const struct report *r, const struct os_interference *os, struct findings *out)
 {
     memset(out, 0, sizeof *out);
     add_hangs(r, out);
@@ -369,7 +400,7 @@ void findings_analyze(const struct report *r, const struct os_interference *os, 
         out->records = true;
         out->collectives = x->ninstances;
         out->pairs = x->npairs;
-        add_stragglers(r, nccl_time_us, out);
+        add_stragglers(r, out);
         add_slow(r, out);
     }
     if (os) {

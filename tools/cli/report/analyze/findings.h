@@ -48,9 +48,15 @@ struct finding {
                                 slow: `count` of `of` instances (pairs' transfers) slow;
                                 slow link through a rank: `count` slow pairs */
     double wait_us;          /* straggler: the others' mean wait each time;
-                                hang: the longest wait; os: time lost */
-    double share;            /* straggler: the others' waits over the run's NCCL time;
-                                os: of the process's NCCL time; 0..1, NaN unknown */
+                                hang: the longest wait; os: the others' waiting it explains */
+    double share;            /* straggler: the waits it caused over the other ranks' NCCL time;
+                                os: the waiting it explains, of the same; 0..1, NaN unknown */
+    /* Straggler: its figures are measured over `measured` instances and
+     * extrapolated to `calls`; the median gaps before its late collectives
+     * and its others (xr_straggler). */
+    size_t measured;
+    uint64_t calls;
+    double gap_late_us, gap_other_us;
     double busbw_gbs;        /* slow: its median busbw */
     double reference_gbs;    /* ... and the job's median for the op and size, or the expected */
     bool expected;           /* slow link: reference_gbs is the expected busbw, not other pairs' */
@@ -90,23 +96,18 @@ struct findings {
     struct hang_summary hangs;  /* owned: the hang findings point into it */
 };
 
-/* A rank's threads must lose at least this share of its NCCL time to the
- * OS for a finding: less is any busy machine's noise. */
-#define FINDING_OS_MIN_SHARE 0.05
-/* ... and at least this share of its wall time: a process whose NCCL time
- * is small (its ops waiting in a hang are not counted in it) would be named
- * for a few preemptions (108 us made 27% of one in the demo's hang). */
-#define FINDING_OS_MIN_WALL_SHARE 0.002
+/* An OS finding needs the waiting that a rank's descheduling before its
+ * calls explains to be at least this share of the other ranks' NCCL time:
+ * off-CPU time inside its own calls, while its GPU works on, costs nobody
+ * (4 ranks on 2 CPUs lose 5% of their NCCL time so and run as fast). */
+#define FINDING_OS_MIN_SHARE 0.1
 /* A straggler is said to be late because of the OS when its threads were
  * descheduled for at least this share of the others' wait for it. */
 #define FINDING_LATE_OS_MIN_SHARE 0.25
 
-/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
- * `os` (os_interference_analyze's, may be empty) and `nccl_time_us`, the
- * run's NCCL time over every rank (report_summary.nccl_time_us): the
- * denominator of a straggler's share. */
-void findings_analyze(const struct report *r, const struct os_interference *os, double nccl_time_us,
-                      struct findings *out);
+/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs)
+ * and `os` (os_interference_analyze's, may be empty). */
+void findings_analyze(const struct report *r, const struct os_interference *os, struct findings *out);
 void findings_free(struct findings *f);
 
 #endif

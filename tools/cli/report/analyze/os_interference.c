@@ -215,9 +215,53 @@ static void wait_caused(const struct report *r, const struct rank_file *f, const
         return;
     row->straggler = true;
     row->wait_ns = (uint64_t)in->skew_ns;
+    row->others_waited_ns = (uint64_t)(in->others_wait_ns * (double)(in->n - 1));
     int64_t first = in->earliest_start_ns + f->clock_offset_ns;
     if (first > 0 && (uint64_t)first < row->from_ns)
         row->from_ns = (uint64_t)first;
+}
+
+/* By (comm, op, size), then seq. */
+static int cmp_kind(const void *a, const void *b)
+{
+    const struct op_event *x = *(const struct op_event *const *)a, *y = *(const struct op_event *const *)b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->op != y->op)
+        return x->op < y->op ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static bool same_kind(const struct op_event *x, const struct op_event *y)
+{
+    return x->comm == y->comm && x->op == y->op && x->bytes == y->bytes;
+}
+
+/* Per event of f, whether it is the first of its (comm, op, size), or
+ * an execution of that first call. */
+static bool *firsts_of_kind(const struct rank_file *f)
+{
+    const struct op_event **e = xcalloc(f->nevents + 1, sizeof *e);
+    bool *first = xcalloc(f->nevents + 1, sizeof *first);
+    for (size_t i = 0; i < f->nevents; i++)
+        e[i] = &f->events[i];
+    qsort(e, f->nevents, sizeof *e, cmp_kind);
+    for (size_t i = 0; i < f->nevents; i++)
+        first[e[i] - f->events] = i == 0 || !same_kind(e[i - 1], e[i]) || e[i - 1]->seq == e[i]->seq;
+    free(e);
+    return first;
+}
+
+/* The others' waiting that a straggler row's loss before its call
+ * explains: their waits, times the share of its lateness lost. */
+static uint64_t explained(const struct os_row *row)
+{
+    if (!row->straggler || row->first_of_kind || !row->wait_ns)
+        return 0;
+    double covered = (double)row->late_lost_ns / (double)row->wait_ns;
+    return (uint64_t)((covered > 1 ? 1 : covered) * (double)row->others_waited_ns);
 }
 
 static int cmp_window(const void *a, const void *b)
@@ -310,11 +354,13 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
         size_t nfirsts, nwindows = 0;
         const struct op_event **firsts = group_firsts(f, &nfirsts);
         uint64_t (*windows)[2] = xcalloc(f->nevents + 1, sizeof *windows);
+        bool *first = firsts_of_kind(f);
+        uint64_t explained_ns = 0;
         for (size_t j = 0; j < f->nevents; j++) {
             const struct op_event *e = &f->events[j];
             if (later_in_group(e, firsts, nfirsts))
                 continue;
-            struct os_row row = { .file = f, .op = e };
+            struct os_row row = { .file = f, .op = e, .first_of_kind = first[j] };
             /* An execution of a captured call read from a trace has no
              * enqueue time (its launch's is not traced): its GPU interval. */
             uint64_t enq = e->enqueue_ns ? e->enqueue_ns : e->start_ns;
@@ -329,6 +375,7 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
                 struct os_row before = { .from_ns = row.from_ns, .to_ns = call_ns };
                 measure(&before, threads, n);
                 row.late_lost_ns = before.preempted_ns + before.irq_ns;
+                explained_ns += explained(&row);
             }
             if (row.preempted_ns + row.irq_ns < OS_ROW_MIN_NS)
                 continue;
@@ -339,8 +386,10 @@ void os_interference_analyze(const struct report *r, struct os_interference *out
             out->rows[out->nrows++] = row;
         }
         free(firsts);
+        free(first);
         out->procs = xrealloc(out->procs, (out->nprocs + 1) * sizeof *out->procs);
-        out->procs[out->nprocs++] = proc_total(f, windows, nwindows, threads, n);
+        out->procs[out->nprocs] = proc_total(f, windows, nwindows, threads, n);
+        out->procs[out->nprocs++].explained_ns = explained_ns;
         free(windows);
         i += all;
     }

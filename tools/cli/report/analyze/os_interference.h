@@ -33,6 +33,9 @@ struct os_row {
     uint64_t wait_ns;              /* ... and how long the first one waited for it */
     uint64_t late_lost_ns;         /* ... and its threads' loss (preempted, interrupts) in that
                                       wait, before its call: what made it late */
+    uint64_t others_waited_ns;     /* ... and the other ranks' waits for it there, summed */
+    bool first_of_kind;            /* its process's first op of its (comm, op, size): NCCL sets
+                                      up connections there, seconds off CPU on GPUs */
     uint64_t offcpu_ns;            /* its threads' time off the CPU in it, summed */
     uint64_t preempted_ns;         /* ... of which runnable, another task running */
     uint64_t waiting_ns;           /* ... of which waiting for something (sleeping) */
@@ -49,6 +52,10 @@ struct os_row {
 struct os_proc {
     const struct rank_file *file;
     uint64_t offcpu_ns, preempted_ns, irq_ns;
+    /* The others' waiting its loss explains: at each collective it was
+     * last at (its first of each kind left out), the others' waits times
+     * the share of its lateness that its threads lost before the call. */
+    uint64_t explained_ns;
 };
 
 /* Where the report's OS view comes from, and what is missing from it. */

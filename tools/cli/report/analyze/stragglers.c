@@ -1,7 +1,10 @@
-/* Stragglers: per (communicator, rank), how often the rank started last at
- * the communicator's collectives by more than the clocks' error, and how
- * long it held the others up then (the instance's skew). And each rank's
- * own wait there: the latest start minus its own.
+/* Stragglers: per communicator, who made the others wait and how long.
+ * At each instance whose skew can be told, every rank's wait is the latest
+ * start minus its own (less what stamps' spans allow), and the waits are
+ * caused by the rank that started last. A rank is a straggler by the
+ * waiting it caused, whatever share of the collectives it was last in: a
+ * real one is late at the first collective after its own work (compute,
+ * data loading) and on time at the rest of the step.
  * A communicator's first complete instance is left out: its skew is how
  * much later one rank finished starting up and initialising (NCCL also
  * connects lazily there), not a rank late at its work, the same reason
@@ -12,51 +15,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Listed when last in at least this share of its instances, and at least
- * MIN_LAST times: a rank that is last by chance is last rarely. */
-#define MIN_LAST_FRACTION 0.1
-#define MIN_LAST 3
-/* Waits are measured on the instances every rank timed precisely (auto's
- * sample, the same ops on every rank) where there are this many: a
- * stamp's start is known only to its span, and a wait less that doubt is
- * short by it. Elsewhere, on the instances that can be told. */
-#define MIN_TIMED 10
-
-/* Sums of waits over all instances told, and over those timed. */
-struct sums {
-    size_t n, timed_n;
-    double us, timed_us;
+/* What one rank of the communicator being looked at gathers. */
+struct rank_acc {
+    struct xr_straggler s;
+    struct xr_wait w;
+    double own_us, caused_us;   /* its waits and those it caused, over every call */
+    double late_mean_us;        /* the others' mean wait, summed over the instances it was last in */
+    /* Of the op being summed (find_in_op): its waits and those it caused
+     * at the instances told, and at the timed ones as small as the rest. */
+    double told_own, told_caused, small_own, small_caused;
 };
 
-static void add_to(struct sums *s, double us, bool timed)
+static void note_op(struct xr_straggler *s, uint8_t op, double caused_us)
 {
-    s->n++;
-    s->us += us;
-    s->timed_n += timed;
-    s->timed_us += timed ? us : 0;
+    size_t i = 0;
+    while (i < s->nops && s->ops[i] != op)
+        i++;
+    if (i == s->nops) {
+        if (s->nops == sizeof s->ops)
+            return;
+        s->ops[s->nops++] = op;
+    }
+    s->ops_caused_us[i] += caused_us;
 }
 
-/* The mean wait, from the timed instances where there are enough. */
-static double mean_of(const struct sums *s)
-{
-    if (s->timed_n >= MIN_TIMED)
-        return s->timed_us / (double)s->timed_n;
-    return s->n ? s->us / (double)s->n : 0;
-}
-
-static void note_op(struct xr_straggler *s, uint8_t op)
+/* The others' waits at its late instances of `op`, measured. */
+static double caused_by(const struct xr_straggler *s, uint8_t op)
 {
     for (size_t i = 0; i < s->nops; i++)
         if (s->ops[i] == op)
-            return;
-    if (s->nops < sizeof s->ops)
-        s->ops[s->nops++] = op;
+            return s->ops_caused_us[i];
+    return 0;
 }
 
 static int cmp_straggler(const void *a, const void *b)
 {
     const struct xr_straggler *x = a, *y = b;
-    return (x->wait_us_total < y->wait_us_total) - (x->wait_us_total > y->wait_us_total);
+    return (x->caused_us_total < y->caused_us_total) - (x->caused_us_total > y->caused_us_total);
 }
 
 /* An instance counts when every rank of its communicator recorded it: with
@@ -75,102 +70,272 @@ static size_t after_first_complete(const struct crossrank *x, size_t c, size_t d
     return c < d ? c + 1 : d;
 }
 
+/* Whether who started last at `in` can be told: the last rank was last
+ * beyond what the stamps' spans allow (*late), or nobody could have been
+ * (the skew may be as much larger as it may be smaller). */
+static bool told(const struct crossrank *x, const struct xr_instance *in, bool *late)
+{
+    double doubt = in->skew_ns - in->skew_sure_ns;
+    *late = in->skew_sure_ns > x->threshold_ns;
+    return *late || in->skew_ns + doubt <= x->threshold_ns;
+}
+
+/* A member's wait at `in`, us: the latest start minus its own, less what
+ * the two starts' spans allow (stamped starts differ by the polls' phase
+ * too, which is no wait). */
+static double wait_at(const struct report *r, const struct xr_instance *in, struct xr_member m)
+{
+    double slack = in->last_err_down_ns + xr_start_err_up(r, m);
+    double w = (double)(in->latest_start_ns - xr_start(r, m)) - slack;
+    return w > 0 ? w / 1e3 : 0;
+}
+
+/* The others' summed wait at `in`: what its last rank caused there. */
+static double caused_at(const struct report *r, const struct crossrank *x, const struct xr_instance *in)
+{
+    double sum = 0;
+    for (size_t k = 0; k < in->n; k++)
+        sum += wait_at(r, in, x->members[in->first + k]);
+    return sum;
+}
+
+/* The executions of `op` by `rank` of `comm`, from its process's rows:
+ * every call, recorded or not; a captured call once per graph launch. */
+static uint64_t op_calls(const struct report *r, uint32_t file, uint64_t comm, int rank, const char *op)
+{
+    const struct rank_file *f = &r->files[file];
+    uint64_t calls = 0;
+    for (size_t i = 0; i < f->nops; i++) {
+        const struct op_row *o = &f->ops[i];
+        if (o->rank == rank && strtoull(o->comm, NULL, 16) == comm && !strcmp(o->op, op))
+            calls += o->calls - o->captured + o->executions;
+    }
+    return calls;
+}
+
+/* Adds one instance told to the ranks' sums. */
+static void add_instance(const struct report *r, const struct crossrank *x, const struct xr_instance *in,
+                         bool late, struct rank_acc *acc)
+{
+    double caused = caused_at(r, x, in);
+    for (size_t k = 0; k < in->n; k++) {
+        struct xr_member m = x->members[in->first + k];
+        struct rank_acc *a = &acc[xr_event(r, m)->rank];
+        double w = wait_at(r, in, m);
+        a->s.decided++;
+        a->w.decided++;
+        a->told_own += w;
+        a->told_caused += a == &acc[in->last_rank] ? caused : 0;
+        a->w.wait_us_max = w > a->w.wait_us_max ? w : a->w.wait_us_max;
+    }
+    if (!late)
+        return;
+    struct xr_straggler *s = &acc[in->last_rank].s;
+    double mean = in->n > 1 ? caused / (double)(in->n - 1) : 0;
+    s->last++;
+    acc[in->last_rank].late_mean_us += mean;
+    xr_keep_worst(s->worst_seq, s->worst_replay, s->worst_us, &s->nworst, in->seq, in->replay, mean, true);
+    note_op(s, in->op, caused);
+}
+
+/* The member of `in` that is `rank`, NULL if it has none. */
+static const struct xr_member *member_of(const struct report *r, const struct crossrank *x,
+                                         const struct xr_instance *in, int rank)
+{
+    for (size_t k = 0; k < in->n; k++)
+        if (xr_event(r, x->members[in->first + k])->rank == rank)
+            return &x->members[in->first + k];
+    return NULL;
+}
+
+/* Where and by how much straggler s was late, over x->instances[from .. d)
+ * (c: the communicator's first): its median caused wait at an instance it
+ * was last in, and the gaps before its late and its other collectives. */
+static void describe(const struct report *r, const struct crossrank *x, size_t c, size_t from, size_t d,
+                     struct xr_straggler *s)
+{
+    double *waits = xmalloc((d - c) * sizeof *waits), *late_gaps = xmalloc((d - c) * sizeof *late_gaps);
+    double *other_gaps = xmalloc((d - c) * sizeof *other_gaps);
+    size_t nwaits = 0, nlate = 0, nother = 0;
+    int64_t prev_end = 0;
+    bool have_prev = false;
+    for (size_t i = c; i < d; i++) {
+        const struct xr_instance *in = &x->instances[i];
+        const struct xr_member *m = member_of(r, x, in, s->rank);
+        if (!m)
+            continue;
+        double gap = have_prev ? (double)(xr_start(r, *m) - prev_end) / 1e3 : 0;
+        prev_end = xr_end(r, *m);
+        bool was_prev = have_prev;
+        have_prev = true;
+        bool late;
+        if (i < from || !complete(in) || !told(x, in, &late) || !was_prev)
+            continue;
+        bool mine = late && in->last_rank == s->rank;
+        if (mine)
+            waits[nwaits++] = caused_at(r, x, in) / (double)(in->n - 1);
+        if (mine)
+            late_gaps[nlate++] = gap;
+        else
+            other_gaps[nother++] = gap;
+    }
+    s->wait_us_median = xr_median(waits, nwaits);
+    s->gap_late_us = xr_median(late_gaps, nlate);
+    s->gap_other_us = xr_median(other_gaps, nother);
+    free(waits);
+    free(late_gaps);
+    free(other_gaps);
+}
+
+static void push_wait(struct crossrank *x, size_t *cap, const struct xr_wait *w)
+{
+    if (x->nwaits == *cap)
+        x->waits = xrealloc(x->waits, (*cap = *cap ? 2 * *cap : 64) * sizeof *x->waits);
+    x->waits[x->nwaits++] = *w;
+}
+
+static void push_straggler(struct crossrank *x, size_t *cap, const struct xr_straggler *s)
+{
+    if (x->nstragglers == *cap)
+        x->stragglers = xrealloc(x->stragglers, (*cap = *cap ? 2 * *cap : 8) * sizeof *x->stragglers);
+    x->stragglers[x->nstragglers++] = *s;
+}
+
+/* The highest rank of the communicator's instances [c, d). */
+static int max_rank(const struct report *r, const struct crossrank *x, size_t c, size_t d)
+{
+    int maxrank = 0;
+    for (size_t i = c; i < d; i++)
+        for (size_t k = 0; k < x->instances[i].n; k++) {
+            int rank = xr_event(r, x->members[x->instances[i].first + k])->rank;
+            maxrank = rank > maxrank ? rank : maxrank;
+        }
+    return maxrank;
+}
+
+/* Sums the waits at `op`'s instances of the communicator, [from, d), into
+ * acc[].own_us and caused_us, over all its calls: measured at the
+ * instances told; at the others (stamps whose spans hide who was last,
+ * small skews all), each rank's mean over the timed instances no more
+ * skewed than they; calls not recorded (sampled modes) at the mean of
+ * those recorded. Per op, since one op may be late and the next not: a
+ * sample's mix of ops is not the run's. Returns the op's calls. */
+static uint64_t find_in_op(const struct report *r, const struct crossrank *x, size_t from, size_t d, uint8_t op,
+                           struct rank_acc *acc, int maxrank)
+{
+    size_t untold = 0, told_n = 0, small = 0;
+    double bound = 0;
+    for (int rank = 0; rank <= maxrank; rank++)
+        acc[rank].told_own = acc[rank].told_caused = acc[rank].small_own = acc[rank].small_caused = 0;
+    for (size_t i = from; i < d; i++) {
+        const struct xr_instance *in = &x->instances[i];
+        if (in->op != op || !complete(in))
+            continue;
+        for (size_t k = 0; k < in->n; k++) {
+            struct xr_member m = x->members[in->first + k];
+            struct rank_acc *a = &acc[xr_event(r, m)->rank];
+            a->s.instances++;
+            a->w.instances++;
+            a->s.file = a->w.file = m.file;
+        }
+        bool late;
+        if (told(x, in, &late)) {
+            told_n++;
+            add_instance(r, x, in, late, acc);
+        } else {
+            untold++;
+            double reach = 2 * in->skew_ns - in->skew_sure_ns;  /* skew plus doubt */
+            bound = reach > bound ? reach : bound;
+        }
+    }
+    for (size_t i = from; untold && i < d; i++) {
+        const struct xr_instance *in = &x->instances[i];
+        if (in->op != op || !complete(in) || !in->all_timed || in->skew_ns > bound)
+            continue;
+        small++;
+        double caused = caused_at(r, x, in);
+        for (size_t k = 0; k < in->n; k++) {
+            struct rank_acc *a = &acc[xr_event(r, x->members[in->first + k])->rank];
+            a->small_own += wait_at(r, in, x->members[in->first + k]);
+            a->small_caused += a == &acc[in->last_rank] ? caused : 0;
+        }
+    }
+    uint64_t recorded = told_n + untold, calls = recorded;
+    for (int rank = 0; rank <= maxrank; rank++) {
+        uint64_t n = acc[rank].w.instances ? op_calls(r, acc[rank].w.file, x->instances[from].comm, rank,
+                                                      report_name(r, op)) : 0;
+        calls = n > calls ? n : calls;
+    }
+    if (from > 0 && x->instances[from - 1].comm == x->instances[from].comm &&
+        x->instances[from - 1].op == op && calls > recorded)
+        calls--;  /* the communicator's first, left out */
+    double scale = recorded ? (double)calls / (double)recorded : 0;
+    for (int rank = 0; rank <= maxrank; rank++) {
+        struct rank_acc *a = &acc[rank];
+        double per = small ? (double)untold / (double)small : 0;
+        a->own_us += (a->told_own + per * a->small_own) * scale;
+        a->caused_us += (a->told_caused + per * a->small_caused) * scale;
+    }
+    return calls;
+}
+
+/* One communicator: x->instances[c .. d). */
+static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, size_t d, size_t *wcap,
+                         size_t *scap)
+{
+    uint64_t comm = x->instances[c].comm;
+    int maxrank = max_rank(r, x, c, d);
+    struct rank_acc *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
+    size_t from = after_first_complete(x, c, d);
+    bool seen[256] = { false };
+    uint64_t calls = 0;
+    size_t measured = 0;
+    for (size_t i = from; i < d; i++)
+        if (!seen[x->instances[i].op]) {
+            seen[x->instances[i].op] = true;
+            calls += find_in_op(r, x, from, d, x->instances[i].op, acc, maxrank);
+        }
+    double waited = 0;
+    for (int rank = 0; rank <= maxrank; rank++) {
+        waited += acc[rank].own_us;
+        measured = acc[rank].w.decided > measured ? acc[rank].w.decided : measured;
+    }
+    for (int rank = 0; rank <= maxrank; rank++) {
+        struct rank_acc *a = &acc[rank];
+        if (!a->w.instances)
+            continue;
+        a->w.comm = a->s.comm = comm;
+        a->w.rank = a->s.rank = rank;
+        a->w.measured = a->s.measured = measured;
+        a->w.calls = a->s.calls = calls;
+        a->w.wait_us_total = a->own_us;
+        a->w.wait_us_mean = calls ? a->own_us / (double)calls : 0;
+        push_wait(x, wcap, &a->w);
+        struct xr_straggler *s = &a->s;
+        s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
+        s->caused_us_total = a->caused_us;
+        s->caused_share = waited > 0 ? s->caused_us_total / waited : 0;
+        if (s->last < XR_STRAGGLER_MIN_LAST || s->caused_share < XR_STRAGGLER_MIN_SHARE)
+            continue;
+        s->wait_us_mean = a->late_mean_us / (double)s->last;
+        s->op = s->ops[0];
+        for (size_t k = 1; k < s->nops; k++)
+            if (s->ops_caused_us[k] > caused_by(s, s->op))
+                s->op = s->ops[k];
+        describe(r, x, c, from, d, s);
+        push_straggler(x, scap, s);
+    }
+    free(acc);
+}
+
 void xr_find_stragglers(const struct report *r, struct crossrank *x)
 {
-    size_t cap = 0, wcap = 0;
+    size_t wcap = 0, scap = 0;
     for (size_t c = 0; c < x->ninstances;) {
         size_t d = c;
-        int maxrank = 0;
-        for (; d < x->ninstances && x->instances[d].comm == x->instances[c].comm; d++)
-            for (size_t k = 0; k < x->instances[d].n; k++) {
-                int rank = xr_event(r, x->members[x->instances[d].first + k])->rank;
-                maxrank = rank > maxrank ? rank : maxrank;
-            }
-        struct xr_straggler *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
-        struct xr_wait *wait = xcalloc((size_t)maxrank + 1, sizeof *wait);
-        struct sums *own = xcalloc((size_t)maxrank + 1, sizeof *own), *caused = xcalloc((size_t)maxrank + 1,
-                                                                                         sizeof *caused);
-        size_t from = after_first_complete(x, c, d);
-        for (size_t i = from; i < d; i++) {
-            const struct xr_instance *in = &x->instances[i];
-            if (!complete(in))
-                continue;
-            /* Told: the last rank was last beyond what the stamps' spans
-             * allow, or nobody could have been (the skew may be as much
-             * larger as it may be smaller). The others are counted, not
-             * judged: their waits and who was last are not known. */
-            double doubt = in->skew_ns - in->skew_sure_ns;
-            bool late = in->skew_sure_ns > x->threshold_ns;
-            bool told = late || in->skew_ns + doubt <= x->threshold_ns;
-            for (size_t k = 0; k < in->n; k++) {
-                struct xr_member m = x->members[in->first + k];
-                int rank = xr_event(r, m)->rank;
-                struct xr_straggler *s = &acc[rank];
-                s->instances++;
-                s->file = m.file;
-                wait[rank].instances++;
-                if (!told)
-                    continue;
-                s->decided++;
-                wait[rank].decided++;
-                /* Less what the two starts' spans allow: stamped starts
-                 * differ by the polls' phase too, which is no wait. */
-                double slack = in->last_err_down_ns + xr_start_err_up(r, m);
-                double w = (double)(in->latest_start_ns - xr_start(r, m)) - slack;
-                w = w > 0 ? w / 1e3 : 0;
-                add_to(&own[rank], w, in->all_timed);
-                wait[rank].wait_us_max = w > wait[rank].wait_us_max ? w : wait[rank].wait_us_max;
-            }
-            if (!late)
-                continue;
-            struct xr_straggler *s = &acc[in->last_rank];
-            s->last++;
-            add_to(&caused[in->last_rank], in->others_wait_ns / 1e3, in->all_timed);
-            xr_keep_worst(s->worst_seq, s->worst_replay, s->worst_us, &s->nworst, in->seq, in->replay,
-                          in->others_wait_ns / 1e3, true);
-            note_op(s, in->op);
-        }
-        for (int rank = 0; rank <= maxrank; rank++) {
-            struct xr_straggler *s = &acc[rank];
-            if (!s->instances)
-                continue;
-            if (x->nwaits == wcap)
-                x->waits = xrealloc(x->waits, (wcap = wcap ? 2 * wcap : 64) * sizeof *x->waits);
-            struct xr_wait *w = &x->waits[x->nwaits++];
-            *w = wait[rank];
-            w->comm = x->instances[c].comm;
-            w->rank = rank;
-            w->file = s->file;
-            w->wait_us_mean = mean_of(&own[rank]);
-            w->wait_us_total = w->wait_us_mean * (double)w->decided;
-            s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
-            if (s->last < MIN_LAST || s->last_fraction < MIN_LAST_FRACTION)
-                continue;
-            s->comm = x->instances[c].comm;
-            s->rank = rank;
-            s->wait_us_mean = mean_of(&caused[rank]);
-            s->wait_us_total = s->wait_us_mean * (double)s->last;
-            /* The median wait, over the instances it was last in (the
-             * timed ones, where mean_of takes those). */
-            bool timed = caused[rank].timed_n >= MIN_TIMED;
-            double *m = xmalloc(s->last * sizeof *m);
-            size_t n = 0;
-            for (size_t i = from; i < d; i++) {
-                const struct xr_instance *in = &x->instances[i];
-                if (complete(in) && in->skew_sure_ns > x->threshold_ns && in->last_rank == rank &&
-                    (in->all_timed || !timed))
-                    m[n++] = in->others_wait_ns / 1e3;
-            }
-            s->wait_us_median = xr_median(m, n);
-            free(m);
-            if (x->nstragglers == cap)
-                x->stragglers = xrealloc(x->stragglers, (cap = cap ? 2 * cap : 8) * sizeof *x->stragglers);
-            x->stragglers[x->nstragglers++] = *s;
-        }
-        free(acc);
-        free(wait);
-        free(own);
-        free(caused);
+        while (d < x->ninstances && x->instances[d].comm == x->instances[c].comm)
+            d++;
+        find_in_comm(r, x, c, d, &wcap, &scap);
         c = d;
     }
     if (x->nstragglers)

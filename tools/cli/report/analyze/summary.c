@@ -346,7 +346,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     summarize_tables(r, s);
     report_callsites(r, &s->callsites);
     os_interference_analyze(r, &s->os);
-    findings_analyze(r, &s->os, s->nccl_time_us, &s->findings);
+    findings_analyze(r, &s->os, &s->findings);
     late_procs(r, s);
     slow_lines(s);
     summarize_bench(r, s);

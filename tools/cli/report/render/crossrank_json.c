@@ -41,11 +41,11 @@ static json_t *waits_json(const struct report *r, const struct crossrank *x)
     json_t *a = json_array();
     for (size_t i = 0; x && i < x->nwaits; i++) {
         const struct xr_wait *w = &x->waits[i];
-        json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I, s:I, s:I, s:f, s:f, s:f}",
+        json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}",
             "comm", comm_id(w->comm), "rank", w->rank, "host", r->files[w->file].host,
             "pid", (json_int_t)r->files[w->file].pid, "instances", (json_int_t)w->instances,
-            "decided", (json_int_t)w->decided,
-            "wait_us_mean", w->wait_us_mean, "wait_us_total", w->wait_us_total,
+            "decided", (json_int_t)w->decided, "measured", (json_int_t)w->measured,
+            "calls", (json_int_t)w->calls, "wait_us_mean", w->wait_us_mean, "wait_us_total", w->wait_us_total,
             "wait_us_max", w->wait_us_max));
     }
     return a;
@@ -171,13 +171,16 @@ json_t *stragglers_json(const struct report *r)
         json_t *ops = json_array();
         for (size_t k = 0; k < s->nops; k++)
             json_array_append_new(ops, json_string(report_name(r, s->ops[k])));
-        json_t *o = json_pack("{s:o, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o, s:o}",
+        json_t *o = json_pack("{s:o, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:o, "
+                              "s:s, s:f, s:f, s:o}",
             "comm", comm_id(s->comm), "rank", s->rank, "host", r->files[s->file].host,
             "pid", (json_int_t)r->files[s->file].pid, "last_fraction", s->last_fraction,
-            "wait_us_mean", s->wait_us_mean, "wait_us_total", s->wait_us_total,
-            "wait_us_median", s->wait_us_median, "last", (json_int_t)s->last,
-            "instances", (json_int_t)s->instances, "decided", (json_int_t)s->decided, "ops", ops,
-            "worst_seqs", seqs(s->worst_seq, s->nworst));
+            "wait_us_mean", s->wait_us_mean, "caused_us_total", s->caused_us_total,
+            "caused_share", s->caused_share, "wait_us_median", s->wait_us_median, "last", (json_int_t)s->last,
+            "instances", (json_int_t)s->instances, "decided", (json_int_t)s->decided,
+            "measured", (json_int_t)s->measured, "calls", (json_int_t)s->calls, "ops", ops,
+            "op", report_name(r, s->op), "gap_before_late_us", s->gap_late_us,
+            "gap_before_others_us", s->gap_other_us, "worst_seqs", seqs(s->worst_seq, s->nworst));
         add_replays(o, s->worst_replay, s->nworst);
         json_array_append_new(a, o);
     }

@@ -129,12 +129,15 @@ static void print_straggler(const struct report *r, const struct xr_straggler *s
 {
     const struct rank_file *f = &r->files[s->file];
     char host[SHOWN_MAX], op[SHOWN_MAX];
-    fprintf(out, "  comm %016" PRIx64 " rank %d (%s pid %lld): last in %zu of %zu collectives (%.0f%%)",
-            s->comm, s->rank, shown(f->host, host), f->pid, s->last, s->decided, 100 * s->last_fraction);
+    fprintf(out, "  comm %016" PRIx64 " rank %d (%s pid %lld): caused %.0f%% of the waiting, %.3f ms over %" PRIu64
+            " calls (%zu told)\n", s->comm, s->rank, shown(f->host, host), f->pid, 100 * s->caused_share,
+            s->caused_us_total / 1e3, s->calls, s->measured);
+    fprintf(out, "    late mostly at %s, %.1f us after its previous collective (%.1f us before the others)\n",
+            shown(report_name(r, s->op), op), s->gap_late_us, s->gap_other_us);
+    fprintf(out, "    last in %zu of %zu collectives told (%.0f%%)", s->last, s->decided, 100 * s->last_fraction);
     if (s->decided < s->instances)
         fprintf(out, "; %zu more within the stamps' resolution", s->instances - s->decided);
-    fprintf(out, "\n    held the others up %.1f us mean, %.1f us median, %.3f ms in total\n    in",
-            s->wait_us_mean, s->wait_us_median, s->wait_us_total / 1e3);
+    fprintf(out, "\n    held the others up %.1f us mean, %.1f us median\n    in", s->wait_us_mean, s->wait_us_median);
     for (size_t i = 0; i < s->nops; i++)
         fprintf(out, "%s %s", i ? "," : "", shown(report_name(r, s->ops[i]), op));
     fprintf(out, "; worst seqs");
@@ -154,8 +157,9 @@ void print_stragglers(const struct report *r, FILE *out)
         return;
     }
     if (!x->nstragglers)
-        fprintf(out, "  None: no rank started last by more than %.1f us in 10%% of its %zu "
-                "collectives.\n", x->threshold_ns / 1e3, x->ninstances);
+        fprintf(out, "  None: no rank caused %.0f%% of its communicator's waiting, last by more than %.1f us at "
+                "%d collectives or more, among %zu.\n", 100 * XR_STRAGGLER_MIN_SHARE, x->threshold_ns / 1e3,
+                XR_STRAGGLER_MIN_LAST, x->ninstances);
     for (size_t i = 0; i < x->nstragglers; i++)
         print_straggler(r, &x->stragglers[i], out);
     print_waits(x, out);

@@ -139,17 +139,31 @@ static void print_hang_finding(const struct finding *f, FILE *out)
     print_site(f->site, out);
 }
 
-static void print_straggler_finding(const struct finding *f, FILE *out)
+/* Where a straggler is late: at the first collective after work of its
+ * own when the gap before its late collectives stands out. */
+static void print_straggler_where(const struct finding *f, FILE *out)
 {
-    char op[SHOWN_MAX], d[32], total[32], n[32], of[32];
+    char op[SHOWN_MAX], late[32], other[32];
+    fprintf(out, "late at %s", f->op ? shown(f->op, op) : "collectives");
+    if (f->gap_late_us >= 100.0 && f->gap_late_us >= 2.0 * f->gap_other_us)
+        fprintf(out, " after its own work (%s since its previous collective, %s before the others)",
+                duration(f->gap_late_us, late), duration(f->gap_other_us, other));
+}
+
+static void print_straggler_finding(const struct finding *f, const char *sep, FILE *out)
+{
+    char d[32], total[32], n[32], of[32], m[32], c[32];
     fprintf(out, "rank %d", f->rank);
     print_process(f->file, out);
-    fprintf(out, ": last to arrive in %s of %s %s on comm %016" PRIx64 ", others waited %s each (%s in all",
-            grouped(f->count, n), grouped(f->of, of), f->op ? shown(f->op, op) : "collectives", f->comm,
-            duration(f->wait_us, d), duration(f->cost_us, total));
+    fprintf(out, ": the others waited %s for it on comm %016" PRIx64, duration(f->cost_us, total), f->comm);
     if (!isnan(f->share))
-        fprintf(out, ", %.0f%% of NCCL time", 100.0 * f->share);
-    fputc(')', out);
+        fprintf(out, ", %.0f%% of their NCCL time", 100.0 * f->share);
+    fputs(sep, out);
+    print_straggler_where(f, out);
+    fprintf(out, ", %s of %s collectives told, %s each; measured over %s", grouped(f->count, n),
+            grouped(f->of, of), duration(f->wait_us, d), grouped(f->measured, m));
+    if (f->calls > f->measured)
+        fprintf(out, " of %s calls, the rest estimated", grouped(f->calls, c));
 }
 
 /* A straggler's lateness the OS explains (the OS rows of its late
@@ -219,9 +233,10 @@ static void print_os_finding(const struct finding *f, FILE *out)
     char d[32], by[SHOWN_MAX];
     fprintf(out, "rank %d", f->rank);
     print_process(f->file, out);
-    fprintf(out, " descheduled %.0f%% of its NCCL time (%s", 100.0 * f->share, duration(f->wait_us, d));
+    fprintf(out, " descheduled before its calls: the others waited %s for it (%.0f%% of their NCCL time",
+            duration(f->wait_us, d), 100.0 * f->share);
     if (f->by)
-        fprintf(out, ", mostly for %s", shown(f->by, by));
+        fprintf(out, "; it was preempted mostly by %s", shown(f->by, by));
     fputc(')', out);
 }
 
@@ -242,6 +257,76 @@ static void print_os_worst(const struct finding *f, const char *sep, FILE *out)
         fprintf(out, ", preempted %s", duration(f->preempted_us, pre));
 }
 
+/* " on host H" where the culprit's host is known. */
+static void print_on_host(const struct finding *f, FILE *out)
+{
+    char host[SHOWN_MAX];
+    if (f->file)
+        fprintf(out, " on host %s", shown(f->file->host, host));
+}
+
+/* "--pid P" where the culprit's process is known, else "--pid <pid>". */
+static void print_pid(const struct finding *f, FILE *out)
+{
+    if (f->file)
+        fprintf(out, "%lld", f->file->pid);
+    else
+        fputs("<pid>", out);
+}
+
+/* What to do next about a finding: one line, what to look at and the
+ * command (the alerts' descriptions say the same, docs/findings.md). */
+static void print_next_step(const struct finding *f, FILE *out)
+{
+    char op[SHOWN_MAX], size[16];
+    human_bytes((double)f->bytes, size);
+    switch (f->kind) {
+    case FINDING_HANG:
+        fprintf(out, "where rank %d is: py-spy dump --pid ", f->rank);
+        print_pid(f, out);
+        fputs(" (or gdb -p ", out);
+        print_pid(f, out);
+        fputs(" -batch -ex 'thread apply all bt')", out);
+        print_on_host(f, out);
+        fputs("; is it alive, its GPU healthy: dmesg | grep -iE 'xid|oom' there", out);
+        break;
+    case FINDING_STRAGGLER:
+        fprintf(out, "what rank %d does before its %s: py-spy record --pid ", f->rank, f->op ? shown(f->op, op)
+                                                                                             : "collectives");
+        print_pid(f, out);
+        print_on_host(f, out);
+        fputs(" (or nsys on that rank); throttling: nvidia-smi -q -d PERFORMANCE there", out);
+        break;
+    case FINDING_SLOW_LINK:
+        fputs("the link's state: nvidia-smi topo -m; nvidia-smi nvlink --status", out);
+        print_on_host(f, out);
+        fputs("; the transport NCCL chose: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH", out);
+        break;
+    case FINDING_SLOW_TRANSFER:
+    case FINDING_BELOW_EXPECTED:
+        fprintf(out, "what the GPUs reach: nccl-tests (e.g. all_reduce_perf -b %s -e %s) on the same nodes; "
+                "NCCL's choices: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING", size, size);
+        break;
+    case FINDING_OS:
+        fputs("what ran instead: nccltap run --lttng (the kernel traced too); give its threads their own cores "
+              "(taskset, numactl), and see /proc/interrupts", out);
+        print_on_host(f, out);
+        break;
+    }
+}
+
+char *finding_next_step(const struct finding *f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    print_next_step(f, m);
+    fclose(m);
+    return buf;
+}
+
 /* One finding, no newline: the line's evidence, then where to look. */
 static void print_finding(const struct finding *f, const char *sep, FILE *out)
 {
@@ -251,7 +336,7 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
         print_hang_finding(f, out);
         break;
     case FINDING_STRAGGLER:
-        print_straggler_finding(f, out);
+        print_straggler_finding(f, sep, out);
         print_straggler_os(f, sep, out);
         break;
     case FINDING_OS:
@@ -289,6 +374,8 @@ int print_findings(const struct report_summary *s, FILE *out)
     for (size_t i = 0; i < fs->n; i++) {
         fputs("  ", out);
         print_finding(&fs->v[i], "\n    ", out);
+        fputs("\n    next: ", out);
+        print_next_step(&fs->v[i], out);
         fputc('\n', out);
     }
     return fs->n ? 1 : 0;
@@ -368,12 +455,16 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(e, "wait_us_mean", json_real(f->wait_us));
         json_object_set_new(e, "others_wait_us", json_real(f->cost_us));
         json_object_set_new(e, "nccl_time_share", isnan(f->share) ? json_null() : json_real(f->share));
+        json_object_set_new(e, "measured", json_integer((json_int_t)f->measured));
+        json_object_set_new(e, "calls", json_integer((json_int_t)f->calls));
+        json_object_set_new(e, "gap_before_late_us", json_real(f->gap_late_us));
+        json_object_set_new(e, "gap_before_others_us", json_real(f->gap_other_us));
         json_object_set_new(e, "descheduled_late_us", f->late_os_us > 0.0 ? json_real(f->late_os_us) : json_null());
         json_object_set_new(e, "descheduled_late_share",
                             f->late_os_us > 0.0 ? json_real(f->late_os_share) : json_null());
         break;
     case FINDING_OS:
-        json_object_set_new(e, "lost_us", json_real(f->wait_us));
+        json_object_set_new(e, "explained_wait_us", json_real(f->wait_us));
         json_object_set_new(e, "nccl_time_share", json_real(f->share));
         json_object_set_new(e, "preempted_by", f->by ? json_string(f->by) : json_null());
         json_object_set_new(e, "worst_op", f->op ? json_string(f->op) : json_null());
@@ -391,9 +482,11 @@ static json_t *finding_json(const struct finding *f)
             json_object_set_new(e, "instances", json_integer((json_int_t)f->of));
     }
     json_object_set_new(o, "evidence", e);
-    char *line = finding_line(f);
+    char *line = finding_line(f), *next = finding_next_step(f);
     json_object_set_new(o, "text", line ? json_string(line) : json_null());
+    json_object_set_new(o, "next_step", next ? json_string(next) : json_null());
     free(line);
+    free(next);
     return o;
 }
 

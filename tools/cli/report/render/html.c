@@ -190,8 +190,16 @@ static void print_findings_list(const struct report_summary *s, FILE *out)
         fprintf(out, "<li class=\"finding\" id=\"finding-%zu\" data-kind=\"%s\" data-rank=\"%d\">", i + 1,
                 finding_key(f), f->rank);
         html_text(out, line ? line : "(no memory)");
-        fprintf(out, " <a href=\"#%s\">evidence</a></li>\n", evidence_of(f));
+        fprintf(out, " <a href=\"#%s\">evidence</a>", evidence_of(f));
+        char *next = finding_next_step(f);
+        if (next) {
+            fputs("<br><span class=\"next\">next: ", out);
+            html_text(out, next);
+            fputs("</span>", out);
+        }
+        fputs("</li>\n", out);
         free(line);
+        free(next);
     }
     if (fs->n)
         fputs("</ol>\n", out);

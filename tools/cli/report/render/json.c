@@ -370,10 +370,11 @@ static json_t *os_procs_json(const struct os_interference *os)
     for (size_t i = 0; i < os->nprocs; i++) {
         const struct os_proc *p = &os->procs[i];
         const struct rank_file *f = p->file;
-        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:f, s:f, s:f}", "rank",
+        json_array_append_new(a, json_pack("{s:o, s:s, s:I, s:f, s:f, s:f, s:f}", "rank",
                                            f->nranks ? json_integer(f->ranks[0]) : json_null(), "host", f->host,
                                            "pid", (json_int_t)f->pid, "offcpu_us", p->offcpu_ns / 1e3,
-                                           "preempted_us", p->preempted_ns / 1e3, "irq_us", p->irq_ns / 1e3));
+                                           "preempted_us", p->preempted_ns / 1e3, "irq_us", p->irq_ns / 1e3,
+                                           "explained_wait_us", p->explained_ns / 1e3));
     }
     return a;
 }

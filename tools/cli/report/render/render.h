@@ -65,6 +65,9 @@ json_t *findings_json(const struct report_summary *s);
  * NULL without memory). */
 struct finding;
 char *finding_line(const struct finding *f);
+/* What to do next about it: one line, what to look at and the command
+ * (malloc'ed; NULL without memory). */
+char *finding_next_step(const struct finding *f);
 /* What was checked and found healthy, as the text says it, without its
  * indent (malloc'ed; NULL without memory). */
 char *findings_healthy_text(const struct report_summary *s);
