@@ -43,7 +43,27 @@ static void sleep_us(long us)
     nanosleep(&ts, NULL);
 }
 
-static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late_rank, long late_us)
+/* One step of DDP's backward: K buckets of gradients, 1 MiB halving,
+ * each all-reduced once its layers' compute (100 us) is done. */
+static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets)
+{
+    size_t count = AR_COUNT;
+    for (int b = 0; b < buckets; b++) {
+        if (b)
+            sleep_us(100);
+        CHECK(ncclAllReduce((void *)grad, (void *)grad, count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+        count = count > 1024 ? count / 2 : count;
+    }
+}
+
+/* A host stall: `rank` sleeps `us` before every `every`th step. */
+struct stall {
+    int rank;
+    long every, us;
+};
+
+static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late_rank, long late_us, int buckets,
+                     struct stall stall)
 {
     CUcontext ctx;
     CUstream s;
@@ -58,11 +78,17 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
     CHECK(ncclCommInitRank(&comm, nranks, id, rank), ncclSuccess);
     double t0 = now_s();
     for (long i = 0; i < steps; i++) {
+        if (rank == stall.rank && i % stall.every == 0)
+            sleep_us(stall.us);
         sleep_us(200); /* every rank's own work */
         if (rank == late_rank)
             sleep_us(late_us);
-        CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
-        CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+        if (buckets) {
+            bucket_step(comm, s, grad, buckets);
+        } else {
+            CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+            CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+        }
         CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
     }
     double t1 = now_s();
@@ -75,15 +101,27 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
 
 int main(int argc, char **argv)
 {
-    int late_rank = -1;
+    int late_rank = -1, buckets = 0, bad = argc < 3;
     long late_us = 0;
-    if (argc == 6 && !strcmp(argv[3], "late")) {
-        late_rank = atoi(argv[4]);
-        late_us = atol(argv[5]);
+    struct stall stall = { -1, 1, 0 };
+    for (int i = 3; i < argc && !bad; i++) {
+        if (!strcmp(argv[i], "late") && i + 2 < argc) {
+            late_rank = atoi(argv[i + 1]);
+            late_us = atol(argv[i + 2]);
+            i += 2;
+        } else if (!strcmp(argv[i], "stall") && i + 3 < argc) {
+            stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]) };
+            bad = stall.every < 1 || stall.us < 0 || stall.us > 10000000;
+            i += 3;
+        } else if (!strcmp(argv[i], "buckets") && i + 1 < argc) {
+            buckets = atoi(argv[++i]);
+            bad = buckets < 1 || buckets > 64;
+        } else {
+            bad = 1;
+        }
     }
-    if ((argc != 3 && late_rank < 0) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || late_us < 0 ||
-        late_us > 10000000) {
-        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US]\n");
+    if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || late_us < 0 || late_us > 10000000) {
+        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
@@ -95,7 +133,7 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 1;
         if (pid == 0)
-            exit(rank_main(r, nranks, id, steps, late_rank, late_us)); /* exit: nccltap writes its files */
+            exit(rank_main(r, nranks, id, steps, late_rank, late_us, buckets, stall)); /* exit: nccltap writes its files */
     }
     int failed = 0;
     for (int r = 0; r < nranks; r++) {

@@ -14,6 +14,9 @@ static void read_knobs(void)
     knobs.busbw_gbs = sim_knob_double(SIM_BUSBW_GBS);
     knobs.slow_rank = (int)sim_knob_long(SIM_SLOW_RANK);
     knobs.slow_us = sim_knob_double(SIM_SLOW_US);
+    knobs.slow_every = sim_knob_long(SIM_SLOW_EVERY);
+    if (sim_knob_is_set(SIM_SLOW_EVERY) && knobs.slow_rank < 0)
+        fprintf(stderr, "ncclsim: NCCLSIM_SLOW_EVERY has no effect without NCCLSIM_SLOW_RANK\n");
     knobs.hang_rank = (int)sim_knob_long(SIM_HANG_RANK);
     knobs.hang_seq = sim_knob_long(SIM_HANG_SEQ);
     knobs.rdv_timeout_s = sim_knob_double(SIM_RENDEZVOUS_TIMEOUT_S);

@@ -9,6 +9,8 @@ struct sim_knobs {
     double busbw_gbs;      /* NCCLSIM_BUSBW_GBS */
     int slow_rank;         /* NCCLSIM_SLOW_RANK, -1: none */
     double slow_us;        /* NCCLSIM_SLOW_US */
+    long slow_every;       /* NCCLSIM_SLOW_EVERY */
+    double jitter_us;      /* NCCLSIM_JITTER_US */
     int hang_rank;         /* NCCLSIM_HANG_RANK, -1: none */
     long hang_seq;         /* NCCLSIM_HANG_SEQ */
     double rdv_timeout_s;  /* NCCLSIM_RENDEZVOUS_TIMEOUT_S */

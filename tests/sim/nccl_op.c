@@ -31,6 +31,28 @@ static ncclResult_t capture(const struct sim_op *op)
     return ncclSuccess;
 }
 
+/* A random 0..max ns, the same for (rank, seq) in every run: jitter that
+ * a test can repeat. splitmix64. */
+static uint64_t jitter_ns(int rank, uint64_t seq, double max_us)
+{
+    uint64_t z = seq * 0x9e3779b97f4a7c15ull + (uint64_t)rank * 0xbf58476d1ce4e5b9ull + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (uint64_t)((double)(z >> 11) / 0x1p53 * max_us * 1e3);
+}
+
+/* How long rank `rank`'s stream is busy before collective `seq`: the
+ * straggler's lateness (at every NCCLSIM_SLOW_EVERYth collective, the
+ * first after its compute), and every rank's jitter. */
+static uint64_t late_ns(const struct sim_knobs *k, int rank, uint64_t seq)
+{
+    uint64_t ns = k->jitter_us > 0 ? jitter_ns(rank, seq, k->jitter_us) : 0;
+    if (rank == k->slow_rank && seq % (uint64_t)k->slow_every == 0)
+        ns += (uint64_t)llround(k->slow_us * 1e3);
+    return ns;
+}
+
 ncclResult_t sim_op_launch(const struct sim_op *op)
 {
     ncclComm_t c = op->comm;
@@ -51,9 +73,9 @@ ncclResult_t sim_op_launch(const struct sim_op *op)
         int hang = c->rank == k->hang_rank && seq == (uint64_t)k->hang_seq;
         /* A late rank's stream is busy (computing, say) before the
          * collective: before the event recorded just before it too. */
-        if (c->rank == k->slow_rank) {
-            struct ncclsim_work late = { .delay_ns = (uint64_t)llround(k->slow_us * 1e3),
-                                         .before_last_event = 1 };
+        uint64_t late_by = late_ns(k, c->rank, seq);
+        if (late_by) {
+            struct ncclsim_work late = { .delay_ns = late_by, .before_last_event = 1 };
             if (ncclsim_stream_enqueue(op->stream, c->device, &late) != CUDA_SUCCESS)
                 return ncclUnhandledCudaError;
         }

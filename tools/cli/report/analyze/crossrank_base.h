@@ -13,6 +13,8 @@
 
 #include "model.h"
 
+#include <math.h>
+
 /* One rank's record in an instance or a pair: r->files[file].events[event]. */
 struct xr_member {
     uint32_t file, event;
@@ -95,8 +97,9 @@ struct xr_host {
  * caused by the rank that started last, so over a communicator the waits
  * its ranks caused sum to the waits they experienced. Both are summed per
  * op over every call: measured at the instances told; at the others
- * (stamps whose spans hide a small skew), from auto's timed sample of
- * instances as small; calls not recorded at the recorded ones' mean. */
+ * (stamps whose spans hide a small skew), experienced at the mean of
+ * auto's timed instances as small and caused as at the instances told,
+ * in proportion; calls not recorded at the recorded ones' mean. */
 struct xr_straggler {
     uint64_t comm;
     int rank;
@@ -111,7 +114,8 @@ struct xr_straggler {
     size_t measured;            /* the communicator's instances told */
     uint64_t calls;             /* its collectives after its first: what the totals are over */
     double caused_us_total;     /* the others' waits it caused, over `calls` */
-    double caused_share;        /* of all the waits at the communicator's collectives, 0..1 */
+    double caused_share;        /* of the waits at its communicator's collectives, 0..1 */
+    double next_us_total;       /* the most another rank of the communicator caused */
     double wait_us_mean, wait_us_median;  /* the others' mean wait at an instance it was last in */
     uint8_t ops[4];             /* the ops it was last in (first 4 kinds) */
     double ops_caused_us[4];    /* ... the others' waits at each, measured (not extrapolated) */
@@ -246,7 +250,7 @@ struct xr_slow_link {
 #define XR_LINK_MIN_TRANSFERS 5
 #define XR_MIN_WAIT_NS 5000.0   /* a skew under 5 us is never a straggler */
 /* A rank is listed in the Stragglers section when it caused at least this
- * share of its communicator's waiting and was last beyond the threshold
+ * share of its communicator's waiting, and was last beyond the threshold
  * at least XR_STRAGGLER_MIN_LAST times (one late call is a mishap): who
  * made the others wait, not who was last most often. */
 #define XR_STRAGGLER_MIN_SHARE 0.1
@@ -305,16 +309,22 @@ static inline int64_t xr_end(const struct report *r, struct xr_member m)
 }
 /* How much later (up) or earlier (down) than its start its true start
  * may be, ns: 0 for a timed record; for a stamped one, half its span
- * either way, or, for a start taken at the call, its span up and 0 down. */
+ * either way, or, for a start taken at the call, its span up and 0 down.
+ * A span saturated in op_event (65 ms or more: a reducer kept off its CPU)
+ * bounds nothing: infinite, so that nothing is told from that start. */
+static inline double xr_span_ns(const struct op_event *e)
+{
+    return e->start_span_us == UINT16_MAX ? INFINITY : (double)e->start_span_us * 1e3;
+}
 static inline double xr_start_err_up(const struct report *r, struct xr_member m)
 {
     const struct op_event *e = xr_event(r, m);
-    return (double)e->start_span_us * (e->flags & OP_START_AT_CALL ? 1e3 : 0.5e3);
+    return e->start_span_us ? xr_span_ns(e) * (e->flags & OP_START_AT_CALL ? 1 : 0.5) : 0;
 }
 static inline double xr_start_err_down(const struct report *r, struct xr_member m)
 {
     const struct op_event *e = xr_event(r, m);
-    return e->flags & OP_START_AT_CALL ? 0 : (double)e->start_span_us * 0.5e3;
+    return e->flags & OP_START_AT_CALL || !e->start_span_us ? 0 : xr_span_ns(e) * 0.5;
 }
 /* Whether its interval is a timed pair's, exact. */
 static inline bool xr_timed(const struct report *r, struct xr_member m)

@@ -65,9 +65,21 @@ static void add_hangs(const struct report *r, struct findings *f)
     }
 }
 
+/* The waits process `file` experienced at collectives, us (crossrank). */
+static double waited_us(const struct crossrank *x, uint32_t file)
+{
+    double sum = 0;
+    for (size_t i = 0; i < x->nwaits; i++)
+        if (x->waits[i].file == file)
+            sum += x->waits[i].wait_us_total;
+    return sum;
+}
+
 /* The NCCL time of the processes holding the other ranks of s's
  * communicator, us (each process once, the straggler's left out), NaN
- * when one cannot say; and their wall time in *wall_us. */
+ * when one cannot say; and their wall time in *wall_us. A process's NCCL
+ * time holds its waits: where stamps' intervals put it below them (a
+ * stamp's start may be later than the truth), the waits are its floor. */
 static double others_nccl_us(const struct report *r, const struct xr_straggler *s, double *wall_us)
 {
     double sum = 0;
@@ -82,7 +94,8 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
             member = strtoull(f->comms[k].id, NULL, 16) == s->comm;
         if (!member)
             continue;
-        sum += rank_file_nccl_share(f) * f->wall_s * 1e6;  /* NaN when unknown */
+        double nccl = rank_file_nccl_share(f) * f->wall_s * 1e6, waited = waited_us(r->cross, (uint32_t)i);
+        sum += nccl < waited ? waited : nccl;  /* NaN when unknown */
         *wall_us += f->wall_s * 1e6;
         any = true;
     }
@@ -94,10 +107,15 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
  * time at the rest of the step): the waiting it caused is a material share
  * of the others' NCCL time and not nothing in their wall time (a job
  * stopped by a hang has little NCCL time), most of the waiting at its communicator is its
- * doing (and it is listed: late XR_STRAGGLER_MIN_LAST times or more). */
+ * doing, standing out from the rest (and it is listed: late
+ * XR_STRAGGLER_MIN_LAST times or more). */
 #define FINDING_STRAGGLER_MIN_NCCL_SHARE 0.1
 #define FINDING_STRAGGLER_MIN_WALL_SHARE 0.01
 #define FINDING_STRAGGLER_MIN_CAUSED_SHARE 0.5
+/* ... and it stands out: at least this many times what any other rank of
+ * its communicator caused. Ranks that arrive in turn (jitter; 2 ranks
+ * whose arrivals are a coin toss) each cause about as much. */
+#define FINDING_STRAGGLER_MIN_LEAD 2.0
 
 static void add_stragglers(const struct report *r, struct findings *f)
 {
@@ -107,6 +125,7 @@ static void add_stragglers(const struct report *r, struct findings *f)
         double wall, others = others_nccl_us(r, s, &wall);
         double share = others > 0 ? s->caused_us_total / others : NAN;
         if (s->caused_share < FINDING_STRAGGLER_MIN_CAUSED_SHARE ||
+            s->caused_us_total < FINDING_STRAGGLER_MIN_LEAD * s->next_us_total ||
             !(share >= FINDING_STRAGGLER_MIN_NCCL_SHARE) ||
             s->caused_us_total < FINDING_STRAGGLER_MIN_WALL_SHARE * wall)
             continue;
@@ -123,7 +142,7 @@ static void add_stragglers(const struct report *r, struct findings *f)
         v->calls = s->calls;
         v->wait_us = s->wait_us_mean;
         v->cost_us = s->caused_us_total;
-        v->share = share;
+        v->share = share > 1 ? 1 : share;  /* estimates of the waits and of NCCL time may cross */
         v->gap_late_us = s->gap_late_us;
         v->gap_other_us = s->gap_other_us;
     }

@@ -23,7 +23,7 @@ struct rank_acc {
     double late_mean_us;        /* the others' mean wait, summed over the instances it was last in */
     /* Of the op being summed (find_in_op): its waits and those it caused
      * at the instances told, and at the timed ones as small as the rest. */
-    double told_own, told_caused, small_own, small_caused;
+    double told_own, told_caused, small_own;
 };
 
 static void note_op(struct xr_straggler *s, uint8_t op, double caused_us)
@@ -80,13 +80,35 @@ static bool told(const struct crossrank *x, const struct xr_instance *in, bool *
     return *late || in->skew_ns + doubt <= x->threshold_ns;
 }
 
-/* A member's wait at `in`, us: the latest start minus its own, less what
- * the two starts' spans allow (stamped starts differ by the polls' phase
- * too, which is no wait). */
-static double wait_at(const struct report *r, const struct xr_instance *in, struct xr_member m)
+/* Where a start most likely is, ns after its recorded start: a start
+ * taken at the call lies in [start, start + span], the middle of a span
+ * is recorded as it is, a timed start is exact. */
+static double start_center(const struct report *r, struct xr_member m)
 {
-    double slack = in->last_err_down_ns + xr_start_err_up(r, m);
-    double w = (double)(in->latest_start_ns - xr_start(r, m)) - slack;
+    const struct op_event *e = xr_event(r, m);
+    return (double)xr_start(r, m) + (e->flags & OP_START_AT_CALL ? 0.5 * xr_start_err_up(r, m) : 0);
+}
+
+/* A member's wait at `in`, us: the latest start minus its own. Where the
+ * last rank is sure (late), from the starts' likeliest places: unbiased,
+ * as a stamp's start is as likely early as late. Elsewhere, less what the
+ * two starts' spans allow: there the latest start is the largest of
+ * several stamps' errors, and a skew within them is no wait. */
+static double wait_at(const struct report *r, const struct crossrank *x, const struct xr_instance *in,
+                      struct xr_member m)
+{
+    double w;
+    if (in->skew_sure_ns > x->threshold_ns) {
+        struct xr_member last = { in->last_file, 0 };
+        for (size_t k = 0; k < in->n; k++)
+            if (x->members[in->first + k].file == in->last_file &&
+                xr_event(r, x->members[in->first + k])->rank == in->last_rank)
+                last = x->members[in->first + k];
+        w = start_center(r, last) - start_center(r, m);
+    } else {
+        double slack = in->last_err_down_ns + xr_start_err_up(r, m);
+        w = (double)(in->latest_start_ns - xr_start(r, m)) - slack;
+    }
     return w > 0 ? w / 1e3 : 0;
 }
 
@@ -95,7 +117,7 @@ static double caused_at(const struct report *r, const struct crossrank *x, const
 {
     double sum = 0;
     for (size_t k = 0; k < in->n; k++)
-        sum += wait_at(r, in, x->members[in->first + k]);
+        sum += wait_at(r, x, in, x->members[in->first + k]);
     return sum;
 }
 
@@ -121,7 +143,7 @@ static void add_instance(const struct report *r, const struct crossrank *x, cons
     for (size_t k = 0; k < in->n; k++) {
         struct xr_member m = x->members[in->first + k];
         struct rank_acc *a = &acc[xr_event(r, m)->rank];
-        double w = wait_at(r, in, m);
+        double w = wait_at(r, x, in, m);
         a->s.decided++;
         a->w.decided++;
         a->told_own += w;
@@ -216,17 +238,20 @@ static int max_rank(const struct report *r, const struct crossrank *x, size_t c,
 /* Sums the waits at `op`'s instances of the communicator, [from, d), into
  * acc[].own_us and caused_us, over all its calls: measured at the
  * instances told; at the others (stamps whose spans hide who was last,
- * small skews all), each rank's mean over the timed instances no more
- * skewed than they; calls not recorded (sampled modes) at the mean of
- * those recorded. Per op, since one op may be late and the next not: a
- * sample's mix of ops is not the run's. Returns the op's calls. */
+ * small skews all), each rank's own wait at the mean of the timed
+ * instances no more skewed than they, caused as at the instances told,
+ * in proportion (a few timed instances would hand all of it to whoever
+ * was last in them); calls not recorded (sampled modes) at the mean of
+ * those recorded. Per op, since
+ * one op may be late and the next not: a sample's mix of ops is not the
+ * run's. Returns the op's calls. */
 static uint64_t find_in_op(const struct report *r, const struct crossrank *x, size_t from, size_t d, uint8_t op,
                            struct rank_acc *acc, int maxrank)
 {
     size_t untold = 0, told_n = 0, small = 0;
-    double bound = 0;
+    double *reach = xmalloc((d - from) * sizeof *reach);
     for (int rank = 0; rank <= maxrank; rank++)
-        acc[rank].told_own = acc[rank].told_caused = acc[rank].small_own = acc[rank].small_caused = 0;
+        acc[rank].told_own = acc[rank].told_caused = acc[rank].small_own = 0;
     for (size_t i = from; i < d; i++) {
         const struct xr_instance *in = &x->instances[i];
         if (in->op != op || !complete(in))
@@ -243,22 +268,20 @@ static uint64_t find_in_op(const struct report *r, const struct crossrank *x, si
             told_n++;
             add_instance(r, x, in, late, acc);
         } else {
-            untold++;
-            double reach = 2 * in->skew_ns - in->skew_sure_ns;  /* skew plus doubt */
-            bound = reach > bound ? reach : bound;
+            reach[untold++] = 2 * in->skew_ns - in->skew_sure_ns;  /* skew plus doubt */
         }
     }
+    /* The timed instances like the untold: no more skewed than the median
+     * untold one may be (the largest would take in the late ones too). */
+    double bound = xr_median(reach, untold);
+    free(reach);
     for (size_t i = from; untold && i < d; i++) {
         const struct xr_instance *in = &x->instances[i];
         if (in->op != op || !complete(in) || !in->all_timed || in->skew_ns > bound)
             continue;
         small++;
-        double caused = caused_at(r, x, in);
-        for (size_t k = 0; k < in->n; k++) {
-            struct rank_acc *a = &acc[xr_event(r, x->members[in->first + k])->rank];
-            a->small_own += wait_at(r, in, x->members[in->first + k]);
-            a->small_caused += a == &acc[in->last_rank] ? caused : 0;
-        }
+        for (size_t k = 0; k < in->n; k++)
+            acc[xr_event(r, x->members[in->first + k])->rank].small_own += wait_at(r, x, in, x->members[in->first + k]);
     }
     uint64_t recorded = told_n + untold, calls = recorded;
     for (int rank = 0; rank <= maxrank; rank++) {
@@ -270,11 +293,16 @@ static uint64_t find_in_op(const struct report *r, const struct crossrank *x, si
         x->instances[from - 1].op == op && calls > recorded)
         calls--;  /* the communicator's first, left out */
     double scale = recorded ? (double)calls / (double)recorded : 0;
+    double per = small ? (double)untold / (double)small : 0, imputed = 0, told_caused = 0;
+    for (int rank = 0; rank <= maxrank; rank++) {
+        imputed += per * acc[rank].small_own;
+        told_caused += acc[rank].told_caused;
+    }
     for (int rank = 0; rank <= maxrank; rank++) {
         struct rank_acc *a = &acc[rank];
-        double per = small ? (double)untold / (double)small : 0;
+        double share = told_caused > 0 ? a->told_caused / told_caused : 0;
         a->own_us += (a->told_own + per * a->small_own) * scale;
-        a->caused_us += (a->told_caused + per * a->small_caused) * scale;
+        a->caused_us += (a->told_caused + share * imputed) * scale;
     }
     return calls;
 }
@@ -295,9 +323,9 @@ static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, 
             seen[x->instances[i].op] = true;
             calls += find_in_op(r, x, from, d, x->instances[i].op, acc, maxrank);
         }
-    double waited = 0;
+    double caused = 0;
     for (int rank = 0; rank <= maxrank; rank++) {
-        waited += acc[rank].own_us;
+        caused += acc[rank].caused_us;
         measured = acc[rank].w.decided > measured ? acc[rank].w.decided : measured;
     }
     for (int rank = 0; rank <= maxrank; rank++) {
@@ -314,7 +342,10 @@ static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, 
         struct xr_straggler *s = &a->s;
         s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
         s->caused_us_total = a->caused_us;
-        s->caused_share = waited > 0 ? s->caused_us_total / waited : 0;
+        s->caused_share = caused > 0 ? s->caused_us_total / caused : 0;
+        for (int other = 0; other <= maxrank; other++)
+            if (other != rank && acc[other].caused_us > s->next_us_total)
+                s->next_us_total = acc[other].caused_us;
         if (s->last < XR_STRAGGLER_MIN_LAST || s->caused_share < XR_STRAGGLER_MIN_SHARE)
             continue;
         s->wait_us_mean = a->late_mean_us / (double)s->last;
