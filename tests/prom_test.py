@@ -327,6 +327,39 @@ def case_removed(args, work):
     print("ok: %s written during the run, removed at exit, said once" % sorted(seen))
 
 
+def case_sigterm(args, work):
+    """`nccltap run` stopped by SIGTERM, as schedulers and torchrun stop
+    ranks: the ranks die without removing their files, and nccltap run
+    removes them once its command has ended (their writers' locks free),
+    saying so: node_exporter serves no dead job's values."""
+    seen = set()
+
+    def watch(proc, prom):
+        deadline = time.time() + 60
+        while len(seen) < 2 and time.time() < deadline and proc.poll() is None:
+            seen.update(os.path.basename(p) for p in prom_files(prom))
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+
+    output = []
+    prom = os.path.join(work, "prom")
+    env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_INTERVAL_MS="50", NCCLTAP_TIMING="all")
+    cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
+           os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "64M",
+           "--iters", "100000", "--warmup", "0"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watch(proc, prom)
+    out, _ = proc.communicate(timeout=120)
+    if len(seen) != 2:
+        fail("expected the 2 ranks' files during the run, saw %s:\n%s" % (sorted(seen), out))
+    left = [f for f in os.listdir(prom) if not LOCK.match(f)]
+    if left:
+        fail("left in %s after SIGTERM: %s\n%s" % (prom, left, out))
+    if "Prometheus file" not in out:
+        fail("nobody said the files were removed:\n%s" % out)
+    print("ok: %s removed after SIGTERM (exit %d)" % (sorted(seen), proc.returncode))
+
+
 def case_shared_gpu(args, work):
     """Two processes on one GPU: two files, no series in both, also while
     both write them."""
@@ -867,15 +900,16 @@ HANG_RANK, HANG_SEQ, HANG_AFTER_S, SCRAPE_S = 1, 50, 5, 1
 
 
 def case_hang(args, work):
-    # The shipped rules, with the stall threshold at 5 s instead of 300.
+    # The shipped rules, with the stall threshold (in one place) at 5 s
+    # instead of 300.
     with open(rules_path(args)) as f:
         text = f.read()
-    threshold = "nccltap:comm_stalled_seconds > 300"
-    if text.count(threshold) != 1:
-        fail("%s: expected the threshold %r once" % (rules_path(args), threshold))
+    threshold = "record: nccltap:hang_threshold_seconds\n        expr: vector(300)"
+    if text.count(threshold) != 1 or text.count("300") != 2:  # the record, and its comment
+        fail("%s: expected the threshold %r in one place" % (rules_path(args), threshold))
     rules = os.path.join(work, "nccltap-rules.yml")
     with open(rules, "w") as f:
-        f.write(text.replace(threshold, "nccltap:comm_stalled_seconds > %d" % HANG_AFTER_S))
+        f.write(text.replace(threshold, threshold.replace("300", str(HANG_AFTER_S))))
     services = Services(work, None)
 
     def check(proc):
@@ -978,7 +1012,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
-    ap.add_argument("case", choices=["files", "names", "removed", "shared_gpu", "no_gpu", "bad_config", "services",
+    ap.add_argument("case", choices=["files", "names", "removed", "sigterm", "shared_gpu", "no_gpu", "bad_config", "services",
                                        "dashboard", "rules", "straggler", "hang", "hang_auto"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")

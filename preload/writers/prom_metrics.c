@@ -279,13 +279,27 @@ static void progress_family(FILE *f, const char *gpu, const struct tap_snapshot 
     }
 }
 
+/* The labels of a communicator's oldest op not complete: the
+ * communicator's, its op and size class. */
+static void oldest_labels(FILE *f, const char *name, const struct tap_comm *c, const struct tap_comm_progress *p)
+{
+    char cls[24];
+    size_class_label(cls, sizeof cls, tap_size_class(p->oldest_bytes), p->oldest_bytes);
+    fputs(name, f);
+    comm_labels(f, c);
+    tap_prom_label(f, ",", "op", tap_op_name((enum tap_op)p->oldest_op));
+    tap_prom_label(f, ",", "size_class", cls);
+    fputs("} ", f);
+}
+
 /* When each communicator's oldest timed op not complete was called, as a
  * Unix time: PromQL's time() minus it is its age at every evaluation, also
- * when this process no longer rewrites its file (stopped, or stuck). No
- * sample for a communicator with nothing pending. */
+ * when this process no longer rewrites its file (stopped, or stuck). And
+ * its seq: the op a hang is stuck in, as the report and the hang files
+ * name it. No sample for a communicator with nothing pending. */
 static void oldest_family(FILE *f, const char *gpu, const struct tap_snapshot *snap)
 {
-    const char *name = "nccltap_comm_oldest_pending_timestamp_seconds";
+    const char *name = "nccltap_comm_oldest_pending_timestamp_seconds", *seq = "nccltap_comm_oldest_pending_seq";
     tap_prom_family(f, name, "gauge",
                     "Unix time of the call of the oldest timed op not complete on the GPU (time() minus it: its age)");
     struct timespec real;
@@ -297,17 +311,21 @@ static void oldest_family(FILE *f, const char *gpu, const struct tap_snapshot *s
         const struct tap_comm_progress *p = &snap->progress[c->creation];
         if (!p->pending || strcmp(c->gpu_uuid, gpu))
             continue;
-        char cls[24];
-        size_class_label(cls, sizeof cls, tap_size_class(p->oldest_bytes), p->oldest_bytes);
-        fputs(name, f);
-        comm_labels(f, c);
-        tap_prom_label(f, ",", "op", tap_op_name((enum tap_op)p->oldest_op));
-        tap_prom_label(f, ",", "size_class", cls);
-        fputs("} ", f);
+        oldest_labels(f, name, c, p);
         double age_s = now > p->oldest_enqueue_ns ? (double)(now - p->oldest_enqueue_ns) * 1e-9 : 0;
         /* To the millisecond: tap_prom_value's 10 digits would round it
          * to the second. */
         fprintf(f, "%.3f\n", now_real - age_s);
+    }
+    tap_prom_family(f, seq, "gauge", "Seq of the oldest timed op not complete on the GPU (the op a hang is stuck in)");
+    for (unsigned i = 0; i < tap_comm_count() && i < snap->nprogress; i++) {
+        const struct tap_comm *c = tap_comm_at(i);
+        const struct tap_comm_progress *p = &snap->progress[c->creation];
+        if (!p->pending || strcmp(c->gpu_uuid, gpu))
+            continue;
+        oldest_labels(f, seq, c, p);
+        tap_prom_uint(f, p->oldest_seq);
+        fputc('\n', f);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "outdir.h"
 #include "load.h"
+#include "prom_sweep.h"
 #include "shim_vars.h"
 #include "spawn.h"
 #include "util.h"
@@ -149,6 +150,7 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
     int status = spawn_wait(argv, &err, &end.signal);
     if (session)
         lttng_session_finish(session);
+    prom_sweep();
     if (status == -1) {
         msg("cannot run %s: %s", argv[0], strerror(err));
         free(dir);
