@@ -270,6 +270,24 @@ def jitter_healthy(run):
     sys.exit(77)
 
 
+def hang_resolved(run):
+    """A stall past the hang timeout that then completes: rank 3 stalls
+    3 s before the first step (step_app stall), the hang timeout is 1 s,
+    so the others' hang files name AllReduce seq 0; it completes, and the
+    files at the end hold it on every rank. A STALL finding for rank 3,
+    the one waited for, with its length; no HANG."""
+    rep, text, _ = step_app(run, [4, 20, "stall", 3, 1000, 3000000], NCCLTAP_HANG_TIMEOUT_S=1)
+    kinds = [(f["kind"], f["rank"]) for f in rep["findings"]]
+    check(kinds and kinds[0] == ("stall", 3) and ("hang", 3) not in kinds and
+          all(k != "hang" for k, _ in kinds), "findings %s, want a stall of rank 3 and no hang" % kinds)
+    f = rep["findings"][0]
+    check(2.5e6 <= f["evidence"]["took_s"] * 1e6 <= 6e6 and f["seq"] == 0 and f["op"] == "AllReduce",
+          "the stall: %s" % f)
+    h, = rep["hang"]
+    check(h["resolved"] and h["seq"] == 0, "the Hang section's entry is not resolved: %s" % h)
+    check("RESOLVED" in text, "the text does not say it resolved")
+
+
 def every_8th(run):
     """The simulator's compute straggler (NCCLSIM_SLOW_EVERY): rank 3 late
     by 2 ms at every 8th collective only, nccl-tests' pattern under
@@ -927,6 +945,7 @@ def main():
         "host_stall": lambda: host_stall(run),
         "jitter_healthy": lambda: jitter_healthy(run),
         "every_8th": lambda: every_8th(run),
+        "hang_resolved": lambda: hang_resolved(run),
         "hang_untimed": lambda: hang_untimed(run),
         "hang_quiet": lambda: hang_quiet(run),
         "hosts": lambda: hosts(run),

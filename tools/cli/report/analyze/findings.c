@@ -43,7 +43,8 @@ static void add_hangs(const struct report *r, struct findings *f)
     report_hangs(r, &f->hangs);
     for (size_t i = 0; i < f->hangs.n; i++) {
         const struct hang_instance *h = &f->hangs.v[i];
-        struct finding *x = add(f, FINDING_HANG, SECTION_HANG);
+        struct finding *x = add(f, h->resolved ? FINDING_STALL : FINDING_HANG, SECTION_HANG);
+        x->took_s = h->took_s;
         x->comm = h->comm;
         x->op = h->op;
         x->seq = h->seq;
@@ -61,6 +62,12 @@ static void add_hangs(const struct report *r, struct findings *f)
         if (h->nmissing) {
             x->rank = h->missing[0].rank;
             x->file = file_of(r, h->comm, x->rank);
+        }
+        if (h->resolved) {  /* the stall lasted took_s, for the rank that came last */
+            x->rank = h->late_rank;
+            x->file = file_of(r, h->comm, x->rank);
+            x->wait_us = h->took_s * 1e6;
+            x->cost_us = x->wait_us * (double)(h->nstuck ? h->nstuck : 1);
         }
     }
 }

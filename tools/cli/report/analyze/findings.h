@@ -15,6 +15,7 @@
 
 enum finding_kind {
     FINDING_HANG,            /* a collective some rank never reached */
+    FINDING_STALL,           /* one that stalled past the hang timeout, then completed */
     FINDING_STRAGGLER,       /* a rank last to arrive, the others waiting */
     FINDING_SLOW_LINK,       /* send/recv through one rank, or one pair, slow */
     FINDING_SLOW_TRANSFER,   /* a communicator's collective slow against the job's */
@@ -76,6 +77,7 @@ struct finding {
     const struct hang_missing *missing;
     size_t nmissing;
     bool untimed;            /* hang: no rank waiting in it timed it or an op between (auto's sample) */
+    double took_s;           /* stall: from its first start to its end */
     int64_t done_before;     /* hang, untimed: where GPUs stopped before it, the latest op known
                                 complete there; -1: none */
     const struct callsite *site;  /* where the op was called; NULL: not known */

@@ -20,6 +20,7 @@
  * untimed op, and it is counted with the ranks waiting, untimed. */
 #include "hang.h"
 #include "callsites.h"
+#include "crossrank_base.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -180,6 +181,18 @@ static void name_seq(const struct report *r, struct hang_instance *h)
     h->bytes = 0;
 }
 
+/* Whether the stuck op completed after all, on every rank: the files
+ * written at the end hold it, matched across ranks. */
+static void resolve(const struct report *r, struct hang_instance *h)
+{
+    const struct xr_instance *in = r->cross ? xr_find(r->cross, h->comm, h->seq, 0) : NULL;
+    if (!in || in->n < 2 || (h->nranks && in->n != (size_t)h->nranks))
+        return;
+    h->resolved = true;
+    h->took_s = (double)(in->end_ns - in->earliest_start_ns) / 1e9;
+    h->late_rank = in->last_rank;
+}
+
 void report_hangs(const struct report *r, struct hang_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -209,6 +222,7 @@ void report_hangs(const struct report *r, struct hang_summary *out)
                 ? timed_seq : stuck_seq_untimed(r, h.comm, h.nranks, timed_seq, untimed_seq);
             name_seq(r, &h);
             classify(r, &h);
+            resolve(r, &h);
             if (out->n == cap)
                 out->v = xrealloc(out->v, (cap = cap ? 2 * cap : 4) * sizeof *out->v);
             out->v[out->n++] = h;

@@ -41,6 +41,11 @@ struct hang_instance {
     struct hang_site *sites; /* where it was called, by the lowest rank of each;
                                 none when call sites were off */
     size_t nsites;
+    /* It completed later: every rank's per-op records hold it (r->cross),
+     * a long stall, not a hang; took_s from the first start to the end. */
+    bool resolved;
+    double took_s;
+    int late_rank;           /* resolved: the rank that started it last, the one waited for */
 };
 
 struct hang_summary {
@@ -48,6 +53,8 @@ struct hang_summary {
     size_t n;
 };
 
+/* With r->cross (crossrank_analyze), hangs that completed later are
+ * marked resolved. */
 void report_hangs(const struct report *r, struct hang_summary *out);
 void hang_summary_free(struct hang_summary *s);
 

@@ -17,6 +17,7 @@
 
 static const char *const kind_names[] = {
     [FINDING_HANG] = "HANG",
+    [FINDING_STALL] = "STALL",
     [FINDING_STRAGGLER] = "STRAGGLER",
     [FINDING_SLOW_LINK] = "SLOW LINK",
     [FINDING_SLOW_TRANSFER] = "SLOW",
@@ -27,6 +28,7 @@ static const char *const kind_names[] = {
 /* Its JSON "kind". */
 static const char *const kind_keys[] = {
     [FINDING_HANG] = "hang",
+    [FINDING_STALL] = "stall",
     [FINDING_STRAGGLER] = "straggler",
     [FINDING_SLOW_LINK] = "slow_link",
     [FINDING_SLOW_TRANSFER] = "slow_transfer",
@@ -96,6 +98,19 @@ static void print_site(const struct callsite *site, FILE *out)
         fprintf(out, ", called from %s",
                 shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
     }
+}
+
+/* A hang that completed later: who waited, for whom, how long. */
+static void print_stall_finding(const struct finding *f, FILE *out)
+{
+    char op[SHOWN_MAX], d[32];
+    fprintf(out, "comm %016" PRIx64 " %s seq %" PRIu64 ": ", f->comm, shown(f->op, op), f->seq);
+    fprintf(out, "%s ", f->nwaiting == 1 ? "rank" : "ranks");
+    print_rank_list(f->waiting, f->nwaiting, out);
+    fprintf(out, " waited %s for rank %d", duration(f->wait_us, d), f->rank);
+    print_process(f->file, out);
+    fputs(", past the hang timeout, then it completed", out);
+    print_site(f->site, out);
 }
 
 static void print_hang_finding(const struct finding *f, FILE *out)
@@ -290,6 +305,13 @@ static void print_next_step(const struct finding *f, FILE *out)
         print_on_host(f, out);
         fputs("; is it alive, its GPU healthy: dmesg | grep -iE 'xid|oom' there", out);
         break;
+    case FINDING_STALL:
+        fprintf(out, "what rank %d did meanwhile (a checkpoint, data loading, a slow host): py-spy record --pid ",
+                f->rank);
+        print_pid(f, out);
+        print_on_host(f, out);
+        fputs(" next time; the OS interference section for its threads", out);
+        break;
     case FINDING_STRAGGLER:
         fprintf(out, "what rank %d does before its %s: py-spy record --pid ", f->rank, f->op ? shown(f->op, op)
                                                                                              : "collectives");
@@ -334,6 +356,9 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
     switch (f->kind) {
     case FINDING_HANG:
         print_hang_finding(f, out);
+        break;
+    case FINDING_STALL:
+        print_stall_finding(f, out);
         break;
     case FINDING_STRAGGLER:
         print_straggler_finding(f, sep, out);
@@ -425,7 +450,7 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(o, "peer", f->peer >= 0 ? json_integer(f->peer) : json_null());
     json_object_set_new(o, "comm", f->comm ? json_string(comm) : json_null());
     json_object_set_new(o, "op", f->op ? json_string(f->op) : json_null());
-    if (f->kind == FINDING_HANG || f->kind == FINDING_STRAGGLER)
+    if (f->kind == FINDING_HANG || f->kind == FINDING_STALL || f->kind == FINDING_STRAGGLER)
         json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
     if (f->kind == FINDING_STRAGGLER && f->replay)  /* an execution of the captured call seq */
         json_object_set_new(o, "replay", json_integer((json_int_t)f->replay));
@@ -433,6 +458,10 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
     json_t *e = json_object();
     switch (f->kind) {
+    case FINDING_STALL:
+        json_object_set_new(e, "took_s", json_real(f->took_s));
+        /* a stall's evidence is a hang's, resolved */
+        __attribute__((fallthrough));
     case FINDING_HANG: {
         json_t *w = json_array(), *m = json_array();
         for (size_t i = 0; i < f->nwaiting; i++)

@@ -40,6 +40,9 @@ void print_hang(const struct report *r, FILE *out)
         fprintf(out, "  comm %016" PRIx64 " (%d ranks): %s seq %" PRIu64 " (%s), waited up to %.1f s\n",
                 h->comm, h->nranks, shown(h->op, op), h->seq, human_bytes((double)h->bytes, b),
                 h->pending_s);
+        if (h->resolved)
+            fprintf(out, "    RESOLVED: it completed later on every rank, %.1f s from its first start: a long "
+                    "stall, not a hang\n", h->took_s);
         for (size_t k = 0; k < h->nsites; k++)
             print_site(&h->sites[k], out);
         fprintf(out, "    stuck in it (issued it, never completed it): ");
@@ -101,9 +104,9 @@ json_t *hang_json(const struct report *r)
             json_array_append_new(sites, json_pack("{s:o, s:o}", "ranks",
                 int_array(h->sites[k].ranks, h->sites[k].nranks), "frames", frames));
         }
-        json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:i, s:f, s:b, s:o, s:o, s:o, s:o, s:o}",
             "comm", comm, "seq", (json_int_t)h->seq, "op", h->op, "bytes", (json_int_t)h->bytes,
-            "nranks", h->nranks, "pending_s", h->pending_s, "missing_ranks", missing,
+            "nranks", h->nranks, "pending_s", h->pending_s, "resolved", h->resolved, "missing_ranks", missing,
             "stuck_ranks", int_array(h->stuck, h->nstuck), "missing", detail,
             "unknown_ranks", int_array(h->unknown, h->nunknown), "callsites", sites));
     }

@@ -161,6 +161,7 @@ static const char *evidence_of(const struct finding *f)
 {
     switch (f->kind) {
     case FINDING_HANG: return "hang";
+    case FINDING_STALL: return "hang";
     case FINDING_STRAGGLER: return "ranks";
     case FINDING_SLOW_LINK: return f->transfer_us > 0.0 ? "text-slow" : "links";  /* from collectives: no matrix */
     case FINDING_OS: return "text-os";
