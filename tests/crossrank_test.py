@@ -270,6 +270,18 @@ def jitter_healthy(run):
     sys.exit(77)
 
 
+def straggler_no_link(run):
+    """A straggler's lateness slows the send/recv pairs through it (its
+    grouped send and receive wait for it): rank 2 late by 2 ms at every
+    collective, AllReduce and SendRecv, the default timing: the one
+    finding is the straggler, no SLOW LINK at it."""
+    run.bench_run(["--ranks", "4", "--op", "allreduce,sendrecv", "--bytes", "1M", "--iters", "300",
+                   "--warmup", "0"], NCCLTAP_OS="off", NCCLSIM_SLOW_RANK=2, NCCLSIM_SLOW_US=2000)
+    rep, _, _ = run.report()
+    kinds = [(f["kind"], f["rank"]) for f in rep["findings"]]
+    check(kinds == [("straggler", 2)], "findings %s, want the straggler rank 2 alone" % kinds)
+
+
 def hang_resolved(run):
     """A stall past the hang timeout that then completes: rank 3 stalls
     3 s before the first step (step_app stall), the hang timeout is 1 s,
@@ -946,6 +958,7 @@ def main():
         "jitter_healthy": lambda: jitter_healthy(run),
         "every_8th": lambda: every_8th(run),
         "hang_resolved": lambda: hang_resolved(run),
+        "straggler_no_link": lambda: straggler_no_link(run),
         "hang_untimed": lambda: hang_untimed(run),
         "hang_quiet": lambda: hang_quiet(run),
         "hosts": lambda: hosts(run),

@@ -45,8 +45,10 @@ struct scenario {
 
 static const struct scenario scenarios[] = {
     { "healthy", "nothing injected", { { NULL, NULL } }, false },
-    { "straggler", "rank 2 arrives 200 us late at every collective",
-      { { "NCCLSIM_SLOW_RANK", "2" }, { "NCCLSIM_SLOW_US", "200" }, { NULL, NULL } }, false },
+    { "straggler", "rank 2 computes 1 ms longer before every 4th collective, as a real straggler is late "
+      "at the first collective after its work",
+      { { "NCCLSIM_SLOW_RANK", "2" }, { "NCCLSIM_SLOW_US", "1000" }, { "NCCLSIM_SLOW_EVERY", "4" }, { NULL, NULL } },
+      false },
     { "slow-link", "rank 1's link moves data 4 times slower",
       { { "NCCLSIM_SLOW_LINK_RANK", "1" }, { "NCCLSIM_SLOW_LINK_FACTOR", "4" }, { NULL, NULL } }, false },
     { "hang", "rank 3 never reaches collective seq 50; the others wait for it",

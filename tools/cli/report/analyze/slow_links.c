@@ -63,7 +63,9 @@ static void fill_cells(const struct report *r, const struct crossrank *x, size_t
 
 static bool eligible(const struct xr_instance *in)
 {
-    return !in->grouped && in->nranks >= 2 && in->n == (size_t)in->nranks && in->transfer_ns > 0;
+    /* Every member timed: a stamped end is known only to its span, more
+     * than a fast transfer takes. */
+    return !in->grouped && in->nranks >= 2 && in->n == (size_t)in->nranks && in->transfer_ns > 0 && in->all_timed;
 }
 
 /* Instances [i, end) of one communicator: each rank's transfer time at its
@@ -207,6 +209,31 @@ static void judge_transfer(struct crossrank *x, const struct xr_links *l, size_t
     }
 }
 
+/* Whether `rank` of `comm` is a straggler that caused most of its
+ * communicator's waiting: its lateness, not its link, slows the transfers
+ * through it (a late rank's send and receive, grouped, wait for it). */
+static bool straggling(const struct crossrank *x, uint64_t comm, int rank)
+{
+    for (size_t i = 0; i < x->nstragglers; i++)
+        if (x->stragglers[i].comm == comm && x->stragglers[i].rank == rank && x->stragglers[i].caused_share >= 0.5)
+            return true;
+    return false;
+}
+
+/* Leaves out the slow links a straggler explains (xr_find_stragglers ran). */
+static void drop_stragglers(struct crossrank *x)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < x->nslow_links; i++) {
+        const struct xr_slow_link *l = &x->slow_links[i];
+        bool late = l->rank >= 0 ? straggling(x, l->comm, l->rank)
+                                 : straggling(x, l->comm, l->src) || straggling(x, l->comm, l->dst);
+        if (!late)
+            x->slow_links[kept++] = *l;
+    }
+    x->nslow_links = kept;
+}
+
 void xr_find_slow_links(const struct report *r, struct crossrank *x)
 {
     size_t cap = 0;
@@ -243,6 +270,7 @@ void xr_find_slow_links(const struct report *r, struct crossrank *x)
         judge_pairs(r, x, &x->links[i], &slow_cap, a, b);
         judge_transfer(x, &x->links[i], &slow_cap, a);
     }
+    drop_stragglers(x);
     free(a);
     free(b);
 }
