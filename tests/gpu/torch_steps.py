@@ -16,6 +16,9 @@ on GPUs (issues 30 and 32). One process per GPU, PyTorch's NCCL.
       step); SLOW_RANK (-1: none) multiplies matrices for SLOW_MS more
       before its backward pass, so it reaches the first gradient
       all-reduce late (a compute straggler, as real ones are).
+  torch_steps.py ddp_host STEPS SLOW_RANK SLOW_MS
+      the same DDP steps; SLOW_RANK's host sleeps SLOW_MS before every 5th
+      step (data loading, a host straggler), on no stream.
 
 Prints one JSON line per rank: {"rank", "mode", "steps", "step_ms"
 (median over the steps after the first 20), "calls"}; "calls" is the
@@ -51,7 +54,7 @@ def sync_steps(mode, steps, special, late_ms, rank, dev):
     return times, calls
 
 
-def ddp_steps(steps, slow_rank, slow_ms, rank, dev):
+def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
     model = torch.nn.Sequential(*[torch.nn.Linear(1024, 1024) for _ in range(24)]).to(dev)
     ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index], bucket_cap_mb=1)
     opt = torch.optim.SGD(ddp.parameters(), lr=1e-4)
@@ -59,7 +62,7 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev):
     a = torch.randn(2048, 2048, device=dev)
     # The extra compute: as many 2048^3 products as take slow_ms here.
     reps = 0
-    if rank == slow_rank and slow_ms > 0:
+    if rank == slow_rank and slow_ms > 0 and not host:
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         for _ in range(20):
@@ -70,6 +73,8 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev):
     for i in range(steps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
+        if host and rank == slow_rank and i % 5 == 0:
+            time.sleep(slow_ms / 1000.0)
         opt.zero_grad(set_to_none=True)
         y = ddp(x)
         for _ in range(reps):
@@ -89,8 +94,8 @@ def main():
     rank = dist.get_rank()
     dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
     torch.cuda.set_device(dev)
-    if mode == "ddp":
-        times, calls = ddp_steps(steps, special, ms, rank, dev)
+    if mode in ("ddp", "ddp_host"):
+        times, calls = ddp_steps(steps, special, ms, rank, dev, host=mode == "ddp_host")
     else:
         times, calls = sync_steps(mode, steps, special, ms, rank, dev)
     steady = times[20:] if len(times) > 40 else times

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The GPU scenario suite (issue 32): each fault under torchrun on 4 GPUs,
+# PyTorch's NCCL, in the default timing and in `all`; each fault's culprit
+# must be the first finding, the healthy run must have none.
+#   healthy    DDP (torch_steps.py ddp), nobody slower
+#   compute    DDP, rank 2 computes 20 ms more before each backward pass
+#   host       DDP, rank 1's host sleeps 50 ms before every 5th step
+#   late       rank 2 3 ms late before each all-reduce, all-gather right after
+#   hang       rank 3 stops issuing; NCCLTAP_HANG_TIMEOUT_S=5, stopped at 25 s
+# Usage: scenarios_gpu.sh PREFIX OUT [SCENARIO...]; MODES (default
+# "auto all"). Writes OUT/<scenario>-<mode>/{report.txt,report.json} and
+# OUT/scenarios.json, the verdicts (scenarios_summary.py).
+set -u
+prefix=$(cd "$1" && pwd)
+out=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+nccltap=$prefix/bin/nccltap
+torchrun4="torchrun --standalone --nproc-per-node 4"
+log=$out/scenarios.log
+say() { echo "== $*" | tee -a "$log"; }
+
+one() {  # one NAME MODE ARGS...
+    name=$1 mode=$2
+    shift 2
+    d=$out/$name-$mode
+    mkdir -p "$d"
+    say "$name, $mode timing: torch_steps.py $*"
+    if [ "$name" = hang ]; then
+        NCCLTAP_TIMING=$mode NCCLTAP_HANG_TIMEOUT_S=5 timeout -s INT 25 \
+            "$nccltap" run --dir "$d/out" -- $torchrun4 "$here/torch_steps.py" "$@" >"$d/app.jsonl" 2>>"$log"
+    else
+        NCCLTAP_TIMING=$mode "$nccltap" run --dir "$d/out" -- $torchrun4 "$here/torch_steps.py" "$@" \
+            >"$d/app.jsonl" 2>>"$log"
+    fi
+    "$nccltap" report --json "$d/out" >"$d/report.json" 2>>"$log"
+    "$nccltap" report "$d/out" 2>>"$log" | head -n 60 >"$d/report.txt"
+    rm -rf "$d/out"  # the per-op files: tens of MB, not wanted back
+}
+
+scenarios=${*:-healthy compute host late hang}
+for mode in ${MODES:-auto all}; do
+    for s in $scenarios; do
+        case $s in
+        healthy) one healthy "$mode" ddp 120 -1 0 ;;
+        compute) one compute "$mode" ddp 120 2 20 ;;
+        host) one host "$mode" ddp_host 120 1 50 ;;
+        late) one late "$mode" late 300 2 3 ;;
+        hang) one hang "$mode" hang 200 3 ;;
+        *) echo "scenarios_gpu.sh: no scenario $s" >&2; exit 2 ;;
+        esac
+    done
+done
+python3 "$here/scenarios_summary.py" "$out" | tee "$out/scenarios.txt"
