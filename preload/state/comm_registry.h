@@ -100,6 +100,10 @@ void tap_comm_retire(ncclComm_t handle, const struct tap_comm *c);
 unsigned tap_comm_count(void);
 struct tap_comm *tap_comm_at(unsigned i);
 
+/* Communicators counted in (overflow) because TAP_COMM_MAX were
+ * registered already (those without memory are in tap_no_memory). */
+uint64_t tap_comm_past_limit(void);
+
 /* Operations issued on all communicators: every call that reached NCCL
  * took a sequence number. */
 uint64_t tap_comm_total_calls(void);
