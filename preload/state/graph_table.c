@@ -36,7 +36,7 @@ static struct known_graph *graphs; /* under lock */
 static unsigned ngraphs, graphs_cap;
 
 static struct place table[NBUCKETS][BUCKET_WIDTH]; /* written under lock */
-static unsigned nlive;                               /* places taken, under lock */
+static _Atomic unsigned nlive;                       /* places taken; written under lock */
 /* Slots retired, not yet handed to the reducer: pushed under lock, taken
  * by tap_graph_reap under lock; read without it only to see it is empty. */
 static _Atomic(struct tap_graph_slot *) retired;
@@ -340,6 +340,9 @@ uint64_t tap_graph_launched(struct tap_graph_slot *s)
 
 void tap_graph_each_live(void (*fn)(struct tap_graph_slot *s, void *arg), void *arg)
 {
+    /* Most processes never follow a graph: no scan of the places then. */
+    if (!atomic_load_explicit(&nlive, memory_order_acquire))
+        return;
     for (unsigned b = 0; b < NBUCKETS; b++)
         for (unsigned i = 0; i < BUCKET_WIDTH; i++) {
             struct tap_graph_slot *s = atomic_load_explicit(&table[b][i].slot, memory_order_acquire);
