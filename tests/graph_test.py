@@ -16,9 +16,17 @@ The proc_* cases run graph_proc_app, which reaches the driver as cudart
 does (dlopen, dlsym of cuGetProcAddress, every function through it; each
 case one way of asking: its MODE and HANDLE): the same counts and times.
 
+churn_update_2, churn_update_timed_2, churn_instantiate_2: an executable
+graph updated before each of 5,000 launches, or one instantiated and
+destroyed around each (more than the 4,096 executable graphs nccltap
+follows at once): every execution counted. untracked_2: 4,100 executable
+graphs alive at once: the launches of the 4 past 4,096 are not counted,
+and the report says so (graphs_untracked, text and --json).
+
 Usage: graph_test.py --bin BUILD/bin CASE   (CASE: counts_2, counts_4,
 timed_2, timed_4, update_2, proc_flags_2, proc_inst12_2, proc_params_2,
-proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2, late_2, late_4)
+proc_ptsz_2, proc_v1_2, proc_self_2, ops_log_2, late_2, late_4,
+churn_update_2, churn_update_timed_2, churn_instantiate_2, untracked_2)
 """
 import argparse
 import glob
@@ -308,6 +316,59 @@ def late(bindir, n):
               % (source, late_rank, text[-3000:]))
 
 
+# Past the executable graphs nccltap follows at once (TAP_GRAPH_SLOTS).
+GRAPHS_FOLLOWED = 4096
+CHURN_ITERS = 5000
+
+
+def churn(bindir, n, how, graph_timing="off"):
+    """`how` (update, instantiate) before each of CHURN_ITERS launches:
+    every execution counted (timed with NCCLTAP_GRAPH_TIMING=all), none
+    untracked. Each update or instantiation once took one of 4,096 places
+    for good: 4,095 of 5,000 executions were counted."""
+    apps, files, rep, metrics, _ = run(bindir, n, graph_timing, app_args=("300", "churn", how), iters=CHURN_ITERS)
+    timed = graph_timing == "all"
+    want = {("AllReduce", AR_BYTES): (4, 4 * CHURN_ITERS), ("AllGather", AG_SEND_BYTES * n): (1, CHURN_ITERS)}
+    check_report(rep, want, n)
+    check_prom(metrics, want, n, timed)
+    for f in files:
+        check_counts(f, want)
+        check(f["totals"].get("graphs_untracked", 0) == 0, "totals: %s, expected no graph untracked" % f["totals"])
+        if timed:
+            total = sum(e for _, e in want.values())
+            check(f["totals"].get("executions_timed") == total,
+                  "totals: %s, expected %d executions timed" % (f["totals"], total))
+    check(rep["totals"].get("graphs_untracked", 0) == 0, "report totals: %s" % rep["totals"])
+
+
+def untracked(bindir, n):
+    """More executable graphs alive at once than nccltap follows: the
+    launches of those past GRAPHS_FOLLOWED are not counted, each rank file
+    says how many (graphs_untracked), and so does the report, summed over
+    the ranks, in --json's totals and in the text."""
+    many = GRAPHS_FOLLOWED + 4
+    texts = []
+
+    def text_report(out, env):
+        p = subprocess.run([os.path.join(bindir, "nccltap"), "report", out], env=env, capture_output=True,
+                           text=True, timeout=120)
+        check(p.returncode == 0, "nccltap report: %s" % p.stderr)
+        texts.append(p.stdout)
+
+    _, files, rep, _, _ = run(bindir, n, "off", app_args=("0", "many", str(many)), iters=1, keep=text_report)
+    want = {("AllReduce", AR_BYTES): (4, 4 * GRAPHS_FOLLOWED), ("AllGather", AG_SEND_BYTES * n): (1, GRAPHS_FOLLOWED)}
+    check_report(rep, want, n)
+    for f in files:
+        check_counts(f, want)
+        check(f["totals"].get("graphs_untracked") == many - GRAPHS_FOLLOWED,
+              "totals: %s, expected %d graphs untracked" % (f["totals"], many - GRAPHS_FOLLOWED))
+    untracked_all = n * (many - GRAPHS_FOLLOWED)
+    check(rep["totals"].get("graphs_untracked") == untracked_all,
+          "report totals: %s, expected graphs_untracked %d" % (rep["totals"], untracked_all))
+    check("graphs_untracked %d" % untracked_all in texts[0],
+          "the text report does not say graphs_untracked %d:\n%s" % (untracked_all, texts[0][-3000:]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -336,6 +397,10 @@ def main():
         # a pair per op faster than the reducer grows the pool (1,635 of
         # 4,000 AllReduces timed once); every execution is.
         "back_to_back_4": lambda: timed(a.bin, 4, app_args=("0",)),
+        "churn_update_2": lambda: churn(a.bin, 2, "update"),
+        "churn_update_timed_2": lambda: churn(a.bin, 2, "update", "all"),
+        "churn_instantiate_2": lambda: churn(a.bin, 2, "instantiate"),
+        "untracked_2": lambda: untracked(a.bin, 2),
         "late_2": lambda: late(a.bin, 2),
         "late_4": lambda: late(a.bin, 4),
     }

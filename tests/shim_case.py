@@ -13,6 +13,7 @@ import glob
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,23 @@ def check_ops_lines(out_dir, n):
                 seen.add(key)
     if lines != n:
         fail("%d per-op lines, expected %d" % (lines, n))
+
+
+def check_ops_capacity(out_dir, mb, nfiles):
+    """Every per-op file's ring holds `mb` MiB of records
+    (preload/writers/ops_file_format.h: record_bytes at 20, capacity at
+    24, native byte order); one per rank file."""
+    paths = glob.glob(os.path.join(out_dir, "nccltap-*.ops"))
+    if len(paths) != nfiles or not paths:
+        fail("%d per-op files for %d rank files" % (len(paths), nfiles))
+    for path in paths:
+        with open(path, "rb") as f:
+            head = f.read(32)
+        record_bytes, = struct.unpack_from("=I", head, 20)
+        capacity, = struct.unpack_from("=Q", head, 24)
+        if capacity != (mb << 20) // record_bytes:
+            fail("%s: a ring of %d records of %d bytes (%.1f MiB), expected %d MiB"
+                 % (path, capacity, record_bytes, capacity * record_bytes / 2**20, mb))
 
 
 # Runs a command in a UTS namespace of its own, under the hostname in
@@ -141,6 +159,8 @@ def main():
                     "calling threads, with no note (nothing refused)")
     ap.add_argument("--plain-names", action="store_true", help="no file is named as a later exec() image's "
                     "(+execN): the image that wrote is the first that wrote")
+    ap.add_argument("--ops-capacity-mb", type=int, help="each per-op file (.ops) is a ring of this many MiB "
+                    "(its header's capacity in records)")
     ap.add_argument("--preload-after", help="a library preloaded right after the shim (a watcher of its calls)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -295,6 +315,8 @@ def main():
         if len(logs) != want or not files:
             fail("%d per-op logs for %d rank files, expected %d" % (len(logs), len(files), want))
 
+    if a.ops_capacity_mb is not None:
+        check_ops_capacity(out_dir, a.ops_capacity_mb, len(files))
     if a.kill_after_file or a.calls_unknown:
         # Killed, or calling on during exit: what the application did is not
         # known, the files must agree.

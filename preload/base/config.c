@@ -197,6 +197,17 @@ static uint32_t launcher_count(char *(*get)(const char *), const char *name)
     return s && tap_parse_u32(s, 1, 1u << 24, &v) == 0 ? v : 0;
 }
 
+uint32_t tap_parse_job_world(char *(*get)(const char *))
+{
+    static const char *const vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        uint32_t n = launcher_count(get, vars[i]);
+        if (n)
+            return n;
+    }
+    return 0;
+}
+
 int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *nodes)
 {
     /* Per node: torchrun and Open MPI give the ranks of one node (the
@@ -219,6 +230,24 @@ int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *n
     *ranks = tasks;
     *nodes = slurm_nodes;
     return 0;
+}
+
+/* NCCLTAP_OPS_MAX_MB into *mb; whether it was given (and valid). Unset or
+ * not valid: TAP_OPS_MAX_MB_DEFAULT, and the writers take the job's share
+ * of it (writers/ops_bound.h). */
+static bool env_ops_max(uint32_t *mb)
+{
+    const char *s = getenv("NCCLTAP_OPS_MAX_MB");
+    *mb = TAP_OPS_MAX_MB_DEFAULT;
+    if (!s || !*s)
+        return false;
+    if (tap_parse_u32(s, 0, 1u << 20, mb) == 0)
+        return true;
+    *mb = TAP_OPS_MAX_MB_DEFAULT;
+    tap_log("NCCLTAP_OPS_MAX_MB=%s is not valid: expected a whole number from 0 to %u; using the default (%u, "
+            "less in a job of more than %u ranks)", s, 1u << 20, TAP_OPS_MAX_MB_DEFAULT,
+            TAP_OPS_JOB_MAX_MB / TAP_OPS_MAX_MB_DEFAULT);
+    return false;
 }
 
 /* NCCLTAP_DIR_MODE: a mode nccltap would make directories with and then
@@ -396,7 +425,8 @@ void tap_config_load(void)
     c->ring_size = env_u32("NCCLTAP_RING_SIZE", 65536, 16, 1u << 24);
     c->verbose = env_flag("NCCLTAP_VERBOSE", false);
     c->ops_jsonl = env_ops_jsonl();
-    c->ops_max_mb = env_u32("NCCLTAP_OPS_MAX_MB", 256, 0, 1u << 20);
+    c->ops_max_set = env_ops_max(&c->ops_max_mb);
+    c->job_world = tap_parse_job_world(getenv);
     c->hang_timeout_s = env_u32("NCCLTAP_HANG_TIMEOUT_S", 300, 0, TAP_HANG_TIMEOUT_S_MAX);
     c->dir_mode = env_dir_mode();
     if (tap_parse_job_shape(getenv, &c->job_ranks, &c->job_nodes) != 0)

@@ -40,7 +40,9 @@ struct tap_config {
     enum tap_ops_jsonl ops_jsonl; /* NCCLTAP_OPS_JSONL: a line per timed op, in which format */
     uint32_t hang_timeout_s;     /* NCCLTAP_HANG_TIMEOUT_S, 0: no watchdog */
     uint32_t ops_max_mb;         /* NCCLTAP_OPS_MAX_MB: bound of the per-op file, 0: none */
+    bool ops_max_set;            /* ... given, and valid: else the job's share (writers/ops_bound.h) */
     uint32_t job_ranks, job_nodes; /* the launcher's world: ranks and nodes, 0 unknown */
+    uint32_t job_world;          /* the launcher's world size alone (tap_parse_job_world), 0 unknown */
     enum tap_lttng_mode lttng;   /* NCCLTAP_LTTNG */
     bool os_switch;              /* NCCLTAP_OS: switch (true) or off */
     uint32_t callsite_depth;     /* NCCLTAP_CALLSITE_DEPTH: frames per call site, 0 off */
@@ -89,6 +91,17 @@ int tap_parse_ops_jsonl(const char *s, enum tap_ops_jsonl *value);
  * or -1 when no launcher says (or says something that is not a whole
  * number of nodes). */
 int tap_parse_job_shape(char *(*get)(const char *), uint32_t *ranks, uint32_t *nodes);
+
+/* The job's ranks as its launcher gives them: WORLD_SIZE (torchrun),
+ * OMPI_COMM_WORLD_SIZE, SLURM_NTASKS, PMI_SIZE (MPICH, Intel MPI), the
+ * first set; 0 when none is. */
+uint32_t tap_parse_job_world(char *(*get)(const char *));
+
+/* NCCLTAP_OPS_MAX_MB's default, the most a process writes of either per-op
+ * output unless the variable says otherwise; and what a job's processes
+ * write of each together by default (writers/ops_bound.h). */
+#define TAP_OPS_MAX_MB_DEFAULT 256u
+#define TAP_OPS_JOB_MAX_MB 16384u
 
 /* The job id the metrics carry: NCCLTAP_JOB_ID, else SLURM_JOB_ID, else
  * TORCHELASTIC_RUN_ID, read through `get` (getenv); "" when none is set.

@@ -17,6 +17,7 @@
 #include "state/comm_registry.h"
 #include "base/monotonic.h"
 #include "entry/intercept.h"
+#include "runtime/runtime.h"
 #include "writers/tracing.h"
 
 static bool created(ncclResult_t r, const ncclComm_t *comm)
@@ -163,22 +164,35 @@ static struct tap_comm *ended(ncclResult_t r, ncclComm_t comm)
 
 /* (overflow) holds many communicators: it has no state of its own. Its
  * ops ended by now where the call returned ncclSuccess (ncclInProgress: a
- * non-blocking communicator is still flushing them). */
-static void set_state(struct tap_comm *c, enum tap_comm_state state, ncclResult_t r)
+ * non-blocking communicator is still flushing them). Returns whether no
+ * communicator is alive any more. */
+static bool set_state(struct tap_comm *c, enum tap_comm_state state, ncclResult_t r)
 {
-    if (c->origin == TAP_ORIGIN_OVERFLOW)
-        return;
-    if (r == ncclSuccess && !atomic_load_explicit(&c->ended_ns, memory_order_relaxed))
+    if (c->origin != TAP_ORIGIN_OVERFLOW && r == ncclSuccess &&
+        !atomic_load_explicit(&c->ended_ns, memory_order_relaxed))
         atomic_store_explicit(&c->ended_ns, tap_monotonic_ns(), memory_order_release);
-    atomic_store(&c->state, (int)state);
-    TAP_TRACE(comm_destroy, c, (int)state);
+    bool none_alive = tap_comm_end(c, state);
+    if (c->origin != TAP_ORIGIN_OVERFLOW)
+        TAP_TRACE(comm_destroy, c, (int)state);
+    return none_alive;
+}
+
+/* The process's last communicator has ended: what it did so far is
+ * complete, and it may end with _exit (Python multiprocessing's forked
+ * workers do), which runs no exit handler. The reducer writes the rank
+ * file and the per-op file and log now; the hook waits for it a bounded
+ * time (runtime.h). */
+static void after_end(bool none_alive)
+{
+    if (none_alive)
+        tap_runtime_checkpoint();
 }
 
 void tap_comm_after_ncclCommFinalize(ncclResult_t r, ncclComm_t comm)
 {
     struct tap_comm *c = ended(r, comm);
     if (c)
-        set_state(c, TAP_COMM_FINALIZED, r);
+        after_end(set_state(c, TAP_COMM_FINALIZED, r));
 }
 
 /* Retired: NCCL may hand the address out again, for a new communicator. */
@@ -187,8 +201,9 @@ static void gone(ncclResult_t r, ncclComm_t comm, enum tap_comm_state state)
     struct tap_comm *c = ended(r, comm);
     if (!c)
         return;
-    set_state(c, state, r);
+    bool none_alive = set_state(c, state, r);
     tap_comm_retire(comm, c);
+    after_end(none_alive);
 }
 
 void tap_comm_after_ncclCommDestroy(ncclResult_t r, ncclComm_t comm) { gone(r, comm, TAP_COMM_DESTROYED); }

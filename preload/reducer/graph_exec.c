@@ -1,30 +1,30 @@
 #include "reducer/graph_exec.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #include "state/graph_table.h"
 #include "stats/stats.h"
 
-/* Launches of each slot already counted. */
-static uint64_t counted[TAP_GRAPH_SLOTS];
+/* The launches of s not counted yet, into its ops' rows. */
+static void count(struct tap_graph_slot *s, void *arg)
+{
+    (void)arg;
+    uint64_t launches = atomic_load_explicit(&s->launches, memory_order_acquire);
+    uint64_t n = launches - s->counted;
+    if (!n)
+        return;
+    s->counted = launches;
+    for (uint32_t k = 0; k < s->nops; k++)
+        tap_stats_record_executions(&s->ops[k].rec, n);
+}
 
 void tap_graph_exec_count(void)
 {
-    unsigned used = tap_graph_slots_used();
-    for (unsigned i = 0; i < used; i++) {
-        const struct tap_graph_slot *s = tap_graph_slot_at(i);
-        uint64_t launches = atomic_load_explicit(&s->launches, memory_order_acquire);
-        uint64_t n = launches - counted[i];
-        if (!n)
-            continue;
-        counted[i] = launches;
-        for (uint32_t k = 0; k < s->nops; k++)
-            tap_stats_record_executions(&s->ops[k].rec, n);
-    }
+    tap_graph_each_live(count, NULL);
+    tap_graph_reap(count, NULL);
 }
 
-void tap_graph_exec_reset(void)
+void tap_graph_exec_reap(void)
 {
-    memset(counted, 0, sizeof counted);
+    tap_graph_reap(count, NULL);
 }

@@ -5,10 +5,13 @@
 #ifndef NCCLTAP_GRAPH_EXEC_H
 #define NCCLTAP_GRAPH_EXEC_H
 
-/* Counts the launches since the last call. */
+/* Counts the launches since the last call, of every executable graph. */
 void tap_graph_exec_count(void);
 
-/* In a forked child. */
-void tap_graph_exec_reset(void);
+/* Counts the last launches of the executable graphs retired (updated or
+ * destroyed) since the last call, so that their slots are freed: each
+ * pass, so that an application that updates or re-instantiates graphs
+ * fast holds few. */
+void tap_graph_exec_reap(void);
 
 #endif

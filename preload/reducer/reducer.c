@@ -489,6 +489,7 @@ unsigned tap_reducer_pass(unsigned max_records)
         tap_pools_grow();
     tap_callsites_trace_new();
     tap_os_poll();
+    tap_graph_exec_reap();
     return handled;
 }
 
@@ -633,5 +634,4 @@ void tap_reducer_reset(void)
     tap_lanes_reset();
     progress = NULL;
     progress_cap = 0;
-    tap_graph_exec_reset();
 }

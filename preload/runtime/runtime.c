@@ -21,6 +21,7 @@
 #include "base/monotonic.h"
 #include "base/mpmc_queue.h"
 #include "base/op_record.h"
+#include "writers/ops_bound.h"
 #include "writers/ops_file.h"
 #include "writers/ops_log.h"
 #include "writers/output.h"
@@ -41,6 +42,20 @@ static _Atomic bool started; /* tap_runtime_start has run: the lock-free check *
 static bool stopping;        /* wake_lock */
 static uint64_t collect_deadline_ns; /* at exit: stop collecting, write */
 static atomic_flag stopped = ATOMIC_FLAG_INIT;
+
+/* Checkpoints (tap_runtime_checkpoint), under wake_lock: asked and
+ * written so far, and the asker's deadline for the latest. */
+static uint64_t checkpoints_asked, checkpoints_written;
+static uint64_t checkpoint_deadline_ns;
+static pthread_cond_t checkpoint_cond;
+/* The application's time spent waiting for checkpoints, and its budget:
+ * CHECKPOINT_FREE_NS, then 1/CHECKPOINT_SHARE of the process's life. A
+ * process that makes and ends communicators one after another would
+ * otherwise rewrite a growing rank file at each. */
+#define CHECKPOINT_FREE_NS 100000000ull /* 100 ms */
+#define CHECKPOINT_SHARE 32
+static _Atomic uint64_t checkpoint_waited_ns;
+static atomic_flag checkpoint_budget_said = ATOMIC_FLAG_INIT;
 
 #define POLL_MIN_NS 1000000ull   /* 1 ms */
 #define POLL_MAX_NS 20000000ull  /* 20 ms */
@@ -77,18 +92,28 @@ static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
     return nap < POLL_MIN_NS ? POLL_MIN_NS : nap > POLL_MAX_NS ? POLL_MAX_NS : (uint64_t)nap;
 }
 
-/* Sleeps up to `ns`, or until asked to stop. Returns whether stopping. */
-static bool nap(uint64_t ns)
+/* `ns` from now on CLOCK_MONOTONIC, as the condition variables wait. */
+static struct timespec monotonic_in(uint64_t ns)
 {
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     uint64_t t = (uint64_t)until.tv_nsec + ns;
     until.tv_sec += (time_t)(t / 1000000000ull);
     until.tv_nsec = (long)(t % 1000000000ull);
+    return until;
+}
+
+/* Sleeps up to `ns`, or until asked to stop or for a checkpoint. Returns
+ * whether stopping; *checkpoint is the checkpoint asked, 0 if none. */
+static bool nap(uint64_t ns, uint64_t *checkpoint)
+{
+    struct timespec until = monotonic_in(ns);
     pthread_mutex_lock(&wake_lock);
-    while (!stopping && pthread_cond_timedwait(&wake, &wake_lock, &until) != ETIMEDOUT)
+    while (!stopping && checkpoints_written == checkpoints_asked &&
+           pthread_cond_timedwait(&wake, &wake_lock, &until) != ETIMEDOUT)
         ;
     bool s = stopping;
+    *checkpoint = checkpoints_written != checkpoints_asked ? checkpoints_asked : 0;
     pthread_mutex_unlock(&wake_lock);
     return s;
 }
@@ -129,6 +154,33 @@ static void finish_at_exit(struct tap_snapshot *snap)
     }
 }
 
+/* Checkpoint `asked`: every communicator has ended, so every op issued
+ * has (NCCL flushed or stopped them; ops after their stream's last mark
+ * complete with their communicator's end, lanes.h). Until the asker's
+ * deadline, drain the queue and let the ops' events complete; then write
+ * what an _exit would lose, and tell the asker. */
+static void write_checkpoint(struct tap_snapshot *snap, uint64_t asked)
+{
+    pthread_mutex_lock(&wake_lock);
+    uint64_t deadline = checkpoint_deadline_ns;
+    pthread_mutex_unlock(&wake_lock);
+    while (tap_monotonic_ns() < deadline) {
+        bool more = tap_reducer_pass(PASS_RECORDS) >= PASS_RECORDS;
+        if (!more && !tap_reducer_has_pending())
+            break;
+        if (!more)
+            nap_briefly(100000);
+    }
+    tap_reducer_snapshot(snap);
+    tap_rank_file_write(snap, true);
+    tap_ops_file_flush();
+    tap_ops_log_flush();
+    pthread_mutex_lock(&wake_lock);
+    checkpoints_written = asked;
+    pthread_cond_broadcast(&checkpoint_cond);
+    pthread_mutex_unlock(&wake_lock);
+}
+
 static void *reducer_main(void *arg)
 {
     (void)arg;
@@ -138,7 +190,8 @@ static void *reducer_main(void *arg)
     struct tap_snapshot snap;
     bool relaxed = false;
     tap_prom_start();
-    while (!nap(sleep_ns)) {
+    uint64_t checkpoint;
+    while (!nap(sleep_ns, &checkpoint)) {
         /* The reducer queries and synchronizes events: in the relaxed
          * capture mode, so that it never invalidates an application's
          * capture (gpu_timing.h), from its first pass with a GPU. */
@@ -146,6 +199,8 @@ static void *reducer_main(void *arg)
             tap_capture_mode_exchange(CU_STREAM_CAPTURE_MODE_RELAXED);
             relaxed = true;
         }
+        if (checkpoint)
+            write_checkpoint(&snap, checkpoint);
         unsigned handled = tap_reducer_pass(PASS_RECORDS);
         sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);
         uint64_t now = tap_monotonic_ns();
@@ -169,6 +224,11 @@ static void *reducer_main(void *arg)
     }
     finish_at_exit(&snap);
     tap_rank_file_write(&snap, true);
+    /* A checkpoint asked meanwhile is this write: its asker stops waiting. */
+    pthread_mutex_lock(&wake_lock);
+    checkpoints_written = checkpoints_asked;
+    pthread_cond_broadcast(&checkpoint_cond);
+    pthread_mutex_unlock(&wake_lock);
     tap_prom_finish(&snap);
     tap_ops_file_flush();
     tap_ops_log_flush();
@@ -199,6 +259,7 @@ void tap_runtime_start(void)
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&wake, &attr);
+    pthread_cond_init(&checkpoint_cond, &attr);
     pthread_condattr_destroy(&attr);
     /* The application's signals are for its own threads. */
     sigset_t all, old;
@@ -212,6 +273,33 @@ void tap_runtime_start(void)
         atexit(tap_runtime_stop);
     atomic_store_explicit(&started, running, memory_order_release);
     pthread_mutex_unlock(&start_lock);
+}
+
+void tap_runtime_checkpoint(void)
+{
+    if (!atomic_load_explicit(&started, memory_order_acquire) || atomic_load(&tap_closed))
+        return;
+    uint64_t now = tap_monotonic_ns();
+    uint64_t budget = CHECKPOINT_FREE_NS + (now - tap_process.start_mono_ns) / CHECKPOINT_SHARE;
+    if (atomic_load(&checkpoint_waited_ns) > budget) {
+        TAP_LOG_ONCE(checkpoint_budget_said, "communicators end too often to write %s at each last one: "
+                     "from now on it is written every NCCLTAP_INTERVAL_MS and at exit (a process that ends "
+                     "with _exit may lose its last interval)", tap_rank_file_path());
+        return;
+    }
+    uint64_t wait_ns = (uint64_t)tap_config.exit_wait_ms * 1000000ull / 4;
+    struct timespec until = monotonic_in(wait_ns);
+    pthread_mutex_lock(&wake_lock);
+    if (!stopping) {
+        uint64_t asked = ++checkpoints_asked;
+        checkpoint_deadline_ns = now + wait_ns;
+        pthread_cond_signal(&wake);
+        while (!stopping && checkpoints_written < asked &&
+               pthread_cond_timedwait(&checkpoint_cond, &wake_lock, &until) != ETIMEDOUT)
+            ;
+    }
+    pthread_mutex_unlock(&wake_lock);
+    atomic_fetch_add(&checkpoint_waited_ns, tap_monotonic_ns() - now);
 }
 
 void tap_runtime_stop(void)
@@ -271,6 +359,9 @@ void tap_runtime_after_fork_child(void)
     atomic_store(&started, false);
     stopping = false;
     atomic_flag_clear(&stopped);
+    checkpoints_asked = checkpoints_written = 0;
+    atomic_store(&checkpoint_waited_ns, 0);
+    atomic_flag_clear(&checkpoint_budget_said);
     atomic_store(&tap_closed, false);
     struct mpmc_queue *q = atomic_load(&tap_ring);
     if (q)
@@ -287,6 +378,7 @@ void tap_runtime_after_fork_child(void)
     tap_ops_log_reset();
     tap_rank_file_reset();
     tap_ops_file_reset();
+    tap_ops_bound_reset();
     tap_hang_reset();
     tap_prom_reset();
 }

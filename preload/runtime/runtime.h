@@ -16,6 +16,19 @@ void tap_runtime_start(void);
  * final output. Idempotent. */
 void tap_runtime_stop(void);
 
+/* The process's last communicator has ended (entry/comm_hooks.c: a
+ * finalize, destroy or abort that left none alive). What the process did
+ * is complete now, and it may end with _exit, which runs no exit handler
+ * (Python multiprocessing's forked workers do): the reducer drains the
+ * queue and the ops on the GPU, writes the rank file (final) and flushes
+ * the per-op file and log, and the caller waits for it at most
+ * NCCLTAP_EXIT_WAIT_MS / 4. Waiting is budgeted (CHECKPOINT_* in
+ * runtime.c): once such waits have taken more than about 3% of the
+ * process's life, communicators made and ended one after another are
+ * written at each interval and at exit only, said once. Application
+ * thread, cold path; returns at once when the reducer does not run. */
+void tap_runtime_checkpoint(void);
+
 /* Around fork(): takes (lock) or releases the locks a child may need, the
  * runtime's and those of the floors below it, so that the child gets each
  * one free and the state it guards whole. */

@@ -35,6 +35,12 @@ static struct tap_comm *_Atomic all[TAP_COMM_MAX + 1];
 static _Atomic unsigned ncomms;
 static struct tap_comm overflow;
 static _Atomic bool overflow_listed; /* written under register_lock */
+/* Communicators counted in (overflow) because the registry was full (not
+ * for want of memory: tap_no_memory counts those). */
+static _Atomic uint64_t past_limit;
+/* Registered communicators still alive: none ended by a finalize, destroy
+ * or abort nccltap saw (tap_comm_end). */
+static _Atomic unsigned alive;
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_flag full_said = ATOMIC_FLAG_INIT;
 
@@ -144,12 +150,15 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
     pthread_mutex_lock(&register_lock);
     if (c && registered() < TAP_COMM_MAX) {
         list_locked(c);
+        atomic_fetch_add(&alive, 1);
     } else {
         free(c);
         c = overflow_locked();
-        if (!no_memory)
+        if (!no_memory) {
+            atomic_fetch_add_explicit(&past_limit, 1, memory_order_relaxed);
             TAP_LOG_ONCE(full_said, "more than %u communicators: the calls of later ones are counted in the "
                          "(overflow) communicator", TAP_COMM_MAX);
+        }
     }
     map_locked(handle, c);
     pthread_mutex_unlock(&register_lock);
@@ -189,6 +198,15 @@ void tap_comm_retire(ncclComm_t handle, const struct tap_comm *c)
 
 unsigned tap_comm_count(void) { return atomic_load(&ncomms); }
 
+bool tap_comm_end(struct tap_comm *c, enum tap_comm_state state)
+{
+    if (c->origin != TAP_ORIGIN_OVERFLOW && atomic_exchange(&c->state, (int)state) == TAP_COMM_ALIVE)
+        atomic_fetch_sub(&alive, 1);
+    return atomic_load(&alive) == 0;
+}
+
+uint64_t tap_comm_past_limit(void) { return atomic_load_explicit(&past_limit, memory_order_relaxed); }
+
 uint64_t tap_comm_total_calls(void)
 {
     uint64_t n = 0;
@@ -205,6 +223,8 @@ void tap_comm_registry_reset(void)
     nkeys = 0;
     memset(&overflow, 0, sizeof overflow);
     overflow_listed = false;
+    atomic_store(&past_limit, 0);
+    atomic_store(&alive, 0);
     atomic_store(&ncomms, 0);
     atomic_fetch_add(&tap_comm_generation, 1);
 }

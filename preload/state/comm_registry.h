@@ -100,6 +100,16 @@ void tap_comm_retire(ncclComm_t handle, const struct tap_comm *c);
 unsigned tap_comm_count(void);
 struct tap_comm *tap_comm_at(unsigned i);
 
+/* A finalize, destroy or abort of c returned: its state is `state` from
+ * now on (none for (overflow), which holds many). Returns whether no
+ * registered communicator is alive any more (counted in (overflow), by
+ * their number, ones are not followed). Cold path. */
+bool tap_comm_end(struct tap_comm *c, enum tap_comm_state state);
+
+/* Communicators counted in (overflow) because TAP_COMM_MAX were
+ * registered already (those without memory are in tap_no_memory). */
+uint64_t tap_comm_past_limit(void);
+
 /* Operations issued on all communicators: every call that reached NCCL
  * took a sequence number. */
 uint64_t tap_comm_total_calls(void);

@@ -6,7 +6,19 @@
 
 #include "state/shared.h"
 
-#define INDEX_SLOTS (2 * TAP_GRAPH_SLOTS) /* a power of two, half full at most */
+/* The executable graphs followed, found by their handle without a lock:
+ * an exec lives in one of two buckets (two hashes of its handle), in
+ * whichever had more room when it came, so that no bucket overflows while
+ * the table is at most half full (TAP_GRAPH_SLOTS of twice as many
+ * places). A lookup scans both buckets; a place is emptied when its exec
+ * goes, with nothing else to move, so places are taken again for ever. */
+#define BUCKET_WIDTH 16
+#define NBUCKETS (2 * TAP_GRAPH_SLOTS / BUCKET_WIDTH) /* a power of two */
+
+struct place {
+    _Atomic(const void *) exec;  /* NULL: empty */
+    _Atomic(struct tap_graph_slot *) slot;
+};
 
 /* A graph being or having been captured into, until cuGraphDestroy (or,
  * when that waits, until its last timed exec is destroyed). */
@@ -23,17 +35,24 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known_graph *graphs; /* under lock */
 static unsigned ngraphs, graphs_cap;
 
-static struct tap_graph_slot slots[TAP_GRAPH_SLOTS];
-static _Atomic unsigned nslots;
-static _Atomic uint32_t index_of[INDEX_SLOTS]; /* hash of exec -> slot + 1 */
+static struct place table[NBUCKETS][BUCKET_WIDTH]; /* written under lock */
+static _Atomic unsigned nlive;                       /* places taken; written under lock */
+/* Slots retired, not yet handed to the reducer: pushed under lock, taken
+ * by tap_graph_reap under lock; read without it only to see it is empty. */
+static _Atomic(struct tap_graph_slot *) retired;
+static struct tap_graph_slot *reaped; /* reducer only: counted, freed at its next reap */
 
 _Atomic uint64_t tap_graph_untracked;
 _Atomic uint64_t tap_graph_untimed;
 
-static unsigned hash(const void *p)
+/* The two buckets an exec may be in. */
+static void buckets_of(const void *exec, unsigned b[2])
 {
-    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
-    return (unsigned)(h >> 40) & (INDEX_SLOTS - 1);
+    uint64_t h = (uint64_t)(uintptr_t)exec * 0x9e3779b97f4a7c15ull;
+    b[0] = (unsigned)(h >> 40) & (NBUCKETS - 1);
+    b[1] = (unsigned)(h >> 20) & (NBUCKETS - 1);
+    if (b[1] == b[0])
+        b[1] = (b[0] + 1) & (NBUCKETS - 1);
 }
 
 static struct known_graph *find_graph(const void *graph)
@@ -111,24 +130,85 @@ bool tap_graph_forget(const void *graph)
 
 struct tap_graph_slot *tap_graph_slot_of(const void *exec)
 {
-    for (unsigned h = hash(exec);; h = (h + 1) & (INDEX_SLOTS - 1)) {
-        uint32_t i = atomic_load_explicit(&index_of[h], memory_order_acquire);
-        if (!i)
-            return NULL;
-        struct tap_graph_slot *s = &slots[i - 1];
-        if (atomic_load_explicit(&s->exec, memory_order_relaxed) == exec &&
-            !atomic_load_explicit(&s->retired, memory_order_relaxed))
-            return s;
-    }
+    if (!exec)
+        return NULL;
+    unsigned b[2];
+    buckets_of(exec, b);
+    for (int k = 0; k < 2; k++)
+        for (unsigned i = 0; i < BUCKET_WIDTH; i++) {
+            struct place *p = &table[b[k]][i];
+            if (atomic_load_explicit(&p->exec, memory_order_acquire) != exec)
+                continue;
+            struct tap_graph_slot *s = atomic_load_explicit(&p->slot, memory_order_acquire);
+            /* Still exec's: the place was not emptied and taken again
+             * between the two loads. */
+            if (s && atomic_load_explicit(&p->exec, memory_order_relaxed) == exec)
+                return s;
+        }
+    return NULL;
 }
 
-/* Lock held: retires the live slot of `exec`, returned (NULL if none). */
-static struct tap_graph_slot *retire(const void *exec)
+/* Lock held: exec's place, or NULL. */
+static struct place *place_of(const void *exec)
 {
-    struct tap_graph_slot *s = tap_graph_slot_of(exec);
-    if (s)
-        atomic_store_explicit(&s->retired, true, memory_order_relaxed);
-    return s;
+    unsigned b[2];
+    buckets_of(exec, b);
+    for (int k = 0; k < 2; k++)
+        for (unsigned i = 0; i < BUCKET_WIDTH; i++)
+            if (atomic_load_explicit(&table[b[k]][i].exec, memory_order_relaxed) == exec)
+                return &table[b[k]][i];
+    return NULL;
+}
+
+/* Lock held: an empty place for exec in the emptier of its buckets, or
+ * NULL when TAP_GRAPH_SLOTS are followed or both buckets are full. */
+static struct place *free_place(const void *exec)
+{
+    if (nlive >= TAP_GRAPH_SLOTS)
+        return NULL;
+    unsigned b[2];
+    buckets_of(exec, b);
+    struct place *best = NULL;
+    unsigned best_free = 0;
+    for (int k = 0; k < 2; k++) {
+        struct place *first = NULL;
+        unsigned nfree = 0;
+        for (unsigned i = 0; i < BUCKET_WIDTH; i++)
+            if (!atomic_load_explicit(&table[b[k]][i].exec, memory_order_relaxed)) {
+                first = first ? first : &table[b[k]][i];
+                nfree++;
+            }
+        if (nfree > best_free) {
+            best = first;
+            best_free = nfree;
+        }
+    }
+    return best;
+}
+
+/* Lock held: p, empty, holds exec's slot s. Release: a launch or the
+ * reducer that sees the exec (or the slot) sees the slot whole. */
+static void take_place(struct place *p, const void *exec, struct tap_graph_slot *s)
+{
+    atomic_store_explicit(&p->slot, s, memory_order_release);
+    atomic_store_explicit(&p->exec, exec, memory_order_release);
+    nlive++;
+}
+
+/* Lock held: p is empty again. */
+static void empty_place(struct place *p)
+{
+    atomic_store_explicit(&p->exec, NULL, memory_order_release);
+    atomic_store_explicit(&p->slot, NULL, memory_order_release);
+    nlive--;
+}
+
+/* Lock held: s waits for the reducer to count its last launches; it
+ * stays allocated (and readable) until then. */
+static void retire(struct tap_graph_slot *s)
+{
+    s->next = atomic_load_explicit(&retired, memory_order_relaxed);
+    atomic_store_explicit(&retired, s, memory_order_release);
 }
 
 /* Lock held: a copy of g's ops for a slot (g may go before the slot),
@@ -154,25 +234,23 @@ static const struct tap_graph_op *slot_ops(const struct known_graph *g, bool upd
     return ops;
 }
 
-/* Lock held: a slot for `exec` running `graph`, if it holds captured ops;
- * for an update, `prev` is the exec's slot before it, if it had one. */
-static void open_slot(const void *exec, const void *graph, bool update, const struct tap_graph_slot *prev)
+/* Lock held: a slot for an exec running g (`graph`); for an update,
+ * `prev` is the exec's slot before it, if it had one. NULL without
+ * memory (said). */
+static struct tap_graph_slot *new_slot(struct known_graph *g, const void *graph, bool update,
+                                       const struct tap_graph_slot *prev)
 {
-    struct known_graph *g = find_graph(graph);
-    if (!g || !g->nops)
-        return;
-    unsigned n = atomic_load_explicit(&nslots, memory_order_relaxed);
-    if (n == TAP_GRAPH_SLOTS) {
-        atomic_fetch_add_explicit(&tap_graph_untracked, 1, memory_order_relaxed);
-        return;
-    }
-    struct tap_graph_slot *s = &slots[n];
-    s->ops = slot_ops(g, update, prev, &s->timed);
-    if (!s->ops) {
+    struct tap_graph_slot *s = calloc(1, sizeof *s);
+    bool timed = false;
+    const struct tap_graph_op *ops = s ? slot_ops(g, update, prev, &timed) : NULL;
+    if (!ops) {
+        free(s);
         tap_note_no_memory("CUDA graphs: an executable graph's launches are not counted");
-        return;
+        return NULL;
     }
+    s->ops = ops;
     s->nops = g->nops;
+    s->timed = timed;
     pthread_mutex_init(&s->launch_lock, NULL);
     s->ev = s->timed ? calloc(2 * (size_t)g->nops, sizeof *s->ev) : NULL;
     if (s->timed && !s->ev) {
@@ -182,30 +260,57 @@ static void open_slot(const void *exec, const void *graph, bool update, const st
     s->origin = update ? (prev ? prev->origin : NULL) : s->timed ? graph : NULL;
     if (!update && s->origin)
         g->live_execs++;
-    atomic_store_explicit(&s->launches, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->retired, false, memory_order_relaxed);
-    atomic_store_explicit(&s->exec, exec, memory_order_relaxed);
-    unsigned h = hash(exec);
-    while (atomic_load_explicit(&index_of[h], memory_order_relaxed))
-        h = (h + 1) & (INDEX_SLOTS - 1);
-    /* Release: a launch or the reducer that sees the index sees the slot. */
-    atomic_store_explicit(&index_of[h], n + 1, memory_order_release);
-    atomic_store_explicit(&nslots, n + 1, memory_order_release);
+    return s;
+}
+
+static void free_slot(struct tap_graph_slot *s)
+{
+    pthread_mutex_destroy(&s->launch_lock);
+    free((void *)s->ops);
+    free(s->ev);
+    free(s);
+}
+
+/* Lock held: `exec` runs `graph` from now on (an update when `update`);
+ * `p` is its place, NULL if it has none. Its slot before, if any, is
+ * retired; it keeps the place while it runs captured ops. */
+static void follow(const void *exec, const void *graph, bool update, struct place *p)
+{
+    struct tap_graph_slot *prev = p ? atomic_load_explicit(&p->slot, memory_order_relaxed) : NULL;
+    struct known_graph *g = find_graph(graph);
+    struct tap_graph_slot *s = NULL;
+    if (g && g->nops) {
+        if (!p && !(p = free_place(exec)))
+            atomic_fetch_add_explicit(&tap_graph_untracked, 1, memory_order_relaxed);
+        else
+            s = new_slot(g, graph, update, prev);
+    }
+    if (s && atomic_load_explicit(&p->exec, memory_order_relaxed) == exec)
+        atomic_store_explicit(&p->slot, s, memory_order_release); /* an update: the same place */
+    else if (s)
+        take_place(p, exec, s);
+    else if (p && prev)
+        empty_place(p); /* runs no captured op now */
+    if (prev)
+        retire(prev);
 }
 
 void tap_graph_instantiated(const void *exec, const void *graph)
 {
     pthread_mutex_lock(&lock);
-    retire(exec); /* a handle reused without our seeing its destroy */
-    open_slot(exec, graph, false, NULL);
+    struct place *p = place_of(exec);
+    if (p) { /* a handle reused without our seeing its destroy */
+        retire(atomic_load_explicit(&p->slot, memory_order_relaxed));
+        empty_place(p);
+    }
+    follow(exec, graph, false, NULL);
     pthread_mutex_unlock(&lock);
 }
 
 void tap_graph_updated(const void *exec, const void *graph)
 {
     pthread_mutex_lock(&lock);
-    const struct tap_graph_slot *prev = retire(exec);
-    open_slot(exec, graph, true, prev);
+    follow(exec, graph, true, place_of(exec));
     pthread_mutex_unlock(&lock);
 }
 
@@ -213,7 +318,12 @@ const void *tap_graph_exec_destroyed(const void *exec)
 {
     const void *destroy = NULL;
     pthread_mutex_lock(&lock);
-    const struct tap_graph_slot *s = retire(exec);
+    struct place *p = place_of(exec);
+    struct tap_graph_slot *s = p ? atomic_load_explicit(&p->slot, memory_order_relaxed) : NULL;
+    if (p) {
+        empty_place(p);
+        retire(s);
+    }
     struct known_graph *g = s && s->origin ? find_graph(s->origin) : NULL;
     if (g && g->live_execs && --g->live_execs == 0 && g->destroy_pending) {
         destroy = g->graph;
@@ -228,22 +338,44 @@ uint64_t tap_graph_launched(struct tap_graph_slot *s)
     return atomic_fetch_add_explicit(&s->launches, 1, memory_order_release) + 1;
 }
 
-unsigned tap_graph_slots_used(void)
+void tap_graph_each_live(void (*fn)(struct tap_graph_slot *s, void *arg), void *arg)
 {
-    return atomic_load_explicit(&nslots, memory_order_acquire);
+    /* Most processes never follow a graph: no scan of the places then. */
+    if (!atomic_load_explicit(&nlive, memory_order_acquire))
+        return;
+    for (unsigned b = 0; b < NBUCKETS; b++)
+        for (unsigned i = 0; i < BUCKET_WIDTH; i++) {
+            struct tap_graph_slot *s = atomic_load_explicit(&table[b][i].slot, memory_order_acquire);
+            if (s)
+                fn(s, arg);
+        }
 }
 
-const struct tap_graph_slot *tap_graph_slot_at(unsigned i)
+void tap_graph_reap(void (*fn)(struct tap_graph_slot *s, void *arg), void *arg)
 {
-    return &slots[i];
+    while (reaped) {
+        struct tap_graph_slot *next = reaped->next;
+        free_slot(reaped);
+        reaped = next;
+    }
+    if (!atomic_load_explicit(&retired, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&lock);
+    struct tap_graph_slot *list = atomic_load_explicit(&retired, memory_order_relaxed);
+    atomic_store_explicit(&retired, NULL, memory_order_relaxed);
+    pthread_mutex_unlock(&lock);
+    for (struct tap_graph_slot *s = list; s; s = s->next)
+        fn(s, arg);
+    reaped = list;
 }
 
 void tap_graph_reset(void)
 {
     pthread_mutex_init(&lock, NULL);
-    graphs = NULL; /* the parent's, left allocated */
+    graphs = NULL; /* the parent's, left allocated, as its slots are */
     ngraphs = graphs_cap = 0;
-    memset(slots, 0, sizeof slots);
-    memset(index_of, 0, sizeof index_of);
-    atomic_store(&nslots, 0);
+    memset(table, 0, sizeof table);
+    nlive = 0;
+    atomic_store(&retired, NULL);
+    reaped = NULL;
 }

@@ -5,19 +5,24 @@
  *
  * A graph is known by its handle and the id of the capture that built it
  * (unique in the process), since a handle is reused once destroyed. An
- * executable graph has one slot per (exec, graph) it ran, which holds a
- * copy of that graph's captured ops: instantiate opens one,
- * cuGraphExecUpdate retires it and opens one for the new graph,
- * cuGraphExecDestroy retires it. A retired slot keeps its count until the
- * reducer has read it; slots are never reused (TAP_GRAPH_SLOTS in all;
- * past that, instantiations are counted in tap_graph_untracked and their
- * launches are not counted).
+ * executable graph that runs captured ops has a slot: a copy of its
+ * graph's captured ops and its launch count. Instantiate opens one;
+ * cuGraphExecUpdate retires the exec's slot and opens one for the new
+ * graph; cuGraphExecDestroy retires it. A retired slot keeps its count
+ * until the reducer has counted its last launches (tap_graph_reap), and
+ * is freed at the reducer's next reap: its place in the table is free at
+ * once, so that an exec updated or re-instantiated any number of times is
+ * followed all along. At most TAP_GRAPH_SLOTS executable graphs are
+ * followed at once; an instantiation or update past that (or, far less
+ * likely, one whose two buckets of the table are both full) is counted in
+ * tap_graph_untracked and its launches are not counted.
  *
  * Threads: capture, instantiate, update and destroy (cold: once per graph)
- * take a mutex that only they take; finding a launch's slot and counting
- * the launch (each replay) is lock-free: one hash probe and an atomic add
- * (a timed launch also takes its slot's launch_lock, graph_hooks.c). The
- * reducer reads slots without the lock. */
+ * take a mutex that only they and the reducer's reap take; finding a
+ * launch's slot and counting the launch (each replay) is lock-free: a scan
+ * of two buckets of the table and an atomic add (a timed launch also takes
+ * its slot's launch_lock, graph_hooks.c). The reducer reads live slots
+ * without the lock. */
 #ifndef NCCLTAP_GRAPH_TABLE_H
 #define NCCLTAP_GRAPH_TABLE_H
 
@@ -30,6 +35,7 @@
 
 struct tap_event;
 
+/* Executable graphs with captured ops followed at once. */
 #define TAP_GRAPH_SLOTS 4096
 
 /* A captured op: its record as captured and, when its executions are
@@ -44,8 +50,10 @@ struct tap_graph_op {
     void *scratch_start, *scratch_end; /* CUevent */
 };
 
+/* One executable graph running one graph's captured ops (an update
+ * starts a new slot). Allocated; freed by the reducer once retired and
+ * counted. */
 struct tap_graph_slot {
-    _Atomic(const void *) exec;  /* NULL: never used */
     /* The ops of the graph it runs, with the nodes of the graph the exec
      * was instantiated from (cuGraphExecEventRecordNodeSetEvent names
      * nodes so; an update pairs them by position). */
@@ -60,10 +68,12 @@ struct tap_graph_slot {
     pthread_mutex_t launch_lock;
     struct tap_event **ev;
     _Atomic uint64_t launches;   /* successful cuGraphLaunch calls */
-    _Atomic bool retired;        /* no launch is counted here any more */
+    uint64_t counted;            /* reducer only: launches counted into the ops' rows */
+    struct tap_graph_slot *next; /* retired, waiting for the reducer (the table's lock) */
 };
 
-/* Instantiations whose launches are not counted: no slot was free. */
+/* Instantiations and updates whose launches are not counted: no room in
+ * the table (TAP_GRAPH_SLOTS followed already). */
 extern _Atomic uint64_t tap_graph_untracked;
 /* Executions that were to be timed and are not (no event free, the queue
  * full, the driver refused to set an event): counted, without a time. */
@@ -98,10 +108,15 @@ struct tap_graph_slot *tap_graph_slot_of(const void *exec);
  * ops: an update starts a new one). */
 uint64_t tap_graph_launched(struct tap_graph_slot *s);
 
-/* Reducer: slots in use are [0, tap_graph_slots_used()); read `launches`
- * with acquire. */
-unsigned tap_graph_slots_used(void);
-const struct tap_graph_slot *tap_graph_slot_at(unsigned i);
+/* Reducer: fn(s, arg) for each live slot. A slot retired meanwhile may
+ * be among them: it stays allocated until the reducer's own reap. */
+void tap_graph_each_live(void (*fn)(struct tap_graph_slot *s, void *arg), void *arg);
+
+/* Reducer: fn(s, arg) for each slot retired since the last call, to count
+ * its last launches; frees the slots handed over at the call before (a
+ * launch that found a slot just before it was retired has had a pass to
+ * finish). One atomic load when none was retired. */
+void tap_graph_reap(void (*fn)(struct tap_graph_slot *s, void *arg), void *arg);
 
 /* In a forked child: the parent's graphs are not the child's. */
 void tap_graph_reset(void);

@@ -79,16 +79,21 @@ __attribute__((noinline)) static struct tap_stat *find_or_add_indexed(struct tap
     return s;
 }
 
-/* The row of the last record: consecutive records are mostly of one key. */
+/* The row of the last record: consecutive records are mostly of one key.
+ * Its index (for the site table), and a pointer to it, so that the check
+ * of every call costs no index arithmetic; NULL when none, and set again
+ * after every slow lookup, which alone moves the entries (realloc). */
 static unsigned last;
+static struct tap_stat *last_row;
 
 /* Inlined: tap_stats_record runs for every call. */
 static inline __attribute__((always_inline)) struct tap_stat *find_or_add(struct tap_comm *c, int op, int dtype,
                                                                           int cls)
 {
-    if (last < nentries && key_equal(&entries[last], c, op, dtype, cls))
-        return &entries[last];
+    if (last_row && key_equal(last_row, c, op, dtype, cls))
+        return last_row;
     struct tap_stat *s = find_or_add_indexed(c, op, dtype, cls);
+    last_row = s;
     if (s)
         last = (unsigned)(s - entries);
     return s;
@@ -243,6 +248,7 @@ void tap_stats_reset(void)
 {
     calls_without_row = 0;
     last = 0;
+    last_row = NULL;
     /* The child starts empty; the parent's tables are left allocated. */
     entries = NULL;
     nentries = entries_cap = 0;

@@ -11,6 +11,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "nccl/nccl_ops.h"
+#include "writers/ops_bound.h"
 #include "writers/ops_file_format.h"
 #include "base/out_file.h"
 #include "writers/output.h"
@@ -98,7 +99,7 @@ static bool open_file(void)
         return fd >= 0;
     char name[TAP_OUT_NAME_MAX];
     tap_output_name(name, sizeof name, ".ops");
-    capacity = (uint64_t)tap_config.ops_max_mb * 1024 * 1024 / sizeof(struct tap_ops_record);
+    capacity = tap_ops_max_bytes() / sizeof(struct tap_ops_record);
     int dir = tap_output_dir();
     fd = dir < 0 ? -1 : tap_out_file_create(dir, name, TAP_OUT_FILE_MODE);
     /* A ring is written in place: pwrite(2) on a file opened O_APPEND

@@ -6,6 +6,7 @@
 #include "base/config.h"
 #include "writers/inspector_log.h"
 #include "writers/line_log.h"
+#include "writers/ops_bound.h"
 
 static struct tap_line_log ops_log;
 
@@ -44,7 +45,7 @@ void tap_ops_log_write(const struct tap_completion *c)
         return; /* Inspector's records are kernel times: the timed ops only */
     if (!ops_log.suffix)
         tap_line_log_init(&ops_log, inspector ? ".inspector.jsonl" : ".ops.jsonl",
-                          (uint64_t)tap_config.ops_max_mb << 20);
+                          tap_ops_max_bytes());
     if (tap_line_log_skip_if_full(&ops_log))
         return; /* past NCCLTAP_OPS_MAX_MB: counted, not formatted */
     char line[TAP_INSPECTOR_LINE_MAX];

@@ -206,6 +206,10 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     /* Executions of captured ops (CUDA graphs): timed, and those that were
      * to be timed but are not (no event free, queue full, never completed);
      * only in a process that captured some. */
+    /* Communicators past the registry's bound: their calls are in the
+     * (overflow) communicator's rows; only when there were some. */
+    if (tap_comm_past_limit())
+        fprintf(f, ", \"comms_past_limit\": %llu", (unsigned long long)tap_comm_past_limit());
     if (atomic_load(&tap_totals.captured))
         fprintf(f, ", \"executions_timed\": %llu, \"executions_untimed\": %llu, \"graphs_untracked\": %llu",
                 (unsigned long long)r->replays_timed,

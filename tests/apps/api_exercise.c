@@ -209,6 +209,32 @@ static int scenario_fork(void)
     return 0;
 }
 
+/* Forked ranks that end with _exit right after ncclCommDestroy, as Python
+ * multiprocessing's fork start method ends its workers: no exit handler
+ * runs, so each child's file (and per-op log, with NCCLTAP_OPS_JSONL) is
+ * what nccltap wrote at its last communicator's end. */
+static int scenario_fork_exit(void)
+{
+    enum { CHILDREN = 3, CALLS = 7 };
+    for (int i = 0; i < CHILDREN; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            app_cuda_init();
+            one_rank_run(CALLS, ncclFloat32);
+            _exit(0);
+        }
+        int status;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return 1;
+    }
+    expect_calls("init", 0, "AllReduce", CHILDREN * CALLS);
+    expect_total("files", CHILDREN);
+    const char *log = getenv("NCCLTAP_OPS_JSONL"), *timing = getenv("NCCLTAP_TIMING");
+    if (log && !strcmp(log, "1") && timing && !strcmp(timing, "all"))
+        printf("{\"expect\": \"ops_lines\", \"n\": %d}\n", CHILDREN * CALLS);
+    return 0;
+}
+
 /* Names that are not plain ASCII: one whose 63-byte cut falls inside "é",
  * one with bytes that are not UTF-8, one with a terminal escape, one with
  * a quote, a backslash and a newline. The rank file must stay valid JSON
@@ -390,12 +416,14 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|exec|nonblocking|names|fork-after-init\n");
+        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|exec|nonblocking|names|fork-after-init|fork-_exit\n");
         return 2;
     }
     const char *s = argv[1];
     if (!strcmp(s, "fork"))
         return scenario_fork(); /* CUDA only in the children of fork */
+    if (!strcmp(s, "fork-_exit"))
+        return scenario_fork_exit();
     app_cuda_init();
     if (!strcmp(s, "api"))
         return scenario_api();

@@ -4,7 +4,11 @@ rank files, that every communicator the application named is there once per
 rank, under one id, with exactly the calls it made; that no communicator is
 "unregistered"; that every call is in a row or a named counter; and, with
 --overflow-ok, that the calls of the communicators missing are all in the
-"(overflow)" communicator and nowhere else. Exit 0 when all hold."""
+"(overflow)" communicator and nowhere else. With --nccltap, the same of
+`nccltap report`: it reads every file whole (nothing left out as out of
+range), every call of its totals is in one of its rows or a named counter,
+and its totals say what the application expects (comms_past_limit: the
+communicators past the shim's bound). Exit 0 when all hold."""
 import argparse
 import glob
 import json
@@ -66,6 +70,39 @@ def check_file(path, doc, seen, totals):
         totals[k] += v
 
 
+def check_report(nccltap, out_dir, expects, file_totals):
+    """`nccltap report` on the rank files: nothing rejected, every call in
+    a row or a counter, the expected totals (those the report has) and,
+    in the text, a word on each counter the shim could not follow."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    p = subprocess.run([nccltap, "report", "--json", out_dir], env=env, capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        fail("nccltap report --json exited %d: %s" % (p.returncode, p.stderr[-2000:]))
+    if "left out" in p.stderr:
+        fail("nccltap report left records out: %s" % p.stderr[-2000:])
+    doc = json.loads(p.stdout)
+    t = doc["totals"]
+    if t["calls"] != file_totals["calls"]:
+        fail("report: %d calls, the rank files %d" % (t["calls"], file_totals["calls"]))
+    rows = sum(r["calls"] for r in doc["rows"])
+    settled = rows + t["dropped"] + t["failed"] + t["simulated"] + t["in_flight"] + t["after_exit"]
+    if settled != t["calls"]:
+        fail("report: rows %d + dropped + failed + simulated + in_flight + after_exit = %d, calls %d"
+             % (rows, settled, t["calls"]))
+    text = subprocess.run([nccltap, "report", out_dir], env=env, capture_output=True, text=True, timeout=600)
+    if text.returncode != 0:
+        fail("nccltap report exited %d: %s" % (text.returncode, text.stderr[-2000:]))
+    for o in expects:
+        if o["expect"] != "total" or o["key"] not in ("comms_past_limit",):
+            continue
+        if t.get(o["key"], 0) != o["n"]:
+            fail("report: totals.%s = %s, expected %d" % (o["key"], t.get(o["key"]), o["n"]))
+        if o["n"] and "%s %d" % (o["key"], o["n"]) not in text.stdout:
+            fail("the text report does not say %s %d:\n%s" % (o["key"], o["n"], text.stdout[-3000:]))
+    print("report: %d calls, %d in rows" % (t["calls"], rows))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
@@ -75,6 +112,7 @@ def main():
     ap.add_argument("--overflow-ok", action="store_true",
                     help="communicators may be missing, their calls in the (overflow) communicator")
     ap.add_argument("--stderr-count", action="append", default=[], help="TEXT=N: occurrences in stderr")
+    ap.add_argument("--nccltap", help="the nccltap command: check its report too")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -95,8 +133,8 @@ def main():
 
     missing = 0
     expected = 0
-    for line in p.stdout.splitlines():
-        o = json.loads(line)
+    expects = [json.loads(line) for line in p.stdout.splitlines()]
+    for o in expects:
         if o["expect"] == "comm":
             expected += 1
             comms = seen[o["name"]]
@@ -121,6 +159,8 @@ def main():
     if in_overflow != missing:
         fail("%d calls in the (overflow) communicator, %d made on communicators not listed"
              % (in_overflow, missing))
+    if a.nccltap:
+        check_report(a.nccltap, out_dir, expects, totals)
     shutil.rmtree(out_dir, ignore_errors=True)
     print("ok: %d communicators checked, %d calls in (overflow)" % (expected, in_overflow))
 

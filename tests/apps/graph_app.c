@@ -4,7 +4,8 @@
  * It calls the driver's graph entry points directly (linked against
  * libcuda.so.1), the way the dynamic linker lets nccltap see them.
  *
- * Usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US | hold MS]
+ * Usage: graph_app NRANKS ITERS SYNC_EVERY
+ *                  [update | late RANK US | hold MS | churn update | churn instantiate | many N]
  * With `update`, half way the executable graph is updated
  * (cuGraphExecUpdate_v2) to a graph of the same shape whose all-reduces
  * are twice as large. With `late RANK US`, rank RANK sleeps US
@@ -15,6 +16,13 @@
  * it relaxes its own mode) invalidates them. With `hold MS`, each capture
  * stays open MS milliseconds after its first operation, long enough for
  * the reducer's periodic work (NCCLTAP_INTERVAL_MS=10) to fall inside.
+ * With `churn update`, the executable graph is updated
+ * (cuGraphExecUpdate_v2) to the graph it runs before each launch; with
+ * `churn instantiate`, each launch has an executable graph of its own,
+ * instantiated before it and destroyed after it: the same captured ops
+ * run ITERS times either way. With `many N`, N executable graphs of the
+ * one graph are instantiated, each launched once (ITERS is not used), and
+ * destroyed at the end: N of them alive at once.
  * The stream is synchronized every SYNC_EVERY launches (0: only at the
  * end), as a training step waits for its last one. Prints, per rank, one
  * JSON line: the graph's node count and the wall time of the launches. */
@@ -69,6 +77,48 @@ struct late {
     long us;
 };
 
+enum churn { CHURN_NONE, CHURN_UPDATE, CHURN_INSTANTIATE };
+static enum churn churn; /* `churn update | instantiate` */
+static long many;        /* `many N` */
+
+/* `many N`: N executable graphs of g alive at once, each launched once. */
+static void launch_many(CUstream s, CUgraph g)
+{
+    CUgraphExec *x = calloc((size_t)many, sizeof *x);
+    if (!x)
+        exit(1);
+    for (long i = 0; i < many; i++) {
+        CHECK(cuGraphInstantiateWithFlags(&x[i], g, 0), CUDA_SUCCESS);
+        CHECK(cuGraphLaunch(x[i], s), CUDA_SUCCESS);
+    }
+    CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+    for (long i = 0; i < many; i++)
+        CHECK(cuGraphExecDestroy(x[i]), CUDA_SUCCESS);
+    free(x);
+}
+
+/* `churn`: ITERS launches of g's ops, each by an exec updated to g just
+ * before, or instantiated just before and destroyed just after. */
+static void launch_churning(CUstream s, CUgraph g, long iters, long sync_every)
+{
+    CUgraphExec x;
+    CHECK(cuGraphInstantiateWithFlags(&x, g, 0), CUDA_SUCCESS);
+    for (long i = 0; i < iters; i++) {
+        if (churn == CHURN_UPDATE) {
+            CUgraphExecUpdateResultInfo info;
+            CHECK(cuGraphExecUpdate_v2(x, g, &info), CUDA_SUCCESS);
+        } else if (i > 0) {
+            CHECK(cuGraphExecDestroy(x), CUDA_SUCCESS);
+            CHECK(cuGraphInstantiateWithFlags(&x, g, 0), CUDA_SUCCESS);
+        }
+        CHECK(cuGraphLaunch(x, s), CUDA_SUCCESS);
+        if (sync_every && (i + 1) % sync_every == 0)
+            CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+    }
+    CHECK(cuGraphExecDestroy(x), CUDA_SUCCESS);
+    CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
+}
+
 static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long sync_every, int update,
                      struct late late)
 {
@@ -88,6 +138,19 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long iters, long syn
     CUgraph g = capture(s, comm, send, recv, AR_COUNT);
     size_t nodes = 0;
     CHECK(cuGraphGetNodes(g, NULL, &nodes), CUDA_SUCCESS);
+    if (churn || many) {
+        double t0 = now_s();
+        if (many)
+            launch_many(s, g);
+        else
+            launch_churning(s, g, iters, sync_every);
+        printf("{\"rank\": %d, \"nodes\": %zu, \"launch_s\": %.6f}\n", rank, nodes, now_s() - t0);
+        fflush(stdout);
+        CHECK(cuGraphDestroy(g), CUDA_SUCCESS);
+        CHECK(ncclCommDestroy(comm), ncclSuccess);
+        CHECK(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+        return 0;
+    }
     CHECK(cuGraphInstantiateWithFlags(&x, g, 0), CUDA_SUCCESS);
     CHECK(cuGraphDestroy(g), CUDA_SUCCESS); /* the executable graph lives on */
 
@@ -125,9 +188,16 @@ int main(int argc, char **argv)
         late = (struct late){ atoi(argv[5]), atol(argv[6]) };
     if (argc == 6 && !strcmp(argv[4], "hold"))
         hold_ms = atol(argv[5]);
-    if ((argc != 4 && !update && late.rank < 0 && !hold_ms) || atoi(argv[1]) < 1 || atol(argv[2]) < 0 ||
-        atol(argv[3]) < 0 || late.us < 0 || late.us > 1000000 || hold_ms < 0 || hold_ms > 10000) {
-        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US | hold MS]\n");
+    if (argc == 6 && !strcmp(argv[4], "churn"))
+        churn = !strcmp(argv[5], "update") ? CHURN_UPDATE : !strcmp(argv[5], "instantiate") ? CHURN_INSTANTIATE
+                                                                                          : CHURN_NONE;
+    if (argc == 6 && !strcmp(argv[4], "many"))
+        many = atol(argv[5]);
+    if ((argc != 4 && !update && late.rank < 0 && !hold_ms && !churn && many <= 0) || atoi(argv[1]) < 1 ||
+        atol(argv[2]) < 0 || atol(argv[3]) < 0 || late.us < 0 || late.us > 1000000 || hold_ms < 0 ||
+        hold_ms > 10000 || many < 0 || many > 100000) {
+        fprintf(stderr, "usage: graph_app NRANKS ITERS SYNC_EVERY [update | late RANK US | hold MS | "
+                        "churn update | churn instantiate | many N]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);

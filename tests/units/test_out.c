@@ -54,6 +54,25 @@ static void test_job_shapes(void)
     job_shape_is((const char *const[]){"HOME=/root", NULL}, 0, 0);
 }
 
+static void job_world_is(const char *const *env, uint32_t world)
+{
+    fake_env = env;
+    CHECK(tap_parse_job_world(fake_getenv) == world);
+}
+
+/* The job's ranks for the per-op outputs' bound: any launcher's world
+ * size alone, the first set. */
+static void test_job_worlds(void)
+{
+    job_world_is((const char *const[]){"WORLD_SIZE=1000", "SLURM_NTASKS=125", NULL}, 1000);
+    job_world_is((const char *const[]){"OMPI_COMM_WORLD_SIZE=64", NULL}, 64);
+    job_world_is((const char *const[]){"SLURM_NTASKS=32", NULL}, 32);
+    job_world_is((const char *const[]){"PMI_SIZE=16", NULL}, 16);
+    job_world_is((const char *const[]){"WORLD_SIZE=0", NULL}, 0);
+    job_world_is((const char *const[]){"WORLD_SIZE=x", "PMI_SIZE=4", NULL}, 4);
+    job_world_is((const char *const[]){"HOME=/root", NULL}, 0);
+}
+
 static void test_run_ids(void)
 {
     run_id_is((const char *const[]){"NCCLTAP_RUN_ID=mine", "SLURM_JOB_ID=7", NULL}, "mine");
@@ -247,5 +266,6 @@ void test_out(void)
     test_parsers();
     test_run_ids();
     test_job_shapes();
+    test_job_worlds();
     test_dirs_and_files();
 }

@@ -1,6 +1,6 @@
 /* The writers (preload/writers/), each handed a snapshot and read back
  * from what it wrote: the rank file, the Prometheus textfile, the summary
- * line and the hang file. Built from the floors writers and below, as the
+ * line, the hang file and the per-op outputs' bound. Built from the floors writers and below, as the
  * shim links them. Every value of the snapshot differs from the others, so
  * a field written from the wrong member fails a check.
  * Usage: test_writers (makes and removes a directory under $TMPDIR). */
@@ -22,6 +22,7 @@
 #include "state/shared.h"
 #include "stats/stats.h"
 #include "writers/hang_file.h"
+#include "writers/ops_bound.h"
 #include "writers/output.h"
 #include "writers/prom_file.h"
 #include "writers/rank_file.h"
@@ -330,6 +331,36 @@ static void test_hang(void)
     json_decref(doc);
 }
 
+static uint64_t ops_bound_mb(bool set, uint32_t mb, uint32_t world)
+{
+    tap_config.ops_max_set = set;
+    tap_config.ops_max_mb = mb;
+    tap_config.job_world = world;
+    tap_ops_bound_reset();
+    return tap_ops_max_bytes() >> 20;
+}
+
+/* The per-op outputs' bound (writers/ops_bound.h): the job's 16 GiB
+ * shared by its processes unless NCCLTAP_OPS_MAX_MB says, at most 256
+ * MiB and at least 1 MiB a process. Last: it registers a communicator. */
+static void test_ops_bound(void)
+{
+    CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 1000) == 16);       /* 1,000 ranks: 16 GB in all */
+    CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 64) == 256);
+    CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 8) == 256);         /* never more than 256 MiB */
+    CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 100000) == 1);      /* never less than 1 MiB */
+    CHECK(ops_bound_mb(true, 3, 1000) == 3);                              /* NCCLTAP_OPS_MAX_MB=3 */
+    CHECK(ops_bound_mb(true, 1024, 1000) == 1024);
+    CHECK(ops_bound_mb(true, 0, 0) == 0);                                 /* none */
+    /* No launcher's world: the largest communicator (alpha 4, beta 8, then 2,048). */
+    CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 0) == 256);
+    tap_comm_register((ncclComm_t)0x3000, 0xc3c3c3c3c3c3c3c3ull, 0, TAP_ORIGIN_INIT, "gamma", 0, 2048, 0);
+    CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 0) == 8);
+    /* Decided once: a larger communicator later does not change it. */
+    tap_config.job_world = 16384;
+    CHECK(tap_ops_max_bytes() >> 20 == 8);
+}
+
 int main(void)
 {
     set_up();
@@ -337,6 +368,7 @@ int main(void)
     test_prom_file();
     test_summary();
     test_hang();
+    test_ops_bound();
     char cmd[sizeof dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!test_failures && system(cmd) != 0)

@@ -10,28 +10,44 @@ static _Thread_local int fail_thread = -1;
 void fail_set_rank(int rank) { fail_rank = rank; }
 void fail_set_thread(int thread) { fail_thread = thread; }
 
+/* The line vsay would print, with its newline, into line[cap]; its length. */
+static size_t vformat(char *line, size_t cap, const char *fmt, va_list ap)
+{
+    int n;
+    if (fail_rank < 0)
+        n = snprintf(line, cap, "nccltap-bench: ");
+    else if (fail_thread < 0)
+        n = snprintf(line, cap, "nccltap-bench: rank %d: ", fail_rank);
+    else
+        n = snprintf(line, cap, "nccltap-bench: rank %d thread %d: ",
+                     fail_rank, fail_thread);
+    if (n < 0 || (size_t)n >= cap)
+        n = 0;
+    int m = vsnprintf(line + n, cap - (size_t)n - 1, fmt, ap);
+    if (m < 0)
+        m = 0;
+    size_t len = (size_t)n + (size_t)m;
+    if (len > cap - 2)
+        len = cap - 2;
+    line[len++] = '\n';
+    return len;
+}
+
+size_t fail_format(char *line, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = vformat(line, cap, fmt, ap);
+    va_end(ap);
+    return len;
+}
+
 static void vsay(const char *fmt, va_list ap)
 {
     /* One buffer and one write, so that lines of concurrent ranks do not
      * interleave mid-line on a shared terminal. */
     char line[1024];
-    int n;
-    if (fail_rank < 0)
-        n = snprintf(line, sizeof line, "nccltap-bench: ");
-    else if (fail_thread < 0)
-        n = snprintf(line, sizeof line, "nccltap-bench: rank %d: ", fail_rank);
-    else
-        n = snprintf(line, sizeof line, "nccltap-bench: rank %d thread %d: ",
-                     fail_rank, fail_thread);
-    if (n < 0 || (size_t)n >= sizeof line)
-        n = 0;
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    if (m < 0)
-        m = 0;
-    size_t len = (size_t)n + (size_t)m;
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
+    size_t len = vformat(line, sizeof line, fmt, ap);
     fflush(stdout);
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;

@@ -3,6 +3,8 @@
 #ifndef NCCLTAP_BENCH_FAIL_H
 #define NCCLTAP_BENCH_FAIL_H
 
+#include <stddef.h>
+
 #include "cuda/cuda_driver.h"
 #include "abi/nccl_abi.h"
 
@@ -12,6 +14,11 @@ void fail_set_rank(int rank);
 void fail_set_thread(int thread);
 
 _Noreturn void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The line bench_die would print (who is speaking, the message, a
+ * newline) into line[cap], cut to fit; returns its length. For a message
+ * printed later where printf cannot be called (a signal handler). */
+size_t fail_format(char *line, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Prints like bench_die but returns, for messages that are not fatal. */
 void bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "fail.h"
 #include "rank.h"
 #include "rdv.h"
 
@@ -81,6 +82,7 @@ int launch_single(const struct bench_opts *o)
     int rank, world, local;
     if (from_env(&rank, &world, &local) || options_check_world(o, world))
         return BENCH_EXIT_USAGE;
+    fail_set_rank(rank); /* the id file's refusals name the rank */
     struct rdv *rdv;
     if (world == 1) {
         rdv = rdv_solo();

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "barrier.h"
 #include "check.h"
+#include "deadline.h"
 #include "fail.h"
 #include "json.h"
 #include "rank_ctx.h"
@@ -165,6 +166,12 @@ int rank_run(const struct bench_opts *o, struct rdv *rdv, int rank, int world, i
         for (int t = 0; t < o->threads; t++)
             NCCL_CHECK(ncclGetUniqueId, (&rk->ids[t]));
     rdv->ops->share_ids(rdv, rk->ids, o->threads);
+    /* NCCL waits for every rank of a communicator at its init, with no
+     * bound of its own: --timeout bounds it (each thread's init). */
+    if (world > 1)
+        deadline_arm(o->timeout_s, o->threads,
+                     "in ncclCommInitRank, waiting for the other ranks (are they all started, with this run's "
+                     "ids? set --id-file, or raise --timeout)");
 
     report_header(rk);
     run_threads(rk);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "barrier.h"
 #include "check.h"
+#include "deadline.h"
 #include "fail.h"
 #include "measure.h"
 #include "report.h"
@@ -47,6 +48,8 @@ static void setup(struct worker *w)
     }
 
     NCCL_CHECK(ncclCommInitRank, (&w->comm, rk->world, rk->ids[w->thread], rk->rank));
+    if (rk->world > 1)
+        deadline_party_done();
 }
 
 static void teardown(struct worker *w)

@@ -14,6 +14,7 @@ nccl-tests formulas, not read back from the bench.
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -339,6 +340,130 @@ def case_launcher(tmp):
     launch_ranks(2, launchers[0], {"TMPDIR": d, "MASTER_PORT": "29512"},
                  ["--bytes", "1K", "--iters", "2"])
     check(os.listdir(d) == [], f"default id file left behind: {os.listdir(d)}")
+
+
+def launch_one(rank, n, d, args):
+    """Rank `rank` of `n` (torchrun's variables), ids through d/id."""
+    env = clean_env(RANK=rank, WORLD_SIZE=n, LOCAL_RANK=rank)
+    return subprocess.Popen([BENCH, "--id-file", f"{d}/id"] + args, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def finish(p, what, timeout=60):
+    """(exit status, stdout, stderr) of p; a failure if it is still running after `timeout`."""
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        sys.stderr.write(err)
+        fail(f"{what}: still running after {timeout} s (hung)")
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return p.returncode, out, err
+
+
+def id_file_bytes(boot_id, pid, written_unix_s, nids=1):
+    """An id file as rank 0 writes it (tools/bench/id_file.h): the header,
+    then nids ncclUniqueIds of 128 bytes."""
+    return struct.pack("<8siiiiQq40s40s", b"NCCLTAB2", 2, nids, pid, 0, 0, written_unix_s,
+                       boot_id.encode(), b"pid:[1]") + os.urandom(128 * nids)
+
+
+def rank1_first(d, args):
+    """Rank 1 started a second before rank 0, so that it finds whatever id
+    file is there first; returns both (status, stdout, stderr)."""
+    p1 = launch_one(1, 2, d, args)
+    time.sleep(1.0)
+    p0 = launch_one(0, 2, d, args)
+    return finish(p0, "rank 0"), finish(p1, "rank 1")
+
+
+def case_launcher_stale(tmp):
+    """An id file left under the run's name by an earlier run is no run's:
+    a rank that finds it waits for this run's rank 0 to write its own and
+    says so, whether the earlier run was on this host (its rank 0 was
+    killed) or on another (written longer than --timeout ago). Before,
+    rank 1 took the old ids and both ranks waited in ncclCommInitRank for
+    ever. And --timeout bounds that wait too: a rank 0 whose rank 1 never
+    comes gives up after it, saying where it waited."""
+    args = ["--bytes", "1K", "--iters", "2", "--warmup", "0", "--timeout", "30"]
+    # A run killed after its rank 0 wrote the ids (its rank 1 never came).
+    d = f"{tmp}/killed"
+    os.mkdir(d)
+    p = launch_one(0, 2, d, args)
+    for _ in range(400):
+        if os.path.exists(f"{d}/id"):
+            break
+        time.sleep(0.05)
+    p.kill()
+    p.communicate()
+    check(os.path.exists(f"{d}/id"), "the killed run left no id file: nothing tested")
+    (rc0, out0, _), (rc1, _, err1) = rank1_first(d, args)
+    check(rc0 == 0 and rc1 == 0, f"after a killed run: exit {rc0} and {rc1}")
+    check(len(table_rows(out0)) == 1, "after a killed run: rank 0's table")
+    check(f"{d}/id is not this run's (its rank 0, pid {p.pid}, is gone)" in err1,
+          f"rank 1 does not say it left the killed run's id file alone: {err1!r}")
+    check(os.listdir(d) == [], f"after a killed run: left behind {os.listdir(d)}")
+    # Written on another host ten minutes ago: no process to look at, older than --timeout.
+    d = f"{tmp}/other_host"
+    os.mkdir(d)
+    with open(os.open(f"{d}/id", os.O_WRONLY | os.O_CREAT, 0o600), "wb") as f:
+        f.write(id_file_bytes("another-host", 4242, int(time.time()) - 600))
+    (rc0, _, _), (rc1, _, err1) = rank1_first(d, args)
+    check(rc0 == 0 and rc1 == 0, f"after another host's run: exit {rc0} and {rc1}")
+    check("written on another host" in err1 and "more than --timeout 30 s" in err1,
+          f"rank 1 does not say why it left the other host's id file alone: {err1!r}")
+    # Rank 0 alone: NCCL waits for rank 1 in ncclCommInitRank; --timeout 2 ends it.
+    d = f"{tmp}/alone"
+    os.mkdir(d)
+    t0 = time.monotonic()
+    rc, _, err = finish(launch_one(0, 2, d, ["--bytes", "1K", "--iters", "1", "--timeout", "2"]), "rank 0 alone")
+    took = time.monotonic() - t0
+    check(rc == 1 and "rank 0: timed out after 2 s in ncclCommInitRank" in err and took < 15,
+          f"rank 0 alone: exit {rc} after {took:.1f} s, {err!r}; expected 1 after --timeout 2")
+
+
+def case_launcher_unsafe(tmp):
+    """The id file's directory is refused when others can write in it
+    without the sticky bit (they could replace the files), and so is a
+    file there that another user owns (planted, say in /tmp): a clear
+    message, exit 1, no NCCL call. A sticky directory that all can write
+    in, as /tmp, is fine."""
+    args = ["--bytes", "1K", "--iters", "1", "--warmup", "0", "--timeout", "20"]
+    d = f"{tmp}/open"
+    os.mkdir(d)
+    os.chmod(d, 0o777)
+    for rank in (0, 1):
+        rc, _, err = finish(launch_one(rank, 2, d, args), f"rank {rank} in {d}")
+        check(rc == 1 and f"the directory {d} of the id file is writable by others without the sticky bit" in err,
+              f"rank {rank} in a directory all can write in: exit {rc}, {err!r}")
+    check(os.listdir(d) == [], f"files written in a refused directory: {os.listdir(d)}")
+    d = f"{tmp}/sticky"
+    os.mkdir(d)
+    os.chmod(d, 0o1777)
+    (rc0, _, _), (rc1, _, _) = rank1_first(d, args)
+    check(rc0 == 0 and rc1 == 0, f"in a sticky directory: exit {rc0} and {rc1}")
+    check(os.listdir(d) == [], f"in a sticky directory: left behind {os.listdir(d)}")
+    if os.geteuid() != 0:
+        print("planted id file: skipped (giving a file to another user needs root)")
+        return
+    d = f"{tmp}/theirs"
+    os.mkdir(d)
+    os.chown(d, 65534, 65534)
+    rc, _, err = finish(launch_one(0, 2, d, args), "rank 0 in another user's directory")
+    check(rc == 1 and f"the directory {d} of the id file is owned by uid 65534, neither you nor root" in err,
+          f"rank 0 in another user's directory: exit {rc}, {err!r}")
+    d = f"{tmp}/planted"
+    os.mkdir(d)
+    os.chmod(d, 0o1777)
+    with open(os.open(f"{d}/id", os.O_WRONLY | os.O_CREAT, 0o644), "wb") as f:
+        f.write(id_file_bytes("another-host", 4242, int(time.time())))
+    os.chown(f"{d}/id", 65534, 65534)
+    for rank in (1, 0):
+        rc, _, err = finish(launch_one(rank, 2, d, args), f"rank {rank} with a planted id file")
+        check(rc == 1 and f"{d}/id is owned by uid 65534, not by you: refusing it" in err,
+              f"rank {rank} with another user's id file: exit {rc}, {err!r}")
 
 
 def case_bad_option(tmp):

@@ -234,6 +234,12 @@ struct totals {
     uint64_t in_flight;
     uint64_t no_memory;  /* allocations the shim could not make (optional) */
     uint64_t after_exit; /* calls made while the process wrote its last file: in no row (optional) */
+    /* Communicators past the shim's bound of 4,096 a process: their calls
+     * are in the "(overflow)" communicator's rows (optional). */
+    uint64_t comms_past_limit;
+    /* Executable CUDA graphs the shim could not follow: their launches,
+     * and so their captured ops' executions, are not counted (optional). */
+    uint64_t graphs_untracked;
 };
 
 /* Adds b into a. */

@@ -311,4 +311,6 @@ void totals_add(struct totals *a, const struct totals *b)
     a->in_flight += b->in_flight;
     a->no_memory += b->no_memory;
     a->after_exit += b->after_exit;
+    a->comms_past_limit += b->comms_past_limit;
+    a->graphs_untracked += b->graphs_untracked;
 }

@@ -52,6 +52,8 @@ static const struct field file_fields[] = {
     OPT("totals.in_flight", K_U64, struct rank_file, totals.in_flight),
     OPT("totals.no_memory", K_U64, struct rank_file, totals.no_memory),
     OPT("totals.after_exit", K_U64, struct rank_file, totals.after_exit),
+    OPT("totals.comms_past_limit", K_U64, struct rank_file, totals.comms_past_limit),
+    OPT("totals.graphs_untracked", K_U64, struct rank_file, totals.graphs_untracked),
 };
 
 static const struct field comm_fields[] = {
@@ -737,6 +739,16 @@ static int check_required(struct rank_parser *p, const struct frame *t)
     return 1;
 }
 
+/* Whether `comm` is an "(overflow)" communicator the file listed before
+ * (the shim writes "comms" before "ops"): its rows have rank -1. */
+static bool of_overflow(const struct rank_file *f, const char *comm)
+{
+    for (size_t i = 0; i < f->ncomms; i++)
+        if (comm_entry_is_overflow(&f->comms[i]) && strcmp(f->comms[i].id, comm) == 0)
+            return true;
+    return false;
+}
+
 /* A whole element whose rank or size is out of range is left out, as a
  * per-op record is: the rest of the file is still good. */
 static void drop_if_out_of_range(struct rank_parser *p, const struct frame *fr)
@@ -745,8 +757,10 @@ static void drop_if_out_of_range(struct rank_parser *p, const struct frame *fr)
     if (fr->section->fields == comm_fields)
         why = comm_entry_invalid(fr->dst);
     else if (fr->section->fields == op_fields) {
-        int rank = ((const struct op_row *)fr->dst)->rank;
-        why = rank < 0 || rank >= REPORT_MAX_NRANKS ? "a rank outside 0..2^20" : NULL;
+        const struct op_row *row = fr->dst;
+        why = row->rank < 0 || row->rank >= REPORT_MAX_NRANKS ? "a rank outside 0..2^20" : NULL;
+        if (row->rank == -1 && of_overflow(p->f, row->comm))
+            why = NULL;
     }
     if (!why)
         return;

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *event_invalid(const struct op_event *e, int nranks)
 {
@@ -29,8 +30,11 @@ void report_rejected(struct report *r, const char *path, uint64_t n, const char 
     if (!n)
         return;
     r->records_rejected += n;
-    msg("%s: %llu %s%s out of range left out (the first: %s)", path, (unsigned long long)n, what,
-        n == 1 ? "" : "s", why);
+    /* "entry" -> "entries", "per-op record" -> "per-op records" */
+    size_t len = strlen(what);
+    bool y = len > 0 && what[len - 1] == 'y';
+    msg("%s: %llu %.*s%s out of range left out (the first: %s)", path, (unsigned long long)n,
+        (int)(n != 1 && y ? len - 1 : len), what, n == 1 ? "" : y ? "ies" : "s", why);
 }
 
 void report_check_events(struct report *r, struct rank_file *f, const char *path)
@@ -38,17 +42,25 @@ void report_check_events(struct report *r, struct rank_file *f, const char *path
     size_t nsizes;
     struct comm_size *sizes = comm_sizes_of(f, 1, &nsizes);
     const char *first = NULL;
-    size_t kept = 0;
+    size_t kept = 0, rejected = 0;
     for (size_t i = 0; i < f->nevents; i++) {
         const struct op_event *e = &f->events[i];
-        const char *why = event_invalid(e, comm_size_find(sizes, nsizes, e->comm, REPORT_MAX_NRANKS));
+        int nranks = comm_size_find(sizes, nsizes, e->comm, REPORT_MAX_NRANKS);
+        /* The "(overflow)" communicator (comm_entry_invalid): the ops of
+         * many communicators, with no rank to match them across ranks by.
+         * Their calls are in its rows; their records are left out of the
+         * analyses, not rejected. */
+        if (nranks == COMM_OVERFLOW_NRANKS)
+            continue;
+        const char *why = event_invalid(e, nranks);
         if (why) {
             first = first ? first : why;
+            rejected++;
             continue;
         }
         f->events[kept++] = *e;
     }
-    report_rejected(r, path, f->nevents - kept, "per-op record", first);
+    report_rejected(r, path, rejected, "per-op record", first);
     f->nevents = kept;
     free(sizes);
 }
@@ -67,8 +79,15 @@ const char *hang_comm_invalid(const struct hang_comm *c)
     return NULL;
 }
 
+bool comm_entry_is_overflow(const struct comm_entry *c)
+{
+    return c->rank == -1 && c->nranks == COMM_OVERFLOW_NRANKS && strcmp(c->origin, "overflow") == 0;
+}
+
 const char *comm_entry_invalid(const struct comm_entry *c)
 {
+    if (comm_entry_is_overflow(c))
+        return NULL;
     if (c->nranks < 1 || c->nranks > REPORT_MAX_NRANKS)
         return "a communicator size outside 1..2^20";
     if (c->rank < 0 || c->rank >= c->nranks)

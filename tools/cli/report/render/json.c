@@ -116,7 +116,7 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
     const struct totals t = s->totals;
     /* "discarded" is the trace's (LTTng's full buffers), not any rank's;
      * 0 for per-rank files, which lose nothing that way. */
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
         "calls", (json_int_t)t.calls, "dropped", (json_int_t)t.dropped,
         "timed", (json_int_t)t.timed, "stamped", (json_int_t)t.stamped, "untimed", (json_int_t)t.untimed,
         "captured", (json_int_t)t.captured, "pending", (json_int_t)t.pending,
@@ -124,6 +124,13 @@ static json_t *totals_json(const struct report *r, const struct report_summary *
         "simulated", (json_int_t)t.simulated, "in_flight", (json_int_t)t.in_flight,
         "no_memory", (json_int_t)t.no_memory, "discarded", (json_int_t)r->discarded,
         "ops_lines_dropped", (json_int_t)t.ops_lines_dropped, "after_exit", (json_int_t)t.after_exit);
+    /* What the shim could not follow, only when there was some, so that
+     * the usual document keeps its keys. */
+    if (o && t.comms_past_limit)
+        json_object_set_new(o, "comms_past_limit", json_integer((json_int_t)t.comms_past_limit));
+    if (o && t.graphs_untracked)
+        json_object_set_new(o, "graphs_untracked", json_integer((json_int_t)t.graphs_untracked));
+    return o;
 }
 
 /* Ten significant digits: enough for any bandwidth or time here, and no

@@ -189,7 +189,8 @@ static void print_comm_heading(const struct comm_summary *c, const char *id,
         return;
     }
     if (c->nranks < 0 && strcmp(c->name, "(overflow)") == 0) { /* the shim's, not one communicator */
-        fputs(" \"(overflow)\": calls of communicators past the shim's 4,096, or without memory\n", out);
+        fputs(" \"(overflow)\": calls of communicators past the shim's 4,096, or without memory\n"
+              "  (no rank to match its per-op records across ranks by: they are left out)\n", out);
         return;
     }
     if (c->name[0])
@@ -517,6 +518,14 @@ static void print_totals(const struct report *r, const struct report_summary *s,
     if (t->lost)
         fprintf(out, "NOTE: lost %llu: timed ops never completed on the GPU (their CUDA context was\n"
                 "  destroyed first); they are counted, not timed\n", (unsigned long long)t->lost);
+    if (t->comms_past_limit)
+        fprintf(out, "WARNING: comms_past_limit %llu: communicators past the shim's 4,096 a process; their\n"
+                "  calls are counted in the \"(overflow)\" communicator's rows, not in rows of their own\n",
+                (unsigned long long)t->comms_past_limit);
+    if (t->graphs_untracked)
+        fprintf(out, "WARNING: graphs_untracked %llu: executable CUDA graphs past the shim's 4,096 alive at once;\n"
+                "  their launches are not counted: the executions of their captured ops are missing above\n",
+                (unsigned long long)t->graphs_untracked);
 }
 
 int report_print_text(const struct report *r, const struct report_summary *s,
