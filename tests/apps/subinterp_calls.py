@@ -20,6 +20,7 @@ def run(comm, calls):
     check("cuCtxSetCurrent", cuda.cuCtxSetCurrent(ctx))
     check("cuStreamCreate", cuda.cuStreamCreate(ctypes.byref(stream), 1))
     check("cuMemAlloc_v2", cuda.cuMemAlloc_v2(ctypes.byref(buf), ctypes.c_size_t(1 << 16)))
+    b, c = P(buf.value), P(comm)
     for _ in range(calls):
-        check("sub", nccl.ncclAllReduce(P(buf.value), P(buf.value), ctypes.c_size_t(128), 7, 0, P(comm), stream))  # LINE:sub
+        check("sub", nccl.ncclAllReduce(b, b, ctypes.c_size_t(128), 7, 0, c, stream))  # LINE:sub
     check("cuStreamSynchronize", cuda.cuStreamSynchronize(stream))

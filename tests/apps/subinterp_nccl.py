@@ -52,8 +52,9 @@ def main():
     uid, comm = UniqueId(), P()
     check("ncclGetUniqueId", nccl.ncclGetUniqueId(ctypes.byref(uid)))
     check("ncclCommInitRank", nccl.ncclCommInitRank(ctypes.byref(comm), 1, uid, 0))
+    b = P(buf.value)
     for _ in range(CALLS["main"]):
-        check("main", nccl.ncclAllReduce(P(buf.value), P(buf.value), ctypes.c_size_t(256), 7, 0, comm, stream))  # LINE:main
+        check("main", nccl.ncclAllReduce(b, b, ctypes.c_size_t(256), 7, 0, comm, stream))  # LINE:main
     check("cuStreamSynchronize", cuda.cuStreamSynchronize(stream))
     try:
         interp = interpreters.create(isolated=False)
