@@ -890,8 +890,11 @@ SKIP = 77
 def hosts(run):
     """Two simulated hosts, ranks 0-1 on hosta and 2-3 on hostb, each in its
     own UTS and time namespace, hostb's CLOCK_MONOTONIC 5 s ahead; rank 3
-    late by 500 us. The report puts hostb at +5 s within 200 us, and finds
-    rank 3 as it does on one host."""
+    late by 500 us. The report puts hostb at +5 s within the error it
+    states for hostb's offset, on a loaded machine too (each process's
+    calibration of its GPU clock on the host's, off by up to half its
+    window, is in that error: a loaded machine's wider windows make the
+    error larger, never wrong), and finds rank 3 as it does on one host."""
     probe = subprocess.run(["unshare", "--uts", "--time", "--monotonic", "5", "--fork", "true"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
@@ -917,13 +920,14 @@ def hosts(run):
     hs = {h["host"]: h for h in rep["crossrank"]["hosts"]}
     check(sorted(hs) == ["hosta", "hostb"], "hosts %s" % sorted(hs))
     check(hs["hosta"]["offset_ns"] == 0, "hosta is the reference: %s" % hs["hosta"])
-    off = hs["hostb"]["offset_ns"]
-    # 200 us, not the 50 us this asked before: on the simulator the estimate
-    # is off by up to 162 us (10 runs at 8a36f1c, before this session's
-    # changes, 4 past 50 us; 10 after, 2 past 50 us), from the processes' own
-    # GPU-clock calibrations. Why they differ by that much on the simulator is
-    # left open in the issues; a skew under the threshold is never a straggler.
-    check(abs(off - 5e9) <= 200e3, "hostb at %+.6f s, want +5 s within 200 us" % (off / 1e9))
+    off, error_us = hs["hostb"]["offset_ns"], hs["hostb"]["error_us"]
+    # A calibration is never exact (its window is a few us at least), so an
+    # error of 0 is a claim the report cannot make; under 10 ms: the shim
+    # keeps the narrowest of 16 calibration tries, so that a loaded machine
+    # still tells the hosts' clocks apart.
+    check(0 < error_us < 10e3, "hostb's stated error %.1f us" % error_us)
+    check(abs(off - 5e9) <= error_us * 1e3, "hostb at %+.6f s +-%.1f us: the true +5 s is not within the stated "
+          "error (off by %.1f us)" % (off / 1e9, error_us, (off - 5e9) / 1e3))
     st = rep["stragglers"]
     check(len(st) == 1 and st[0]["rank"] == 3, "stragglers %s, want rank 3 alone" % st)
     check(st[0]["last_fraction"] >= 0.95, "last_fraction %.3f < 0.95" % st[0]["last_fraction"])

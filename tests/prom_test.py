@@ -125,6 +125,8 @@ def parse(text):
             kind, name, rest = line[2:6].lower(), *line[7:].split(" ", 1)
             families.setdefault(name, {})[kind] = rest
             continue
+        if line.startswith("# "):
+            continue  # a comment, as the format allows (nccltap's first line names the process)
         m = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{|\s)", line)
         if not m:
             fail("not a sample: %r" % line)

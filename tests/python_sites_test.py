@@ -14,6 +14,10 @@ strings written once (one python_frame event per line, however many calls);
 and with more lines than nccltap's table holds, the calls left unread
 counted in the trace as in the rank file.
 
+In a Python sub-interpreter (tests/apps/subinterp_nccl.py), on the thread
+that created it and on another, each call is the sub-interpreter's line,
+not the line of the outer interpreter that ran it (issue 29, item 14).
+
 Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
                            [--depth1-only] [--lttng]
 Needs CPython 3.11 or 3.12 (those whose frames nccltap reads), and with
@@ -74,6 +78,7 @@ def main():
     check_python_skip(a, source)
     check_transient(a, source)
     check_finalizing(a)
+    check_subinterpreter(a)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
@@ -291,6 +296,31 @@ def check_finalizing(a):
     daemon = got.get("py_finalize_nccl.py:%d in main.<locals>.daemon" % lines["daemon"], 0)
     check(daemon > 0 and got.get("py_finalize_nccl.py:%d in main" % lines["main"]) == 3,
           "finalizing with a thread in NCCL: the daemon's line and main's 3 calls named (got %s)" % got)
+
+
+def check_subinterpreter(a):
+    """A sub-interpreter run from Python, on the main thread and on another
+    (tests/apps/subinterp_nccl.py): its calls are its own line
+    (subinterp_calls.py's), the main interpreter's its line, none read
+    from the outer interpreter's frames nor left unread."""
+    out = os.path.join(a.work, "python-sites-subinterp")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1")
+    if a.preload:
+        env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
+    apps = os.path.join(a.src, "tests", "apps")
+    script = os.path.join(apps, "subinterp_nccl.py")
+    nccltap = os.path.join(a.bin, "nccltap")
+    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script], env)
+    want = json.loads([l for l in printed.splitlines() if l.startswith('{"sites"')][0])["sites"]
+    doc = json.loads(run([nccltap, "report", "--json", out]))
+    got, _ = site_calls(doc)
+    expect = {"subinterp_nccl.py:%d in main" % script_lines(script)["main"]: want["main"],
+              "subinterp_calls.py:%d in run" % script_lines(os.path.join(apps, "subinterp_calls.py"))["sub"]:
+              want["sub"]}
+    check(got == expect and doc["callsite_python_unread"] == 0,
+          "calls made in a sub-interpreter: expected %s, got %s (%d unread)"
+          % (expect, got, doc["callsite_python_unread"]))
 
 
 def check_script(a, script):

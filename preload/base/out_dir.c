@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,12 +59,14 @@ static void close_keeping_errno(int fd)
 }
 
 /* Opens the directory `name` in `at`, never through a symlink, creating it
- * with exactly `mode` when missing. -1 with errno and *why on failure;
- * ENOTDIR or ELOOP when `name` is a symlink or not a directory. */
-static int open_or_make(int at, const char *name, mode_t mode, int last, int *created, const char **why)
+ * with exactly `mode` when missing (unless `make` is false: ENOENT). -1
+ * with errno and *why on failure; ENOTDIR or ELOOP when `name` is a
+ * symlink or not a directory. */
+static int open_or_make(int at, const char *name, mode_t mode, bool make, int last, int *created,
+                        const char **why)
 {
     int fd = openat(at, name, DIR_FLAGS);
-    if (fd < 0 && errno == ENOENT) {
+    if (fd < 0 && errno == ENOENT && make) {
         int made = mkdirat(at, name, mode) == 0;
         if (!made && errno != EEXIST) { /* EEXIST: another rank was first */
             *why = "cannot create it";
@@ -180,7 +183,7 @@ static char *next_component(char **rest)
     return name;
 }
 
-int tap_out_dir_open(const char *path, mode_t mode, const char **why, int *created)
+static int open_dir(const char *path, mode_t mode, bool make, const char **why, int *created)
 {
     if (created)
         *created = 0;
@@ -201,7 +204,7 @@ int tap_out_dir_open(const char *path, mode_t mode, const char **why, int *creat
     char *rest = buf, *name;
     while ((name = next_component(&rest)) != NULL) {
         int last = !*rest;
-        int fd = open_or_make(at, name, mode, last, created, why);
+        int fd = open_or_make(at, name, mode, make, last, created, why);
         struct stat st;
         if (fd < 0 && !last && (errno == ENOTDIR || errno == ELOOP) &&
             fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
@@ -219,6 +222,16 @@ int tap_out_dir_open(const char *path, mode_t mode, const char **why, int *creat
         return -1;
     }
     return at;
+}
+
+int tap_out_dir_open(const char *path, mode_t mode, const char **why, int *created)
+{
+    return open_dir(path, mode, true, why, created);
+}
+
+int tap_out_dir_open_existing(const char *path, const char **why)
+{
+    return open_dir(path, 0, false, why, NULL);
 }
 
 const char *tap_out_mode_refusal(const char *s, mode_t *mode)

@@ -40,6 +40,10 @@
  * NULL). */
 int tap_out_dir_open(const char *path, mode_t mode, const char **why, int *created);
 
+/* The same for a directory that must exist already: nothing is created
+ * (ENOENT, "cannot open it", when a component is missing). */
+int tap_out_dir_open_existing(const char *path, const char **why);
+
 /* The rule alone, on an open directory: 0, or -1 with errno (EPERM) and
  * *why. */
 int tap_out_dir_check(int dirfd, const char **why);

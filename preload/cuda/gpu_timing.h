@@ -79,6 +79,15 @@ int tap_capture_mode_exchange(int mode);
 void tap_pools_grow(void);
 void tap_pools_calibrate(void);
 
+/* How far an event's CLOCK_MONOTONIC time may be from the true one, from
+ * its context's calibration (gpu_timing.c, calibrate): half the widest
+ * window of a calibration made so far, the largest over the process's
+ * contexts; 0 before any. A constant error of a process's times, which
+ * aligning its clock with another's from the ends of collectives takes
+ * for a clock offset: the report adds it to the offset's error. Any
+ * thread. */
+uint64_t tap_clock_calibration_error_ns(void);
+
 /* Reducer (and the hot path while `auto` learns): CUDA_SUCCESS when the event has completed, CUDA_ERROR_NOT_READY
  * while it has not, another code when it never will (context destroyed). */
 CUresult tap_event_query(const struct tap_event *e);

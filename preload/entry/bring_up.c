@@ -10,6 +10,7 @@
 #include "entry/thread.h"
 #include "runtime/runtime.h"
 #include "writers/output.h"
+#include "writers/prom_stale.h"
 
 /* fork(): the runtime takes the locks a child may need before, and
  * releases them after, in parent and child (runtime.h says why); the
@@ -38,6 +39,7 @@ void tap_at_load(void)
     unsigned threads = tap_process_threads();
     if (threads != 1) {
         tap_output_note_image();
+        tap_prom_remove_earlier_image();
         if (tap_config.os_switch && !getenv("NCCL_SET_THREAD_NAME"))
             tap_log("NCCLTAP_OS=switch: the process had %u threads when nccltap was loaded, so nccltap does not "
                     "set NCCL_SET_THREAD_NAME=1 (setenv is not safe beside other threads): set it in the job's "
@@ -45,6 +47,7 @@ void tap_at_load(void)
         return;
     }
     tap_output_pass_image();
+    tap_prom_remove_earlier_image();
     if (tap_config.os_switch)
         setenv("NCCL_SET_THREAD_NAME", "1", 0);
 }

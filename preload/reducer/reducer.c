@@ -583,6 +583,7 @@ void tap_reducer_snapshot(struct tap_snapshot *s)
         .pair_cost_ns = (uint64_t)tap_reducer_pair_cost_ns(),
         .busy_union_ns = tap_busy_union_ns(),
         .busy_sum_ns = tap_busy_sum_ns(),
+        .clock_calibration_error_ns = tap_clock_calibration_error_ns(),
         .progress = progress,
         .nprogress = progress_cap,
         .os = tap_os_view(),

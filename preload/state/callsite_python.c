@@ -11,6 +11,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "state/python_interps.h"
 
 /* Where CPython keeps what is read, 64-bit, per version: offsets read
  * with offsetof from each version's headers (Include/cpython/pystate.h,
@@ -27,10 +28,15 @@ struct layout {
     int str_ascii_data;          /* sizeof(PyASCIIObject) */
     int str_utf8_length, str_utf8; /* PyCompactUnicodeObject */
     int str_compact_data;        /* sizeof(PyCompactUnicodeObject): a non-ASCII str's characters */
+    /* Sub-interpreters (subinterpreters.c): _PyRuntimeState.interpreters
+     * (.mutex, .head, .main), PyInterpreterState.next and .threads.head,
+     * PyThreadState.next and .thread_id (Include/internal/pycore_runtime.h,
+     * pycore_interp.h). */
+    int rt_mutex, rt_head, rt_main, interp_next, interp_threads, ts_next, ts_thread_id;
 };
 static const struct layout layouts[] = {
-    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72},
-    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56},
+    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152},
+    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136},
 };
 enum {
     OWNED_BY_GENERATOR = 1,
@@ -142,6 +148,8 @@ static bool on_main_thread(void)
     return main_thread > 0;
 }
 
+static struct tap_py_interp_layout interp_layout; /* the running CPython's, for python_interps.c */
+
 static void look(void)
 {
     const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
@@ -156,6 +164,10 @@ static void look(void)
                 *version >> 24, (*version >> 16) & 0xff);
         return;
     }
+    struct tap_py_interp_layout *l = &interp_layout;
+    *l = (struct tap_py_interp_layout){py->rt_mutex, py->rt_head, py->rt_main, py->interp_next, py->interp_threads,
+                                       py->ts_next, py->ts_thread_id, py->ts_cframe, py->cframe_current};
+    tap_py_interps_init(l);
     table = calloc(TAP_PY_CAPACITY, sizeof *table);
     if (!table)
         tap_log("no memory for the Python call-site table: call sites stay native");
@@ -400,6 +412,18 @@ static unsigned walk(const char *ts, uint16_t *out, unsigned max)
     return n;
 }
 
+/* The walk of the thread state that runs on this thread: its first one,
+ * unless the process has sub-interpreters (python_interps.h); not known
+ * (CPython's lock held): the call stays native, counted. */
+static unsigned walk_running(const char *ts, uint16_t *out, unsigned max)
+{
+    if (!tap_py_one_interpreter() && !(ts = tap_py_running_state(ts))) {
+        atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
+        return 0;
+    }
+    return walk(ts, out, max);
+}
+
 unsigned tap_python_sites(uint16_t *out, unsigned max)
 {
     const char *ts = get_tstate();
@@ -407,11 +431,11 @@ unsigned tap_python_sites(uint16_t *out, unsigned max)
         return 0; /* no interpreter on this thread */
     int g = atomic_load(&guard);
     if (g == GUARD_NONE && on_main_thread())
-        return walk(ts, out, max);
+        return walk_running(ts, out, max);
     unsigned n = 0;
     atomic_fetch_add(&walkers, 1);
     if (atomic_load(&guard) == GUARD_ARMED)
-        n = walk(ts, out, max);
+        n = walk_running(ts, out, max);
     else
         atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed); /* not yet guarded, or finalizing */
     atomic_fetch_sub_explicit(&walkers, 1, memory_order_release);

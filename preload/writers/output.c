@@ -96,6 +96,7 @@ bool tap_output_has_room(uint64_t bytes)
  * 'exec ...') makes no NCCL call, so the program keeps the plain name. */
 #define IMAGE_VAR "NCCLTAP_IMAGE"
 static unsigned image_no;
+static bool after_exec;  /* NCCLTAP_IMAGE named this pid: an earlier image ran */
 static int noted_pid; /* a forked child notes its own */
 
 static void name_of_image(char *buf, size_t len, unsigned image, const char *suffix)
@@ -136,8 +137,14 @@ void tap_output_note_image(void)
     int pid;
     unsigned n;
     image_no = 0;
-    if (was && sscanf(was, "%d:%u", &pid, &n) == 2 && pid == tap_process.pid && n < 1000000)
+    after_exec = was && sscanf(was, "%d:%u", &pid, &n) == 2 && pid == tap_process.pid && n < 1000000;
+    if (after_exec)
         image_no = n + image_left_files(n);
+}
+
+bool tap_output_after_exec(void)
+{
+    return after_exec;
 }
 
 void tap_output_pass_image(void)

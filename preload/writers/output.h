@@ -39,6 +39,11 @@ void tap_output_name(char *buf, size_t len, const char *suffix);
  * child is image 0 of its own pid. Reads the environment only. */
 void tap_output_note_image(void);
 
+/* Whether the image noted follows an earlier image of this pid that ran
+ * nccltap (NCCLTAP_IMAGE named the pid): exec() ended that one, with no
+ * exit handler. After tap_output_note_image. */
+bool tap_output_after_exec(void);
+
 /* Notes the image, then sets NCCLTAP_IMAGE for the next one. setenv: only
  * from the shim's constructor while the process has one thread (a forked
  * child's later exec() starts at image 0 again, and replaces the files of

@@ -16,6 +16,7 @@
 #include "base/out_file.h"
 #include "writers/prom_inspector.h"
 #include "writers/prom_metrics.h"
+#include "writers/prom_owner.h"
 #include "base/process.h"
 
 /* Files a process can write: one per GPU it uses, and one for its
@@ -206,6 +207,9 @@ static int write_file(int dir, struct prom_out *o, bool process, const struct ta
     static char buf[1 << 16];
     setvbuf(f, buf, _IOFBF, sizeof buf);
     __fsetlocking(f, FSETLOCKING_BYCALLER);
+    /* Which process wrote it: the image exec() starts next removes by it
+     * what this one leaves (prom_stale.h). */
+    fputs(tap_prom_owner_mark(), f);
     tap_prom_metrics_write(f, o->gpu, process, snap);
     if (tap_config.prom_inspector)
         /* Inspector's slurm_job_id is nccltap's job_id (SLURM_JOB_ID by

@@ -177,7 +177,9 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
     json_number(f, (double)snap->busy_union_ns * 1e-9);
     fputs(", \"nccl_timed_s\": ", f);
     json_number(f, (double)snap->busy_sum_ns * 1e-9);
-    fputs(",\n", f);
+    /* The bound on how far its GPU times are off the host's clock: the
+     * report adds it to the error of this host's clock offset. */
+    fprintf(f, ",\n  \"clock_calibration_error_ns\": %llu,\n", (unsigned long long)snap->clock_calibration_error_ns);
     write_ranks(f);
     write_comms(f);
     tap_callsites_write_json(f);

@@ -76,6 +76,9 @@ struct tap_snapshot {
     uint64_t pair_cost_ns;       /* host cost of timing one op (its event pair) */
     uint64_t busy_union_ns;      /* time with timed NCCL work on the GPU (busy.h) */
     uint64_t busy_sum_ns;        /* their durations summed */
+    /* How far its GPU times may be off the host's clock from calibration
+     * (gpu_timing.h, tap_clock_calibration_error_ns); 0 before any. */
+    uint64_t clock_calibration_error_ns;
     /* Progress by communicator creation number (tap_comm.creation);
      * communicators past the end have none known. */
     const struct tap_comm_progress *progress;

@@ -278,6 +278,10 @@ struct rank_file {
     double nccl_busy_s, nccl_timed_s;
     int64_t clock_offset_ns; /* its clock minus the reference process's, as
                                 estimated by analyze/crossrank.c (0 before) */
+    /* How far its GPU times may be off its host's clock, from the shim's
+     * calibration (a constant the ends' alignment cannot see): NaN when
+     * the file does not say (an older shim, a trace). */
+    double clock_calibration_error_ns;
     int *ranks;              /* ranks held in root communicators, ascending */
     size_t nranks;
     struct comm_entry *comms;

@@ -373,8 +373,23 @@ static void estimate_clocks(struct report *r, struct crossrank *x)
     free(dev);
 }
 
+/* How far file f's GPU times may be off its host's clock from the shim's
+ * calibration (a constant that the alignment takes for part of the offset,
+ * unseen in the ends' spread); 0 where the file does not say. */
+static double calibration_error(const struct rank_file *f)
+{
+    double c = f->clock_calibration_error_ns;
+    return isfinite(c) && c > 0 ? c : 0;
+}
+
 /* Per host: the median offset of its estimated processes; processes never
- * estimated take their host's. */
+ * estimated take their host's. Its error, against the reference host: each
+ * process's offset is the hosts' clocks' difference plus its own
+ * calibration error less the reference process's, plus the spread of its
+ * ends; the reference process's cancels between a host's median and the
+ * reference host's, so the host's offset is off by at most the largest
+ * (spread + calibration) of its processes plus the largest of the
+ * reference host's. */
 static void summarize_hosts(struct report *r, struct crossrank *x)
 {
     if (!r->nfiles)
@@ -401,8 +416,9 @@ static void summarize_hosts(struct report *r, struct crossrank *x)
             v[n++] = (double)x->clocks[i].offset_ns;
             host->samples += x->clocks[i].samples;
             host->rejected += x->clocks[i].rejected;
-            if (x->clocks[i].error_ns > host->error_ns)
-                host->error_ns = x->clocks[i].error_ns;
+            double error = x->clocks[i].error_ns + calibration_error(&r->files[i]);
+            if (error > host->error_ns)
+                host->error_ns = error;
         }
         host->estimated = n > 0;
         host->offset_ns = (int64_t)llround(xr_median(v, n));
@@ -426,6 +442,8 @@ static void summarize_hosts(struct report *r, struct crossrank *x)
     int64_t base = x->hosts[0].offset_ns;
     for (size_t h = 0; h < x->nhosts; h++)
         x->hosts[h].offset_ns -= base;
+    for (size_t h = 1; h < x->nhosts; h++)
+        x->hosts[h].error_ns += x->hosts[0].error_ns;
     for (size_t i = 0; i < r->nfiles; i++) {
         r->files[i].clock_offset_ns = x->clocks[i].offset_ns;
         if (x->clocks[i].estimated && x->clocks[i].error_ns > x->clock_error_ns)

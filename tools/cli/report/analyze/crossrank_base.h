@@ -82,7 +82,10 @@ struct xr_clock {
 struct xr_host {
     const char *host;
     int64_t offset_ns;
-    double error_ns;            /* the largest error of its processes */
+    double error_ns;            /* how far its offset may be off: the largest
+                                   (spread + calibration error) of its
+                                   processes plus the reference host's
+                                   (crossrank.c, summarize_hosts) */
     double spread_ns;           /* the largest difference of one of its processes
                                    from the median: what each process's own
                                    GPU-to-host calibration adds */

@@ -38,6 +38,7 @@ static const struct field file_fields[] = {
     OPT("wall_s", K_NUM, struct rank_file, wall_s),
     NUL("nccl_busy_s", K_NUM, struct rank_file, nccl_busy_s),
     NUL("nccl_timed_s", K_NUM, struct rank_file, nccl_timed_s),
+    NUL("clock_calibration_error_ns", K_NUM, struct rank_file, clock_calibration_error_ns),
     F("totals.calls", K_U64, struct rank_file, totals.calls),
     F("totals.dropped", K_U64, struct rank_file, totals.dropped),
     F("totals.timed", K_U64, struct rank_file, totals.timed),
@@ -909,7 +910,7 @@ struct rank_parser *rank_parser_new(struct report *r, struct rank_file *f)
     p->line = p->column = 1;
     f->final = true;
     f->host = f->job = f->nccl_version = f->timing = f->timing_note = "";
-    f->nccl_busy_s = f->nccl_timed_s = NAN;
+    f->nccl_busy_s = f->nccl_timed_s = f->clock_calibration_error_ns = NAN;
     p->yajl = yajl_alloc(&callbacks, NULL, p);
     p->kept = json_object();
     if (!p->yajl || !p->kept) {
