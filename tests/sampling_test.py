@@ -5,9 +5,10 @@ call (so the others measure longer durations than it does), 12,000 calls
 of each op and size (past the learning schedule of the shortest, 8,192
 calls, into the aligned sample), a busy loop
 pinned to the ranks' CPUs for the whole run (so each rank's own timings
-are disturbed differently). From the per-op records: per communicator, of
-the calls timed on the rank that timed the fewest, the share timed on all
-ranks.
+are disturbed differently). From the per-op records of calls timed with
+an event pair (every call also has a record from its stamp, "stamped":
+true, which is not the sample): per communicator, of the calls timed on
+the rank that timed the fewest, the share timed on all ranks.
 
 Usage: sampling_test.py --bin BUILD/bin [--share 0.99]
 """
@@ -44,6 +45,8 @@ def timed_seqs(out_dir):
         with open(path) as f:
             for line in f:
                 op = json.loads(line)
+                if op["stamped"]:
+                    continue
                 timed[op["comm"]][op["rank"]].add(op["seq"])
     return timed
 
