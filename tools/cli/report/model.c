@@ -199,3 +199,11 @@ void rank_file_streams_free(struct rank_file *f)
     f->streams = NULL;
     f->nstreams = 0;
 }
+
+const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f)
+{
+    for (size_t i = 0; i < r->nkernels; i++)
+        if (strcmp(r->kernels[i].host, f->host) == 0)
+            return &r->kernels[i];
+    return f->os;
+}

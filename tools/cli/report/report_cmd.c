@@ -5,16 +5,14 @@
  * any directory with a CTF trace below it). With --perfetto OUT the run's
  * timeline goes to OUT instead (perfetto_cmd.c); with --html FILE the
  * report goes to FILE as one HTML page (render/html.c). */
+#include "analysis.h"
 #include "check_options.h"
 #include "cli.h"
-#include "crossrank.h"
 #include "load.h"
 #include "out_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
 #include "slow_transfers.h"
-#include "strip.h"
-#include "summary.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -46,45 +44,38 @@ struct print_opts {
 /* What out_file_write hands write_html. */
 struct html_page {
     const struct report *r;
-    const struct report_summary *s;
-    const struct strip *strip;
+    const struct report_analysis *a;
 };
 
 static int write_html(FILE *out, void *ctx)
 {
     const struct html_page *p = ctx;
-    return report_print_html(p->r, p->s, p->strip, out);
+    return report_print_html(p->r, &p->a->summary, &p->a->strip, out);
 }
 
 /* The HTML page of r to `path`, written whole or not at all. */
-static int report_html(const struct report *r, const struct report_summary *s, const char *path)
+static int report_html(const struct report *r, const struct report_analysis *a, const char *path)
 {
-    struct strip strip;
-    report_strip(r, &s->findings, &s->os, &strip);
-    struct html_page page = { r, s, &strip };
+    struct html_page page = { r, a };
     int rc = out_file_write(path, write_html, &page);
     if (rc == 0)
         msg("HTML report in %s: open it in any browser (it needs no network)", path);
-    strip_free(&strip);
     return rc;
 }
 
-static int print_report(const struct report *r, const struct print_opts *o)
+static int print_report(const struct report *r, const struct report_analysis *a, const struct print_opts *o)
 {
-    struct report_summary s;
-    report_summarize(r, &o->summary, &s);
-    int rc = o->html ? report_html(r, &s, o->html)
-             : o->findings_only ? report_print_findings(&s, o->format == FORMAT_JSON, stdout)
-             : o->format == FORMAT_JSON ? report_print_json(r, &s, stdout)
-             : o->format == FORMAT_CSV ? report_print_csv(&s, stdout)
-             : report_print_text(r, &s, &o->text, stdout);
-    report_summary_free(&s);
-    return rc;
+    const struct report_summary *s = &a->summary;
+    return o->html ? report_html(r, a, o->html)
+           : o->findings_only ? report_print_findings(s, o->format == FORMAT_JSON, stdout)
+           : o->format == FORMAT_JSON ? report_print_json(r, s, stdout)
+           : o->format == FORMAT_CSV ? report_print_csv(s, stdout)
+           : report_print_text(r, s, &o->text, stdout);
 }
 
-/* The run at `path`, reported as o or p say. 0; 1 when it cannot be read
- * or written; EXIT_USAGE when a value chosen (argv0's options) is not in
- * it. */
+/* The run at `path`, reported as o or p say: loaded, analysed once
+ * (report_analyze), rendered. 0; 1 when it cannot be read or written;
+ * EXIT_USAGE when a value chosen (argv0's options) is not in it. */
 static int report_path(const char *argv0, const char *path, const char *run, const char *expect_busbw,
                        const struct print_opts *o, const struct perfetto_opts *p)
 {
@@ -98,27 +89,28 @@ static int report_path(const char *argv0, const char *path, const char *run, con
         report_free(&r);
         return EXIT_USAGE;
     }
-    struct crossrank cross;
-    crossrank_analyze(&r, expect_busbw, &cross);
-    r.cross = &cross;
-    int rc;
-    if (p && p->out && !report_check_window(argv0, &r, p->tl.from_s)) {
-        crossrank_free(&cross);
-        report_free(&r);
-        return EXIT_USAGE;
-    }
     report_symbolize(&r, debug_dirs, ndebug_dirs);
-    if (p && p->out) {
-        rc = report_perfetto(&r, p->out, &p->tl);
+    bool timeline = p && p->out;
+    const struct analysis_options ao = { .summary = o->summary, .expect_busbw = expect_busbw,
+                                         .strip = !timeline && o->html, .timeline = timeline ? &p->tl : NULL };
+    struct report_analysis a;
+    report_analyze(&r, &ao, &a);
+    int rc;
+    /* The window is checked in the reference clock, which the analysis set. */
+    if (timeline && !report_check_window(argv0, &r, p->tl.from_s)) {
+        rc = EXIT_USAGE;
+    } else if (timeline) {
+        rc = report_perfetto(&r, &a.timeline, p->out) == 0 ? 0 : 1;
     } else {
-        rc = print_report(&r, o);
+        rc = print_report(&r, &a, o);
         if (rc < 0)
             msg("cannot write the report");
+        /* --findings: 1 when something was found, as when it failed. */
+        rc = rc == 0 ? 0 : 1;
     }
-    crossrank_free(&cross);
+    report_analysis_free(&r, &a);
     report_free(&r);
-    /* --findings: 1 when something was found, as when it failed. */
-    return rc == 0 ? 0 : 1;
+    return rc;
 }
 
 /* --expect-busbw's value parses (the variable's is said in the report,

@@ -12,6 +12,8 @@
 
 #include "model.h"
 
+struct hang_summary;
+
 struct report_summary;  /* analyze/summary.h: what the report says of the run */
 
 /* How the text is laid out. */
@@ -79,8 +81,8 @@ json_t *findings_checked_json(const struct report_summary *s);
 int report_print_findings(const struct report_summary *s, bool json, FILE *out);
 
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */
-void print_hang(const struct report *r, FILE *out);
-json_t *hang_json(const struct report *r);
+void print_hang(const struct report *r, const struct hang_summary *hs, FILE *out);
+json_t *hang_json(const struct hang_summary *hs);
 json_t *stragglers_json(const struct report *r);
 json_t *slow_transfers_json(const struct report *r);
 
