@@ -124,11 +124,15 @@ def findings_block(text):
 
 
 def grouped(block):
-    """The block's findings: each a line at 2 spaces, its continuation
-    lines at 4, the last of them "next: ..."."""
+    """The block's findings: each a line at 2 spaces, its further lines at
+    4, the last of them "next: ..."; a line past 120 columns goes on at 6,
+    joined here to the line it continues."""
     out = []
     for l in block:
-        if l.startswith("    ") and out:
+        check(len(l) <= 120, "a Findings line wider than 120 columns: %r" % l)
+        if l.startswith("      ") and out:
+            out[-1][-1] += " " + l[6:]
+        elif l.startswith("    ") and out:
             out[-1].append(l.strip())
         else:
             out.append([l.strip()])
@@ -266,7 +270,7 @@ def case_hang_one_timed(run):
     e = f["evidence"]
     check(f["kind"] == "hang" and f["seq"] == 20 and e["missing_ranks"] == [] and
           e["waiting_ranks"] == [0, 1, 2, 3] and e["done_before"] == 15, "finding %s" % f)
-    line = findings_block(run.report())[1][0]
+    line = grouped(findings_block(run.report())[1])[0][0]
     check("GPUs known to have completed up to seq 15" in line and "NCCLTAP_TIMING=all times every op" in line,
           "the Findings line: %s" % line)
 
