@@ -213,7 +213,9 @@ def straggler(run, n):
 
 
 def case_hang(run):
-    run.hang()
+    # Only the hang: judged on a quiet machine, where no rank is made late
+    # by another process's burst (a straggler of its own, rightly named).
+    run.quietly(run.hang, attempts=3)
     f, = assert_findings(run, [("hang", 3, None)])
     check(f["seq"] == 20 and f["op"] == "AllReduce" and f["evidence"]["waiting_ranks"] == [0, 1, 2],
           "hang finding %s" % f)
@@ -317,7 +319,7 @@ def trace_case(run, kind):
         run.bench(4, lttng=True, NCCLSIM_SLOW_RANK=2, NCCLSIM_SLOW_US=200)
         want = [("straggler", 2, None)]
     elif kind == "hang":
-        run.hang(lttng=True)
+        run.quietly(lambda: run.hang(lttng=True), attempts=3)
         want = [("hang", 3, None)]
     elif kind == "slow_link":
         run.bench(4, op="allreduce,sendrecv", nbytes="16M", iters=20, lttng=True, NCCLTAP_TIMING="all",
