@@ -357,8 +357,37 @@ static void process_counter(FILE *f, const char *gpu, const char *name, const ch
     fprintf(f, "} %llu\n", (unsigned long long)v);
 }
 
+/* When this file was written, and how often it is: a process killed
+ * leaves its file behind (no exit handler runs), and the rules use only
+ * the series of GPUs whose files were rewritten lately
+ * (nccltap:file_fresh), so that its last pending op is not a hang for
+ * ever. With pid: two processes may share a GPU, each with its file. */
+static void file_gauge(FILE *f, const char *gpu, const char *name, const char *help, double v)
+{
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", tap_process.pid);
+    tap_prom_family(f, name, "gauge", help);
+    fputs(name, f);
+    tap_prom_label(f, "{", "job_id", tap_config.job_id);
+    tap_prom_label(f, ",", "host", tap_process.host);
+    tap_prom_label(f, ",", "gpu", gpu);
+    tap_prom_label(f, ",", "pid", pid);
+    fprintf(f, "} %.3f\n", v);
+}
+
+static void file_families(FILE *f, const char *gpu)
+{
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    file_gauge(f, gpu, "nccltap_file_written_timestamp_seconds", "Unix time at which nccltap wrote this file",
+               (double)real.tv_sec + (double)real.tv_nsec * 1e-9);
+    file_gauge(f, gpu, "nccltap_file_interval_seconds",
+               "Seconds between two writes of this file (NCCLTAP_INTERVAL_MS)", (double)tap_config.interval_ms / 1e3);
+}
+
 void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct tap_snapshot *snap)
 {
+    file_families(f, gpu);
     unsigned n = gather(gpu);
     if (make_labels(n) != 0)
         n = 0; /* out of memory: no series this time, the families still valid */
