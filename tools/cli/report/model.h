@@ -98,7 +98,35 @@ struct op_event {
     uint16_t start_span_us, end_span_us;
     uint8_t op, dtype;       /* report_name(r, e->op): "AllReduce", "float32" */
     uint8_t flags;           /* OP_STAMPED, OP_START_AT_CALL */
+    uint8_t redop;           /* its reduction, op_redop_of(); OP_REDOP_UNKNOWN (0, what a
+                              * zeroed record holds) where the source has none: a trace,
+                              * a per-op file before version 4. The record's last byte */
 };
+_Static_assert(sizeof(struct op_event) == 80, "a report holds millions of op events: 80 bytes each");
+
+/* The reduction of an op_event: 0 not recorded; 1 none (not a reduction);
+ * 2 + ncclRedOp_t for NCCL's five (sum prod max min avg); 7 any user
+ * reduction (PreMulSum...), whose handles are per rank and not compared. */
+#define OP_REDOP_UNKNOWN 0
+#define OP_REDOP_NONE 1
+#define OP_REDOP_USER 7
+
+/* From the shim's redop (-1: none). */
+static inline uint8_t op_redop_of(int64_t redop)
+{
+    return redop < 0 ? OP_REDOP_NONE : redop < 5 ? (uint8_t)(2 + redop) : OP_REDOP_USER;
+}
+
+/* The byte of a per-op log's "redop": a name below (null: none; absent:
+ * unknown); OP_REDOP_UNKNOWN for any other string. model.c */
+uint8_t op_redop_from_name(const char *name);
+
+/* "sum", "prod", "max", "min", "avg", "user"; NULL for none or unknown. */
+static inline const char *op_redop_name(uint8_t redop)
+{
+    static const char *const names[] = { NULL, NULL, "sum", "prod", "max", "min", "avg", "user" };
+    return redop < sizeof names / sizeof names[0] ? names[redop] : NULL;
+}
 
 #define OP_STAMPED 0x1       /* the interval is from marks, not a timed pair */
 /* Stamped, and its stream was idle when it was called: start_ns is the

@@ -1,6 +1,8 @@
 /* The findings (findings.h): each analysis's verdicts as one list, the
- * culprit named, worst first. A hang comes first whatever it cost so far
- * (the job stopped); the others by the time they cost:
+ * culprit named, worst first. A collective mismatch comes first (results
+ * are wrong, and it is the likely cause of a hang after it), then a hang
+ * whatever it cost so far (the job stopped); the others by the time they
+ * cost:
  * - a straggler: the other ranks' wait at its communicator's collectives;
  * - a slow transfer or link: its slow instances' time over what the
  *   reference busbw would have taken;
@@ -403,13 +405,45 @@ static void explain_stragglers(const struct os_interference *os, struct findings
     }
 }
 
-/* Hangs first, then by cost, descending; equal ones by kind and rank. */
+/* One per communicator: its first mismatched instance, the first side
+ * that differs from the most common one (or, 1 against 1, the second). */
+static void add_mismatches(const struct mismatches *mm, struct findings *f)
+{
+    for (size_t i = 0; i < mm->ncomms; i++) {
+        const struct mismatch_comm *c = &mm->comms[i];
+        if (!c->n)
+            continue;
+        const struct mismatch *m = &mm->v[c->first];
+        const struct mismatch_side *s = &m->sides[1];
+        struct finding *v = add(f, FINDING_MISMATCH, SECTION_MISMATCHES);
+        v->mismatch = m;
+        v->comm = m->comm;
+        v->seq = m->seq;
+        v->replay = m->replay;
+        v->nranks = m->nranks;
+        v->rank = s->ranks[0];
+        v->file = s->file;
+        v->op = s->op;
+        v->bytes = s->bytes;
+        v->count = c->instances;
+        v->site = s->site;
+    }
+}
+
+/* Its tier: mismatches, then hangs, then the rest by cost. */
+static int tier(const struct finding *x)
+{
+    return x->kind == FINDING_MISMATCH ? 0 : x->kind == FINDING_HANG ? 1 : 2;
+}
+
+/* Mismatches, hangs, then by cost, descending; equal ones by kind and rank. */
 static int cmp_finding(const void *a, const void *b)
 {
     const struct finding *x = a, *y = b;
-    bool hx = x->kind == FINDING_HANG, hy = y->kind == FINDING_HANG;
-    if (hx != hy)
-        return hx ? -1 : 1;
+    if (tier(x) != tier(y))
+        return tier(x) < tier(y) ? -1 : 1;
+    if (x->kind == FINDING_MISMATCH)  /* by communicator, as mismatch.h keeps them */
+        return (x->comm > y->comm) - (x->comm < y->comm);
     if (x->cost_us != y->cost_us)
         return x->cost_us > y->cost_us ? -1 : 1;
     if (x->kind != y->kind)
@@ -417,9 +451,14 @@ static int cmp_finding(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void findings_analyze(const struct report *r, const struct os_interference *os, struct findings *out)
+void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
+                      struct findings *out)
 {
     memset(out, 0, sizeof *out);
+    if (mm) {
+        add_mismatches(mm, out);
+        out->compared = mm->compared;
+    }
     add_hangs(r, out);
     const struct crossrank *x = r->cross;
     if (x && (x->ninstances || x->npairs)) {

@@ -10,10 +10,12 @@
 #define NCCLTAP_CLI_REPORT_FINDINGS_H
 
 #include "hang.h"
+#include "mismatch.h"
 #include "model.h"
 #include "os_interference.h"
 
 enum finding_kind {
+    FINDING_MISMATCH,        /* ranks issued different collectives at one seq */
     FINDING_HANG,            /* a collective some rank never reached */
     FINDING_STALL,           /* one that stalled past the hang timeout, then completed */
     FINDING_STRAGGLER,       /* a rank last to arrive, the others waiting */
@@ -25,6 +27,7 @@ enum finding_kind {
 
 /* The report section that holds a finding's evidence. */
 enum finding_section {
+    SECTION_MISMATCHES,
     SECTION_HANG,
     SECTION_STRAGGLERS,
     SECTION_SLOW_TRANSFERS,
@@ -87,14 +90,20 @@ struct finding {
      * instances (OS rows); and that over the others' wait at those
      * instances. 0 where no OS records explain it. */
     double late_os_us, late_os_share;
+    /* Mismatch: the communicator's first mismatched instance (seq, replay,
+     * comm, nranks above; rank, file, op, bytes: the first side that
+     * differs, sides[1]); `count` its mismatched instances. */
+    const struct mismatch *mismatch;
 };
 
 struct findings {
-    struct finding *v;       /* hangs first (the job stopped), then by cost_us */
+    struct finding *v;       /* mismatches first (a hang's likely cause, and wrong results),
+                                then hangs (the job stopped), then by cost_us */
     size_t n;
     /* What was checked, for the healthy line. */
     bool records;            /* per-op records were matched across ranks */
     size_t collectives, pairs;  /* instances and send/recv pairs examined */
+    size_t compared;         /* instances compared for mismatches (mismatch.h) */
     struct hang_summary hangs;  /* owned: the hang findings point into it */
 };
 
@@ -107,9 +116,11 @@ struct findings {
  * descheduled for at least this share of the others' wait for it. */
 #define FINDING_LATE_OS_MIN_SHARE 0.25
 
-/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs)
- * and `os` (os_interference_analyze's, may be empty). */
-void findings_analyze(const struct report *r, const struct os_interference *os, struct findings *out);
+/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
+ * `os` (os_interference_analyze's, may be empty) and `mm`
+ * (mismatch_analyze's; the findings point into it). */
+void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
+                      struct findings *out);
 void findings_free(struct findings *f);
 
 #endif

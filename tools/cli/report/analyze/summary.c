@@ -346,7 +346,8 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     summarize_tables(r, s);
     report_callsites(r, &s->callsites);
     os_interference_analyze(r, &s->os);
-    findings_analyze(r, &s->os, &s->findings);
+    mismatch_analyze(r, &s->mismatches);
+    findings_analyze(r, &s->os, &s->mismatches, &s->findings);
     late_procs(r, s);
     slow_lines(s);
     summarize_bench(r, s);
@@ -364,5 +365,6 @@ void report_summary_free(struct report_summary *s)
     os_interference_free(&s->os);
     free(s->tables);
     findings_free(&s->findings);
+    mismatches_free(&s->mismatches);
     memset(s, 0, sizeof *s);
 }

@@ -9,6 +9,7 @@
 #include "callsites.h"
 #include "findings.h"
 #include "merge.h"
+#include "mismatch.h"
 #include "model.h"
 #include "os_interference.h"
 
@@ -123,6 +124,7 @@ struct report_summary {
     struct os_interference os;  /* analysed when the trace has kernel events */
     struct table_summary *tables;  /* the op tables, in lines' order */
     size_t ntables;
+    struct mismatches mismatches;  /* collectives the ranks issued differently (mismatch.h) */
     struct findings findings;   /* what is wrong, worst first (findings.h) */
     struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
     size_t nbench;

@@ -6,6 +6,7 @@
 #include "render.h"
 #include "escape.h"
 #include "findings.h"
+#include "mismatch.h"
 #include "format.h"
 #include "summary.h"
 #include "util.h"
@@ -16,6 +17,7 @@
 #include <string.h>
 
 static const char *const kind_names[] = {
+    [FINDING_MISMATCH] = "MISMATCH",
     [FINDING_HANG] = "HANG",
     [FINDING_STALL] = "STALL",
     [FINDING_STRAGGLER] = "STRAGGLER",
@@ -27,6 +29,7 @@ static const char *const kind_names[] = {
 
 /* Its JSON "kind". */
 static const char *const kind_keys[] = {
+    [FINDING_MISMATCH] = "mismatch",
     [FINDING_HANG] = "hang",
     [FINDING_STALL] = "stall",
     [FINDING_STRAGGLER] = "straggler",
@@ -38,12 +41,14 @@ static const char *const kind_keys[] = {
 
 /* The section's heading in the text, and its key in --json. */
 static const char *const section_titles[] = {
+    [SECTION_MISMATCHES] = "Mismatches",
     [SECTION_HANG] = "Hang",
     [SECTION_STRAGGLERS] = "Stragglers",
     [SECTION_SLOW_TRANSFERS] = "Slow transfers",
     [SECTION_OS_INTERFERENCE] = "OS interference",
 };
 static const char *const section_keys[] = {
+    [SECTION_MISMATCHES] = "mismatches",
     [SECTION_HANG] = "hang",
     [SECTION_STRAGGLERS] = "stragglers",
     [SECTION_SLOW_TRANSFERS] = "slow_transfers",
@@ -85,7 +90,7 @@ static void print_process(const struct rank_file *f, FILE *out)
 }
 
 /* "train.py:88", or the function where there is no line. */
-static void print_site(const struct callsite *site, FILE *out)
+void print_finding_site(const struct callsite *site, FILE *out)
 {
     if (!site || !site->nframes)
         return;
@@ -100,6 +105,39 @@ static void print_site(const struct callsite *site, FILE *out)
     }
 }
 
+/* Who issued what at the communicator's first mismatched collective:
+ * the sides that differ, then what most ranks issued; 1 against 1, each. */
+static void print_mismatch_finding(const struct finding *f, FILE *out)
+{
+    const struct mismatch *m = f->mismatch;
+    fprintf(out, "comm %016" PRIx64 " seq %" PRIu64, f->comm, f->seq);
+    if (f->replay)
+        fprintf(out, " replay %" PRIu64, f->replay);
+    fputs(m->majority ? ": " : ": the ranks disagree: ", out);
+    for (size_t k = m->majority ? 1 : 0; k < m->nsides; k++) {
+        const struct mismatch_side *s = &m->sides[k];
+        if (k > (m->majority ? 1u : 0u))
+            fputs("; ", out);
+        print_mismatch_ranks(s, out);
+        if (k == 1)
+            print_process(s->file, out);
+        fputs(" issued ", out);
+        print_mismatch_call(s, out);
+        print_finding_site(s->site, out);
+    }
+    if (m->majority) {
+        const struct mismatch_side *s = &m->sides[0];
+        fprintf(out, ", where %zu ranks (", s->nranks);
+        print_rank_list(s->ranks, s->nranks, out);
+        fputs(") issued ", out);
+        print_mismatch_call(s, out);
+        print_finding_site(s->site, out);
+    }
+    char n[32];
+    if (f->count > 1)
+        fprintf(out, "; %s collectives mismatched on it, this the first", grouped(f->count, n));
+}
+
 /* A hang that completed later: who waited, for whom, how long. */
 static void print_stall_finding(const struct finding *f, FILE *out)
 {
@@ -110,7 +148,7 @@ static void print_stall_finding(const struct finding *f, FILE *out)
     fprintf(out, " waited %s for rank %d", duration(f->wait_us, d), f->rank);
     print_process(f->file, out);
     fputs(", past the hang timeout, then it completed", out);
-    print_site(f->site, out);
+    print_finding_site(f->site, out);
 }
 
 static void print_hang_finding(const struct finding *f, FILE *out)
@@ -151,7 +189,7 @@ static void print_hang_finding(const struct finding *f, FILE *out)
         else if (f->untimed)
             fputs(" (auto timed it on no rank; NCCLTAP_TIMING=all times every op)", out);
     }
-    print_site(f->site, out);
+    print_finding_site(f->site, out);
 }
 
 /* Where a straggler is late: at the first collective after work of its
@@ -296,6 +334,11 @@ static void print_next_step(const struct finding *f, FILE *out)
     char op[SHOWN_MAX], size[16];
     human_bytes((double)f->bytes, size);
     switch (f->kind) {
+    case FINDING_MISMATCH:
+        fprintf(out, "why rank %d's call at seq %" PRIu64 " differs: a branch on the rank, a size computed per "
+                "rank, or ranks running different code (the call sites above); every rank's calls: "
+                "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
+        break;
     case FINDING_HANG:
         fprintf(out, "where rank %d is: py-spy dump --pid ", f->rank);
         print_pid(f, out);
@@ -354,6 +397,9 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
 {
     fprintf(out, "%s ", kind_names[f->kind]);
     switch (f->kind) {
+    case FINDING_MISMATCH:
+        print_mismatch_finding(f, out);
+        break;
     case FINDING_HANG:
         print_hang_finding(f, out);
         break;
@@ -383,7 +429,7 @@ static void print_healthy(const struct findings *fs, FILE *out)
               "  (NCCLTAP_OPS_MAX_MB=0, or no call timed)\n", out);
         return;
     }
-    fprintf(out, "  None: no straggler, hang or slow transfer in %s collectives", grouped(fs->collectives, c));
+    fprintf(out, "  None: no mismatch, straggler, hang or slow transfer in %s collectives", grouped(fs->collectives, c));
     if (fs->pairs)
         fprintf(out, " and %s send/recv pairs", grouped(fs->pairs, p));
     fputc('\n', out);
@@ -450,14 +496,24 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(o, "peer", f->peer >= 0 ? json_integer(f->peer) : json_null());
     json_object_set_new(o, "comm", f->comm ? json_string(comm) : json_null());
     json_object_set_new(o, "op", f->op ? json_string(f->op) : json_null());
-    if (f->kind == FINDING_HANG || f->kind == FINDING_STALL || f->kind == FINDING_STRAGGLER)
+    if (f->kind == FINDING_HANG || f->kind == FINDING_STALL || f->kind == FINDING_STRAGGLER ||
+        f->kind == FINDING_MISMATCH)
         json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
-    if (f->kind == FINDING_STRAGGLER && f->replay)  /* an execution of the captured call seq */
+    if ((f->kind == FINDING_STRAGGLER || f->kind == FINDING_MISMATCH) && f->replay)  /* an execution of the captured call seq */
         json_object_set_new(o, "replay", json_integer((json_int_t)f->replay));
     if (f->bytes)
         json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
     json_t *e = json_object();
     switch (f->kind) {
+    case FINDING_MISMATCH: {
+        json_t *sides = json_array();
+        for (size_t i = 0; i < f->mismatch->nsides; i++)
+            json_array_append_new(sides, mismatch_side_json(&f->mismatch->sides[i]));
+        json_object_set_new(e, "sides", sides);  /* the most common first */
+        json_object_set_new(e, "majority", json_boolean(f->mismatch->majority));
+        json_object_set_new(e, "instances", json_integer((json_int_t)f->count));
+        break;
+    }
     case FINDING_STALL:
         json_object_set_new(e, "took_s", json_real(f->took_s));
         /* a stall's evidence is a hang's, resolved */
@@ -530,8 +586,9 @@ json_t *findings_json(const struct report_summary *s)
 json_t *findings_checked_json(const struct report_summary *s)
 {
     const struct findings *fs = &s->findings;
-    return json_pack("{s:b, s:I, s:I}", "per_op_records", fs->records,
-                     "collectives", (json_int_t)fs->collectives, "pairs", (json_int_t)fs->pairs);
+    return json_pack("{s:b, s:I, s:I, s:I}", "per_op_records", fs->records,
+                     "collectives", (json_int_t)fs->collectives, "pairs", (json_int_t)fs->pairs,
+                     "compared_for_mismatch", (json_int_t)fs->compared);
 }
 
 int report_print_findings(const struct report_summary *s, bool json, FILE *out)
