@@ -52,12 +52,19 @@ class Run:
             fail("%s exited %d" % (" ".join(cmd), p.returncode))
         return p
 
-    def report(self, path=None, **env):
+    def report(self, path=None, mismatch=False, **env):
+        """The report of `path` (--json, and the text); every run but the
+        mismatch cases issues the same calls on every rank: no MISMATCH."""
         path = path or self.dir
         env = self.env(**env)
         p = subprocess.run([self.nccltap, "report", "--json", path], capture_output=True, text=True,
                            timeout=120, env=env)
         check(p.returncode == 0, "nccltap report exited %d: %s" % (p.returncode, p.stderr))
+        if not mismatch:
+            doc = json.loads(p.stdout)
+            found = [f["text"] for f in doc["findings"] if f["kind"] == "mismatch"]
+            check(not found and not doc["mismatches"]["comms"],
+                  "a run whose ranks issue the same calls has mismatches: %s" % found)
         t = subprocess.run([self.nccltap, "report", path], capture_output=True, text=True, timeout=120,
                            env=env)
         check(t.returncode == 0, "nccltap report (text) exited %d: %s" % (t.returncode, t.stderr))
@@ -189,13 +196,78 @@ def late_at_allreduce(run):
           "others waited %.0f us, want about %d" % (e["others_wait_us"], want))
 
 
-def step_app(run, args, **env):
+def step_app(run, args, mismatch=False, **env):
     """tests/apps/step_app.c under `nccltap run --sim`, the default timing."""
     app = os.path.join(os.path.dirname(run.bench), "step_app")
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app] + [str(a) for a in args]
     p = subprocess.run(cmd, env=run.env(NCCLTAP_OS="off", **env), capture_output=True, text=True, timeout=180)
     check(p.returncode == 0, "step_app exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
-    return run.report()
+    return run.report(mismatch=mismatch)
+
+
+def side(s):
+    """A mismatch side as (ranks, op, count, dtype, redop)."""
+    return (s["ranks"], s["op"], s["count"], s["dtype"], s["redop"])
+
+
+def mismatch(run):
+    """The issue's case: 4 ranks, 20 steps of AllReduce then AllGather;
+    at step 7 rank 1 calls AllGather of the same count where the others
+    call AllReduce (seq 14 of the communicator), then all go on (the
+    simulator pairs calls by seq alone, as NCCL does, and completes it).
+    The first finding is MISMATCH: rank 1, seq 14, both sides with their
+    call sites, in --json, the text and --findings; the one mismatched
+    collective is in the Mismatches section; the HTML page lists it first."""
+    rep, text, _ = step_app(run, [4, 20, "mismatch", 1, 7], mismatch=True)
+    findings = rep["findings"]
+    check(findings and findings[0]["kind"] == "mismatch", "the first finding is not a mismatch: %s"
+          % [f["text"] for f in findings])
+    f = findings[0]
+    check(len([g for g in findings if g["kind"] == "mismatch"]) == 1, "more than one mismatch finding")
+    check(f["rank"] == 1 and f["seq"] == 14 and f["op"] == "AllGather" and f["evidence"]["instances"] == 1,
+          "the finding: %s" % f)
+    sides = [side(s) for s in f["evidence"]["sides"]]
+    want = [([0, 2, 3], "AllReduce", 262144, "float32", "sum"), ([1], "AllGather", 262144, "float32", None)]
+    check(sides == want, "sides %s, want %s" % (sides, want))
+    check(all(s["site"] and s["site"]["file"].endswith("step_app.c") and s["site"]["line"] > 0
+              for s in f["evidence"]["sides"]), "a side without its call site: %s" % f["evidence"]["sides"])
+    check(f["evidence"]["sides"][0]["site"]["line"] != f["evidence"]["sides"][1]["site"]["line"],
+          "both sides at one line: %s" % f["evidence"]["sides"])
+    check(f["evidence"]["majority"] and f["next_step"] and "rank 1" in f["next_step"],
+          "majority or next step: %s" % f)
+    line = "MISMATCH comm %s seq 14: rank 1" % f["comm"]
+    for want_text in (line, "issued AllGather 262144 float32", "where 3 ranks (0, 2-3) issued AllReduce 262144 "
+                      "float32 sum", "step_app.c:"):
+        check(want_text in f["text"], "the finding's text lacks %r: %s" % (want_text, f["text"]))
+    block = text[text.find("Findings"):]
+    check(block.split("\n")[1].strip().startswith(line), "the text's first finding: %s" % block[:400])
+    check("\nMismatches" in text and "rank 1 AllGather 262144 float32" in text, "no Mismatches section")
+    mm = rep["mismatches"]
+    check(len(mm["comms"]) == 1 and mm["comms"][0]["instances"] == 1 and mm["comms"][0]["first"][0]["seq"] == 14
+          and mm["compared"] >= 39 and mm["unaligned"] == 0, "the Mismatches section: %s" % mm)
+    p = subprocess.run([run.nccltap, "report", "--findings", run.dir], capture_output=True, text=True, timeout=120,
+                       env=run.env())
+    check(p.returncode == 1 and p.stdout.split("\n")[1].strip().startswith(line),
+          "--findings exited %d: %s" % (p.returncode, p.stdout[:400]))
+    page = os.path.join(run.work, "report.html")
+    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
+                       timeout=120, env=run.env())
+    check(p.returncode == 0, "--html exited %d: %s" % (p.returncode, p.stderr))
+    html = open(page).read()
+    check('id="finding-1" data-kind="mismatch" data-rank="1"' in html and 'id="text-mismatches"' in html,
+          "the page does not list the mismatch first, with its evidence")
+
+
+def mismatch_pair(run):
+    """2 ranks, rank 1 calls AllGather where rank 0 calls AllReduce at
+    step 3 (seq 6): one against one, no telling which is wrong: the
+    finding says the ranks disagree and gives both, rank 1 named."""
+    rep, _, _ = step_app(run, [2, 10, "mismatch", 1, 3], mismatch=True)
+    f = rep["findings"][0] if rep["findings"] else {}
+    check(f.get("kind") == "mismatch" and f["seq"] == 6 and f["rank"] == 1 and not f["evidence"]["majority"],
+          "the first finding: %s" % f)
+    check("the ranks disagree: rank 0 issued AllReduce 262144 float32 sum" in f["text"] and
+          "rank 1 (host " in f["text"] and "issued AllGather 262144 float32" in f["text"], "its text: %s" % f["text"])
 
 
 def first_straggler(rep, rank, op):
@@ -968,6 +1040,8 @@ def main():
         "hosts": lambda: hosts(run),
         "synthetic": lambda: synthetic(run),
         "scale": lambda: scale(run),
+        "mismatch": lambda: mismatch(run),
+        "mismatch_pair": lambda: mismatch_pair(run),
     }
     try:
         cases[a.case]()

@@ -148,7 +148,7 @@ def assert_findings(run, want, path=None, expect=()):
             w = words[kind] % rank if "%s" in words[kind] else words[kind]
             check(w in line, "the line does not say %r: %s" % (w, line))
     else:
-        check(len(block) == 1 and block[0].strip().startswith("None: no straggler, hang or slow transfer in"),
+        check(len(block) == 1 and block[0].strip().startswith("None: no mismatch, straggler, hang or slow transfer in"),
               "the healthy line: %s" % block)
     # --findings: the block alone, exit 1 with a finding, 0 healthy.
     only = run.report("--findings", *args, path=path, rc=1 if want else 0)
