@@ -73,8 +73,8 @@ static void set_up(void)
     setenv("NCCLTAP_HANG_TIMEOUT_S", "42", 1);
     tap_process_init();
     tap_config_load();
-    alpha = tap_comm_register((ncclComm_t)0x1000, 0xa1a1a1a1a1a1a1a1ull, 0, TAP_ORIGIN_INIT, "alpha", 2, 4, 0);
-    beta = tap_comm_register((ncclComm_t)0x2000, 0xb2b2b2b2b2b2b2b2ull, 0, TAP_ORIGIN_INIT, "beta", 1, 8, 0);
+    alpha = tap_comm_register((ncclComm_t)0x1000, 0xa1a1a1a1a1a1a1a1ull, 0, TAP_ORIGIN_INIT, "alpha", NULL, 2, 4, 0);
+    beta = tap_comm_register((ncclComm_t)0x2000, 0xb2b2b2b2b2b2b2b2ull, 0, TAP_ORIGIN_INIT, "beta", NULL, 1, 8, 0);
     if (!alpha || !beta)
         exit(2);
     atomic_store(&alpha->seq, 21);
@@ -354,7 +354,7 @@ static void test_ops_bound(void)
     CHECK(ops_bound_mb(true, 0, 0) == 0);                                 /* none */
     /* No launcher's world: the largest communicator (alpha 4, beta 8, then 2,048). */
     CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 0) == 256);
-    tap_comm_register((ncclComm_t)0x3000, 0xc3c3c3c3c3c3c3c3ull, 0, TAP_ORIGIN_INIT, "gamma", 0, 2048, 0);
+    tap_comm_register((ncclComm_t)0x3000, 0xc3c3c3c3c3c3c3c3ull, 0, TAP_ORIGIN_INIT, "gamma", NULL, 0, 2048, 0);
     CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 0) == 8);
     /* Decided once: a larger communicator later does not change it. */
     tap_config.job_world = 16384;
