@@ -52,19 +52,25 @@ class Run:
             fail("%s exited %d" % (" ".join(cmd), p.returncode))
         return p
 
-    def report(self, path=None, mismatch=False, **env):
-        """The report of `path` (--json, and the text); every run but the
-        mismatch cases issues the same calls on every rank: no MISMATCH."""
+    def report(self, path=None, allow=(), **env):
+        """The report of `path` (--json, and the text). Every run but the
+        mismatch and settings cases issues the same calls on every rank,
+        with the same NCCL settings: no MISMATCH, no SETTINGS, unless
+        `allow` names the kind."""
         path = path or self.dir
         env = self.env(**env)
         p = subprocess.run([self.nccltap, "report", "--json", path], capture_output=True, text=True,
                            timeout=120, env=env)
         check(p.returncode == 0, "nccltap report exited %d: %s" % (p.returncode, p.stderr))
-        if not mismatch:
-            doc = json.loads(p.stdout)
+        doc = json.loads(p.stdout)
+        if "mismatch" not in allow:
             found = [f["text"] for f in doc["findings"] if f["kind"] == "mismatch"]
             check(not found and not doc["mismatches"]["comms"],
                   "a run whose ranks issue the same calls has mismatches: %s" % found)
+        if "settings" not in allow:
+            found = [f["text"] for f in doc["findings"] if f["kind"] == "settings"]
+            check(not found and not doc["settings"]["differ"],
+                  "a run whose ranks have the same settings has settings that differ: %s" % found)
         t = subprocess.run([self.nccltap, "report", path], capture_output=True, text=True, timeout=120,
                            env=env)
         check(t.returncode == 0, "nccltap report (text) exited %d: %s" % (t.returncode, t.stderr))
@@ -196,13 +202,13 @@ def late_at_allreduce(run):
           "others waited %.0f us, want about %d" % (e["others_wait_us"], want))
 
 
-def step_app(run, args, mismatch=False, **env):
+def step_app(run, args, allow=(), **env):
     """tests/apps/step_app.c under `nccltap run --sim`, the default timing."""
     app = os.path.join(os.path.dirname(run.bench), "step_app")
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app] + [str(a) for a in args]
     p = subprocess.run(cmd, env=run.env(NCCLTAP_OS="off", **env), capture_output=True, text=True, timeout=180)
     check(p.returncode == 0, "step_app exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
-    return run.report(mismatch=mismatch)
+    return run.report(allow=allow)
 
 
 def side(s):
@@ -218,7 +224,7 @@ def mismatch(run):
     The first finding is MISMATCH: rank 1, seq 14, both sides with their
     call sites, in --json, the text and --findings; the one mismatched
     collective is in the Mismatches section; the HTML page lists it first."""
-    rep, text, _ = step_app(run, [4, 20, "mismatch", 1, 7], mismatch=True)
+    rep, text, _ = step_app(run, [4, 20, "mismatch", 1, 7], allow=("mismatch",))
     findings = rep["findings"]
     check(findings and findings[0]["kind"] == "mismatch", "the first finding is not a mismatch: %s"
           % [f["text"] for f in findings])
@@ -258,11 +264,43 @@ def mismatch(run):
           "the page does not list the mismatch first, with its evidence")
 
 
+def settings(run):
+    """Settings drift: every rank runs with NCCL_PROTO=LL but rank 1, which
+    sets NCCL_PROTO=Simple before it creates its communicator (step_app
+    env). The SETTINGS finding names rank 1 and NCCL_PROTO, with the two
+    values (hashes: both set, different) and who has each; the rank files
+    hold the names and hashes, never the values. A healthy run (every rank
+    LL) has no settings finding, and says it compared one communicator."""
+    rep, text, _ = step_app(run, [4, 10, "env", 1, "NCCL_PROTO=Simple"], allow=("settings",), NCCL_PROTO="LL",
+                            NCCL_ALGO="Ring")
+    found = [f for f in rep["findings"] if f["kind"] == "settings"]
+    check(len(found) == 1 and found[0]["rank"] == 1, "settings findings: %s" % [f["text"] for f in found])
+    f = found[0]
+    d = f["evidence"]["setting"]
+    check(d["kind"] == "env" and d["name"] == "NCCL_PROTO" and f["evidence"]["differing"] == 1,
+          "the setting named: %s" % d)
+    values = [(v["ranks"], v["set"]) for v in d["values"]]
+    check(values == [([0, 2, 3], True), ([1], True)] and d["values"][0]["hash"] != d["values"][1]["hash"],
+          "its values: %s" % d["values"])
+    check("NCCL_PROTO is set (value #" in f["text"] and "on rank 1 (host " in f["text"] and
+          "on 3 ranks (0, 2-3)" in f["text"] and f["next_step"], "its text: %s" % f["text"])
+    check("\nSettings" in text and "NCCL_ALGO" not in text.split("\nSettings")[1].split("\n\n")[0],
+          "the Settings section: NCCL_ALGO, the same everywhere, must not be named")
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        body = open(path).read()
+        check('"NCCL_PROTO"' in body and "Simple" not in body and '"LL"' not in body and "Ring" not in body,
+              "%s writes a value or lacks the name" % path)
+    shutil.rmtree(run.dir)
+    rep, _, _ = step_app(run, [4, 10], NCCL_PROTO="LL", NCCL_ALGO="Ring")
+    check(rep["settings"]["comms_compared"] == 1 and rep["checked"]["settings_comms"] == 1,
+          "the healthy run compared no communicator's settings: %s" % rep["settings"])
+
+
 def mismatch_pair(run):
     """2 ranks, rank 1 calls AllGather where rank 0 calls AllReduce at
     step 3 (seq 6): one against one, no telling which is wrong: the
     finding says the ranks disagree and gives both, rank 1 named."""
-    rep, _, _ = step_app(run, [2, 10, "mismatch", 1, 3], mismatch=True)
+    rep, _, _ = step_app(run, [2, 10, "mismatch", 1, 3], allow=("mismatch",))
     f = rep["findings"][0] if rep["findings"] else {}
     check(f.get("kind") == "mismatch" and f["seq"] == 6 and f["rank"] == 1 and not f["evidence"]["majority"],
           "the first finding: %s" % f)
@@ -1042,6 +1080,7 @@ def main():
         "scale": lambda: scale(run),
         "mismatch": lambda: mismatch(run),
         "mismatch_pair": lambda: mismatch_pair(run),
+        "settings": lambda: settings(run),
     }
     try:
         cases[a.case]()

@@ -167,6 +167,16 @@ static inline bool op_set_group_replay(struct op_event *e, uint64_t group, uint6
     return true;
 }
 
+/* The ncclConfig_t a communicator's creation was given on one rank (the
+ * rank file's comms[].config). Fields NCCL leaves undefined, or that the
+ * config's version lacks: COMM_CONFIG_UNSET. */
+struct comm_config {
+    int version;             /* its NCCL_VERSION_CODE; 0: no config given (or an older file) */
+    int blocking, cga_cluster_size, min_ctas, max_ctas, split_share, traffic_class;
+    const char *net_name;    /* interned; "" unset */
+};
+#define COMM_CONFIG_UNSET INT32_MIN
+
 /* One entry of a file's "comms": this process's view of a communicator.
  * Strings interned. */
 struct comm_entry {
@@ -176,6 +186,7 @@ struct comm_entry {
      * in ms: NCCL's bootstrap and set-up. NaN (null) when not seen. */
     double init_ms;
     uint64_t calls;          /* ops issued on it: the next seq (0 if not said) */
+    struct comm_config config;
 };
 
 /* One communicator in a hang report (a hang file, or a trace's `hang`
@@ -291,6 +302,13 @@ struct comm_size *comm_sizes_of(const struct rank_file *files, size_t nfiles, si
 /* The size of communicator `id`, or `unknown` when no file lists it. */
 int comm_size_find(const struct comm_size *s, size_t n, uint64_t id, int unknown);
 
+/* An NCCL_* variable of a process: its name (interned) and a hash of its
+ * value (the value is never written: it may be a secret). */
+struct env_var {
+    const char *name;
+    uint64_t hash;
+};
+
 /* One per-rank file, or one traced process. */
 struct rank_file {
     char *path;              /* what messages name it by */
@@ -336,6 +354,12 @@ struct rank_file {
      * threads (arena), NULL when none. */
     const char *os_mode, *os_note;
     struct kernel_trace *os;
+    /* Its NCCL_* environment when its first communicator was created
+     * ("nccl_env"): names and hashes of the values, by name (arena);
+     * env_read false when the file does not say (an older shim, a trace). */
+    struct env_var *env;
+    size_t nenv;
+    bool env_read;
 };
 
 /* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----

@@ -430,10 +430,29 @@ static void add_mismatches(const struct mismatches *mm, struct findings *f)
     }
 }
 
-/* Its tier: mismatches, then hangs, then the rest by cost. */
+/* One per communicator: its first setting that differs, the first rank
+ * of its second most common value named. */
+static void add_settings(const struct settings_drift *sd, struct findings *f)
+{
+    for (size_t i = 0; i < sd->n;) {
+        size_t j = i + 1;
+        while (j < sd->n && sd->v[j].comm == sd->v[i].comm)
+            j++;
+        const struct setting_diff *d = &sd->v[i];
+        struct finding *v = add(f, FINDING_SETTINGS, SECTION_SETTINGS);
+        v->setting = d;
+        v->comm = d->comm;
+        v->rank = d->values[1].ranks[0];
+        v->file = d->values[1].file;
+        v->count = j - i;
+        i = j;
+    }
+}
+
+/* Its tier: mismatches, hangs, settings, then the rest by cost. */
 static int tier(const struct finding *x)
 {
-    return x->kind == FINDING_MISMATCH ? 0 : x->kind == FINDING_HANG ? 1 : 2;
+    return x->kind == FINDING_MISMATCH ? 0 : x->kind == FINDING_HANG ? 1 : x->kind == FINDING_SETTINGS ? 2 : 3;
 }
 
 /* Mismatches, hangs, then by cost, descending; equal ones by kind and rank. */
@@ -442,7 +461,7 @@ static int cmp_finding(const void *a, const void *b)
     const struct finding *x = a, *y = b;
     if (tier(x) != tier(y))
         return tier(x) < tier(y) ? -1 : 1;
-    if (x->kind == FINDING_MISMATCH)  /* by communicator, as mismatch.h keeps them */
+    if (x->kind == FINDING_MISMATCH || x->kind == FINDING_SETTINGS)  /* by communicator, as kept */
         return (x->comm > y->comm) - (x->comm < y->comm);
     if (x->cost_us != y->cost_us)
         return x->cost_us > y->cost_us ? -1 : 1;
@@ -452,12 +471,16 @@ static int cmp_finding(const void *a, const void *b)
 }
 
 void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
-                      struct findings *out)
+                      const struct settings_drift *sd, struct findings *out)
 {
     memset(out, 0, sizeof *out);
     if (mm) {
         add_mismatches(mm, out);
         out->compared = mm->compared;
+    }
+    if (sd) {
+        add_settings(sd, out);
+        out->settings_comms = sd->comms;
     }
     add_hangs(r, out);
     const struct crossrank *x = r->cross;

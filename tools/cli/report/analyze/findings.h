@@ -11,6 +11,7 @@
 
 #include "hang.h"
 #include "mismatch.h"
+#include "settings.h"
 #include "model.h"
 #include "os_interference.h"
 
@@ -23,6 +24,7 @@ enum finding_kind {
     FINDING_SLOW_TRANSFER,   /* a communicator's collective slow against the job's */
     FINDING_BELOW_EXPECTED,  /* below NCCLTAP_EXPECT_BUSBW_GBS / --expect-busbw */
     FINDING_OS,              /* a rank's threads kept off their CPUs in NCCL calls */
+    FINDING_SETTINGS,        /* NCCL settings (environment, config) that differ between ranks */
 };
 
 /* The report section that holds a finding's evidence. */
@@ -32,6 +34,7 @@ enum finding_section {
     SECTION_STRAGGLERS,
     SECTION_SLOW_TRANSFERS,
     SECTION_OS_INTERFERENCE,
+    SECTION_SETTINGS,
 };
 
 struct finding {
@@ -94,16 +97,21 @@ struct finding {
      * comm, nranks above; rank, file, op, bytes: the first side that
      * differs, sides[1]); `count` its mismatched instances. */
     const struct mismatch *mismatch;
+    /* Settings: the communicator's first setting that differs (rank, file:
+     * the first rank of its second value); `count` its settings that differ. */
+    const struct setting_diff *setting;
 };
 
 struct findings {
     struct finding *v;       /* mismatches first (a hang's likely cause, and wrong results),
-                                then hangs (the job stopped), then by cost_us */
+                                then hangs (the job stopped), settings that differ (a likely
+                                cause of both), then by cost_us */
     size_t n;
     /* What was checked, for the healthy line. */
     bool records;            /* per-op records were matched across ranks */
     size_t collectives, pairs;  /* instances and send/recv pairs examined */
     size_t compared;         /* instances compared for mismatches (mismatch.h) */
+    size_t settings_comms;   /* communicators whose settings were compared (settings.h) */
     struct hang_summary hangs;  /* owned: the hang findings point into it */
 };
 
@@ -117,10 +125,10 @@ struct findings {
 #define FINDING_LATE_OS_MIN_SHARE 0.25
 
 /* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
- * `os` (os_interference_analyze's, may be empty) and `mm`
- * (mismatch_analyze's; the findings point into it). */
+ * `os` (os_interference_analyze's, may be empty), `mm` (mismatch_analyze's)
+ * and `sd` (settings_analyze's); the findings point into mm and sd. */
 void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
-                      struct findings *out);
+                      const struct settings_drift *sd, struct findings *out);
 void findings_free(struct findings *f);
 
 #endif

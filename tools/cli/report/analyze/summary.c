@@ -347,7 +347,8 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     report_callsites(r, &s->callsites);
     os_interference_analyze(r, &s->os);
     mismatch_analyze(r, &s->mismatches);
-    findings_analyze(r, &s->os, &s->mismatches, &s->findings);
+    settings_analyze(r, &s->settings);
+    findings_analyze(r, &s->os, &s->mismatches, &s->settings, &s->findings);
     late_procs(r, s);
     slow_lines(s);
     summarize_bench(r, s);
@@ -366,5 +367,6 @@ void report_summary_free(struct report_summary *s)
     free(s->tables);
     findings_free(&s->findings);
     mismatches_free(&s->mismatches);
+    settings_drift_free(&s->settings);
     memset(s, 0, sizeof *s);
 }

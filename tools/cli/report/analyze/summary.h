@@ -10,6 +10,7 @@
 #include "findings.h"
 #include "merge.h"
 #include "mismatch.h"
+#include "settings.h"
 #include "model.h"
 #include "os_interference.h"
 
@@ -125,6 +126,7 @@ struct report_summary {
     struct table_summary *tables;  /* the op tables, in lines' order */
     size_t ntables;
     struct mismatches mismatches;  /* collectives the ranks issued differently (mismatch.h) */
+    struct settings_drift settings;  /* NCCL settings that differ between ranks (settings.h) */
     struct findings findings;   /* what is wrong, worst first (findings.h) */
     struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
     size_t nbench;

@@ -7,6 +7,7 @@
 #include "escape.h"
 #include "findings.h"
 #include "mismatch.h"
+#include "settings.h"
 #include "format.h"
 #include "summary.h"
 #include "util.h"
@@ -25,6 +26,7 @@ static const char *const kind_names[] = {
     [FINDING_SLOW_TRANSFER] = "SLOW",
     [FINDING_BELOW_EXPECTED] = "BELOW EXPECTED",
     [FINDING_OS] = "OS",
+    [FINDING_SETTINGS] = "SETTINGS",
 };
 
 /* Its JSON "kind". */
@@ -37,6 +39,7 @@ static const char *const kind_keys[] = {
     [FINDING_SLOW_TRANSFER] = "slow_transfer",
     [FINDING_BELOW_EXPECTED] = "below_expected",
     [FINDING_OS] = "os",
+    [FINDING_SETTINGS] = "settings",
 };
 
 /* The section's heading in the text, and its key in --json. */
@@ -46,6 +49,7 @@ static const char *const section_titles[] = {
     [SECTION_STRAGGLERS] = "Stragglers",
     [SECTION_SLOW_TRANSFERS] = "Slow transfers",
     [SECTION_OS_INTERFERENCE] = "OS interference",
+    [SECTION_SETTINGS] = "Settings",
 };
 static const char *const section_keys[] = {
     [SECTION_MISMATCHES] = "mismatches",
@@ -53,6 +57,7 @@ static const char *const section_keys[] = {
     [SECTION_STRAGGLERS] = "stragglers",
     [SECTION_SLOW_TRANSFERS] = "slow_transfers",
     [SECTION_OS_INTERFERENCE] = "os_interference",
+    [SECTION_SETTINGS] = "settings",
 };
 
 /* 2553 -> "2,553". */
@@ -136,6 +141,15 @@ static void print_mismatch_finding(const struct finding *f, FILE *out)
     char n[32];
     if (f->count > 1)
         fprintf(out, "; %s collectives mismatched on it, this the first", grouped(f->count, n));
+}
+
+/* The communicator's first setting that differs, and how many do. */
+static void print_settings_finding(const struct finding *f, FILE *out)
+{
+    fprintf(out, "comm %016" PRIx64 ": ", f->comm);
+    print_setting_diff(f->setting, true, out);
+    if (f->count > 1)
+        fprintf(out, "; %zu settings differ on it", f->count);
 }
 
 /* A hang that completed later: who waited, for whom, how long. */
@@ -339,6 +353,13 @@ static void print_next_step(const struct finding *f, FILE *out)
                 "rank, or ranks running different code (the call sites above); every rank's calls: "
                 "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
         break;
+    case FINDING_SETTINGS:
+        fprintf(out, "make every rank's NCCL settings the same: compare rank %d's environment (env | grep ^NCCL_ "
+                "in its process", f->rank);
+        print_on_host(f, out);
+        fputs(") and the config each rank passes with the others' (the launcher, per-node profiles); "
+              "NCCL_DEBUG=INFO prints the values NCCL took", out);
+        break;
     case FINDING_HANG:
         fprintf(out, "where rank %d is: py-spy dump --pid ", f->rank);
         print_pid(f, out);
@@ -399,6 +420,9 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
     switch (f->kind) {
     case FINDING_MISMATCH:
         print_mismatch_finding(f, out);
+        break;
+    case FINDING_SETTINGS:
+        print_settings_finding(f, out);
         break;
     case FINDING_HANG:
         print_hang_finding(f, out);
@@ -514,6 +538,10 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(e, "instances", json_integer((json_int_t)f->count));
         break;
     }
+    case FINDING_SETTINGS:
+        json_object_set_new(e, "setting", setting_diff_json(f->setting));
+        json_object_set_new(e, "differing", json_integer((json_int_t)f->count));
+        break;
     case FINDING_STALL:
         json_object_set_new(e, "took_s", json_real(f->took_s));
         /* a stall's evidence is a hang's, resolved */
@@ -586,9 +614,11 @@ json_t *findings_json(const struct report_summary *s)
 json_t *findings_checked_json(const struct report_summary *s)
 {
     const struct findings *fs = &s->findings;
-    return json_pack("{s:b, s:I, s:I, s:I}", "per_op_records", fs->records,
+    json_t *o = json_pack("{s:b, s:I, s:I, s:I}", "per_op_records", fs->records,
                      "collectives", (json_int_t)fs->collectives, "pairs", (json_int_t)fs->pairs,
                      "compared_for_mismatch", (json_int_t)fs->compared);
+    json_object_set_new(o, "settings_comms", json_integer((json_int_t)fs->settings_comms));
+    return o;
 }
 
 int report_print_findings(const struct report_summary *s, bool json, FILE *out)

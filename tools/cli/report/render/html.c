@@ -161,6 +161,7 @@ static const char *evidence_of(const struct finding *f)
 {
     switch (f->kind) {
     case FINDING_MISMATCH: return "text-mismatches";
+    case FINDING_SETTINGS: return "text-settings";
     case FINDING_HANG: return "hang";
     case FINDING_STALL: return "hang";
     case FINDING_STRAGGLER: return "ranks";
@@ -216,6 +217,10 @@ static void print_evidence(const struct report *r, const struct report_summary *
     if (catch_text(&c)) {
         print_mismatches(s, c.m);
         print_caught(&c, "text-mismatches", out);
+    }
+    if (catch_text(&c)) {
+        print_settings(s, c.m);
+        print_caught(&c, "text-settings", out);
     }
     if (catch_text(&c)) {
         print_stragglers(r, c.m);
