@@ -41,10 +41,7 @@ void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, en
     }
     struct tap_parked p = {.where = where, .start_ns = start_ns, .id = id, .parent = parent, .origin = origin,
                            .rank = rank, .nranks = nranks};
-    if (config)
-        p.config = *config;
-    else
-        tap_comm_config_read(&p.config, NULL);
+    p.config = config ? *config : TAP_COMM_CONFIG_NONE;
     if (name)
         tap_utf8_copy(p.name, sizeof p.name, name);
     tap_parked_add(&p);

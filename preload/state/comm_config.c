@@ -78,9 +78,7 @@ static bool has(const ncclConfig_t *config, size_t end)
 
 void tap_comm_config_read(struct tap_comm_config *out, const ncclConfig_t *config)
 {
-    memset(out, 0, sizeof *out);
-    out->blocking = out->cga_cluster_size = out->min_ctas = out->max_ctas = out->split_share =
-        out->traffic_class = TAP_CONFIG_UNSET;
+    *out = TAP_COMM_CONFIG_NONE;
     if (!config)
         return;
     out->given = true;

@@ -56,6 +56,12 @@ struct tap_comm_config {
     char net_name[32];         /* "" when unset */
 };
 
+/* No config given. */
+#define TAP_COMM_CONFIG_NONE                                                                              \
+    ((struct tap_comm_config){ .blocking = TAP_CONFIG_UNSET, .cga_cluster_size = TAP_CONFIG_UNSET,           \
+                               .min_ctas = TAP_CONFIG_UNSET, .max_ctas = TAP_CONFIG_UNSET,                 \
+                               .split_share = TAP_CONFIG_UNSET, .traffic_class = TAP_CONFIG_UNSET })
+
 /* Reads *config (NULL: none given) into *out. Cold path. */
 void tap_comm_config_read(struct tap_comm_config *out, const ncclConfig_t *config);
 

@@ -82,10 +82,7 @@ static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t pare
     c->device = -1;
     c->registered_ns = tap_monotonic_ns();
     c->init_ns = init_ns;
-    if (config)
-        c->config = *config;
-    else
-        tap_comm_config_read(&c->config, NULL);
+    c->config = config ? *config : TAP_COMM_CONFIG_NONE;
     if (name)
         tap_utf8_copy(c->name, sizeof c->name, name); /* whole characters: a cut name stays UTF-8 */
     if (rank < 0 && r->ncclCommUserRank && r->ncclCommUserRank(handle, &c->rank) != ncclSuccess)

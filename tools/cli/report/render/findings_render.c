@@ -94,22 +94,6 @@ static void print_process(const struct rank_file *f, FILE *out)
         fprintf(out, " (host %s, pid %lld)", shown(f->host, host), f->pid);
 }
 
-/* "train.py:88", or the function where there is no line. */
-void print_finding_site(const struct callsite *site, FILE *out)
-{
-    if (!site || !site->nframes)
-        return;
-    const struct site_frame *fr = &site->frames[0];
-    char name[SHOWN_MAX];
-    if (fr->file[0]) {
-        fprintf(out, ", called from %s:%d", shown(path_base(fr->file), name), fr->line);
-    } else {
-        char cut[SHOWN_MAX];
-        fprintf(out, ", called from %s",
-                shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
-    }
-}
-
 /* Who issued what at the communicator's first mismatched collective:
  * the sides that differ, then what most ranks issued; 1 against 1, each. */
 static void print_mismatch_finding(const struct finding *f, FILE *out)

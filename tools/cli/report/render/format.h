@@ -37,4 +37,9 @@ struct header_names {
 void header_names(const struct report *r, struct header_names *h);
 void header_names_free(struct header_names *h);
 
+/* ", called from train.py:88" (or the function without a line); nothing
+ * for a NULL site: where a finding's op was called. */
+struct callsite;
+void print_finding_site(const struct callsite *site, FILE *out);
+
 #endif

@@ -78,11 +78,6 @@ json_t *findings_checked_json(const struct report_summary *s);
  * "findings", "checked"} (json). 1: a finding, 0: healthy, -1: not written. */
 int report_print_findings(const struct report_summary *s, bool json, FILE *out);
 
-/* ", called from train.py:88" (or the function without a line); nothing
- * for a NULL site. findings_render.c */
-struct callsite;
-void print_finding_site(const struct callsite *site, FILE *out);
-
 /* The Mismatches section (s->mismatches), nothing when there is none, and
  * --json's "mismatches"; what a group of ranks issued ("AllReduce 262144
  * float32 sum", "root 2" for a rooted op) and who ("rank 1", "ranks
