@@ -195,6 +195,8 @@ def case_hang(run):
     check(f["seq"] == 20 and f["op"] == "AllReduce" and f["evidence"]["waiting_ranks"] == [0, 1, 2],
           "hang finding %s" % f)
     check(f["evidence"]["site"] and f["evidence"]["site"]["function"] == "op_issue", "no call site: %s" % f)
+    check(not f["evidence"]["mismatch"] and len(f["evidence"]["calls"]) == 1,
+          "a missing rank called a mismatch: %s" % f["evidence"])
     text = run.report()
     # The header and the totals agree with the Hang section.
     check("  in flight  " in text.split("Findings")[0], "the header does not say calls are in flight")
@@ -250,6 +252,42 @@ def case_hang_one_timed(run):
     line = findings_block(run.report())[1][0]
     check("GPUs known to have completed up to seq 15" in line and "NCCLTAP_TIMING=all times every op" in line,
           "the Findings line: %s" % line)
+
+
+def case_hang_mismatch(run):
+    """A hang that forms on a mismatch (NCCL waits for bytes that never
+    come when the ranks' calls differ in size): every rank's GPU started
+    seq 20, rank 1 as AllGather of 4 MiB, the others as AllReduce of 1 MiB
+    (the hang files of a real hang, rewritten so: the simulator completes
+    mismatched calls). No rank is missing: the HANG finding says a
+    mismatch, names rank 1 and both calls, and its next step is about the
+    call, not a dead process; the Hang section says MISMATCH."""
+    run.hang(timing="all")
+    for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        for c in doc["comms"]:
+            other = c["rank"] == 1
+            c["last_done"] = 19
+            c["pending"].update(seq=20, timed=True, started=True, op="AllGather" if other else "AllReduce",
+                                bytes=4 << 20 if other else 1 << 20)
+        doc["stuck"] = doc["comms"][0]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    doc = json.loads(run.report("--json"))
+    f, = doc["findings"]
+    e = f["evidence"]
+    check(f["kind"] == "hang" and f["rank"] == 1 and f["seq"] == 20 and e["mismatch"] and
+          e["missing_ranks"] == [] and e["waiting_ranks"] == [0, 1, 2, 3], "finding %s" % f)
+    calls = [(c["ranks"], c["op"], c["bytes"]) for c in e["calls"]]
+    check(calls == [([0, 2, 3], "AllReduce", 1 << 20), ([1], "AllGather", 4 << 20)], "calls %s" % calls)
+    line = findings_block(run.report())[1][0]
+    for want in ("a mismatch, not a missing rank: rank 1 (host", "waits in AllGather 4",
+                 "where 3 ranks (0, 2-3) wait in AllReduce 1"):
+        check(want in line, "the Findings line lacks %r: %s" % (want, line))
+    check("py-spy" not in f["next_step"] and "rank 1's call at seq 20" in f["next_step"],
+          "next step: %s" % f["next_step"])
+    check("MISMATCH: the ranks issued different calls as this seq" in run.report(), "the Hang section")
 
 
 def case_below_expected(run):
@@ -314,6 +352,7 @@ CASES = {
     "hang": case_hang,
     "hang_untimed": case_hang_untimed,
     "hang_one_timed": case_hang_one_timed,
+    "hang_mismatch": case_hang_mismatch,
     "below_expected": case_below_expected,
     "slow_link8": case_slow_link8,
     "slow_link4": case_slow_link4,

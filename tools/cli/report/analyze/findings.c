@@ -61,6 +61,11 @@ static void add_hangs(const struct report *r, struct findings *f)
         x->missing = h->missing;
         x->nmissing = h->nmissing;
         x->site = h->nsites ? h->sites[0].site : NULL;
+        x->hang = h;
+        if (h->ncalls >= 2 && !h->nmissing) {  /* a mismatch: the first rank of the call that differs */
+            x->rank = h->calls[1].ranks[0];
+            x->file = file_of(r, h->comm, x->rank);
+        }
         if (h->nmissing) {
             x->rank = h->missing[0].rank;
             x->file = file_of(r, h->comm, x->rank);

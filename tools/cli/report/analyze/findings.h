@@ -100,6 +100,7 @@ struct finding {
     /* Settings: the communicator's first setting that differs (rank, file:
      * the first rank of its second value); `count` its settings that differ. */
     const struct setting_diff *setting;
+    const struct hang_instance *hang;  /* hang, stall: its instance (its calls: a mismatch) */
 };
 
 struct findings {

@@ -21,6 +21,15 @@ struct hang_site {
     size_t nranks;
 };
 
+/* What a group of the ranks that issued the stuck op issued, by their hang
+ * reports: its op and size. */
+struct hang_call {
+    const char *op;          /* interned */
+    uint64_t bytes;
+    int *ranks;              /* ascending */
+    size_t nranks;
+};
+
 struct hang_instance {
     uint64_t comm, seq;      /* the oldest op any rank reports stuck */
     const char *op;
@@ -46,6 +55,13 @@ struct hang_instance {
     bool resolved;
     double took_s;
     int late_rank;           /* resolved: the rank that started it last, the one waited for */
+    /* The calls the ranks that report S pending issued as S, the most
+     * ranks first (ties: the lowest rank). Two or more: the ranks issued
+     * different collectives at S, a mismatch, not a missing rank (NCCL
+     * pairs calls by order: with different sizes it waits for bytes that
+     * never come). */
+    struct hang_call *calls;
+    size_t ncalls;
 };
 
 struct hang_summary {

@@ -149,11 +149,45 @@ static void print_stall_finding(const struct finding *f, FILE *out)
     print_finding_site(f->site, out);
 }
 
+/* Whether a hang formed on a mismatch: every rank there, different calls. */
+static bool hang_mismatched(const struct finding *f)
+{
+    return f->hang && f->hang->ncalls >= 2 && !f->nmissing;
+}
+
+/* "rank 1 (host h, pid p) waits in AllGather 4.0M, where 3 ranks (0, 2-3)
+ * wait in AllReduce 1.0M": the calls that differ, then the most common. */
+static void print_hang_calls(const struct finding *f, FILE *out)
+{
+    const struct hang_instance *h = f->hang;
+    for (size_t k = 1; k <= h->ncalls; k++) {
+        const struct hang_call *c = &h->calls[k % h->ncalls];
+        char op[SHOWN_MAX], size[16];
+        if (k > 1)
+            fputs(k == h->ncalls ? ", where " : ", ", out);
+        if (c->nranks == 1) {
+            fprintf(out, "rank %d", c->ranks[0]);
+        } else {
+            fprintf(out, "%zu ranks (", c->nranks);
+            print_rank_list(c->ranks, c->nranks, out);
+            fputc(')', out);
+        }
+        if (k == 1)
+            print_process(f->file, out);
+        fprintf(out, " wait%s in %s %s", c->nranks == 1 ? "s" : "", shown(c->op, op),
+                human_bytes((double)c->bytes, size));
+    }
+}
+
 static void print_hang_finding(const struct finding *f, FILE *out)
 {
     char op[SHOWN_MAX], d[32];
     fprintf(out, "comm %016" PRIx64 " %s seq %" PRIu64 ": ", f->comm, shown(f->op, op), f->seq);
-    if (f->nmissing) {
+    if (hang_mismatched(f)) {
+        fputs("a mismatch, not a missing rank: ", out);
+        print_hang_calls(f, out);
+        fprintf(out, ", for %s", duration(f->wait_us, d));
+    } else if (f->nmissing) {
         const struct hang_missing *m = &f->missing[0];
         fprintf(out, "rank %d", m->rank);
         print_process(f->file, out);
@@ -345,6 +379,12 @@ static void print_next_step(const struct finding *f, FILE *out)
               "NCCL_DEBUG=INFO prints the values NCCL took", out);
         break;
     case FINDING_HANG:
+        if (hang_mismatched(f)) {
+            fprintf(out, "why rank %d's call at seq %" PRIu64 " differs (the call sites: the Hang section): a branch "
+                    "on the rank, a size computed per rank; every rank's calls: NCCL_DEBUG=INFO "
+                    "NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
+            break;
+        }
         fprintf(out, "where rank %d is: py-spy dump --pid ", f->rank);
         print_pid(f, out);
         fputs(" (or gdb -p ", out);
@@ -537,6 +577,17 @@ static json_t *finding_json(const struct finding *f)
         for (size_t i = 0; i < f->nmissing; i++)
             json_array_append_new(m, json_integer(f->missing[i].rank));
         json_object_set_new(e, "waiting_ranks", w);
+        json_t *calls = json_array();  /* two or more: the ranks issued different calls there */
+        for (size_t i = 0; f->hang && i < f->hang->ncalls; i++) {
+            const struct hang_call *c = &f->hang->calls[i];
+            json_t *ranks = json_array();
+            for (size_t k = 0; k < c->nranks; k++)
+                json_array_append_new(ranks, json_integer(c->ranks[k]));
+            json_array_append_new(calls, json_pack("{s:o, s:s, s:I}", "ranks", ranks, "op", c->op, "bytes",
+                                                   (json_int_t)c->bytes));
+        }
+        json_object_set_new(e, "calls", calls);
+        json_object_set_new(e, "mismatch", json_boolean(hang_mismatched(f)));
         json_object_set_new(e, "missing_ranks", m);
         json_object_set_new(e, "untimed", json_boolean(f->untimed));
         json_object_set_new(e, "done_before", f->done_before >= 0 ? json_integer(f->done_before) : json_null());
