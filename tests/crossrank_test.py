@@ -296,6 +296,30 @@ def settings(run):
           "the healthy run compared no communicator's settings: %s" % rep["settings"])
 
 
+def mismatch_redop(run):
+    """The reduction and the count compared: at step 5 rank 2 all-reduces
+    with max where the others sum (seq 10), and at step 9 (another run)
+    rank 3 all-reduces half the count (seq 18). Each is the first finding,
+    both sides as issued: the reduction comes from the per-op file
+    (version 4), the count from its size."""
+    rep, _, _ = step_app(run, [4, 12, "mismatch", 2, 5, "max"], allow=("mismatch",))
+    f = rep["findings"][0]
+    sides = [side(s) for s in f["evidence"]["sides"]]
+    check(f["kind"] == "mismatch" and f["rank"] == 2 and f["seq"] == 10 and
+          sides == [([0, 1, 3], "AllReduce", 262144, "float32", "sum"), ([2], "AllReduce", 262144, "float32", "max")],
+          "the max mismatch: %s %s" % (f["text"], sides))
+    shutil.rmtree(run.dir)
+    rep, _, _ = step_app(run, [4, 12, "mismatch", 3, 9, "half"], allow=("mismatch",), NCCLTAP_OPS_JSONL=1)
+    f = rep["findings"][0]
+    sides = [side(s) for s in f["evidence"]["sides"]]
+    check(f["kind"] == "mismatch" and f["rank"] == 3 and f["seq"] == 18 and
+          sides == [([0, 1, 2], "AllReduce", 262144, "float32", "sum"), ([3], "AllReduce", 131072, "float32", "sum")],
+          "the count mismatch: %s %s" % (f["text"], sides))
+    lines = [json.loads(l) for p in glob.glob(os.path.join(run.dir, "*.ops.jsonl")) for l in open(p)]
+    check(lines and {l["redop"] for l in lines} == {"sum", None}, "the JSON lines' redop: %s"
+          % sorted({str(l.get("redop")) for l in lines}))
+
+
 def mismatch_pair(run):
     """2 ranks, rank 1 calls AllGather where rank 0 calls AllReduce at
     step 3 (seq 6): one against one, no telling which is wrong: the
@@ -1080,6 +1104,7 @@ def main():
         "scale": lambda: scale(run),
         "mismatch": lambda: mismatch(run),
         "mismatch_pair": lambda: mismatch_pair(run),
+        "mismatch_redop": lambda: mismatch_redop(run),
         "settings": lambda: settings(run),
     }
     try:

@@ -6,15 +6,16 @@
  * after its own work, on time at the one right after it, which the
  * others reach only once it has caught up).
  *
- * A mismatch (`mismatch RANK STEP`): at step STEP, rank RANK calls
- * AllGather of the same count where the others call AllReduce, then all
- * go on, as a rank-dependent branch would. Settings that differ (`env RANK
+ * A mismatch (`mismatch RANK STEP [HOW]`): at step STEP, rank RANK calls
+ * AllGather of the same count where the others call AllReduce (HOW
+ * `allgather`, the default), or AllReduce with ncclMax (`max`), or of half
+ * the count (`half`), then all go on, as a rank-dependent branch would. Settings that differ (`env RANK
  * NAME=VALUE`): rank RANK sets NAME in its environment before it creates
  * its communicator, as a launcher that gives one node another setting
  * would.
  *
  * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
- *                 [mismatch RANK STEP] [env RANK NAME=VALUE]
+ *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@ struct stall {
 struct mismatch {
     int rank;
     long step;
+    const char *how;  /* "allgather", "max", "half" */
 };
 
 /* A setting one rank has that the others do not. */
@@ -109,7 +111,12 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
         if (buckets) {
             bucket_step(comm, s, grad, buckets);
         } else if (rank == mismatch.rank && i == mismatch.step) {
-            CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
+            if (!strcmp(mismatch.how, "allgather"))
+                CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
+            else
+                CHECK(ncclAllReduce((void *)grad, (void *)grad, strcmp(mismatch.how, "half") ? AR_COUNT : AR_COUNT / 2,
+                                    ncclFloat32, strcmp(mismatch.how, "max") ? ncclSum : ncclMax, comm, s),
+                      ncclSuccess);
             CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
         } else {
             CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
@@ -130,7 +137,7 @@ int main(int argc, char **argv)
     int late_rank = -1, buckets = 0, bad = argc < 3;
     long late_us = 0;
     struct stall stall = { -1, 1, 0 };
-    struct mismatch mismatch = { -1, -1 };
+    struct mismatch mismatch = { -1, -1, "allgather" };
     struct env_one env = { -1, NULL };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
@@ -142,9 +149,12 @@ int main(int argc, char **argv)
             bad = stall.every < 1 || stall.us < 0 || stall.us > 10000000;
             i += 3;
         } else if (!strcmp(argv[i], "mismatch") && i + 2 < argc) {
-            mismatch = (struct mismatch){ atoi(argv[i + 1]), atol(argv[i + 2]) };
+            mismatch = (struct mismatch){ atoi(argv[i + 1]), atol(argv[i + 2]), "allgather" };
             bad = mismatch.rank < 0 || mismatch.step < 0;
             i += 2;
+            if (i + 1 < argc && (!strcmp(argv[i + 1], "allgather") || !strcmp(argv[i + 1], "max") ||
+                                 !strcmp(argv[i + 1], "half")))
+                mismatch.how = argv[++i];
         } else if (!strcmp(argv[i], "env") && i + 2 < argc) {
             env = (struct env_one){ atoi(argv[i + 1]), argv[i + 2] };
             bad = env.rank < 0 || !strchr(env.assignment, '=');
@@ -158,7 +168,7 @@ int main(int argc, char **argv)
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || late_us < 0 || late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
-                "[mismatch RANK STEP] [env RANK NAME=VALUE]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
