@@ -286,6 +286,12 @@ def settings(run):
           "on 3 ranks (0, 2-3)" in f["text"] and f["next_step"], "its text: %s" % f["text"])
     check("\nSettings" in text and "NCCL_ALGO" not in text.split("\nSettings")[1].split("\n\n")[0],
           "the Settings section: NCCL_ALGO, the same everywhere, must not be named")
+    page = os.path.join(run.work, "settings.html")
+    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
+                       timeout=120, env=run.env())
+    html = open(page).read() if p.returncode == 0 else ""
+    check('data-kind="settings" data-rank="1"' in html and 'id="text-settings"' in html,
+          "the page does not list the settings finding with its evidence")
     for path in glob.glob(os.path.join(run.dir, "*.json")):
         body = open(path).read()
         check('"NCCL_PROTO"' in body and "Simple" not in body and '"LL"' not in body and "Ring" not in body,
