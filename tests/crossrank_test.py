@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -280,8 +281,8 @@ def settings(run):
     check(d["kind"] == "env" and d["name"] == "NCCL_PROTO" and f["evidence"]["differing"] == 1,
           "the setting named: %s" % d)
     values = [(v["ranks"], v["set"]) for v in d["values"]]
-    check(values == [([0, 2, 3], True), ([1], True)] and d["values"][0]["hash"] != d["values"][1]["hash"],
-          "its values: %s" % d["values"])
+    check(values == [([0, 2, 3], True), ([1], True)] and d["values"][0]["hash"] != d["values"][1]["hash"] and
+          all(v["host_apart"] is None for v in d["values"]), "its values (one host: none apart): %s" % d["values"])
     check("NCCL_PROTO is set (value #" in f["text"] and "on rank 1 (host " in f["text"] and
           "on 3 ranks (0, 2-3)" in f["text"] and f["next_step"], "its text: %s" % f["text"])
     check("\nSettings" in text and "NCCL_ALGO" not in text.split("\nSettings")[1].split("\n\n")[0],
@@ -300,6 +301,26 @@ def settings(run):
     rep, _, _ = step_app(run, [4, 10], NCCL_PROTO="LL", NCCL_ALGO="Ring")
     check(rep["settings"]["comms_compared"] == 1 and rep["checked"]["settings_comms"] == 1,
           "the healthy run compared no communicator's settings: %s" % rep["settings"])
+    # Between hosts: the same run's files as if ranks 2 and 3 ran on host
+    # node1 with NCCL_IB_HCA set, which ranks 0 and 1 (host vm) lack.
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        if doc.get("ranks") in ([2], [3]):
+            doc["host"] = "node1"
+            doc["nccl_env"]["vars"].append({"name": "NCCL_IB_HCA", "hash": "00000000000000aa"})
+            with open(path, "w") as f:
+                json.dump(doc, f)
+    rep, text, _ = run.report(allow=("settings",))
+    f = rep["findings"][0] if rep["findings"] else {}
+    d = f.get("evidence", {}).get("setting", {})
+    here = socket.gethostname()
+    check(f.get("kind") == "settings" and d.get("name") == "NCCL_IB_HCA" and f["rank"] == 2 and
+          [(v["ranks"], v["set"], v["host_apart"]) for v in d["values"]] == [([0, 1], False, here),
+                                                                              ([2, 3], True, "node1")],
+          "between hosts: %s" % f)
+    check("NCCL_IB_HCA is set (value #00000000) on 2 ranks (2-3) (every rank of host node1), where it is unset "
+          "on 2 ranks (0-1) (every rank of host %s)" % here in f["text"], "its text: %s" % f["text"])
 
 
 def mismatch_redop(run):

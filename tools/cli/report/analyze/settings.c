@@ -73,16 +73,39 @@ static int cmp_value(const void *a, const void *b)
     return (x->ranks[0] > y->ranks[0]) - (x->ranks[0] < y->ranks[0]);
 }
 
+/* Each value's host_apart: the one host all its members are on, where no
+ * member of another value is. Host names are interned: equal pointers. */
+static void host_apart(struct setting_value *vals, size_t nvals, const struct member *m, const size_t *which,
+                       size_t n)
+{
+    for (size_t j = 0; j < nvals; j++) {
+        const char *host = NULL;
+        bool apart = true;
+        for (size_t i = 0; i < n && apart; i++) {
+            if (which[i] != j)
+                continue;
+            if (!host)
+                host = m[i].file->host;
+            apart = m[i].file->host == host;
+        }
+        for (size_t i = 0; i < n && apart; i++)
+            apart = which[i] == j || m[i].file->host != host;
+        vals[j].host_apart = apart ? host : NULL;
+    }
+}
+
 /* Groups m[0..n)'s values seen[0..n); adds a diff when there are two or more. */
 static void judge(struct settings_drift *out, const struct member *m, const struct seen *seen, size_t n, bool env,
                   const char *name)
 {
     struct setting_value *vals = xcalloc(n, sizeof *vals);
     size_t *rep = xmalloc(n * sizeof *rep), nvals = 0;
+    size_t *which = xmalloc(n * sizeof *which);  /* each member's value */
     for (size_t i = 0; i < n; i++) {
         size_t j = 0;
         while (j < nvals && !same_seen(&seen[rep[j]], &seen[i]))
             j++;
+        which[i] = j;
         if (j == nvals) {
             rep[nvals] = i;
             vals[nvals++] = (struct setting_value){ .set = seen[i].set, .hash = seen[i].hash,
@@ -92,6 +115,8 @@ static void judge(struct settings_drift *out, const struct member *m, const stru
         vals[j].ranks[vals[j].nranks++] = m[i].rank;
     }
     free(rep);
+    host_apart(vals, nvals, m, which, n);
+    free(which);
     if (nvals < 2) {
         for (size_t j = 0; j < nvals; j++)
             free(vals[j].ranks);

@@ -12,6 +12,8 @@
  * differs; so does a config field. NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
  * NCCL_DEBUG_FILE are left out: they change NCCL's logging, not what it
  * does. Ranks whose files do not say (older shims, traces) are left out.
+ * A value held by every rank of one host and by no other rank is said to
+ * be that host's (a setting that differs between hosts: a node's profile).
  *
  * Invariants: v by comm, then its variables by name, then its config
  * fields; each setting's values with the most
@@ -36,6 +38,9 @@ struct setting_value {
     int *ranks;              /* ascending */
     size_t nranks;
     const struct rank_file *file;  /* the process of ranks[0] */
+    /* Between hosts: its ranks are all on this host, and no rank with
+     * another value is (interned); NULL otherwise. */
+    const char *host_apart;
 };
 
 /* One setting that differs on a communicator. */

@@ -48,7 +48,9 @@ void print_setting_diff(const struct setting_diff *d, bool process, FILE *out)
         fputs(" on ", out);
         print_ranks(v, out);
         char host[SHOWN_MAX];
-        if (process && k == 1 && v->file)
+        if (v->host_apart)
+            fprintf(out, " (every rank of host %s)", shown(v->host_apart, host));
+        else if (process && k == 1 && v->file)
             fprintf(out, " (host %s, pid %lld)", shown(v->file->host, host), v->file->pid);
     }
 }
@@ -87,6 +89,7 @@ json_t *setting_diff_json(const struct setting_diff *d)
                                                                            : json_integer(v->number));
         }
         json_object_set_new(o, "host", v->file ? json_string(v->file->host) : json_null());
+        json_object_set_new(o, "host_apart", v->host_apart ? json_string(v->host_apart) : json_null());
         json_object_set_new(o, "pid", v->file ? json_integer(v->file->pid) : json_null());
         json_array_append_new(values, o);
     }
