@@ -347,6 +347,30 @@ def mismatch_redop(run):
           % sorted({str(l.get("redop")) for l in lines}))
 
 
+def settings_comms(run):
+    """A process's environment is its every communicator's: 2 ranks, 2
+    threads each with its own communicator (nccltap-bench --threads 2),
+    rank 1's process given NCCL_ALGO (its rank file rewritten so). One
+    SETTINGS finding names rank 1 and NCCL_ALGO, and says the same holds
+    on 1 more communicator; the Settings section lists both."""
+    run.bench_run(["--ranks", "2", "--threads", "2", "--op", "allreduce", "--bytes", "1M", "--iters", "20"],
+                  NCCLTAP_OS="off")
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        if doc.get("ranks") == [1]:
+            doc["nccl_env"]["vars"].append({"name": "NCCL_ALGO", "hash": "00000000000000bb"})
+            with open(path, "w") as f:
+                json.dump(doc, f)
+    rep, _, _ = run.report(allow=("settings",))
+    found = [f for f in rep["findings"] if f["kind"] == "settings"]
+    check(len(found) == 1 and found[0]["rank"] == 1 and found[0]["evidence"]["setting"]["name"] == "NCCL_ALGO"
+          and found[0]["evidence"]["more_comms"] == 1 and "the same on 1 more communicator" in found[0]["text"],
+          "settings findings: %s" % [f["text"] for f in found])
+    differ = rep["settings"]["differ"]
+    check(len(differ) == 2 and len({d["comm"] for d in differ}) == 2, "the Settings section: %s" % differ)
+
+
 def mismatch_pair(run):
     """2 ranks, rank 1 calls AllGather where rank 0 calls AllReduce at
     step 3 (seq 6): one against one, no telling which is wrong: the
@@ -1133,6 +1157,7 @@ def main():
         "mismatch_pair": lambda: mismatch_pair(run),
         "mismatch_redop": lambda: mismatch_redop(run),
         "settings": lambda: settings(run),
+        "settings_comms": lambda: settings_comms(run),
     }
     try:
         cases[a.case]()

@@ -435,8 +435,23 @@ static void add_mismatches(const struct mismatches *mm, struct findings *f)
     }
 }
 
+/* An earlier settings finding of the same variable at the same process:
+ * the environment is the process's, so every communicator of its ranks
+ * differs alike; one finding says it, with how many more communicators. */
+static struct finding *same_env(struct findings *f, const struct setting_diff *d)
+{
+    for (size_t i = 0; d->env && i < f->n; i++) {
+        struct finding *v = &f->v[i];
+        if (v->kind == FINDING_SETTINGS && v->setting->env && v->setting->name == d->name &&
+            v->file == d->values[1].file)
+            return v;
+    }
+    return NULL;
+}
+
 /* One per communicator: its first setting that differs, the first rank
- * of its second most common value named. */
+ * of its second most common value named; an environment variable that
+ * one finding names already at that process counts there (`of`). */
 static void add_settings(const struct settings_drift *sd, struct findings *f)
 {
     for (size_t i = 0; i < sd->n;) {
@@ -444,6 +459,12 @@ static void add_settings(const struct settings_drift *sd, struct findings *f)
         while (j < sd->n && sd->v[j].comm == sd->v[i].comm)
             j++;
         const struct setting_diff *d = &sd->v[i];
+        struct finding *seen = same_env(f, d);
+        if (seen) {
+            seen->of++;
+            i = j;
+            continue;
+        }
         struct finding *v = add(f, FINDING_SETTINGS, SECTION_SETTINGS);
         v->setting = d;
         v->comm = d->comm;

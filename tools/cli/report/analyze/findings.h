@@ -98,7 +98,9 @@ struct finding {
      * differs, sides[1]); `count` its mismatched instances. */
     const struct mismatch *mismatch;
     /* Settings: the communicator's first setting that differs (rank, file:
-     * the first rank of its second value); `count` its settings that differ. */
+     * the first rank of its second value); `count` its settings that differ,
+     * `of` the other communicators where that variable differs at that
+     * process alike (not named again). */
     const struct setting_diff *setting;
     const struct hang_instance *hang;  /* hang, stall: its instance (its calls: a mismatch) */
 };

@@ -134,6 +134,8 @@ static void print_settings_finding(const struct finding *f, FILE *out)
     print_setting_diff(f->setting, true, out);
     if (f->count > 1)
         fprintf(out, "; %zu settings differ on it", f->count);
+    if (f->of)
+        fprintf(out, "; the same on %zu more communicator%s", f->of, f->of == 1 ? "" : "s");
 }
 
 /* A hang that completed later: who waited, for whom, how long. */
@@ -565,6 +567,7 @@ static json_t *finding_json(const struct finding *f)
     case FINDING_SETTINGS:
         json_object_set_new(e, "setting", setting_diff_json(f->setting));
         json_object_set_new(e, "differing", json_integer((json_int_t)f->count));
+        json_object_set_new(e, "more_comms", json_integer((json_int_t)f->of));
         break;
     case FINDING_STALL:
         json_object_set_new(e, "took_s", json_real(f->took_s));
