@@ -336,7 +336,10 @@ def mismatch_redop(run):
           sides == [([0, 1, 3], "AllReduce", 262144, "float32", "sum"), ([2], "AllReduce", 262144, "float32", "max")],
           "the max mismatch: %s %s" % (f["text"], sides))
     shutil.rmtree(run.dir)
-    rep, _, _ = step_app(run, [4, 12, "mismatch", 3, 9, "half"], allow=("mismatch",), NCCLTAP_OPS_JSONL=1)
+    step_app(run, [4, 12, "mismatch", 3, 9, "half"], allow=("mismatch",), NCCLTAP_OPS_JSONL=1)
+    for path in glob.glob(os.path.join(run.dir, "*.ops")):
+        os.unlink(path)  # the JSON lines read instead, their redop with them
+    rep, _, _ = run.report(allow=("mismatch",))
     f = rep["findings"][0]
     sides = [side(s) for s in f["evidence"]["sides"]]
     check(f["kind"] == "mismatch" and f["rank"] == 3 and f["seq"] == 18 and
@@ -369,6 +372,35 @@ def settings_comms(run):
           "settings findings: %s" % [f["text"] for f in found])
     differ = rep["settings"]["differ"]
     check(len(differ) == 2 and len({d["comm"] for d in differ}) == 2, "the Settings section: %s" % differ)
+
+
+def mismatch_unaligned(run):
+    """Sends and receives take seqs too: where the ranks recorded
+    different numbers of them before a collective, their seqs do not
+    align there, and comparing would call every later collective a
+    mismatch. A healthy 2-rank run's JSON lines, rank 0's given a Send at
+    seq 6 and its later seqs moved up by one (a pipeline stage that sends
+    what the other does not receive on this communicator): no mismatch,
+    the collectives after it counted as not compared, those before it
+    compared."""
+    step_app(run, [2, 10], NCCLTAP_OPS_JSONL=1)
+    for path in glob.glob(os.path.join(run.dir, "*.ops")):
+        os.unlink(path)
+    for path in glob.glob(os.path.join(run.dir, "*.ops.jsonl")):
+        lines = [json.loads(l) for l in open(path)]
+        if lines[0]["rank"] != 0:
+            continue
+        send = dict(lines[0], op="Send", seq=6, peer=1, redop=None, group=0, group_ops=1, replay=0)
+        for l in lines:
+            l["seq"] += l["seq"] >= 6
+        with open(path, "w") as f:
+            for l in lines + [send]:
+                f.write(json.dumps(l) + "\n")
+    rep, text, _ = run.report()
+    mm = rep["mismatches"]
+    check(mm["unaligned"] >= 13 and mm["compared"] == 6, "compared %d, unaligned %d: want 6 and the 14 after the "
+          "send" % (mm["compared"], mm["unaligned"]))
+    check("not compared: their ranks had recorded different numbers of sends" in text, "the text does not say so")
 
 
 def mismatch_pair(run):
@@ -1156,6 +1188,7 @@ def main():
         "mismatch": lambda: mismatch(run),
         "mismatch_pair": lambda: mismatch_pair(run),
         "mismatch_redop": lambda: mismatch_redop(run),
+        "mismatch_unaligned": lambda: mismatch_unaligned(run),
         "settings": lambda: settings(run),
         "settings_comms": lambda: settings_comms(run),
     }
