@@ -22,6 +22,12 @@ Checked, each group on its own target's link:
     undefined symbol like a call; no #include "../"; every include of a
     preload header is folder-qualified ("state/x.h").
 
+  * in tools/cli/report/ (any folder named report/ under the group), the
+    stages load/, analyze/, render/ use only their own stage or one
+    before it (REPORT_STAGES), by call or include, except that render/
+    includes analyze/'s headers for the result's types: a renderer
+    reads the one analysis's result and calls no analysis.
+
 Findings listed in the allow-list (tests/call_circles.allow) are tolerated
 while the tree is being untangled; one not listed fails, and so does a
 listed one no longer found, so the list can only shrink.
@@ -369,6 +375,40 @@ def floor_findings(src, folder, graph, search_dirs):
     return findings
 
 
+# --- the report's stages -----------------------------------------------------------
+
+# load/ fills the document, analyze/ derives the one result from it,
+# render/ prints the document and the result.
+REPORT_STAGES = {"load": 0, "analyze": 1, "render": 2}
+
+
+def report_stage(path):
+    """(stage folder, its order) of a file in a report/ folder's stage, else None."""
+    parts = path.split(os.sep)
+    for i in range(len(parts) - 2):
+        if parts[i] == "report" and parts[i + 1] in REPORT_STAGES:
+            return parts[i + 1], REPORT_STAGES[parts[i + 1]]
+    return None
+
+
+def stage_findings(graph):
+    """(allow-list key, message) for every use of a later report stage, and
+    every call from render/ into analyze/."""
+    findings = []
+    for a in sorted(graph):
+        for b, why in sorted(graph[a].items()):
+            sa, sb = report_stage(a), report_stage(b)
+            if not sa or not sb or sa == sb:
+                continue
+            calls = [w for w in why if " uses " in w]
+            if sb[1] > sa[1]:
+                findings.append((f"stage: {a} -> {b}", f"{sa[0]}/ uses {sb[0]}/, a later stage: {reasons(why)}"))
+            elif (sa[0], sb[0]) == ("render", "analyze") and calls:
+                findings.append((f"stage: {a} -> {b}",
+                                 f"render/ calls analyze/ (a renderer reads the result): {reasons(calls)}"))
+    return findings
+
+
 # --- the report ----------------------------------------------------------------
 
 def read_allow(path):
@@ -409,6 +449,7 @@ def group_findings(src, folder, objects, search_dirs):
         findings.append((" ".join(component), text))
     if folder == "preload":
         findings += floor_findings(src, folder, graph, search_dirs)
+    findings += stage_findings(graph)
     return findings
 
 
@@ -426,7 +467,7 @@ def run(build, src, allow_path):
         print(f"nothing new: the {len(allowed)} findings left are those {allow_path} lists")
     elif ok:
         print("no call circles in " + ", ".join(f"{f}/" for f in GROUPS) +
-              "; preload/ calls and includes only down its floors")
+              "; preload/ calls and includes only down its floors; the report's render/ calls no analysis")
     return 0 if ok else 1
 
 
@@ -447,7 +488,7 @@ def self_test(fixtures, cc):
                         raise BuildTreeError(f"{path}: {cc} could not compile the fixture")
                     objects[obj] = os.path.relpath(path, fixtures)
         keys = {}
-        for folder in ("mutual", "oneway", "included", "preload"):
+        for folder in ("mutual", "oneway", "included", "preload", "report"):
             picked = {o: s for o, s in objects.items() if under(s, folder)}
             for key, text in group_findings(fixtures, folder, picked, [os.path.join(fixtures, "preload")]):
                 print(text)
@@ -459,6 +500,8 @@ def self_test(fixtures, cc):
                     'include: preload/state/other.c "../base/ground.h"',
                     'include: preload/state/low.c "low.h"',
                     "floor: preload/misplaced is in no floor"},
+        "report": {"stage: report/render/page -> report/analyze/result",
+                   "stage: report/load/reader -> report/render/page"},
     }
     failures = [f"{folder}: found {sorted(keys.get(folder, set()))}, expected {sorted(want)}"
                 for folder, want in expected.items() if keys.get(folder, set()) != want]
@@ -468,7 +511,7 @@ def self_test(fixtures, cc):
         print("FAIL: " + f)
     if not failures:
         print("self-test: the mutual calls and includes are circles, the one-way calls are not, "
-              "the upward call and includes are caught")
+              "the upward call and includes are caught, and a renderer's call into an analysis")
     return 1 if failures else 0
 
 

@@ -157,18 +157,33 @@ def late_at_allreduce(run):
     so it is late there and on time at the AllGather (tests/apps/
     step_app.c), in the default mode: last in half the collectives, as a
     real straggler is. Every collective of every rank is compared (none
-    "not recorded by every rank"): 600 instances, none incomplete. At the
-    AllReduces the others wait for rank 2, about 2 ms; at the AllGathers
-    nobody waits beyond the stamps' resolution. Rank 2 is the first
-    finding, by the share of the others' NCCL time it cost, late at the
-    AllReduce after its own work; the Ranks table, the Stragglers section
-    and the finding give the same waits."""
-    app = os.path.join(os.path.dirname(run.bench), "step_app")
-    env = run.env(NCCLTAP_OS="off")
-    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "300", "late", "2", "2000"]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-    check(p.returncode == 0, "step_app exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
-    rep, text, _ = run.report()
+    "not recorded by every rank"): 600 instances, none incomplete. Rank 2
+    is the first finding, late at the AllReduce, by the share of the
+    others' NCCL time it cost. On a quiet machine the amounts too: at the
+    AllReduces the others wait for rank 2 about 2 ms, at the AllGathers
+    nobody waits beyond the stamps' resolution; the finding says it was
+    late after its own work; the Ranks table, the Stragglers section and
+    the finding give the same waits. Another process taking rank 2's CPU
+    makes it later for real (4 ranks on 2 CPUs), and a reducer kept off
+    its CPU polls late: a disturbed run is retried, and the amounts are
+    skipped (77) if every run was."""
+    for attempt in range(3):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        with OthersShare() as load:
+            rep, text, _ = step_app(run, [4, 300, "late", 2, 2000])
+        late_at_allreduce_found(rep, text)
+        if load.share > 0.10:
+            print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
+            continue
+        late_at_allreduce_amounts(rep)
+        return
+    print("SKIP: the amounts: the machine was busy with other work in all 3 runs")
+    sys.exit(77)
+
+
+def late_at_allreduce_found(rep, text):
+    """What holds however busy the machine: every collective compared,
+    rank 2 the first finding, at the AllReduce."""
     x = rep["crossrank"]
     check(x["instances"] == 600 and x["incomplete"] == 0,
           "every collective of every rank compared: %d instances, %d incomplete, want 600 and 0"
@@ -176,24 +191,30 @@ def late_at_allreduce(run):
     check("not recorded by every rank" not in text, "the text says some were not recorded by every rank")
     check(rep["totals"]["stamped"] + rep["totals"]["timed"] == rep["totals"]["calls"],
           "every call stamped or timed: %s" % rep["totals"])
-    waits = {w["rank"]: w for w in x["waits"]}
+    findings = rep["findings"]
+    check(findings and findings[0]["kind"] == "straggler" and findings[0]["rank"] == 2,
+          "the first finding is not rank 2 a straggler: %s" % [f["text"] for f in findings])
+    f = findings[0]
+    check(f["op"] == "AllReduce", "late at %s, want AllReduce" % f["op"])
+    check(0.1 <= f["evidence"]["nccl_time_share"] <= 1.0,
+          "share of the others' NCCL time %s" % f["evidence"]["nccl_time_share"])
+    check("of their NCCL time" in f["text"], "the finding does not say what it cost: %s" % f["text"])
+
+
+def late_at_allreduce_amounts(rep):
+    """The amounts, on a quiet machine."""
+    waits = {w["rank"]: w for w in rep["crossrank"]["waits"]}
     # Each rank's mean wait over both ops: 2 ms at the AllReduce, ~0 at
     # the AllGather, so about 1 ms for the others, ~0 for rank 2.
     means = {r: w["wait_us_mean"] for r, w in waits.items()}
     check(all(700 <= means[r] <= 1200 for r in (0, 1, 3)) and means[2] < 200,
           "mean waits per rank (2 ms at each AllReduce, none at the AllGathers): %s" % means)
-    findings = rep["findings"]
-    check(findings and findings[0]["kind"] == "straggler" and findings[0]["rank"] == 2,
-          "the first finding is not rank 2 a straggler: %s" % [f["text"] for f in findings])
-    f = findings[0]
+    f = rep["findings"][0]
     e = f["evidence"]
-    check(f["op"] == "AllReduce", "late at %s, want AllReduce" % f["op"])
-    check(0.1 <= e["nccl_time_share"] <= 1.0, "share of the others' NCCL time %s" % e["nccl_time_share"])
     check(e["gap_before_late_us"] >= 2 * e["gap_before_others_us"],
           "the gap before its late calls (%.0f us) does not stand out from the others' (%.0f us)"
           % (e["gap_before_late_us"], e["gap_before_others_us"]))
-    check("after its own work" in f["text"] and "of their NCCL time" in f["text"],
-          "the finding does not say where and what it cost: %s" % f["text"])
+    check("after its own work" in f["text"], "the finding does not say where: %s" % f["text"])
     # One accounting: the finding's total is the others' waits in the Ranks table's terms.
     others = sum(waits[r]["wait_us_total"] for r in (0, 1, 3))
     check(abs(e["others_wait_us"] - others) <= 0.05 * others,

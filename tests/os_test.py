@@ -119,7 +119,7 @@ class Run:
         self.bin = bindir
         self.nccltap = os.path.join(bindir, "nccltap")
         self.work = tempfile.mkdtemp(prefix="nccltap-os-")
-        os.chmod(self.work, 0o777)  # the nobody case writes in it
+        os.chmod(self.work, 0o1777)  # the nobody case writes in it; sticky, as /tmp (the bench refuses one without)
         self.dir = os.path.join(self.work, "out")
         self.path = self.dir  # what the report reads: the rank files, or the trace
 

@@ -109,9 +109,9 @@ void usage_run(FILE *to)
 void usage_report(FILE *to)
 {
     fputs(
-"Usage: nccltap report [OPTIONS] PATH\n"
-"  or:  nccltap report --html FILE [OPTIONS] PATH\n"
-"  or:  nccltap report --perfetto OUT [--from S] [--to S] [--ranks LIST] PATH\n"
+"Usage: nccltap report [--format FMT] [-o FILE] [OPTIONS] PATH\n"
+"  or:  nccltap report --format html -o FILE [OPTIONS] PATH\n"
+"  or:  nccltap report --format perfetto -o FILE [--from S] [--to S] [--ranks LIST] PATH\n"
 "Merge the per-rank files of one run into one report, read top to bottom:\n"
 "first the findings (a straggler, a hang, a slow link, a busbw below the one\n"
 "expected, the OS's interference: the culprit and the evidence), then\n"
@@ -127,6 +127,10 @@ void usage_report(FILE *to)
 "is built. Options may come before or after PATH.\n"
 "\n"
 "Options:\n"
+"      --format FMT     text (the default), json, csv, html or perfetto: what\n"
+"                       --json, --csv, --html and --perfetto below write\n"
+"  -o, --output FILE    write it to FILE, whole or not at all, rather than to\n"
+"                       standard output (html and perfetto need it)\n"
 "      --json           one JSON document rather than the text report\n"
 "      --findings       print only the findings, one line each (with --json: as\n"
 "                       JSON); exit 1 when there is one, 0 when the run is\n"
@@ -171,7 +175,7 @@ void usage_report(FILE *to)
 "  $ nccltap report out\n"
 "  $ nccltap report --json out > report.json\n"
 "  $ nccltap report --findings out || echo 'something is wrong'\n"
-"  $ nccltap report --html report.html out\n"
+"  $ nccltap report --format html -o report.html out\n"
 "  $ nccltap report out --op AllReduce --top 5 --wide\n"
 "  $ nccltap report --run 1234 --debug-dir /opt/app/debug out\n"
 "  $ nccltap report --perfetto t.json --from 2 --to 3 --ranks 0-3 out\n",

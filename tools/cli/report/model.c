@@ -207,3 +207,11 @@ uint8_t op_redop_from_name(const char *name)
             return v;
     return OP_REDOP_UNKNOWN;
 }
+
+const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f)
+{
+    for (size_t i = 0; i < r->nkernels; i++)
+        if (strcmp(r->kernels[i].host, f->host) == 0)
+            return &r->kernels[i];
+    return f->os;
+}

@@ -134,6 +134,17 @@ static inline const char *op_redop_name(uint8_t redop)
  * otherwise a stamped start is its span's middle. */
 #define OP_START_AT_CALL 0x2
 
+/* A row's bw_busbytes (bw_bytes) over its timed time in GB/s (bytes per
+ * ns), 0 when untimed. */
+static inline double op_row_busbw_total(const struct op_row *row)
+{
+    return row->t_count && row->t_sum ? row->bw_busbytes / (double)row->t_sum : 0.0;
+}
+static inline double op_row_algbw_total(const struct op_row *row)
+{
+    return row->t_count && row->t_sum ? row->bw_bytes / (double)row->t_sum : 0.0;
+}
+
 /* A span in ns as op_event keeps it. */
 static inline uint16_t op_span_us(uint64_t ns)
 {
@@ -487,6 +498,12 @@ void report_model_free(struct report *r);
 uint8_t report_name_index(struct report *r, const char *name);
 
 /* The name at index i of r->event_names. */
+/* The kernel's view of f's threads: the kernel trace of the host `f` ran
+ * on, else f's own records (the shim's NCCLTAP_OS, f->os), NULL if none.
+ * A host with both is read from its kernel trace only: the shim's records
+ * are of the same switches, and would count them twice. model.c */
+const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
+
 static inline const char *report_name(const struct report *r, uint8_t i)
 {
     return i < r->nevent_names ? r->event_names[i] : "?";

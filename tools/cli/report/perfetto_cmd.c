@@ -1,7 +1,6 @@
 /* `nccltap report --perfetto OUT.json [--from S] [--to S] [--ranks LIST]`:
- * the analyses the timeline needs, then the file, written whole or not at
- * all (out_file.h). */
-#include "os_interference.h"
+ * the timeline (report_analyze's), written whole or not at all
+ * (out_file.h). */
 #include "out_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
@@ -57,18 +56,12 @@ static int write_perfetto(FILE *out, void *ctx)
     return report_write_perfetto(c->r, c->t, out);
 }
 
-int report_perfetto(const struct report *r, const char *path, const struct tl_options *o)
+int report_perfetto(const struct report *r, const struct timeline *t, const char *path)
 {
-    struct os_interference os;
-    os_interference_analyze(r, &os);
-    struct timeline t;
-    timeline_build(r, &os, o, &t);
-    struct perfetto_ctx ctx = { r, &t };
+    struct perfetto_ctx ctx = { r, t };
     int rc = out_file_write(path, write_perfetto, &ctx);
     if (rc == 0)
         msg("Perfetto trace in %s: %zu events (open it in ui.perfetto.dev or chrome://tracing)",
-            path, t.nevents);
-    timeline_free(&t);
-    os_interference_free(&os);
+            path, t->nevents);
     return rc;
 }

@@ -10,8 +10,8 @@
 /* "0,2,5-7" into a malloc'ed array of *n ranks; -1 when it is not that. */
 int parse_rank_list(const char *s, int **ranks, size_t *n);
 
-/* Writes r's timeline to `path` as Chrome trace-event JSON and says so on
- * stderr. Returns 0, or -1 after saying why. */
-int report_perfetto(const struct report *r, const char *path, const struct tl_options *o);
+/* Writes r's timeline t to `path` as Chrome trace-event JSON and says so
+ * on stderr. Returns 0, or -1 after saying why. */
+int report_perfetto(const struct report *r, const struct timeline *t, const char *path);
 
 #endif

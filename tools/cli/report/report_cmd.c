@@ -1,25 +1,25 @@
-/* `nccltap report [--json|--csv|--html FILE] [--findings] [--wide] [--top N] [--comm ID] [--op NAME]
- * [--run ID] [--debug-dir DIR]... PATH`, options before or after PATH:
+/* `nccltap report [--format text|json|csv|html|perfetto] [-o FILE] [--findings] [--wide] [--top N]
+ * [--comm ID] [--op NAME] [--run ID] [--debug-dir DIR]... PATH` (and the older --json, --csv,
+ * --html FILE, --perfetto FILE), options before or after PATH:
  * PATH is a directory of per-rank files (of one run: the newest, or ID), or
  * an LTTng trace of the run (the directory `nccltap run --lttng` wrote, or
  * any directory with a CTF trace below it). With --perfetto OUT the run's
  * timeline goes to OUT instead (perfetto_cmd.c); with --html FILE the
  * report goes to FILE as one HTML page (render/html.c). */
+#include "analysis.h"
 #include "check_options.h"
 #include "cli.h"
-#include "crossrank.h"
 #include "load.h"
 #include "out_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
 #include "slow_transfers.h"
-#include "strip.h"
-#include "summary.h"
 #include "util.h"
 
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Where separate debug information is looked for besides /usr/lib/debug
  * (--debug-dir, repeatable). */
@@ -41,50 +41,72 @@ struct print_opts {
     struct summary_options summary;
     bool findings_only;       /* --findings: the Findings block alone */
     const char *html;         /* --html FILE: the page goes there; NULL: none */
+    const char *output;       /* -o FILE: text, JSON or CSV go there, whole or not at all; NULL: stdout */
 };
 
 /* What out_file_write hands write_html. */
 struct html_page {
     const struct report *r;
-    const struct report_summary *s;
-    const struct strip *strip;
+    const struct report_analysis *a;
 };
 
 static int write_html(FILE *out, void *ctx)
 {
     const struct html_page *p = ctx;
-    return report_print_html(p->r, p->s, p->strip, out);
+    return report_print_html(p->r, &p->a->summary, &p->a->strip, out);
 }
 
 /* The HTML page of r to `path`, written whole or not at all. */
-static int report_html(const struct report *r, const struct report_summary *s, const char *path)
+static int report_html(const struct report *r, const struct report_analysis *a, const char *path)
 {
-    struct strip strip;
-    report_strip(r, &s->findings, &s->os, &strip);
-    struct html_page page = { r, s, &strip };
+    struct html_page page = { r, a };
     int rc = out_file_write(path, write_html, &page);
     if (rc == 0)
         msg("HTML report in %s: open it in any browser (it needs no network)", path);
-    strip_free(&strip);
     return rc;
 }
 
-static int print_report(const struct report *r, const struct print_opts *o)
+static int print_to(FILE *out, const struct report *r, const struct report_analysis *a,
+                    const struct print_opts *o)
 {
-    struct report_summary s;
-    report_summarize(r, &o->summary, &s);
-    int rc = o->html ? report_html(r, &s, o->html)
-             : o->findings_only ? report_print_findings(&s, o->format == FORMAT_JSON, stdout)
-             : o->format == FORMAT_JSON ? report_print_json(r, &s, stdout)
-             : o->format == FORMAT_CSV ? report_print_csv(&s, stdout)
-             : report_print_text(r, &s, &o->text, stdout);
-    report_summary_free(&s);
-    return rc;
+    const struct report_summary *s = &a->summary;
+    return o->findings_only ? report_print_findings(s, o->format == FORMAT_JSON, out)
+           : o->format == FORMAT_JSON ? report_print_json(r, s, out)
+           : o->format == FORMAT_CSV ? report_print_csv(s, out)
+           : report_print_text(r, s, &o->text, out);
 }
 
-/* The run at `path`, reported as o or p say. 0; 1 when it cannot be read
- * or written; EXIT_USAGE when a value chosen (argv0's options) is not in
- * it. */
+/* What out_file_write hands write_printed, and what print_to said (with
+ * --findings, 1 when something was found: not a failure to write). */
+struct printed {
+    const struct report *r;
+    const struct report_analysis *a;
+    const struct print_opts *o;
+    int rc;
+};
+
+static int write_printed(FILE *out, void *ctx)
+{
+    struct printed *p = ctx;
+    p->rc = print_to(out, p->r, p->a, p->o);
+    return p->rc < 0 ? -1 : 0;
+}
+
+/* The report as o says: the page, or the text, JSON or CSV on stdout or
+ * in -o's file. */
+static int print_report(const struct report *r, const struct report_analysis *a, const struct print_opts *o)
+{
+    if (o->html)
+        return report_html(r, a, o->html);
+    if (!o->output)
+        return print_to(stdout, r, a, o);
+    struct printed p = { r, a, o, 0 };
+    return out_file_write(o->output, write_printed, &p) == 0 ? p.rc : -1;
+}
+
+/* The run at `path`, reported as o or p say: loaded, analysed once
+ * (report_analyze), rendered. 0; 1 when it cannot be read or written;
+ * EXIT_USAGE when a value chosen (argv0's options) is not in it. */
 static int report_path(const char *argv0, const char *path, const char *run, const char *expect_busbw,
                        const struct print_opts *o, const struct perfetto_opts *p)
 {
@@ -98,27 +120,28 @@ static int report_path(const char *argv0, const char *path, const char *run, con
         report_free(&r);
         return EXIT_USAGE;
     }
-    struct crossrank cross;
-    crossrank_analyze(&r, expect_busbw, &cross);
-    r.cross = &cross;
-    int rc;
-    if (p && p->out && !report_check_window(argv0, &r, p->tl.from_s)) {
-        crossrank_free(&cross);
-        report_free(&r);
-        return EXIT_USAGE;
-    }
     report_symbolize(&r, debug_dirs, ndebug_dirs);
-    if (p && p->out) {
-        rc = report_perfetto(&r, p->out, &p->tl);
+    bool timeline = p && p->out;
+    const struct analysis_options ao = { .summary = o->summary, .expect_busbw = expect_busbw,
+                                         .strip = !timeline && o->html, .timeline = timeline ? &p->tl : NULL };
+    struct report_analysis a;
+    report_analyze(&r, &ao, &a);
+    int rc;
+    /* The window is checked in the reference clock, which the analysis set. */
+    if (timeline && !report_check_window(argv0, &r, p->tl.from_s)) {
+        rc = EXIT_USAGE;
+    } else if (timeline) {
+        rc = report_perfetto(&r, &a.timeline, p->out) == 0 ? 0 : 1;
     } else {
-        rc = print_report(&r, o);
+        rc = print_report(&r, &a, o);
         if (rc < 0)
             msg("cannot write the report");
+        /* --findings: 1 when something was found, as when it failed. */
+        rc = rc == 0 ? 0 : 1;
     }
-    crossrank_free(&cross);
+    report_analysis_free(&r, &a);
     report_free(&r);
-    /* --findings: 1 when something was found, as when it failed. */
-    return rc == 0 ? 0 : 1;
+    return rc;
 }
 
 /* --expect-busbw's value parses (the variable's is said in the report,
@@ -129,6 +152,42 @@ static bool expect_busbw_valid(const char *spec)
     bool ok = xr_parse_expect(scratch, spec);
     free(scratch);
     return ok;
+}
+
+/* --format's names. */
+static const char *const format_names[] = { "text", "json", "csv", "html", "perfetto" };
+
+static bool format_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
+        if (strcmp(name, format_names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* --format and -o as the older flags would have set them (the checks
+ * after apply to both): NULL, or why they cannot be. */
+static const char *resolve_format(const char *format, const char *output, bool *json, bool *csv,
+                                  struct print_opts *o, struct perfetto_opts *p)
+{
+    if (format && (*json || *csv || o->html || p->out))
+        return "--format chooses the output: not with --json, --csv, --html or --perfetto";
+    if (!format && output && (o->html || p->out))
+        return "-o names where the report goes: --html and --perfetto name their own file";
+    if (!format)
+        format = "text";
+    if (strcmp(format, "html") == 0 || strcmp(format, "perfetto") == 0) {
+        if (!output)
+            return strcmp(format, "html") == 0 ? "--format html writes a page: name it with -o FILE"
+                                               : "--format perfetto writes a trace: name it with -o FILE";
+        *(format[0] == 'h' ? &o->html : &p->out) = output;
+        return NULL;
+    }
+    *json = strcmp(format, "json") == 0;
+    *csv = strcmp(format, "csv") == 0;
+    o->format = *json ? FORMAT_JSON : *csv ? FORMAT_CSV : o->format;
+    o->output = output;
+    return NULL;
 }
 
 /* --top's default: ten lines, as mpiP's reports show. */
@@ -143,7 +202,7 @@ int report_dir_text(const char *dir)
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_EXPECT, OPT_RUN, OPT_PERFETTO,
-           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS, OPT_HTML };
+           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS, OPT_HTML, OPT_FORMAT };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "csv", no_argument, NULL, OPT_CSV },
@@ -160,12 +219,14 @@ int cmd_report(int argc, char **argv)
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "findings", no_argument, NULL, OPT_FINDINGS },
         { "html", required_argument, NULL, OPT_HTML },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
     bool json = false, csv = false;
-    const char *run = NULL;
+    const char *run = NULL, *format = NULL, *output = NULL;
     /* What the transfers should reach (crossrank.h): the option, or the
      * variable, so that a job's environment can carry it. */
     const char *expect_busbw = getenv("NCCLTAP_EXPECT_BUSBW_GBS");
@@ -175,7 +236,7 @@ int cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     /* Options may follow PATH (getopt permutes): `nccltap report out --json`. */
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
         switch (c) {
         case OPT_JSON:
             json = true;
@@ -190,6 +251,16 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_HTML:
             o.html = optarg;
+            break;
+        case OPT_FORMAT:
+            if (!format_known(optarg)) {
+                free(ranks);
+                return usage_error(argv[0], "--format takes text, json, csv, html or perfetto, not \"%s\"", optarg);
+            }
+            format = optarg;
+            break;
+        case 'o':
+            output = optarg;
             break;
         case OPT_WIDE:
             o.text.wide = true;
@@ -259,7 +330,12 @@ int cmd_report(int argc, char **argv)
         }
     }
     int rc;
-    if (argc - optind != 1)
+    const char *why = NULL;
+    if (format || output)
+        why = resolve_format(format, output, &json, &csv, &o, &p);
+    if (why)
+        rc = usage_error(argv[0], "%s", why);
+    else if (argc - optind != 1)
         rc = usage_error(argv[0], "expects one directory or trace");
     else if (json && csv)
         rc = usage_error(argv[0], "--json and --csv: choose one");
@@ -273,9 +349,11 @@ int cmd_report(int argc, char **argv)
         rc = usage_error(argv[0], "--from, --to and --ranks choose what --perfetto writes");
     else if (p.tl.to_s >= 0 && p.tl.to_s <= p.tl.from_s)
         rc = usage_error(argv[0], "--to must be after --from");
-    else if (p.out && !out_dir_writable(argv[0], "--perfetto", p.out))
+    else if (p.out && !out_dir_writable(argv[0], format ? "-o" : "--perfetto", p.out))
         rc = EXIT_USAGE;
-    else if (o.html && !out_dir_writable(argv[0], "--html", o.html))
+    else if (o.html && !out_dir_writable(argv[0], format ? "-o" : "--html", o.html))
+        rc = EXIT_USAGE;
+    else if (o.output && !out_dir_writable(argv[0], "-o", o.output))
         rc = EXIT_USAGE;
     else
         rc = report_path(argv[0], argv[optind], run, expect_busbw, &o, &p);

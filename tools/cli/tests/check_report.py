@@ -315,6 +315,40 @@ def check_options(nccltap, d):
         check(rc == 2 and "--help" in err, f"{bad}: a usage error")
 
 
+def check_format(nccltap, d):
+    """--format and -o write what the older flags write, to the file named,
+    whole; html and perfetto need -o; neither is taken beside the old flags."""
+    with tempfile.TemporaryDirectory() as out:
+        for fmt, old in (("text", []), ("json", ["--json"]), ("csv", ["--csv"])):
+            path = os.path.join(out, "r." + fmt)
+            rc, printed, err = run(nccltap, "report", "--format", fmt, "-o", path, d)
+            check(rc == 0 and printed == "", f"--format {fmt} -o: exit 0, nothing on stdout ({rc}, {err})")
+            rc2, want, _ = run(nccltap, "report", *old, d)
+            check(rc2 == 0 and os.path.exists(path) and open(path).read() == want,
+                  f"--format {fmt} -o FILE holds what {old or 'the default'} prints")
+            rc, printed, _ = run(nccltap, "report", "--format", fmt, d)
+            check(rc == 0 and printed == want, f"--format {fmt} without -o prints it")
+        page = os.path.join(out, "page.html")
+        rc, _, err = run(nccltap, "report", "--format", "html", "--output", page, d)
+        check(rc == 0 and open(page).read().startswith("<!DOCTYPE html>"), f"--format html --output: a page ({err})")
+        trace = os.path.join(out, "t.json")
+        rc, _, err = run(nccltap, "report", "--format", "perfetto", "-o", trace, d)
+        check(rc == 0 and "traceEvents" in json.load(open(trace)), f"--format perfetto -o: a trace ({err})")
+        findings = os.path.join(out, "f.json")
+        rc, _, _ = run(nccltap, "report", "--findings", "--format", "json", "-o", findings, d)
+        rc2, want, _ = run(nccltap, "report", "--findings", "--json", d)
+        check(rc == rc2 and open(findings).read() == want, "--findings -o: the same file and exit status")
+        for bad, why in ((("--format", "html"), "-o FILE"), (("--format", "perfetto"), "-o FILE"),
+                         (("--format", "yaml"), "text, json, csv, html or perfetto"),
+                         (("--format", "json", "--csv"), "not with --json"),
+                         (("-o", os.path.join(out, "x"), "--html", page), "name their own file"),
+                         (("--format", "csv", "-o", "/nonexistent/x.csv"), "/nonexistent")):
+            rc, _, err = run(nccltap, "report", *bad, d)
+            check(rc == 2 and why in err, f"{bad}: a usage error saying {why!r}: {rc} {err}")
+        check(sorted(os.listdir(out)) == ["f.json", "page.html", "r.csv", "r.json", "r.text", "t.json"],
+              f"no file left beside those written: {sorted(os.listdir(out))}")
+
+
 def check_invalid(nccltap, d):
     rc, out, err = run(nccltap, "report", d)
     check(rc == 1, f"a directory without a readable file exits 1 (got {rc})")
@@ -340,7 +374,8 @@ def check_empty(nccltap, _):
 
 def main():
     mode, nccltap, d = sys.argv[1:4]
-    {"json": check_json, "text": check_text, "options": check_options, "invalid": check_invalid,
+    {"json": check_json, "text": check_text, "options": check_options, "format": check_format,
+     "invalid": check_invalid,
      "empty": check_empty}[mode](nccltap, d)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed", file=sys.stderr)

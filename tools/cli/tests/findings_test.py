@@ -22,6 +22,9 @@ import time
 
 SKIP = 77
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests"))
+from machine_load import OthersShare  # noqa: E402
+
 
 def fail(msg):
     print("FAIL: " + msg)
@@ -62,6 +65,22 @@ class Run:
                            capture_output=True, text=True, timeout=120)
         if p.returncode != 0:
             fail("the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
+
+    def quietly(self, job, attempts=5):
+        """job() run until other processes took at most 10% of the CPUs
+        while it ran: a verdict that nothing is wrong holds only there (4
+        ranks on 2 CPUs: another process's burst makes a rank late for
+        real, and the report rightly says so). Exits SKIP if every run
+        was disturbed."""
+        for attempt in range(attempts):
+            shutil.rmtree(self.dir, ignore_errors=True)
+            with OthersShare() as load:
+                job()
+            if load.share <= 0.10:
+                return
+            print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
+        print("SKIP: the machine was busy with other work in all %d runs" % attempts)
+        sys.exit(SKIP)
 
     def hang(self, lttng=False, timing="all"):
         """4 ranks, rank 3 never reaches AllReduce seq 20: the job until
@@ -160,7 +179,7 @@ def assert_findings(run, want, path=None, expect=()):
 
 
 def case_healthy(run):
-    run.bench(4, op="allreduce,sendrecv")
+    run.quietly(lambda: run.bench(4, op="allreduce,sendrecv"))
     assert_findings(run, [])
     # The simulator's runs say so in the header and in --json.
     text = run.report()
@@ -339,7 +358,7 @@ def trace_case(run, kind):
                   NCCLSIM_SLOW_LINK_RANK=1, NCCLSIM_SLOW_LINK_FACTOR=4)
         want = [("slow_link", 1, None)]
     else:
-        run.bench(4, op="allreduce,sendrecv", lttng=True, NCCLTAP_TIMING="all")
+        run.quietly(lambda: run.bench(4, op="allreduce,sendrecv", lttng=True, NCCLTAP_TIMING="all"))
         want = []
     assert_findings(run, want, path=os.path.join(run.dir, "lttng"))
 

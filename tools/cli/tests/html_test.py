@@ -269,8 +269,11 @@ def case_healthy(run, work):
     check_detects(work)
     # The bench's own results beside the run, as nccltap demo puts them.
     cmd = run.bench_cmd(4, "allreduce,sendrecv", "1M", 50) + ["--json", os.path.join(run.dir, "bench-healthy1.json")]
-    p = subprocess.run(cmd, env=run.env(NCCLTAP_RUN_ID="healthy1"), capture_output=True, text=True, timeout=120)
-    check(p.returncode == 0, "the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
+
+    def job():
+        p = subprocess.run(cmd, env=run.env(NCCLTAP_RUN_ID="healthy1"), capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
+    run.quietly(job)
     page = os.path.join(work, "healthy.html")
     d = open_page(run, page, work)
     check_bench(run, d)

@@ -193,16 +193,3 @@ void callsite_summary_free(struct callsite_summary *s)
     memset(s, 0, sizeof *s);
 }
 
-size_t callsite_sites_of(const struct callsite_summary *s, const struct op_row *row, size_t *out, size_t max)
-{
-    size_t found = 0;
-    for (size_t i = 0; i < s->nuses; i++) {
-        const struct site_use *u = &s->uses[i];
-        if (u->comm == row->comm && u->op == row->op && u->dtype == row->dtype && u->size_class == row->size_class) {
-            if (found < max)
-                out[found] = u->site;
-            found++;
-        }
-    }
-    return found;
-}

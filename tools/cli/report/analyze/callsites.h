@@ -43,9 +43,4 @@ void report_callsites(const struct report *r, struct callsite_summary *out);
 int callsite_cmp_frames(const struct callsite *a, const struct callsite *b);
 void callsite_summary_free(struct callsite_summary *s);
 
-/* The sites (indexes into s->sites, ascending) that made calls of rows
- * with `row`'s key (communicator, op, dtype, size class), at most `max`;
- * returns how many there are in all. */
-size_t callsite_sites_of(const struct callsite_summary *s, const struct op_row *row, size_t *out, size_t max);
-
 #endif

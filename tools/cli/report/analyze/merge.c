@@ -153,16 +153,6 @@ double op_row_time_us(const struct op_row *row)
 }
 
 /* Bytes per nanosecond is 1e9 bytes per second: GB/s as nccl-tests counts. */
-double op_row_busbw_total(const struct op_row *row)
-{
-    return row->t_count && row->t_sum ? row->bw_busbytes / (double)row->t_sum : 0.0;
-}
-
-double op_row_algbw_total(const struct op_row *row)
-{
-    return row->t_count && row->t_sum ? row->bw_bytes / (double)row->t_sum : 0.0;
-}
-
 /* ---- merging ---- */
 
 /* The representative duration of a bucket: its geometric middle, within 2%

@@ -43,10 +43,6 @@ bool op_row_same_key(const struct op_row *a, const struct op_row *b);
  * sites add up. */
 double op_row_time_us(const struct op_row *row);
 
-/* bw_busbytes / time_ns.sum in GB/s (bytes per ns), 0 when untimed. */
-double op_row_busbw_total(const struct op_row *row);
-double op_row_algbw_total(const struct op_row *row);
-
 /* Rows of several ranks merged into one line. */
 struct op_merged {
     const struct op_row *first;    /* key fields: comm, op, dtype, size_class */

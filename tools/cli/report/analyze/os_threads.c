@@ -4,14 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f)
-{
-    for (size_t i = 0; i < r->nkernels; i++)
-        if (strcmp(r->kernels[i].host, f->host) == 0)
-            return &r->kernels[i];
-    return f->os;
-}
-
 /* ---- the threads of each rank ----
  * Found, then sorted and made unique: a run's per-op records may name a
  * hundred thousand threads, and a damaged file or trace any number, so

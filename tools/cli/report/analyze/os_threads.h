@@ -39,10 +39,5 @@ struct os_threads_found {
 };
 void os_threads_find(const struct report *r, struct os_threads_found *out);
 
-/* The kernel's view of f's threads: the kernel trace of the host `f` ran
- * on, else f's own records (the shim's NCCLTAP_OS, f->os), NULL if none.
- * A host with both is read from its kernel trace only: the shim's records
- * are of the same switches, and would count them twice. */
-const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f);
 
 #endif

@@ -38,7 +38,7 @@ static bool line_kept(const struct summary_options *o, const struct line_summary
     return row_kept(o, k, l->comm && l->comm->name[0] ? l->comm->name : k->comm_name);
 }
 
-bool summary_keeps_row(const struct report_summary *s, const struct op_row *row)
+static bool summary_keeps_row(const struct report_summary *s, const struct op_row *row)
 {
     const struct comm_summary *c = find_comm(s->comms, s->ncomms, row->comm);
     return row_kept(&s->options, row, c && c->name[0] ? c->name : row->comm_name);
@@ -107,8 +107,10 @@ static void summarize_procs(const struct report *r, struct report_summary *s)
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct rank_file *f = &r->files[i];
         double share = rank_file_nccl_share(f);
-        s->procs[i] = (struct process_summary){ f, f->nranks ? f->ranks[0] : -1, f->totals.calls,
-                                                share * f->wall_s * 1e6, share, NAN, NAN, false };
+        s->procs[i] = (struct process_summary){ .file = f, .rank = f->nranks ? f->ranks[0] : -1,
+                                                .calls = f->totals.calls, .nccl_time_us = share * f->wall_s * 1e6,
+                                                .share = share, .wait_us = NAN, .transfer_us = NAN };
+        rank_file_nccl_time(f, &s->procs[i].nccl);
     }
     const struct process_summary **sorted = xcalloc(s->nprocs ? s->nprocs : 1, sizeof *sorted);
     for (size_t i = 0; i < s->nprocs; i++)
@@ -315,6 +317,17 @@ static void rank_top(const struct summary_options *o, struct report_summary *s)
     free(by_time);
 }
 
+/* s->rows: every file's rows that the filters keep, in report_rows's order. */
+static void keep_rows(const struct report *r, struct report_summary *s)
+{
+    size_t n;
+    const struct op_row **rows = report_rows(r, &n);
+    for (size_t i = 0; i < n; i++)
+        if (summary_keeps_row(s, rows[i]))
+            rows[s->nrows++] = rows[i];
+    s->rows = rows;
+}
+
 void report_summarize(const struct report *r, const struct summary_options *o,
                       struct report_summary *s)
 {
@@ -337,10 +350,13 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     }
     s->nccl_share = shares ? share_sum / (double)shares : NAN;
     s->comms = report_comms(r, &s->ncomms);
+    s->all_comms = report_comms(r, &s->nall_comms);
+    s->ranks = report_ranks(r, &s->nranks);
     summarize_lines(r, s);
     summarize_procs(r, s);
     shares_of_lines(s);
     apply_filters(o, s);
+    keep_rows(r, s);
     rank_top(o, s);
     waits_of_procs(r, s);
     summarize_tables(r, s);
@@ -358,6 +374,9 @@ void report_summary_free(struct report_summary *s)
 {
     free(s->bench);
     free(s->comms);
+    free(s->all_comms);
+    free(s->ranks);
+    free(s->rows);
     free(s->lines);
     free(s->top);
     free(s->procs);

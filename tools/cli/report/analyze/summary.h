@@ -74,6 +74,7 @@ struct process_summary {
     uint64_t calls;        /* NCCL calls it made (totals.calls) */
     double nccl_time_us;   /* share x wall time (merge.h); NaN when unknown */
     double share;          /* of its wall time, 0..1; NaN when unknown */
+    struct nccl_time nccl; /* what nccl_time_us is made of (merge.h) */
     /* Its ranks' wait at their collectives for the last to arrive (the
      * latest start minus theirs, crossrank's xr_wait), summed: part of
      * nccl_time_us, time spent waiting for others. NaN: no per-op records. */
@@ -104,6 +105,14 @@ struct report_summary {
 
     struct comm_summary *comms;   /* those the filters keep, sorted by id (merge.h) */
     size_t ncomms;
+    struct comm_summary *all_comms;  /* every one, filters aside, sorted by id */
+    size_t nall_comms;
+    struct rank_summary *ranks;   /* every rank, by rank, then host and pid (merge.h) */
+    size_t nranks;
+    /* The per-rank statistics rows the filters keep, sorted as report_rows
+     * sorts them (pointers into the document). */
+    const struct op_row **rows;
+    size_t nrows;
     /* The lines the filters keep, by communicator id, op, dtype and size. */
     struct line_summary *lines;
     size_t nlines;
@@ -135,8 +144,5 @@ struct report_summary {
 void report_summarize(const struct report *r, const struct summary_options *o,
                       struct report_summary *s);
 void report_summary_free(struct report_summary *s);
-
-/* True when the filters keep a per-rank statistics row. */
-bool summary_keeps_row(const struct report_summary *s, const struct op_row *row);
 
 #endif

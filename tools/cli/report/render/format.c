@@ -76,9 +76,9 @@ static char *distinct_names(const struct report *r, size_t offset, size_t max, s
 
 #define FIELD(name) offsetof(struct rank_file, name)
 
-void header_names(const struct report *r, struct header_names *h)
+void header_names(const struct report *r, size_t nranks, struct header_names *h)
 {
-    free(report_ranks(r, &h->nranks));
+    h->nranks = nranks;
     h->jobs = distinct_names(r, FIELD(job), 4, &h->njobs);
     h->hosts = distinct_names(r, FIELD(host), 4, &h->nhosts);
     h->versions = distinct_names(r, FIELD(nccl_version), 8, &h->nversions);
@@ -169,4 +169,18 @@ void print_finding_site(const struct callsite *site, FILE *out)
         fprintf(out, ", called from %s",
                 shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
     }
+}
+
+size_t callsite_sites_of(const struct callsite_summary *s, const struct op_row *row, size_t *out, size_t max)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < s->nuses; i++) {
+        const struct site_use *u = &s->uses[i];
+        if (u->comm == row->comm && u->op == row->op && u->dtype == row->dtype && u->size_class == row->size_class) {
+            if (found < max)
+                out[found] = u->site;
+            found++;
+        }
+    }
+    return found;
 }

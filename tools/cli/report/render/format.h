@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "callsites.h"
 #include "model.h"
 
 /* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. */
@@ -34,12 +35,17 @@ struct header_names {
     size_t nranks, njobs, nhosts, nversions, ntimings;
     char *jobs, *hosts, *versions, *timings;
 };
-void header_names(const struct report *r, struct header_names *h);
+void header_names(const struct report *r, size_t nranks, struct header_names *h);
 void header_names_free(struct header_names *h);
 
 /* ", called from train.py:88" (or the function without a line); nothing
  * for a NULL site: where a finding's op was called. */
 struct callsite;
 void print_finding_site(const struct callsite *site, FILE *out);
+
+/* The sites (indexes into s->sites, ascending) that made calls of rows
+ * with `row`'s key (communicator, op, dtype, size class), at most `max`;
+ * returns how many there are in all. */
+size_t callsite_sites_of(const struct callsite_summary *s, const struct op_row *row, size_t *out, size_t max);
 
 #endif

@@ -26,16 +26,14 @@ static void print_site(const struct hang_site *s, FILE *out)
     fputc('\n', out);
 }
 
-void print_hang(const struct report *r, FILE *out)
+void print_hang(const struct report *r, const struct hang_summary *hs, FILE *out)
 {
     if (!r->nhangs)
         return;
-    struct hang_summary s;
-    report_hangs(r, &s);
     fprintf(out, "\nHang: %zu process%s reported ops not complete after NCCLTAP_HANG_TIMEOUT_S\n",
             r->nhangs, r->nhangs == 1 ? "" : "es");
-    for (size_t i = 0; i < s.n; i++) {
-        const struct hang_instance *h = &s.v[i];
+    for (size_t i = 0; i < hs->n; i++) {
+        const struct hang_instance *h = &hs->v[i];
         char b[16], op[SHOWN_MAX];
         fprintf(out, "  comm %016" PRIx64 " (%d ranks): %s seq %" PRIu64 " (%s), waited up to %.1f s\n",
                 h->comm, h->nranks, shown(h->op, op), h->seq, human_bytes((double)h->bytes, b),
@@ -78,7 +76,6 @@ void print_hang(const struct report *r, FILE *out)
             fputc('\n', out);
         }
     }
-    hang_summary_free(&s);
 }
 
 static json_t *int_array(const int *v, size_t n)
@@ -89,13 +86,11 @@ static json_t *int_array(const int *v, size_t n)
     return a;
 }
 
-json_t *hang_json(const struct report *r)
+json_t *hang_json(const struct hang_summary *hs)
 {
-    struct hang_summary s;
-    report_hangs(r, &s);
     json_t *a = json_array();
-    for (size_t i = 0; i < s.n; i++) {
-        const struct hang_instance *h = &s.v[i];
+    for (size_t i = 0; i < hs->n; i++) {
+        const struct hang_instance *h = &hs->v[i];
         char comm[17];
         snprintf(comm, sizeof comm, "%016" PRIx64, h->comm);
         json_t *missing = json_array(), *detail = json_array();
@@ -119,6 +114,5 @@ json_t *hang_json(const struct report *r)
             "stuck_ranks", int_array(h->stuck, h->nstuck), "missing", detail,
             "unknown_ranks", int_array(h->unknown, h->nunknown), "callsites", sites));
     }
-    hang_summary_free(&s);
     return a;
 }

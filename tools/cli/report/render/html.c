@@ -83,7 +83,7 @@ static void term(const char *t, const char *value, FILE *out)
 static void print_header(const struct report *r, const struct report_summary *s, FILE *out)
 {
     struct header_names h;
-    header_names(r, &h);
+    header_names(r, s->nranks, &h);
     fputs("<header>\n<h1>nccltap report: ", out);
     html_name(out, r->dir);
     fputs("</h1>\n<dl class=\"head\">\n", out);
@@ -231,7 +231,7 @@ static void print_evidence(const struct report *r, const struct report_summary *
         print_caught(&c, "text-slow", out);
     }
     if (catch_text(&c)) {
-        print_hang(r, c.m);
+        print_hang(r, &s->findings.hangs, c.m);
         print_caught(&c, "text-hang", out);
     }
     if (catch_text(&c)) {

@@ -42,42 +42,37 @@ static const char *job_of(const struct report *r)
 
 static json_t *ranks_json(const struct report *r, const struct report_summary *s)
 {
-    size_t n;
-    struct rank_summary *ranks = report_ranks(r, &n);
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < s->nranks; i++) {
         /* Its process's time in NCCL (merge.h): the share of its wall time,
          * and what it is made of; and its calls. */
-        struct nccl_time t;
-        rank_file_nccl_time(ranks[i].file, &t);
-        const struct process_summary *p = &s->procs[ranks[i].file - r->files];
+        const struct rank_summary *k = &s->ranks[i];
+        const struct process_summary *p = &s->procs[k->file - r->files];
+        const struct nccl_time *t = &p->nccl;
         json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:s, s:f, s:I, s:o, s:{s:o, s:o, s:o, s:f, s:I}}",
-            "rank", ranks[i].rank, "host", ranks[i].file->host,
-            "pid", (json_int_t)ranks[i].file->pid,
-            "nccl_version", ranks[i].file->nccl_version, "wall_s", ranks[i].file->wall_s,
+            "rank", k->rank, "host", k->file->host, "pid", (json_int_t)k->file->pid,
+            "nccl_version", k->file->nccl_version, "wall_s", k->file->wall_s,
             "calls", (json_int_t)p->calls, "nccl_time_us", known(p->nccl_time_us),
-            "in_nccl", "share", isnan(t.share) ? json_null() : json_real(t.share),
-            "busy_s", isnan(t.busy_s) ? json_null() : json_real(t.busy_s),
-            "timed_s", isnan(t.timed_s) ? json_null() : json_real(t.timed_s),
-            "untimed_est_s", t.untimed_est_s, "unestimated_calls", (json_int_t)t.unestimated_calls));
+            "in_nccl", "share", isnan(t->share) ? json_null() : json_real(t->share),
+            "busy_s", isnan(t->busy_s) ? json_null() : json_real(t->busy_s),
+            "timed_s", isnan(t->timed_s) ? json_null() : json_real(t->timed_s),
+            "untimed_est_s", t->untimed_est_s, "unestimated_calls", (json_int_t)t->unestimated_calls));
     }
-    free(ranks);
     return a;
 }
 
-static json_t *comms_json(const struct report *r)
+static json_t *comms_json(const struct report_summary *s)
 {
-    size_t n;
-    struct comm_summary *comms = report_comms(r, &n);
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < s->nall_comms; i++) {
+        const struct comm_summary *c = &s->all_comms[i];
         json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:s, s:I, s:o, s:o}",
-            "id", comms[i].id, "name", comms[i].name, "nranks", comms[i].nranks,
-            "parent", comms[i].parent, "ranks_seen", (json_int_t)comms[i].ranks_seen,
+            "id", c->id, "name", c->name, "nranks", c->nranks,
+            "parent", c->parent, "ranks_seen", (json_int_t)c->ranks_seen,
             /* The slowest rank's init time, and that rank. */
-            "init_ms", isnan(comms[i].init_ms) ? json_null() : json_real(comms[i].init_ms),
-            "init_rank", isnan(comms[i].init_ms) ? json_null() : json_integer(comms[i].init_rank)));
-    free(comms);
+            "init_ms", isnan(c->init_ms) ? json_null() : json_real(c->init_ms),
+            "init_rank", isnan(c->init_ms) ? json_null() : json_integer(c->init_rank)));
+    }
     return a;
 }
 
@@ -317,21 +312,15 @@ static json_t *top_json(const struct report_summary *s)
 
 /* The per-rank rows, one at a time: a run of thousands of ranks has a
  * million of them, too many to hold as one JSON tree. */
-static int ops_member(const struct report *r, const struct report_summary *s, FILE *out)
+static int ops_member(const struct report_summary *s, FILE *out)
 {
-    size_t n, shown = 0;
-    const struct op_row **rows = report_rows(r, &n);
     fputs("  \"ops\": [", out);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!summary_keeps_row(s, rows[i]))
-            continue;
-        fputs(shown++ ? ",\n    " : "\n    ", out);
-        put_row(rows[i], &s->callsites, out);
+    for (size_t i = 0; i < s->nrows; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        put_row(s->rows[i], &s->callsites, out);
     }
-    fputs(shown ? "\n  ],\n" : "],\n", out);
-    free(rows);
-    return rc;
+    fputs(s->nrows ? "\n  ],\n" : "],\n", out);
+    return 0;
 }
 
 /* One row per op that lost time to the OS (analyze/os_interference.c). */
@@ -409,10 +398,10 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     /* Processes whose NCCL was nccltap's simulator (tests/sim). */
     rc |= member("simulated", json_integer((json_int_t)s->simulated), false, out);
     rc |= member("ranks", ranks_json(r, s), false, out);
-    rc |= member("comms", comms_json(r), false, out);
+    rc |= member("comms", comms_json(s), false, out);
     rc |= member("top", top_json(s), false, out);
     rc |= rows_member(s, out);
-    rc |= ops_member(r, s, out);
+    rc |= ops_member(s, out);
     /* Present when a trace had kernel events or a rank file the shim's
      * context-switch records: [] then means none found. */
     const struct os_sources *src = &s->os.sources;
@@ -422,7 +411,7 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     }
     rc |= member("os_sources", os_sources_json(src), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
-    rc |= member("hang", hang_json(r), false, out);
+    rc |= member("hang", hang_json(&s->findings.hangs), false, out);
     rc |= member("mismatches", mismatches_json(s), false, out);
     rc |= member("settings", settings_json(s), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);

@@ -12,6 +12,8 @@
 
 #include "model.h"
 
+struct hang_summary;
+
 struct report_summary;  /* analyze/summary.h: what the report says of the run */
 
 /* How the text is laid out. */
@@ -101,8 +103,8 @@ json_t *setting_diff_json(const struct setting_diff *d);
 void print_setting_diff(const struct setting_diff *d, bool process, FILE *out);
 
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */
-void print_hang(const struct report *r, FILE *out);
-json_t *hang_json(const struct report *r);
+void print_hang(const struct report *r, const struct hang_summary *hs, FILE *out);
+json_t *hang_json(const struct hang_summary *hs);
 json_t *stragglers_json(const struct report *r);
 json_t *slow_transfers_json(const struct report *r);
 

@@ -30,7 +30,7 @@ struct layout {
 static void print_header(const struct report *r, const struct report_summary *s, FILE *out)
 {
     struct header_names h;
-    header_names(r, &h);
+    header_names(r, s->nranks, &h);
 
     char buf[SHOWN_MAX], buf2[SHOWN_MAX];
     fprintf(out, "nccltap report: %s\n", shown(r->dir, buf));
@@ -548,7 +548,7 @@ int report_print_text(const struct report *r, const struct report_summary *s,
     print_settings(s, out);
     print_stragglers(r, out);
     print_slow_transfers(r, out);
-    print_hang(r, out);
+    print_hang(r, &s->findings.hangs, out);
     print_totals(r, s, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

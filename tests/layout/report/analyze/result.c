@@ -1,0 +1,2 @@
+#include "result.h"
+int result_count(const struct result *r) { return r->n; }
