@@ -210,6 +210,9 @@ struct hang_comm {
     bool pending;            /* it had a timed op not complete: */
     uint64_t seq, bytes;     /* the oldest one */
     const char *op;          /* interned */
+    const char *dtype;       /* interned; "" when the file does not say (an older shim) */
+    uint8_t redop;           /* op_redop_of(); OP_REDOP_UNKNOWN when the file does not say */
+    int root;                /* root or peer, -1: none (or not said) */
     bool started;            /* its GPU start event completed: the rank arrived */
     bool untimed;            /* the op is the last it issued, not timed (auto), in a
                                 process quiet for the timeout: started not known */

@@ -288,8 +288,10 @@ def case_hang_mismatch(run):
         for c in doc["comms"]:
             other = c["rank"] == 1
             c["last_done"] = 19
+            check(c["pending"]["dtype"] == "float32" and c["pending"]["redop"] == 0 and c["pending"]["root"] == -1,
+                  "the hang file's call: %s" % c["pending"])
             c["pending"].update(seq=20, timed=True, started=True, op="AllGather" if other else "AllReduce",
-                                bytes=4 << 20 if other else 1 << 20)
+                                bytes=4 << 20 if other else 1 << 20, redop=-1 if other else 0)
         doc["stuck"] = doc["comms"][0]
         with open(path, "w") as f:
             json.dump(doc, f)
@@ -298,15 +300,30 @@ def case_hang_mismatch(run):
     e = f["evidence"]
     check(f["kind"] == "hang" and f["rank"] == 1 and f["seq"] == 20 and e["mismatch"] and
           e["missing_ranks"] == [] and e["waiting_ranks"] == [0, 1, 2, 3], "finding %s" % f)
-    calls = [(c["ranks"], c["op"], c["bytes"]) for c in e["calls"]]
-    check(calls == [([0, 2, 3], "AllReduce", 1 << 20), ([1], "AllGather", 4 << 20)], "calls %s" % calls)
+    calls = [(c["ranks"], c["op"], c["bytes"], c["dtype"], c["redop"]) for c in e["calls"]]
+    check(calls == [([0, 2, 3], "AllReduce", 1 << 20, "float32", "sum"), ([1], "AllGather", 4 << 20, "float32", None)],
+          "calls %s" % calls)
     line = findings_block(run.report())[1][0]
-    for want in ("a mismatch, not a missing rank: rank 1 (host", "waits in AllGather 4",
-                 "where 3 ranks (0, 2-3) wait in AllReduce 1"):
+    for want in ("a mismatch, not a missing rank: rank 1 (host", "waits in AllGather 4M float32,",
+                 "where 3 ranks (0, 2-3) wait in AllReduce 1M float32 sum"):
         check(want in line, "the Findings line lacks %r: %s" % (want, line))
     check("py-spy" not in f["next_step"] and "rank 1's call at seq 20" in f["next_step"],
           "next step: %s" % f["next_step"])
     check("MISMATCH: the ranks issued different calls as this seq" in run.report(), "the Hang section")
+    # Only the reduction differs: rank 1's max against the others' sum,
+    # the same op and size. Still a mismatch, told from the hang files.
+    for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        for c in doc["comms"]:
+            c["pending"].update(op="AllReduce", bytes=1 << 20, redop=2 if c["rank"] == 1 else 0)
+        doc["stuck"] = doc["comms"][0]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    f, = json.loads(run.report("--json"))["findings"]
+    calls = [(c["ranks"], c["redop"]) for c in f["evidence"]["calls"]]
+    check(f["rank"] == 1 and f["evidence"]["mismatch"] and calls == [([0, 2, 3], "sum"), ([1], "max")],
+          "the reduction mismatch: %s" % f)
 
 
 def case_below_expected(run):

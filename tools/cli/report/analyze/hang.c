@@ -192,9 +192,24 @@ static int cmp_call(const void *a, const void *b)
     return (x->ranks[0] > y->ranks[0]) - (x->ranks[0] < y->ranks[0]);
 }
 
-/* The calls the ranks reporting S pending made as S (hang_instance.calls). */
+static bool same_call(const struct hang_call *c, const struct hang_comm *e, bool exact)
+{
+    return c->bytes == e->bytes && !strcmp(c->op, e->op) &&
+           (!exact || (!strcmp(c->dtype, e->dtype) && c->redop == e->redop && c->root == e->root));
+}
+
+/* The calls the ranks reporting S pending made as S (hang_instance.calls):
+ * by op and size, and by datatype, reduction and root where every one of
+ * those reports says them (older shims' do not). */
 static void name_calls(const struct report *r, struct hang_instance *h)
 {
+    bool exact = true;
+    for (int rank = 0; rank < h->nranks; rank++) {
+        const struct rank_file *file;
+        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+        if (e && e->pending && e->seq == h->seq && e->op && (!e->dtype || !e->dtype[0] || e->redop == OP_REDOP_UNKNOWN))
+            exact = false;
+    }
     h->calls = xcalloc((size_t)h->nranks + 1, sizeof *h->calls);
     for (int rank = 0; rank < h->nranks; rank++) {
         const struct rank_file *file;
@@ -202,10 +217,12 @@ static void name_calls(const struct report *r, struct hang_instance *h)
         if (!e || !e->pending || e->seq != h->seq || !e->op)
             continue;
         size_t i = 0;
-        while (i < h->ncalls && !(h->calls[i].bytes == e->bytes && !strcmp(h->calls[i].op, e->op)))
+        while (i < h->ncalls && !same_call(&h->calls[i], e, exact))
             i++;
         if (i == h->ncalls)
-            h->calls[h->ncalls++] = (struct hang_call){ e->op, e->bytes, xcalloc((size_t)h->nranks, sizeof(int)), 0 };
+            h->calls[h->ncalls++] = (struct hang_call){ e->op, exact ? e->dtype : "", exact ? e->redop : OP_REDOP_UNKNOWN,
+                                                        exact ? e->root : -1, e->bytes,
+                                                        xcalloc((size_t)h->nranks, sizeof(int)), 0 };
         h->calls[i].ranks[h->calls[i].nranks++] = rank;
     }
     qsort(h->calls, h->ncalls, sizeof *h->calls, cmp_call);

@@ -22,9 +22,13 @@ struct hang_site {
 };
 
 /* What a group of the ranks that issued the stuck op issued, by their hang
- * reports: its op and size. */
+ * reports: its op, size, datatype, reduction and root (the last three
+ * compared where every rank's report has them). */
 struct hang_call {
     const char *op;          /* interned */
+    const char *dtype;       /* interned; "" not known */
+    uint8_t redop;           /* op_redop_of(); OP_REDOP_UNKNOWN: not known (not compared) */
+    int root;                /* -1: none */
     uint64_t bytes;
     int *ranks;              /* ascending */
     size_t nranks;

@@ -151,6 +151,18 @@ static void print_stall_finding(const struct finding *f, FILE *out)
     print_finding_site(f->site, out);
 }
 
+/* " float32 sum root 2": what else a hang's call was given, where known. */
+static void print_call_detail(const struct hang_call *c, FILE *out)
+{
+    char dtype[SHOWN_MAX];
+    if (c->dtype[0])
+        fprintf(out, " %s", shown(c->dtype, dtype));
+    if (op_redop_name(c->redop))
+        fprintf(out, " %s", op_redop_name(c->redop));
+    if (c->root >= 0)
+        fprintf(out, " root %d", c->root);
+}
+
 /* Whether a hang formed on a mismatch: every rank there, different calls. */
 static bool hang_mismatched(const struct finding *f)
 {
@@ -178,6 +190,7 @@ static void print_hang_calls(const struct finding *f, FILE *out)
             print_process(f->file, out);
         fprintf(out, " wait%s in %s %s", c->nranks == 1 ? "s" : "", shown(c->op, op),
                 human_bytes((double)c->bytes, size));
+        print_call_detail(c, out);
     }
 }
 
@@ -586,8 +599,12 @@ static json_t *finding_json(const struct finding *f)
             json_t *ranks = json_array();
             for (size_t k = 0; k < c->nranks; k++)
                 json_array_append_new(ranks, json_integer(c->ranks[k]));
-            json_array_append_new(calls, json_pack("{s:o, s:s, s:I}", "ranks", ranks, "op", c->op, "bytes",
-                                                   (json_int_t)c->bytes));
+            json_t *call = json_pack("{s:o, s:s, s:I}", "ranks", ranks, "op", c->op, "bytes", (json_int_t)c->bytes);
+            json_object_set_new(call, "dtype", c->dtype[0] ? json_string(c->dtype) : json_null());
+            json_object_set_new(call, "redop", op_redop_name(c->redop) ? json_string(op_redop_name(c->redop))
+                                                                        : json_null());
+            json_object_set_new(call, "root", c->root >= 0 ? json_integer(c->root) : json_null());
+            json_array_append_new(calls, call);
         }
         json_object_set_new(e, "calls", calls);
         json_object_set_new(e, "mismatch", json_boolean(hang_mismatched(f)));
