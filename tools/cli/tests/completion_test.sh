@@ -92,6 +92,8 @@ expect "dir a|dirb" nccltap run --dir di
 expect "dir a|dirb" nccltap run --dir = di
 expect "dir a|dirb" nccltap report --debug-dir di
 expect "file1" nccltap report --perfetto fi
+expect "file1" nccltap report -o fi
+expect "json" nccltap report --format js
 expect "AllReduce AllGather AlltoAll" nccltap report --op All
 expect "" nccltap report --top ""
 # nccltap run: after its options (or "--"), the program, then its arguments.

@@ -255,12 +255,13 @@ static void print_straggler_finding(const struct finding *f, const char *sep, FI
     char d[32], total[32], n[32], of[32], m[32], c[32];
     fprintf(out, "rank %d", f->rank);
     print_process(f->file, out);
-    fprintf(out, ": the others waited %s for it on comm %016" PRIx64, duration(f->cost_us, total), f->comm);
-    if (!isnan(f->share))
-        fprintf(out, ", %.0f%% of their NCCL time", 100.0 * f->share);
+    fprintf(out, " on comm %016" PRIx64 ": the others waited %s for it", f->comm, duration(f->cost_us, total));
     fputs(sep, out);
     print_straggler_where(f, out);
-    fprintf(out, ", %s of %s collectives told, %s each; measured over %s", grouped(f->count, n),
+    fputs(sep, out);
+    if (!isnan(f->share))
+        fprintf(out, "%.0f%% of their NCCL time; ", 100.0 * f->share);
+    fprintf(out, "%s of %s collectives told, %s each; measured over %s", grouped(f->count, n),
             grouped(f->of, of), duration(f->wait_us, d), grouped(f->measured, m));
     if (f->calls > f->measured)
         fprintf(out, " of %s calls, the rest estimated", grouped(f->calls, c));
@@ -498,6 +499,49 @@ static void print_healthy(const struct findings *fs, FILE *out)
     fputc('\n', out);
 }
 
+/* The text's width: a finding's line longer than this (a long host name,
+ * large figures) goes on in lines of its own indented by
+ * FINDINGS_CONTINUED, deeper than any line of a finding begins, so that
+ * a reader (or a script: join each such line to the one before) can
+ * tell them apart. */
+#define FINDINGS_COLUMNS 120
+#define FINDINGS_CONTINUED 6
+
+/* text[0..n), lines ending in '\n', to out with each line past
+ * FINDINGS_COLUMNS broken at its last space within them, the rest
+ * indented FINDINGS_CONTINUED. */
+static void print_wrapped(const char *text, size_t n, FILE *out)
+{
+    const char *end = text + n;
+    for (const char *line = text; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *stop = nl ? nl : end;
+        size_t width = FINDINGS_COLUMNS;
+        for (const char *p = line; p < stop;) {
+            const char *cut = stop;
+            if ((size_t)(stop - p) > width) {
+                cut = p + width;
+                while (cut > p && *cut != ' ')
+                    cut--;
+                if (cut <= p + FINDINGS_CONTINUED) {  /* one word wider than the line: left whole */
+                    cut = memchr(p + width, ' ', (size_t)(stop - p - width));
+                    cut = cut ? cut : stop;
+                }
+            }
+            fwrite(p, 1, (size_t)(cut - p), out);
+            fputc('\n', out);
+            p = cut;
+            if (p < stop)  /* the one space broken at, so that a reader joining with one gets the line back */
+                p++;
+            if (p < stop) {
+                fprintf(out, "%*s", FINDINGS_CONTINUED, "");
+                width = FINDINGS_COLUMNS - FINDINGS_CONTINUED;
+            }
+        }
+        line = stop + (nl != NULL);
+    }
+}
+
 int print_findings(const struct report_summary *s, FILE *out)
 {
     const struct findings *fs = &s->findings;
@@ -506,11 +550,22 @@ int print_findings(const struct report_summary *s, FILE *out)
     if (!fs->n)
         print_healthy(fs, out);
     for (size_t i = 0; i < fs->n; i++) {
-        fputs("  ", out);
-        print_finding(&fs->v[i], "\n    ", out);
-        fputs("\n    next: ", out);
-        print_next_step(&fs->v[i], out);
-        fputc('\n', out);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m)
+            return -1;
+        fputs("  ", m);
+        print_finding(&fs->v[i], "\n    ", m);
+        fputs("\n    next: ", m);
+        print_next_step(&fs->v[i], m);
+        fputc('\n', m);
+        if (fclose(m) != 0) {
+            free(buf);
+            return -1;
+        }
+        print_wrapped(buf, len, out);
+        free(buf);
     }
     return fs->n ? 1 : 0;
 }
