@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -52,12 +53,25 @@ class Run:
             fail("%s exited %d" % (" ".join(cmd), p.returncode))
         return p
 
-    def report(self, path=None, **env):
+    def report(self, path=None, allow=(), **env):
+        """The report of `path` (--json, and the text). Every run but the
+        mismatch and settings cases issues the same calls on every rank,
+        with the same NCCL settings: no MISMATCH, no SETTINGS, unless
+        `allow` names the kind."""
         path = path or self.dir
         env = self.env(**env)
         p = subprocess.run([self.nccltap, "report", "--json", path], capture_output=True, text=True,
                            timeout=120, env=env)
         check(p.returncode == 0, "nccltap report exited %d: %s" % (p.returncode, p.stderr))
+        doc = json.loads(p.stdout)
+        if "mismatch" not in allow:
+            found = [f["text"] for f in doc["findings"] if f["kind"] == "mismatch"]
+            check(not found and not doc["mismatches"]["comms"],
+                  "a run whose ranks issue the same calls has mismatches: %s" % found)
+        if "settings" not in allow:
+            found = [f["text"] for f in doc["findings"] if f["kind"] == "settings"]
+            check(not found and not doc["settings"]["differ"],
+                  "a run whose ranks have the same settings has settings that differ: %s" % found)
         t = subprocess.run([self.nccltap, "report", path], capture_output=True, text=True, timeout=120,
                            env=env)
         check(t.returncode == 0, "nccltap report (text) exited %d: %s" % (t.returncode, t.stderr))
@@ -210,13 +224,216 @@ def late_at_allreduce_amounts(rep):
           "others waited %.0f us, want about %d" % (e["others_wait_us"], want))
 
 
-def step_app(run, args, **env):
+def step_app(run, args, allow=(), **env):
     """tests/apps/step_app.c under `nccltap run --sim`, the default timing."""
     app = os.path.join(os.path.dirname(run.bench), "step_app")
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app] + [str(a) for a in args]
     p = subprocess.run(cmd, env=run.env(NCCLTAP_OS="off", **env), capture_output=True, text=True, timeout=180)
     check(p.returncode == 0, "step_app exited %d:\n%s" % (p.returncode, p.stderr[-2000:]))
-    return run.report()
+    return run.report(allow=allow)
+
+
+def side(s):
+    """A mismatch side as (ranks, op, count, dtype, redop)."""
+    return (s["ranks"], s["op"], s["count"], s["dtype"], s["redop"])
+
+
+def mismatch(run):
+    """The issue's case: 4 ranks, 20 steps of AllReduce then AllGather;
+    at step 7 rank 1 calls AllGather of the same count where the others
+    call AllReduce (seq 14 of the communicator), then all go on (the
+    simulator pairs calls by seq alone, as NCCL does, and completes it).
+    The first finding is MISMATCH: rank 1, seq 14, both sides with their
+    call sites, in --json, the text and --findings; the one mismatched
+    collective is in the Mismatches section; the HTML page lists it first."""
+    rep, text, _ = step_app(run, [4, 20, "mismatch", 1, 7], allow=("mismatch",))
+    findings = rep["findings"]
+    check(findings and findings[0]["kind"] == "mismatch", "the first finding is not a mismatch: %s"
+          % [f["text"] for f in findings])
+    f = findings[0]
+    check(len([g for g in findings if g["kind"] == "mismatch"]) == 1, "more than one mismatch finding")
+    check(f["rank"] == 1 and f["seq"] == 14 and f["op"] == "AllGather" and f["evidence"]["instances"] == 1,
+          "the finding: %s" % f)
+    sides = [side(s) for s in f["evidence"]["sides"]]
+    want = [([0, 2, 3], "AllReduce", 262144, "float32", "sum"), ([1], "AllGather", 262144, "float32", None)]
+    check(sides == want, "sides %s, want %s" % (sides, want))
+    check(all(s["site"] and s["site"]["file"].endswith("step_app.c") and s["site"]["line"] > 0
+              for s in f["evidence"]["sides"]), "a side without its call site: %s" % f["evidence"]["sides"])
+    check(f["evidence"]["sides"][0]["site"]["line"] != f["evidence"]["sides"][1]["site"]["line"],
+          "both sides at one line: %s" % f["evidence"]["sides"])
+    check(f["evidence"]["majority"] and f["next_step"] and "rank 1" in f["next_step"],
+          "majority or next step: %s" % f)
+    line = "MISMATCH comm %s seq 14: rank 1" % f["comm"]
+    for want_text in (line, "issued AllGather 262144 float32", "where 3 ranks (0, 2-3) issued AllReduce 262144 "
+                      "float32 sum", "step_app.c:"):
+        check(want_text in f["text"], "the finding's text lacks %r: %s" % (want_text, f["text"]))
+    block = text[text.find("Findings"):]
+    check(block.split("\n")[1].strip().startswith(line), "the text's first finding: %s" % block[:400])
+    check("\nMismatches" in text and "rank 1 AllGather 262144 float32" in text, "no Mismatches section")
+    mm = rep["mismatches"]
+    check(len(mm["comms"]) == 1 and mm["comms"][0]["instances"] == 1 and mm["comms"][0]["first"][0]["seq"] == 14
+          and mm["compared"] >= 39 and mm["unaligned"] == 0, "the Mismatches section: %s" % mm)
+    p = subprocess.run([run.nccltap, "report", "--findings", run.dir], capture_output=True, text=True, timeout=120,
+                       env=run.env())
+    check(p.returncode == 1 and p.stdout.split("\n")[1].strip().startswith(line),
+          "--findings exited %d: %s" % (p.returncode, p.stdout[:400]))
+    page = os.path.join(run.work, "report.html")
+    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
+                       timeout=120, env=run.env())
+    check(p.returncode == 0, "--html exited %d: %s" % (p.returncode, p.stderr))
+    html = open(page).read()
+    check('id="finding-1" data-kind="mismatch" data-rank="1"' in html and 'id="text-mismatches"' in html,
+          "the page does not list the mismatch first, with its evidence")
+
+
+def settings(run):
+    """Settings drift: every rank runs with NCCL_PROTO=LL but rank 1, which
+    sets NCCL_PROTO=Simple before it creates its communicator (step_app
+    env). The SETTINGS finding names rank 1 and NCCL_PROTO, with the two
+    values (hashes: both set, different) and who has each; the rank files
+    hold the names and hashes, never the values. A healthy run (every rank
+    LL) has no settings finding, and says it compared one communicator."""
+    rep, text, _ = step_app(run, [4, 10, "env", 1, "NCCL_PROTO=Simple"], allow=("settings",), NCCL_PROTO="LL",
+                            NCCL_ALGO="Ring")
+    found = [f for f in rep["findings"] if f["kind"] == "settings"]
+    check(len(found) == 1 and found[0]["rank"] == 1, "settings findings: %s" % [f["text"] for f in found])
+    f = found[0]
+    d = f["evidence"]["setting"]
+    check(d["kind"] == "env" and d["name"] == "NCCL_PROTO" and f["evidence"]["differing"] == 1,
+          "the setting named: %s" % d)
+    values = [(v["ranks"], v["set"]) for v in d["values"]]
+    check(values == [([0, 2, 3], True), ([1], True)] and d["values"][0]["hash"] != d["values"][1]["hash"] and
+          all(v["host_apart"] is None for v in d["values"]), "its values (one host: none apart): %s" % d["values"])
+    check("NCCL_PROTO is set (value #" in f["text"] and "on rank 1 (host " in f["text"] and
+          "on 3 ranks (0, 2-3)" in f["text"] and f["next_step"], "its text: %s" % f["text"])
+    check("\nSettings" in text and "NCCL_ALGO" not in text.split("\nSettings")[1].split("\n\n")[0],
+          "the Settings section: NCCL_ALGO, the same everywhere, must not be named")
+    page = os.path.join(run.work, "settings.html")
+    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
+                       timeout=120, env=run.env())
+    html = open(page).read() if p.returncode == 0 else ""
+    check('data-kind="settings" data-rank="1"' in html and 'id="text-settings"' in html,
+          "the page does not list the settings finding with its evidence")
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        body = open(path).read()
+        check('"NCCL_PROTO"' in body and "Simple" not in body and '"LL"' not in body and "Ring" not in body,
+              "%s writes a value or lacks the name" % path)
+    shutil.rmtree(run.dir)
+    rep, _, _ = step_app(run, [4, 10], NCCL_PROTO="LL", NCCL_ALGO="Ring")
+    check(rep["settings"]["comms_compared"] == 1 and rep["checked"]["settings_comms"] == 1,
+          "the healthy run compared no communicator's settings: %s" % rep["settings"])
+    # Between hosts: the same run's files as if ranks 2 and 3 ran on host
+    # node1 with NCCL_IB_HCA set, which ranks 0 and 1 (host vm) lack.
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        if doc.get("ranks") in ([2], [3]):
+            doc["host"] = "node1"
+            doc["nccl_env"]["vars"].append({"name": "NCCL_IB_HCA", "hash": "00000000000000aa"})
+            with open(path, "w") as f:
+                json.dump(doc, f)
+    rep, text, _ = run.report(allow=("settings",))
+    f = rep["findings"][0] if rep["findings"] else {}
+    d = f.get("evidence", {}).get("setting", {})
+    here = socket.gethostname()
+    check(f.get("kind") == "settings" and d.get("name") == "NCCL_IB_HCA" and f["rank"] == 2 and
+          [(v["ranks"], v["set"], v["host_apart"]) for v in d["values"]] == [([0, 1], False, here),
+                                                                              ([2, 3], True, "node1")],
+          "between hosts: %s" % f)
+    check("NCCL_IB_HCA is set (value #00000000) on 2 ranks (2-3) (every rank of host node1), where it is unset "
+          "on 2 ranks (0-1) (every rank of host %s)" % here in f["text"], "its text: %s" % f["text"])
+
+
+def mismatch_redop(run):
+    """The reduction and the count compared: at step 5 rank 2 all-reduces
+    with max where the others sum (seq 10), and at step 9 (another run)
+    rank 3 all-reduces half the count (seq 18). Each is the first finding,
+    both sides as issued: the reduction comes from the per-op file
+    (version 4), the count from its size."""
+    rep, _, _ = step_app(run, [4, 12, "mismatch", 2, 5, "max"], allow=("mismatch",))
+    f = rep["findings"][0]
+    sides = [side(s) for s in f["evidence"]["sides"]]
+    check(f["kind"] == "mismatch" and f["rank"] == 2 and f["seq"] == 10 and
+          sides == [([0, 1, 3], "AllReduce", 262144, "float32", "sum"), ([2], "AllReduce", 262144, "float32", "max")],
+          "the max mismatch: %s %s" % (f["text"], sides))
+    shutil.rmtree(run.dir)
+    step_app(run, [4, 12, "mismatch", 3, 9, "half"], allow=("mismatch",), NCCLTAP_OPS_JSONL=1)
+    for path in glob.glob(os.path.join(run.dir, "*.ops")):
+        os.unlink(path)  # the JSON lines read instead, their redop with them
+    rep, _, _ = run.report(allow=("mismatch",))
+    f = rep["findings"][0]
+    sides = [side(s) for s in f["evidence"]["sides"]]
+    check(f["kind"] == "mismatch" and f["rank"] == 3 and f["seq"] == 18 and
+          sides == [([0, 1, 2], "AllReduce", 262144, "float32", "sum"), ([3], "AllReduce", 131072, "float32", "sum")],
+          "the count mismatch: %s %s" % (f["text"], sides))
+    lines = [json.loads(l) for p in glob.glob(os.path.join(run.dir, "*.ops.jsonl")) for l in open(p)]
+    check(lines and {l["redop"] for l in lines} == {"sum", None}, "the JSON lines' redop: %s"
+          % sorted({str(l.get("redop")) for l in lines}))
+
+
+def settings_comms(run):
+    """A process's environment is its every communicator's: 2 ranks, 2
+    threads each with its own communicator (nccltap-bench --threads 2),
+    rank 1's process given NCCL_ALGO (its rank file rewritten so). One
+    SETTINGS finding names rank 1 and NCCL_ALGO, and says the same holds
+    on 1 more communicator; the Settings section lists both."""
+    run.bench_run(["--ranks", "2", "--threads", "2", "--op", "allreduce", "--bytes", "1M", "--iters", "20"],
+                  NCCLTAP_OS="off")
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        if doc.get("ranks") == [1]:
+            doc["nccl_env"]["vars"].append({"name": "NCCL_ALGO", "hash": "00000000000000bb"})
+            with open(path, "w") as f:
+                json.dump(doc, f)
+    rep, _, _ = run.report(allow=("settings",))
+    found = [f for f in rep["findings"] if f["kind"] == "settings"]
+    check(len(found) == 1 and found[0]["rank"] == 1 and found[0]["evidence"]["setting"]["name"] == "NCCL_ALGO"
+          and found[0]["evidence"]["more_comms"] == 1 and "the same on 1 more communicator" in found[0]["text"],
+          "settings findings: %s" % [f["text"] for f in found])
+    differ = rep["settings"]["differ"]
+    check(len(differ) == 2 and len({d["comm"] for d in differ}) == 2, "the Settings section: %s" % differ)
+
+
+def mismatch_unaligned(run):
+    """Sends and receives take seqs too: where the ranks recorded
+    different numbers of them before a collective, their seqs do not
+    align there, and comparing would call every later collective a
+    mismatch. A healthy 2-rank run's JSON lines, rank 0's given a Send at
+    seq 6 and its later seqs moved up by one (a pipeline stage that sends
+    what the other does not receive on this communicator): no mismatch,
+    the collectives after it counted as not compared, those before it
+    compared."""
+    step_app(run, [2, 10], NCCLTAP_OPS_JSONL=1)
+    for path in glob.glob(os.path.join(run.dir, "*.ops")):
+        os.unlink(path)
+    for path in glob.glob(os.path.join(run.dir, "*.ops.jsonl")):
+        lines = [json.loads(l) for l in open(path)]
+        if lines[0]["rank"] != 0:
+            continue
+        send = dict(lines[0], op="Send", seq=6, peer=1, redop=None, group=0, group_ops=1, replay=0)
+        for l in lines:
+            l["seq"] += l["seq"] >= 6
+        with open(path, "w") as f:
+            for l in lines + [send]:
+                f.write(json.dumps(l) + "\n")
+    rep, text, _ = run.report()
+    mm = rep["mismatches"]
+    check(mm["unaligned"] >= 13 and mm["compared"] == 6, "compared %d, unaligned %d: want 6 and the 14 after the "
+          "send" % (mm["compared"], mm["unaligned"]))
+    check("not compared: their ranks had recorded different numbers of sends" in text, "the text does not say so")
+
+
+def mismatch_pair(run):
+    """2 ranks, rank 1 calls AllGather where rank 0 calls AllReduce at
+    step 3 (seq 6): one against one, no telling which is wrong: the
+    finding says the ranks disagree and gives both, rank 1 named."""
+    rep, _, _ = step_app(run, [2, 10, "mismatch", 1, 3], allow=("mismatch",))
+    f = rep["findings"][0] if rep["findings"] else {}
+    check(f.get("kind") == "mismatch" and f["seq"] == 6 and f["rank"] == 1 and not f["evidence"]["majority"],
+          "the first finding: %s" % f)
+    check("the ranks disagree: rank 0 issued AllReduce 262144 float32 sum" in f["text"] and
+          "rank 1 (host " in f["text"] and "issued AllGather 262144 float32" in f["text"], "its text: %s" % f["text"])
 
 
 def first_straggler(rep, rank, op):
@@ -989,6 +1206,12 @@ def main():
         "hosts": lambda: hosts(run),
         "synthetic": lambda: synthetic(run),
         "scale": lambda: scale(run),
+        "mismatch": lambda: mismatch(run),
+        "mismatch_pair": lambda: mismatch_pair(run),
+        "mismatch_redop": lambda: mismatch_redop(run),
+        "mismatch_unaligned": lambda: mismatch_unaligned(run),
+        "settings": lambda: settings(run),
+        "settings_comms": lambda: settings_comms(run),
     }
     try:
         cases[a.case]()

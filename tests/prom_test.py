@@ -811,7 +811,8 @@ def case_rules(args, work):
     checks = re.findall(r"alertname: (\w+)\n\s*exp_alerts:( \[\])?", text)
     fired = {a for a, empty in checks if not empty}
     quiet = {a for a, empty in checks if empty}
-    want = {"NcclRankMissing", "NcclStraggler", "NcclBusbwBelowExpected", "NcclTapDropping"}
+    want = {"NcclRankMissing", "NcclStraggler", "NcclBusbwBelowExpected", "NcclTapDropping",
+            "NcclCollectiveMismatch"}
     if alerts != want or fired != want or quiet != want:
         fail("alerts %s; tested firing %s, quiet %s; want each of %s" % (sorted(alerts), sorted(fired),
                                                                        sorted(quiet), sorted(want)))

@@ -16,13 +16,15 @@
  * timing for the current context, off the hot path, before it is
  * registered, so that its record is whole when the reducer first sees it. */
 void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                     const char *name, int rank, int nranks, uint64_t start_ns)
+                     const char *name, const struct tap_comm_config *config, int rank, int nranks,
+                     uint64_t start_ns)
 {
     uint64_t init_ns = start_ns ? tap_monotonic_ns() - start_ns : 0;
+    tap_nccl_env_snapshot(); /* once: NCCL has read its variables by now */
     tap_bring_up();
     if (tap_gpu_init())
         tap_pool_of_current_context();
-    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, rank, nranks, init_ns);
+    struct tap_comm *c = tap_comm_register(handle, id, parent, origin, name, config, rank, nranks, init_ns);
     tap_runtime_start();
     tap_tracing_start();
     if (c->origin != TAP_ORIGIN_OVERFLOW) /* not one shared by many */
@@ -30,14 +32,16 @@ void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_c
 }
 
 void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                             const char *name, int rank, int nranks, uint64_t start_ns)
+                             const char *name, const struct tap_comm_config *config, int rank, int nranks,
+                             uint64_t start_ns)
 {
     if (*where) {
-        tap_comm_enroll(*where, id, parent, origin, name, rank, nranks, start_ns);
+        tap_comm_enroll(*where, id, parent, origin, name, config, rank, nranks, start_ns);
         return;
     }
     struct tap_parked p = {.where = where, .start_ns = start_ns, .id = id, .parent = parent, .origin = origin,
                            .rank = rank, .nranks = nranks};
+    p.config = config ? *config : TAP_COMM_CONFIG_NONE;
     if (name)
         tap_utf8_copy(p.name, sizeof p.name, name);
     tap_parked_add(&p);
@@ -57,7 +61,8 @@ void tap_comm_enroll_born(bool forget_mine)
     unsigned n = tap_parked_take_born(born, TAP_PARKED_MAX, forget_mine);
     for (unsigned i = 0; i < n; i++)
         tap_comm_enroll(*born[i].where, born[i].id, born[i].parent, born[i].origin,
-                        born[i].name[0] ? born[i].name : NULL, born[i].rank, born[i].nranks, born[i].start_ns);
+                        born[i].name[0] ? born[i].name : NULL, &born[i].config, born[i].rank, born[i].nranks,
+                        born[i].start_ns);
     atomic_fetch_sub(&enrolling, 1);
 }
 
@@ -74,5 +79,5 @@ struct tap_comm *tap_comm_lookup(ncclComm_t handle)
     if (c)
         return c;
     uint64_t id = tap_hash(TAP_HASH_SEED, &handle, sizeof handle);
-    return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, -1, -1, 0);
+    return tap_comm_register(handle, id, 0, TAP_ORIGIN_UNREGISTERED, NULL, NULL, -1, -1, 0);
 }

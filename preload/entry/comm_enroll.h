@@ -13,14 +13,18 @@
 #include "abi/nccl_abi.h"
 #include "state/comm_registry.h"
 
-/* Enrolls `handle`; start_ns: when the call that made it began (0: unknown).
+/* Enrolls `handle`; start_ns: when the call that made it began (0: unknown);
+ * config: the ncclConfig_t it was given, as read (NULL: none). The first
+ * takes the process's NCCL_* environment (state/comm_config.h).
  * Past the registry's limit or without memory, its calls go to (overflow). */
 void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                     const char *name, int rank, int nranks, uint64_t start_ns);
+                     const char *name, const struct tap_comm_config *config, int rank, int nranks,
+                     uint64_t start_ns);
 
 /* Enrolls *where now if NCCL has set it, else parks it until it appears. */
 void tap_comm_enroll_or_park(ncclComm_t *where, uint64_t id, uint64_t parent, enum tap_comm_origin origin,
-                             const char *name, int rank, int nranks, uint64_t start_ns);
+                             const char *name, const struct tap_comm_config *config, int rank, int nranks,
+                             uint64_t start_ns);
 
 /* Enrolls the parked children whose handles have appeared, any thread's;
  * with `forget_mine` (after this thread's outermost group ends) drops this

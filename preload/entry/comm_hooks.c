@@ -39,6 +39,15 @@ static const char *config_name(const ncclConfig_t *config)
     return config->commName;
 }
 
+/* *config as kept (state/comm_config.h), in *cfg; NULL when none given. */
+static const struct tap_comm_config *read_config(struct tap_comm_config *cfg, const ncclConfig_t *config)
+{
+    if (!config)
+        return NULL;
+    tap_comm_config_read(cfg, config);
+    return cfg;
+}
+
 /* When this thread's current communicator call (init, split...) began. */
 static __thread uint64_t call_start_ns __attribute__((tls_model("initial-exec")));
 
@@ -59,25 +68,27 @@ static uint64_t child_id(struct tap_comm *parent, const char *how, uint32_t chil
 void tap_comm_after_ncclCommInitRank(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
     if (created(r, comm))
-        tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_INIT, NULL, rank, nranks,
+        tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_INIT, NULL, NULL, rank, nranks,
             call_start_ns);
 }
 
 void tap_comm_after_ncclCommInitRankConfig(ncclResult_t r, ncclComm_t *comm, int nranks, ncclUniqueId id,
                                            int rank, ncclConfig_t *config)
 {
+    struct tap_comm_config cfg;
     if (created(r, comm))
         tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, &id, sizeof id), 0, TAP_ORIGIN_CONFIG,
-            config_name(config), rank, nranks, call_start_ns);
+            config_name(config), read_config(&cfg, config), rank, nranks, call_start_ns);
 }
 
 void tap_comm_after_ncclCommInitRankScalable(ncclResult_t r, ncclComm_t *comm, int nranks, int rank,
                                              int nid, ncclUniqueId *ids, ncclConfig_t *config)
 {
+    struct tap_comm_config cfg;
     if (!created(r, comm) || nid < 1 || !ids)
         return;
     tap_comm_enroll(*comm, tap_hash(TAP_HASH_SEED, ids, sizeof *ids * (size_t)nid), 0, TAP_ORIGIN_SCALABLE,
-        config_name(config), rank, nranks, call_start_ns);
+        config_name(config), read_config(&cfg, config), rank, nranks, call_start_ns);
 }
 
 void tap_comm_after_ncclCommInitAll(ncclResult_t r, ncclComm_t *comm, int ndev, const int *devlist)
@@ -91,12 +102,13 @@ void tap_comm_after_ncclCommInitAll(ncclResult_t r, ncclComm_t *comm, int ndev, 
     uint64_t id = tap_hash(TAP_HASH_SEED, &key, sizeof key);
     for (int i = 0; i < ndev; i++)
         if (comm[i])
-            tap_comm_enroll(comm[i], id, 0, TAP_ORIGIN_INITALL, NULL, i, ndev, call_start_ns);
+            tap_comm_enroll(comm[i], id, 0, TAP_ORIGIN_INITALL, NULL, NULL, i, ndev, call_start_ns);
 }
 
 void tap_comm_after_ncclCommSplit(ncclResult_t r, ncclComm_t comm, int color, int key,
                                   ncclComm_t *newcomm, ncclConfig_t *config)
 {
+    struct tap_comm_config cfg;
     (void)key;
     struct tap_comm *parent = comm ? tap_comm_lookup(comm) : NULL;
     if (!parent)
@@ -106,7 +118,7 @@ void tap_comm_after_ncclCommSplit(ncclResult_t r, ncclComm_t comm, int color, in
         return;
     uint64_t id = child_id(parent, "split", child_no);
     tap_comm_enroll_or_park(newcomm, tap_hash(id, &color, sizeof color), parent->id, TAP_ORIGIN_SPLIT,
-                            config_name(config), -1, -1, call_start_ns);
+                            config_name(config), read_config(&cfg, config), -1, -1, call_start_ns);
 }
 
 static int compare_int(const void *a, const void *b)
@@ -117,6 +129,7 @@ static int compare_int(const void *a, const void *b)
 void tap_comm_after_ncclCommShrink(ncclResult_t r, ncclComm_t comm, int *exclude, int nexclude,
                                    ncclComm_t *newcomm, ncclConfig_t *config, int flags)
 {
+    struct tap_comm_config cfg;
     (void)flags;
     struct tap_comm *parent = comm ? tap_comm_lookup(comm) : NULL;
     if (!parent)
@@ -132,13 +145,14 @@ void tap_comm_after_ncclCommShrink(ncclResult_t r, ncclComm_t comm, int *exclude
         qsort(sorted, (size_t)nexclude, sizeof *sorted, compare_int);
         id = tap_hash(id, sorted, sizeof *sorted * (size_t)nexclude);
     }
-    tap_comm_enroll_or_park(newcomm, id, parent->id, TAP_ORIGIN_SHRINK, config_name(config), -1, -1,
-                            call_start_ns);
+    tap_comm_enroll_or_park(newcomm, id, parent->id, TAP_ORIGIN_SHRINK, config_name(config),
+                            read_config(&cfg, config), -1, -1, call_start_ns);
 }
 
 void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, const ncclUniqueId *uid,
                                  int rank, ncclComm_t *newcomm, ncclConfig_t *config)
 {
+    struct tap_comm_config cfg;
     struct tap_comm *parent = comm ? tap_comm_lookup(comm) : NULL;
     uint32_t child_no = parent ? atomic_fetch_add(&parent->children, 1) : 0;
     if (!accepted(r, newcomm))
@@ -149,7 +163,7 @@ void tap_comm_after_ncclCommGrow(ncclResult_t r, ncclComm_t comm, int nranks, co
                 : parent ? child_id(parent, "grow", child_no)
                          : tap_hash(TAP_HASH_SEED, newcomm, sizeof *newcomm);
     tap_comm_enroll_or_park(newcomm, id, parent ? parent->id : 0, TAP_ORIGIN_GROW, config_name(config),
-                            rank, nranks, call_start_ns);
+                            read_config(&cfg, config), rank, nranks, call_start_ns);
 }
 
 /* The communicator a finalize, destroy or abort just ended, or NULL. Its

@@ -31,6 +31,14 @@ const char *tap_dtype_name(int dtype, char *buf, size_t len)
     return buf;
 }
 
+int tap_dtype_from_name(const char *name)
+{
+    for (int t = 0; t < NDTYPES; t++)
+        if (strcmp(name, dtype_names[t]) == 0)
+            return t;
+    return -1;
+}
+
 double tap_op_busbw_factor(enum tap_op op, int nranks)
 {
     double n = nranks > 0 ? nranks : 1;

@@ -32,6 +32,9 @@ static inline unsigned tap_dtype_size(int dtype)
 /* "float32", ..., or "unknown(N)" written into buf. */
 const char *tap_dtype_name(int dtype, char *buf, size_t len);
 
+/* The ncclDataType_t NCCL's files spell `name` ("float32"), or -1. */
+int tap_dtype_from_name(const char *name);
+
 /* S for `count` elements (the count argument NCCL was given) on n ranks;
  * 0 when the datatype is unknown. */
 static inline uint64_t tap_op_bytes(enum tap_op op, uint64_t count, int dtype, int nranks)

@@ -26,6 +26,7 @@ struct untimed {
     uint64_t seq, bytes, enqueue_ns;
     uint8_t op;
     uint16_t site;
+    int32_t dtype, redop, peer;
 };
 static struct untimed *untimed;
 static unsigned nuntimed, untimed_cap, untimed_hit;
@@ -59,7 +60,8 @@ void tap_hang_note_last_untimed(const struct tap_op_rec *op)
     } else if (op->seq < u->seq) {
         return;  /* an older one, from another thread's queue slot */
     }
-    *u = (struct untimed){ op->comm, op->seq, op->bytes, op->enqueue_ns, op->op, op->site };
+    *u = (struct untimed){ op->comm, op->seq, op->bytes, op->enqueue_ns, op->op, op->site, op->dtype, op->redop,
+                           op->peer };
 }
 
 /* A communicator with no timed op pending whose last op issued was not
@@ -81,6 +83,9 @@ static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t
     c->seq = u->seq;
     c->bytes = u->bytes;
     c->op = u->op;
+    c->dtype = u->dtype;
+    c->redop = u->redop;
+    c->peer = u->peer;
     c->site = u->site;
     c->enqueue_ns = u->enqueue_ns;
 }
@@ -105,6 +110,9 @@ static void note(const struct tap_op_rec *op, bool started, void *arg)
             c->seq = op->seq;
             c->bytes = op->bytes;
             c->op = op->op;
+            c->dtype = op->dtype;
+            c->redop = op->redop;
+            c->peer = op->peer;
             c->site = op->site;
             c->enqueue_ns = op->enqueue_ns;
             /* The stream reached the op, so this rank arrived. */

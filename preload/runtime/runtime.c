@@ -369,6 +369,7 @@ void tap_runtime_after_fork_child(void)
     memset(&tap_totals, 0, sizeof tap_totals);
     tap_process_after_fork();
     tap_comm_registry_reset();
+    tap_nccl_env_reset();
     tap_stats_reset();
     tap_graph_reset();
     tap_site_stats_reset();

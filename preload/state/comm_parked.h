@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "abi/nccl_abi.h"
+#include "state/comm_config.h"
 #include "state/comm_registry.h"
 
 struct tap_parked {
@@ -23,6 +24,7 @@ struct tap_parked {
     uint64_t id, parent;
     enum tap_comm_origin origin;
     char name[64];      /* "" when none */
+    struct tap_comm_config config;  /* read when it was asked for: the caller's struct may be gone */
     int rank, nranks;
     pthread_t owner;    /* the thread that parked it: set by tap_parked_add */
 };

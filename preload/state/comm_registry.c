@@ -66,8 +66,8 @@ static unsigned slot_of(ncclComm_t handle)
 
 /* A new record, filled from what the caller and NCCL say; NULL without memory. */
 static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t parent_id,
-                                   enum tap_comm_origin origin, const char *name, int rank, int nranks,
-                                   uint64_t init_ns)
+                                   enum tap_comm_origin origin, const char *name,
+                                   const struct tap_comm_config *config, int rank, int nranks, uint64_t init_ns)
 {
     struct tap_comm *c = calloc(1, sizeof *c);
     if (!c)
@@ -82,6 +82,7 @@ static struct tap_comm *new_record(ncclComm_t handle, uint64_t id, uint64_t pare
     c->device = -1;
     c->registered_ns = tap_monotonic_ns();
     c->init_ns = init_ns;
+    c->config = config ? *config : TAP_COMM_CONFIG_NONE;
     if (name)
         tap_utf8_copy(c->name, sizeof c->name, name); /* whole characters: a cut name stays UTF-8 */
     if (rank < 0 && r->ncclCommUserRank && r->ncclCommUserRank(handle, &c->rank) != ncclSuccess)
@@ -141,11 +142,11 @@ static unsigned registered(void) { return atomic_load(&ncomms) - overflow_listed
 
 struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
                                    enum tap_comm_origin origin, const char *name,
-                                   int rank, int nranks, uint64_t init_ns)
+                                   const struct tap_comm_config *config, int rank, int nranks, uint64_t init_ns)
 {
     /* Read unlocked: a stale count only costs an allocation given back. */
     struct tap_comm *c = registered() < TAP_COMM_MAX
-                       ? new_record(handle, id, parent_id, origin, name, rank, nranks, init_ns) : NULL;
+                       ? new_record(handle, id, parent_id, origin, name, config, rank, nranks, init_ns) : NULL;
     bool no_memory = !c && registered() < TAP_COMM_MAX;
     pthread_mutex_lock(&register_lock);
     if (c && registered() < TAP_COMM_MAX) {

@@ -14,6 +14,7 @@
 
 #include "abi/nccl_abi.h"
 #include "nccl/nccl_ops.h"
+#include "state/comm_config.h"
 
 enum tap_comm_origin {
     TAP_ORIGIN_INIT, TAP_ORIGIN_INITALL, TAP_ORIGIN_CONFIG, TAP_ORIGIN_SCALABLE,
@@ -65,12 +66,14 @@ struct tap_comm {
      * then (NCCL flushes them; an abort stops them). After the fields of
      * every call, which keep their places. */
     _Atomic uint64_t ended_ns;
+    struct tap_comm_config config; /* what its creation was given (none: given false) */
 };
 
 /* Communicators registered one by one; later ones are counted in (overflow). */
 #define TAP_COMM_MAX 4096u
 
-/* Registers a new communicator. rank and nranks as the caller knows them, or
+/* Registers a new communicator. config: the ncclConfig_t its creation was
+ * given, as read (NULL: none). rank and nranks as the caller knows them, or
  * -1 to ask NCCL; the device is asked, and its UUID where GPU timing is up
  * (tap_gpu_init); init_ns as tap_comm.init_ns. Every field is set before
  * the record is published: the reducer reads them unlocked. Cold path (a
@@ -80,7 +83,7 @@ struct tap_comm {
  * exhausted; never NULL. */
 struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t parent_id,
                                    enum tap_comm_origin origin, const char *name,
-                                   int rank, int nranks, uint64_t init_ns);
+                                   const struct tap_comm_config *config, int rank, int nranks, uint64_t init_ns);
 
 /* Advances whenever a communicator is registered: a cached lookup is valid
  * while it stays the same. */

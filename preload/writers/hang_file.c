@@ -31,9 +31,14 @@ static void write_comm(FILE *f, const struct tap_hang_comm *c)
     if (c->pending) {
         /* Not timed: whether its GPU started it is not known (null). */
         fprintf(f, ", \"pending\": {\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"timed\": %s, "
-                "\"started\": %s, \"pending_s\": %.3f, \"site\": ", (unsigned long long)c->seq,
+                "\"started\": %s, \"pending_s\": %.3f, ", (unsigned long long)c->seq,
                 tap_op_name((enum tap_op)c->op), (unsigned long long)c->bytes, c->timed ? "true" : "false",
                 !c->timed ? "null" : c->started ? "true" : "false", (double)c->age_ns / 1e9);
+        /* What it was called with: the report compares the ranks' calls
+         * (a mismatch, not a missing rank). */
+        char dtype[32];
+        fprintf(f, "\"dtype\": \"%s\", \"redop\": %d, \"root\": %d, \"site\": ",
+                tap_dtype_name(c->dtype, dtype, sizeof dtype), c->redop, c->peer);
         /* The id of the rank file's "callsites" entry, which the report symbolizes. */
         if (c->site)
             fprintf(f, "%u}", (unsigned)c->site);

@@ -21,6 +21,7 @@ struct tap_hang_comm {
                                  the last op issued, not timed */
     uint64_t seq, bytes;      /* the oldest one */
     uint8_t op;               /* enum tap_op */
+    int32_t dtype, redop, peer;  /* as the op record has them (-1: none) */
     uint16_t site;            /* its call site (state/callsite.h), 0: none */
     bool started;             /* its GPU start event has completed (timed only) */
     uint64_t enqueue_ns;      /* when it was issued, CLOCK_MONOTONIC */

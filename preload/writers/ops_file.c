@@ -177,6 +177,7 @@ void tap_ops_file_write(const struct tap_completion *c)
         .flags = (c->stamped ? TAP_OPS_STAMPED : 0) | (c->stamped && c->start_at_call ? TAP_OPS_START_AT_CALL : 0),
         .start_span_ns = c->start_span_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)c->start_span_ns,
         .end_span_ns = c->end_span_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)c->end_span_ns,
+        .redop = op->redop,
     };
     if (nbuffered == BUFFERED)
         tap_ops_file_flush();

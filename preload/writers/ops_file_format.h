@@ -17,7 +17,8 @@
  *
  * Versions: 1 (88-byte records) had no `replay`; 2 appends it; 3 appends
  * `flags` and the spans of stamped records (version 2's records were all
- * timed). A version only appends fields to the record, and record_bytes
+ * timed); 4 puts the reduction in version 3's `reserved` (0 there: a
+ * reader takes version 3's as not recorded). A version only appends fields to the record, and record_bytes
  * says its size, so a reader takes an older record's first record_bytes
  * and the rest as 0. */
 #ifndef NCCLTAP_OPS_FILE_FORMAT_H
@@ -27,7 +28,7 @@
 #include <stdint.h>
 
 #define TAP_OPS_MAGIC "NCCLTAP-OPS"  /* 12 bytes with its NUL */
-#define TAP_OPS_VERSION 3
+#define TAP_OPS_VERSION 4
 #define TAP_OPS_V1_RECORD_BYTES 88  /* version 1: up to dtype */
 #define TAP_OPS_V2_RECORD_BYTES 96  /* version 2: up to replay */
 
@@ -73,7 +74,9 @@ struct tap_ops_record {
      * interval the polls of its marks allow (saturated at 2^32 - 1 ns). */
     uint32_t flags;
     uint32_t start_span_ns, end_span_ns;
-    uint32_t reserved;
+    /* Version 4: ncclRedOp_t, -1 for an op without one (version 3: 0,
+     * reserved). */
+    int32_t redop;
 };
 _Static_assert(offsetof(struct tap_ops_record, replay) == TAP_OPS_V1_RECORD_BYTES,
                "version 2 appends to version 1's record");

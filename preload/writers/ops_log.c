@@ -10,6 +10,14 @@
 
 static struct tap_line_log ops_log;
 
+/* The "redop" of a line: NCCL's name quoted, "user" for a user-defined
+ * one, null for an op without one. */
+static const char *redop_json(int32_t redop)
+{
+    static const char *const names[] = { "\"sum\"", "\"prod\"", "\"max\"", "\"min\"", "\"avg\"" };
+    return redop < 0 ? "null" : redop < 5 ? names[redop] : "\"user\"";
+}
+
 /* nccltap's own line (NCCLTAP_OPS_JSONL=1). Returns its length, 0 if it
  * did not fit. */
 static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *c)
@@ -18,14 +26,14 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
     char dtype[32];
     int n = snprintf(line, cap,
                      "{\"rank\": %d, \"comm\": \"%016llx\", \"seq\": %llu, \"op\": \"%s\", \"dtype\": \"%s\", "
-                     "\"count\": %llu, \"bytes\": %llu, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
+                     "\"count\": %llu, \"bytes\": %llu, \"redop\": %s, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
                      "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"start_at_call\": %s, "
                      "\"start_span_ns\": %llu, \"end_span_ns\": %llu, \"polled_start_ns\": %llu, "
                      "\"polled_end_ns\": %llu}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
-                     (unsigned long long)op->count, (unsigned long long)op->bytes, op->peer,
+                     (unsigned long long)op->count, (unsigned long long)op->bytes, redop_json(op->redop), op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,

@@ -6,6 +6,7 @@
 
 #include "writers/callsite_out.h"
 #include "state/graph_table.h"
+#include "state/comm_config.h"
 #include "state/comm_registry.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
@@ -70,6 +71,54 @@ static void write_ranks(FILE *f)
     fputs("],\n", f);
 }
 
+/* A config field: null where NCCL leaves it undefined or its version
+ * lacks it. */
+static void config_int(FILE *f, const char *key, int v)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (v == TAP_CONFIG_UNSET)
+        fputs("null", f);
+    else
+        fprintf(f, "%d", v);
+}
+
+/* The ncclConfig_t its creation was given, or null. */
+static void write_config(FILE *f, const struct tap_comm_config *c)
+{
+    if (!c->given) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"version\": %u", c->version);
+    config_int(f, "blocking", c->blocking);
+    config_int(f, "cga_cluster_size", c->cga_cluster_size);
+    config_int(f, "min_ctas", c->min_ctas);
+    config_int(f, "max_ctas", c->max_ctas);
+    config_int(f, "split_share", c->split_share);
+    config_int(f, "traffic_class", c->traffic_class);
+    fputs(", \"net_name\": ", f);
+    if (c->net_name[0])
+        json_string(f, c->net_name);
+    else
+        fputs("null", f);
+    fputc('}', f);
+}
+
+/* The process's NCCL_* variables when its first communicator was created:
+ * names and hashes of the values, never the values (state/comm_config.h). */
+static void write_nccl_env(FILE *f)
+{
+    const struct tap_nccl_env *e = tap_nccl_env();
+    fprintf(f, "  \"nccl_env\": {\"read\": %s, \"not_kept\": %u, \"vars\": [", e->read ? "true" : "false",
+            e->more);
+    for (unsigned i = 0; i < e->n; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_string(f, e->vars[i].name);
+        fprintf(f, ", \"hash\": \"%016llx\"}", (unsigned long long)e->vars[i].hash);
+    }
+    fputs("]},\n", f);
+}
+
 static void write_comms(FILE *f)
 {
     fputs("  \"comms\": [", f);
@@ -87,6 +136,8 @@ static void write_comms(FILE *f)
                 tap_comm_state_name(atomic_load(&c->state)), (unsigned long long)atomic_load(&c->seq));
         fputs(", \"init_ms\": ", f);
         json_number_or_null(f, (double)c->init_ns * 1e-6, c->init_ns != 0);
+        fputs(", \"config\": ", f);
+        write_config(f, &c->config);
         fputc('}', f);
     }
     fputs("\n  ],\n", f);
@@ -181,6 +232,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
      * report adds it to the error of this host's clock offset. */
     fprintf(f, ",\n  \"clock_calibration_error_ns\": %llu,\n", (unsigned long long)snap->clock_calibration_error_ns);
     write_ranks(f);
+    write_nccl_env(f);
     write_comms(f);
     tap_callsites_write_json(f);
     tap_os_write_json(f, snap->os);

@@ -6,7 +6,16 @@
  * after its own work, on time at the one right after it, which the
  * others reach only once it has caught up).
  *
- * Usage: step_app NRANKS STEPS [late RANK US]
+ * A mismatch (`mismatch RANK STEP [HOW]`): at step STEP, rank RANK calls
+ * AllGather of the same count where the others call AllReduce (HOW
+ * `allgather`, the default), or AllReduce with ncclMax (`max`), or of half
+ * the count (`half`), then all go on, as a rank-dependent branch would. Settings that differ (`env RANK
+ * NAME=VALUE`): rank RANK sets NAME in its environment before it creates
+ * its communicator, as a launcher that gives one node another setting
+ * would.
+ *
+ * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
+ *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +71,24 @@ struct stall {
     long every, us;
 };
 
+/* A rank that calls AllGather where the others all-reduce, at one step. */
+struct mismatch {
+    int rank;
+    long step;
+    const char *how;  /* "allgather", "max", "half" */
+};
+
+/* A setting one rank has that the others do not. */
+struct env_one {
+    int rank;
+    char *assignment; /* NAME=VALUE, from argv: putenv keeps it */
+};
+
 static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late_rank, long late_us, int buckets,
-                     struct stall stall)
+                     struct stall stall, struct mismatch mismatch, struct env_one env)
 {
+    if (rank == env.rank && env.assignment)
+        CHECK(putenv(env.assignment), 0);
     CUcontext ctx;
     CUstream s;
     CUdeviceptr grad, gathered;
@@ -73,7 +97,8 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
     CHECK(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
     CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     CHECK(cuMemAlloc_v2(&grad, AR_COUNT * 4), CUDA_SUCCESS);
-    CHECK(cuMemAlloc_v2(&gathered, (size_t)AG_COUNT * 4 * (size_t)nranks), CUDA_SUCCESS);
+    /* Room for the mismatched AllGather of AR_COUNT from every rank. */
+    CHECK(cuMemAlloc_v2(&gathered, (size_t)AR_COUNT * 4 * (size_t)nranks), CUDA_SUCCESS);
     ncclComm_t comm;
     CHECK(ncclCommInitRank(&comm, nranks, id, rank), ncclSuccess);
     double t0 = now_s();
@@ -85,6 +110,14 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
             sleep_us(late_us);
         if (buckets) {
             bucket_step(comm, s, grad, buckets);
+        } else if (rank == mismatch.rank && i == mismatch.step) {
+            if (!strcmp(mismatch.how, "allgather"))
+                CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
+            else
+                CHECK(ncclAllReduce((void *)grad, (void *)grad, strcmp(mismatch.how, "half") ? AR_COUNT : AR_COUNT / 2,
+                                    ncclFloat32, strcmp(mismatch.how, "max") ? ncclSum : ncclMax, comm, s),
+                      ncclSuccess);
+            CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
         } else {
             CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
             CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
@@ -104,6 +137,8 @@ int main(int argc, char **argv)
     int late_rank = -1, buckets = 0, bad = argc < 3;
     long late_us = 0;
     struct stall stall = { -1, 1, 0 };
+    struct mismatch mismatch = { -1, -1, "allgather" };
+    struct env_one env = { -1, NULL };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
             late_rank = atoi(argv[i + 1]);
@@ -113,6 +148,17 @@ int main(int argc, char **argv)
             stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]) };
             bad = stall.every < 1 || stall.us < 0 || stall.us > 10000000;
             i += 3;
+        } else if (!strcmp(argv[i], "mismatch") && i + 2 < argc) {
+            mismatch = (struct mismatch){ atoi(argv[i + 1]), atol(argv[i + 2]), "allgather" };
+            bad = mismatch.rank < 0 || mismatch.step < 0;
+            i += 2;
+            if (i + 1 < argc && (!strcmp(argv[i + 1], "allgather") || !strcmp(argv[i + 1], "max") ||
+                                 !strcmp(argv[i + 1], "half")))
+                mismatch.how = argv[++i];
+        } else if (!strcmp(argv[i], "env") && i + 2 < argc) {
+            env = (struct env_one){ atoi(argv[i + 1]), argv[i + 2] };
+            bad = env.rank < 0 || !strchr(env.assignment, '=');
+            i += 2;
         } else if (!strcmp(argv[i], "buckets") && i + 1 < argc) {
             buckets = atoi(argv[++i]);
             bad = buckets < 1 || buckets > 64;
@@ -121,7 +167,8 @@ int main(int argc, char **argv)
         }
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || late_us < 0 || late_us > 10000000) {
-        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]\n");
+        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
@@ -133,7 +180,7 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 1;
         if (pid == 0)
-            exit(rank_main(r, nranks, id, steps, late_rank, late_us, buckets, stall)); /* exit: nccltap writes its files */
+            exit(rank_main(r, nranks, id, steps, late_rank, late_us, buckets, stall, mismatch, env)); /* exit: nccltap writes its files */
     }
     int failed = 0;
     for (int r = 0; r < nranks; r++) {

@@ -6,6 +6,8 @@
  * Usage: test_writers (makes and removes a directory under $TMPDIR). */
 #define _GNU_SOURCE
 #include <glob.h>
+#include <limits.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "base/monotonic.h"
 #include "nccl/nccl_ops.h"
 #include "base/process.h"
+#include "state/comm_config.h"
 #include "state/comm_registry.h"
 #include "state/shared.h"
 #include "stats/stats.h"
@@ -73,8 +76,8 @@ static void set_up(void)
     setenv("NCCLTAP_HANG_TIMEOUT_S", "42", 1);
     tap_process_init();
     tap_config_load();
-    alpha = tap_comm_register((ncclComm_t)0x1000, 0xa1a1a1a1a1a1a1a1ull, 0, TAP_ORIGIN_INIT, "alpha", 2, 4, 0);
-    beta = tap_comm_register((ncclComm_t)0x2000, 0xb2b2b2b2b2b2b2b2ull, 0, TAP_ORIGIN_INIT, "beta", 1, 8, 0);
+    alpha = tap_comm_register((ncclComm_t)0x1000, 0xa1a1a1a1a1a1a1a1ull, 0, TAP_ORIGIN_INIT, "alpha", NULL, 2, 4, 0);
+    beta = tap_comm_register((ncclComm_t)0x2000, 0xb2b2b2b2b2b2b2b2ull, 0, TAP_ORIGIN_INIT, "beta", NULL, 1, 8, 0);
     if (!alpha || !beta)
         exit(2);
     atomic_store(&alpha->seq, 21);
@@ -354,11 +357,103 @@ static void test_ops_bound(void)
     CHECK(ops_bound_mb(true, 0, 0) == 0);                                 /* none */
     /* No launcher's world: the largest communicator (alpha 4, beta 8, then 2,048). */
     CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 0) == 256);
-    tap_comm_register((ncclComm_t)0x3000, 0xc3c3c3c3c3c3c3c3ull, 0, TAP_ORIGIN_INIT, "gamma", 0, 2048, 0);
+    tap_comm_register((ncclComm_t)0x3000, 0xc3c3c3c3c3c3c3c3ull, 0, TAP_ORIGIN_INIT, "gamma", NULL, 0, 2048, 0);
     CHECK(ops_bound_mb(false, TAP_OPS_MAX_MB_DEFAULT, 0) == 8);
     /* Decided once: a larger communicator later does not change it. */
     tap_config.job_world = 16384;
     CHECK(tap_ops_max_bytes() >> 20 == 8);
+}
+
+/* The rank file's text, malloc'ed ("" when unreadable). */
+static char *rank_file_text(void)
+{
+    char name[512], path[1024];
+    tap_output_name(name, sizeof name, ".json");
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        text = calloc(1, 1 << 20);
+        len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+        fclose(f);
+    }
+    (void)len;
+    return text ? text : calloc(1, 1);
+}
+
+/* What a communicator was created with (state/comm_config.h): a versioned
+ * config read only as far as its size and version have fields; the
+ * NCCL_* names with hashes of their values, never the values, sorted,
+ * one value under two names hashed apart; both in the rank file. */
+static void test_comm_config(void)
+{
+    struct tap_comm_config c;
+    tap_comm_config_read(&c, NULL);
+    CHECK(!c.given && c.blocking == TAP_CONFIG_UNSET && c.traffic_class == TAP_CONFIG_UNSET && !c.net_name[0]);
+    /* 2.18's struct: up to splitShare; trafficClass past its size is not read. */
+    ncclConfig_t cfg = { .size = offsetof(ncclConfig_t, trafficClass), .version = 21800, .blocking = 0,
+                         .cgaClusterSize = INT_MIN, .minCTAs = 4, .maxCTAs = 16, .netName = "IB", .splitShare = 1,
+                         .trafficClass = 99 };
+    tap_comm_config_read(&c, &cfg);
+    CHECK(c.given && c.version == 21800 && c.blocking == 0 && c.cga_cluster_size == TAP_CONFIG_UNSET &&
+          c.min_ctas == 4 && c.max_ctas == 16 && c.split_share == 1 && c.traffic_class == TAP_CONFIG_UNSET &&
+          !strcmp(c.net_name, "IB"));
+    cfg.size = sizeof cfg;
+    cfg.version = 22600;  /* trafficClass: 2.26 */
+    tap_comm_config_read(&c, &cfg);
+    CHECK(c.traffic_class == 99);
+
+    setenv("NCCL_ZZ_TEST", "secret-value-1", 1);
+    setenv("NCCL_AA_TEST", "secret-value-1", 1);
+    tap_nccl_env_reset();
+    CHECK(!tap_nccl_env()->read);
+    tap_nccl_env_snapshot();
+    const struct tap_nccl_env *e = tap_nccl_env();
+    const struct tap_nccl_var *aa = NULL, *zz = NULL;
+    for (unsigned i = 0; i < e->n; i++) {
+        CHECK(!i || strcmp(e->vars[i - 1].name, e->vars[i].name) < 0);
+        aa = !strcmp(e->vars[i].name, "NCCL_AA_TEST") ? &e->vars[i] : aa;
+        zz = !strcmp(e->vars[i].name, "NCCL_ZZ_TEST") ? &e->vars[i] : zz;
+    }
+    CHECK(e->read && aa && zz && aa->hash != zz->hash && aa < zz);
+    CHECK(!memmem(e, sizeof *e, "secret-value", 12));
+    uint64_t before = aa ? aa->hash : 0;
+    setenv("NCCL_AA_TEST", "secret-value-2", 1);  /* read once: a later change is not seen... */
+    tap_nccl_env_snapshot();
+    CHECK(aa && aa->hash == before);
+    tap_nccl_env_reset();  /* ...until a forked child reads its own */
+    tap_nccl_env_snapshot();
+    for (unsigned i = 0; i < e->n; i++)
+        if (!strcmp(e->vars[i].name, "NCCL_AA_TEST"))
+            CHECK(e->vars[i].hash != before);
+
+    tap_comm_config_read(&c, &cfg);
+    cfg.blocking = 1;  /* after the read: the communicator keeps what its creation was given */
+    CHECK(tap_comm_register((ncclComm_t)0x4000, 0xd4d4d4d4d4d4d4d4ull, 0, TAP_ORIGIN_CONFIG, "delta", &c, 0, 2, 0));
+    CHECK(tap_rank_file_write(&snap, true) == 0);
+    char *text = rank_file_text();
+    CHECK(!strstr(text, "secret-value"));
+    free(text);
+    json_t *doc = load_json(".json");
+    json_t *env = json_object_get(doc, "nccl_env"), *vars = json_object_get(env, "vars");
+    CHECK(json_is_true(json_object_get(env, "read")) && int_at(env, "not_kept") == 0);
+    bool found = false;
+    for (size_t i = 0; i < json_array_size(vars); i++) {
+        json_t *v = json_array_get(vars, i);
+        if (!strcmp(string_at(v, "name"), "NCCL_ZZ_TEST"))
+            found = strlen(string_at(v, "hash")) == 16;
+    }
+    CHECK(found);
+    json_t *comms = json_object_get(doc, "comms"), *delta = NULL;
+    for (size_t i = 0; i < json_array_size(comms); i++)
+        if (!strcmp(string_at(json_array_get(comms, i), "name"), "delta"))
+            delta = json_array_get(comms, i);
+    json_t *dc = json_object_get(delta, "config");
+    CHECK(dc && int_at(dc, "version") == 22600 && int_at(dc, "blocking") == 0 && int_at(dc, "traffic_class") == 99 &&
+          json_is_null(json_object_get(dc, "cga_cluster_size")) && !strcmp(string_at(dc, "net_name"), "IB"));
+    CHECK(json_is_null(json_object_get(json_array_get(comms, 0), "config")));  /* alpha: no config given */
+    json_decref(doc);
 }
 
 int main(void)
@@ -369,6 +464,7 @@ int main(void)
     test_summary();
     test_hang();
     test_ops_bound();
+    test_comm_config();
     char cmd[sizeof dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!test_failures && system(cmd) != 0)

@@ -380,7 +380,7 @@ static void open_dir(struct file_rdv *f)
     const char *name = slash ? slash + 1 : f->id_path;
     if (!*name || strlen(name) > NAME_MAX - 48 || !strcmp(name, ".") || !strcmp(name, ".."))
         bench_die("--id-file %s: not a file name", f->id_path);
-    snprintf(f->id_name, sizeof f->id_name, "%s", name);
+    memcpy(f->id_name, name, strlen(name) + 1); /* fits: its length was checked above */
     snprintf(f->dir_path, sizeof f->dir_path, "%s", dir);
     f->dir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct stat st;

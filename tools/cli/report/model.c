@@ -200,6 +200,14 @@ void rank_file_streams_free(struct rank_file *f)
     f->nstreams = 0;
 }
 
+uint8_t op_redop_from_name(const char *name)
+{
+    for (uint8_t v = 2; v <= OP_REDOP_USER; v++)
+        if (!strcmp(name, op_redop_name(v)))
+            return v;
+    return OP_REDOP_UNKNOWN;
+}
+
 const struct kernel_trace *kernel_of(const struct report *r, const struct rank_file *f)
 {
     for (size_t i = 0; i < r->nkernels; i++)

@@ -98,7 +98,35 @@ struct op_event {
     uint16_t start_span_us, end_span_us;
     uint8_t op, dtype;       /* report_name(r, e->op): "AllReduce", "float32" */
     uint8_t flags;           /* OP_STAMPED, OP_START_AT_CALL */
+    uint8_t redop;           /* its reduction, op_redop_of(); OP_REDOP_UNKNOWN (0, what a
+                              * zeroed record holds) where the source has none: a trace,
+                              * a per-op file before version 4. The record's last byte */
 };
+_Static_assert(sizeof(struct op_event) == 80, "a report holds millions of op events: 80 bytes each");
+
+/* The reduction of an op_event: 0 not recorded; 1 none (not a reduction);
+ * 2 + ncclRedOp_t for NCCL's five (sum prod max min avg); 7 any user
+ * reduction (PreMulSum...), whose handles are per rank and not compared. */
+#define OP_REDOP_UNKNOWN 0
+#define OP_REDOP_NONE 1
+#define OP_REDOP_USER 7
+
+/* From the shim's redop (-1: none). */
+static inline uint8_t op_redop_of(int64_t redop)
+{
+    return redop < 0 ? OP_REDOP_NONE : redop < 5 ? (uint8_t)(2 + redop) : OP_REDOP_USER;
+}
+
+/* The byte of a per-op log's "redop": a name below (null: none; absent:
+ * unknown); OP_REDOP_UNKNOWN for any other string. model.c */
+uint8_t op_redop_from_name(const char *name);
+
+/* "sum", "prod", "max", "min", "avg", "user"; NULL for none or unknown. */
+static inline const char *op_redop_name(uint8_t redop)
+{
+    static const char *const names[] = { NULL, NULL, "sum", "prod", "max", "min", "avg", "user" };
+    return redop < sizeof names / sizeof names[0] ? names[redop] : NULL;
+}
 
 #define OP_STAMPED 0x1       /* the interval is from marks, not a timed pair */
 /* Stamped, and its stream was idle when it was called: start_ns is the
@@ -150,6 +178,16 @@ static inline bool op_set_group_replay(struct op_event *e, uint64_t group, uint6
     return true;
 }
 
+/* The ncclConfig_t a communicator's creation was given on one rank (the
+ * rank file's comms[].config). Fields NCCL leaves undefined, or that the
+ * config's version lacks: COMM_CONFIG_UNSET. */
+struct comm_config {
+    int version;             /* its NCCL_VERSION_CODE; 0: no config given (or an older file) */
+    int blocking, cga_cluster_size, min_ctas, max_ctas, split_share, traffic_class;
+    const char *net_name;    /* interned; "" unset */
+};
+#define COMM_CONFIG_UNSET INT32_MIN
+
 /* One entry of a file's "comms": this process's view of a communicator.
  * Strings interned. */
 struct comm_entry {
@@ -159,6 +197,7 @@ struct comm_entry {
      * in ms: NCCL's bootstrap and set-up. NaN (null) when not seen. */
     double init_ms;
     uint64_t calls;          /* ops issued on it: the next seq (0 if not said) */
+    struct comm_config config;
 };
 
 /* One communicator in a hang report (a hang file, or a trace's `hang`
@@ -171,6 +210,9 @@ struct hang_comm {
     bool pending;            /* it had a timed op not complete: */
     uint64_t seq, bytes;     /* the oldest one */
     const char *op;          /* interned */
+    const char *dtype;       /* interned; "" when the file does not say (an older shim) */
+    uint8_t redop;           /* op_redop_of(); OP_REDOP_UNKNOWN when the file does not say */
+    int root;                /* root or peer, -1: none (or not said) */
     bool started;            /* its GPU start event completed: the rank arrived */
     bool untimed;            /* the op is the last it issued, not timed (auto), in a
                                 process quiet for the timeout: started not known */
@@ -274,6 +316,13 @@ struct comm_size *comm_sizes_of(const struct rank_file *files, size_t nfiles, si
 /* The size of communicator `id`, or `unknown` when no file lists it. */
 int comm_size_find(const struct comm_size *s, size_t n, uint64_t id, int unknown);
 
+/* An NCCL_* variable of a process: its name (interned) and a hash of its
+ * value (the value is never written: it may be a secret). */
+struct env_var {
+    const char *name;
+    uint64_t hash;
+};
+
 /* One per-rank file, or one traced process. */
 struct rank_file {
     char *path;              /* what messages name it by */
@@ -319,6 +368,12 @@ struct rank_file {
      * threads (arena), NULL when none. */
     const char *os_mode, *os_note;
     struct kernel_trace *os;
+    /* Its NCCL_* environment when its first communicator was created
+     * ("nccl_env"): names and hashes of the values, by name (arena);
+     * env_read false when the file does not say (an older shim, a trace). */
+    struct env_var *env;
+    size_t nenv;
+    bool env_read;
 };
 
 /* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----

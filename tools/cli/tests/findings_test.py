@@ -171,7 +171,7 @@ def assert_findings(run, want, path=None, expect=()):
             w = words[kind] % rank if "%s" in words[kind] else words[kind]
             check(w in line, "the line does not say %r: %s" % (w, line))
     else:
-        check(len(block) == 1 and block[0].strip().startswith("None: no straggler, hang or slow transfer in"),
+        check(len(block) == 1 and block[0].strip().startswith("None: no mismatch, straggler, hang or slow transfer in"),
               "the healthy line: %s" % block)
     # --findings: the block alone, exit 1 with a finding, 0 healthy.
     only = run.report("--findings", *args, path=path, rc=1 if want else 0)
@@ -220,6 +220,8 @@ def case_hang(run):
     check(f["seq"] == 20 and f["op"] == "AllReduce" and f["evidence"]["waiting_ranks"] == [0, 1, 2],
           "hang finding %s" % f)
     check(f["evidence"]["site"] and f["evidence"]["site"]["function"] == "op_issue", "no call site: %s" % f)
+    check(not f["evidence"]["mismatch"] and len(f["evidence"]["calls"]) == 1,
+          "a missing rank called a mismatch: %s" % f["evidence"])
     text = run.report()
     # The header and the totals agree with the Hang section.
     check("  in flight  " in text.split("Findings")[0], "the header does not say calls are in flight")
@@ -275,6 +277,59 @@ def case_hang_one_timed(run):
     line = grouped(findings_block(run.report())[1])[0][0]
     check("GPUs known to have completed up to seq 15" in line and "NCCLTAP_TIMING=all times every op" in line,
           "the Findings line: %s" % line)
+
+
+def case_hang_mismatch(run):
+    """A hang that forms on a mismatch (NCCL waits for bytes that never
+    come when the ranks' calls differ in size): every rank's GPU started
+    seq 20, rank 1 as AllGather of 4 MiB, the others as AllReduce of 1 MiB
+    (the hang files of a real hang, rewritten so: the simulator completes
+    mismatched calls). No rank is missing: the HANG finding says a
+    mismatch, names rank 1 and both calls, and its next step is about the
+    call, not a dead process; the Hang section says MISMATCH."""
+    run.hang(timing="all")
+    for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        for c in doc["comms"]:
+            other = c["rank"] == 1
+            c["last_done"] = 19
+            check(c["pending"]["dtype"] == "float32" and c["pending"]["redop"] == 0 and c["pending"]["root"] == -1,
+                  "the hang file's call: %s" % c["pending"])
+            c["pending"].update(seq=20, timed=True, started=True, op="AllGather" if other else "AllReduce",
+                                bytes=4 << 20 if other else 1 << 20, redop=-1 if other else 0)
+        doc["stuck"] = doc["comms"][0]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    doc = json.loads(run.report("--json"))
+    f, = doc["findings"]
+    e = f["evidence"]
+    check(f["kind"] == "hang" and f["rank"] == 1 and f["seq"] == 20 and e["mismatch"] and
+          e["missing_ranks"] == [] and e["waiting_ranks"] == [0, 1, 2, 3], "finding %s" % f)
+    calls = [(c["ranks"], c["op"], c["bytes"], c["dtype"], c["redop"]) for c in e["calls"]]
+    check(calls == [([0, 2, 3], "AllReduce", 1 << 20, "float32", "sum"), ([1], "AllGather", 4 << 20, "float32", None)],
+          "calls %s" % calls)
+    line = grouped(findings_block(run.report())[1])[0][0]  # its first line, continuations joined
+    for want in ("a mismatch, not a missing rank: rank 1 (host", "waits in AllGather 4M float32,",
+                 "where 3 ranks (0, 2-3) wait in AllReduce 1M float32 sum"):
+        check(want in line, "the Findings line lacks %r: %s" % (want, line))
+    check("py-spy" not in f["next_step"] and "rank 1's call at seq 20" in f["next_step"],
+          "next step: %s" % f["next_step"])
+    check("MISMATCH: the ranks issued different calls as this seq" in run.report(), "the Hang section")
+    # Only the reduction differs: rank 1's max against the others' sum,
+    # the same op and size. Still a mismatch, told from the hang files.
+    for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        for c in doc["comms"]:
+            c["pending"].update(op="AllReduce", bytes=1 << 20, redop=2 if c["rank"] == 1 else 0)
+        doc["stuck"] = doc["comms"][0]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    f, = json.loads(run.report("--json"))["findings"]
+    calls = [(c["ranks"], c["redop"]) for c in f["evidence"]["calls"]]
+    check(f["rank"] == 1 and f["evidence"]["mismatch"] and calls == [([0, 2, 3], "sum"), ([1], "max")],
+          "the reduction mismatch: %s" % f)
 
 
 def case_below_expected(run):
@@ -339,6 +394,7 @@ CASES = {
     "hang": case_hang,
     "hang_untimed": case_hang_untimed,
     "hang_one_timed": case_hang_one_timed,
+    "hang_mismatch": case_hang_mismatch,
     "below_expected": case_below_expected,
     "slow_link8": case_slow_link8,
     "slow_link4": case_slow_link4,

@@ -183,7 +183,7 @@ def check_findings(run, d, want):
               "list item %r, the text's line %r and next step %r" % (line, f["text"], f["next_step"]))
     if not want:
         healthy = d.find("p", cls="healthy")
-        check(healthy and healthy[0][1].startswith("None: no straggler, hang or slow transfer in"),
+        check(healthy and healthy[0][1].startswith("None: no mismatch, straggler, hang or slow transfer in"),
               "no healthy line: %s" % healthy)
 
 

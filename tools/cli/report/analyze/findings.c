@@ -1,6 +1,8 @@
 /* The findings (findings.h): each analysis's verdicts as one list, the
- * culprit named, worst first. A hang comes first whatever it cost so far
- * (the job stopped); the others by the time they cost:
+ * culprit named, worst first. A collective mismatch comes first (results
+ * are wrong, and it is the likely cause of a hang after it), then a hang
+ * whatever it cost so far (the job stopped); the others by the time they
+ * cost:
  * - a straggler: the other ranks' wait at its communicator's collectives;
  * - a slow transfer or link: its slow instances' time over what the
  *   reference busbw would have taken;
@@ -59,6 +61,11 @@ static void add_hangs(const struct report *r, struct findings *f)
         x->missing = h->missing;
         x->nmissing = h->nmissing;
         x->site = h->nsites ? h->sites[0].site : NULL;
+        x->hang = h;
+        if (h->ncalls >= 2 && !h->nmissing) {  /* a mismatch: the first rank of the call that differs */
+            x->rank = h->calls[1].ranks[0];
+            x->file = file_of(r, h->comm, x->rank);
+        }
         if (h->nmissing) {
             x->rank = h->missing[0].rank;
             x->file = file_of(r, h->comm, x->rank);
@@ -403,13 +410,85 @@ static void explain_stragglers(const struct os_interference *os, struct findings
     }
 }
 
-/* Hangs first, then by cost, descending; equal ones by kind and rank. */
+/* One per communicator: its first mismatched instance, the first side
+ * that differs from the most common one (or, 1 against 1, the second). */
+static void add_mismatches(const struct mismatches *mm, struct findings *f)
+{
+    for (size_t i = 0; i < mm->ncomms; i++) {
+        const struct mismatch_comm *c = &mm->comms[i];
+        if (!c->n)
+            continue;
+        const struct mismatch *m = &mm->v[c->first];
+        const struct mismatch_side *s = &m->sides[1];
+        struct finding *v = add(f, FINDING_MISMATCH, SECTION_MISMATCHES);
+        v->mismatch = m;
+        v->comm = m->comm;
+        v->seq = m->seq;
+        v->replay = m->replay;
+        v->nranks = m->nranks;
+        v->rank = s->ranks[0];
+        v->file = s->file;
+        v->op = s->op;
+        v->bytes = s->bytes;
+        v->count = c->instances;
+        v->site = s->site;
+    }
+}
+
+/* An earlier settings finding of the same variable at the same process:
+ * the environment is the process's, so every communicator of its ranks
+ * differs alike; one finding says it, with how many more communicators. */
+static struct finding *same_env(struct findings *f, const struct setting_diff *d)
+{
+    for (size_t i = 0; d->env && i < f->n; i++) {
+        struct finding *v = &f->v[i];
+        if (v->kind == FINDING_SETTINGS && v->setting->env && v->setting->name == d->name &&
+            v->file == d->values[1].file)
+            return v;
+    }
+    return NULL;
+}
+
+/* One per communicator: its first setting that differs, the first rank
+ * of its second most common value named; an environment variable that
+ * one finding names already at that process counts there (`of`). */
+static void add_settings(const struct settings_drift *sd, struct findings *f)
+{
+    for (size_t i = 0; i < sd->n;) {
+        size_t j = i + 1;
+        while (j < sd->n && sd->v[j].comm == sd->v[i].comm)
+            j++;
+        const struct setting_diff *d = &sd->v[i];
+        struct finding *seen = same_env(f, d);
+        if (seen) {
+            seen->of++;
+            i = j;
+            continue;
+        }
+        struct finding *v = add(f, FINDING_SETTINGS, SECTION_SETTINGS);
+        v->setting = d;
+        v->comm = d->comm;
+        v->rank = d->values[1].ranks[0];
+        v->file = d->values[1].file;
+        v->count = j - i;
+        i = j;
+    }
+}
+
+/* Its tier: mismatches, hangs, settings, then the rest by cost. */
+static int tier(const struct finding *x)
+{
+    return x->kind == FINDING_MISMATCH ? 0 : x->kind == FINDING_HANG ? 1 : x->kind == FINDING_SETTINGS ? 2 : 3;
+}
+
+/* Mismatches, hangs, then by cost, descending; equal ones by kind and rank. */
 static int cmp_finding(const void *a, const void *b)
 {
     const struct finding *x = a, *y = b;
-    bool hx = x->kind == FINDING_HANG, hy = y->kind == FINDING_HANG;
-    if (hx != hy)
-        return hx ? -1 : 1;
+    if (tier(x) != tier(y))
+        return tier(x) < tier(y) ? -1 : 1;
+    if (x->kind == FINDING_MISMATCH || x->kind == FINDING_SETTINGS)  /* by communicator, as kept */
+        return (x->comm > y->comm) - (x->comm < y->comm);
     if (x->cost_us != y->cost_us)
         return x->cost_us > y->cost_us ? -1 : 1;
     if (x->kind != y->kind)
@@ -417,9 +496,18 @@ static int cmp_finding(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void findings_analyze(const struct report *r, const struct os_interference *os, struct findings *out)
+void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
+                      const struct settings_drift *sd, struct findings *out)
 {
     memset(out, 0, sizeof *out);
+    if (mm) {
+        add_mismatches(mm, out);
+        out->compared = mm->compared;
+    }
+    if (sd) {
+        add_settings(sd, out);
+        out->settings_comms = sd->comms;
+    }
     add_hangs(r, out);
     const struct crossrank *x = r->cross;
     if (x && (x->ninstances || x->npairs)) {

@@ -10,10 +10,13 @@
 #define NCCLTAP_CLI_REPORT_FINDINGS_H
 
 #include "hang.h"
+#include "mismatch.h"
+#include "settings.h"
 #include "model.h"
 #include "os_interference.h"
 
 enum finding_kind {
+    FINDING_MISMATCH,        /* ranks issued different collectives at one seq */
     FINDING_HANG,            /* a collective some rank never reached */
     FINDING_STALL,           /* one that stalled past the hang timeout, then completed */
     FINDING_STRAGGLER,       /* a rank last to arrive, the others waiting */
@@ -21,14 +24,17 @@ enum finding_kind {
     FINDING_SLOW_TRANSFER,   /* a communicator's collective slow against the job's */
     FINDING_BELOW_EXPECTED,  /* below NCCLTAP_EXPECT_BUSBW_GBS / --expect-busbw */
     FINDING_OS,              /* a rank's threads kept off their CPUs in NCCL calls */
+    FINDING_SETTINGS,        /* NCCL settings (environment, config) that differ between ranks */
 };
 
 /* The report section that holds a finding's evidence. */
 enum finding_section {
+    SECTION_MISMATCHES,
     SECTION_HANG,
     SECTION_STRAGGLERS,
     SECTION_SLOW_TRANSFERS,
     SECTION_OS_INTERFERENCE,
+    SECTION_SETTINGS,
 };
 
 struct finding {
@@ -87,14 +93,28 @@ struct finding {
      * instances (OS rows); and that over the others' wait at those
      * instances. 0 where no OS records explain it. */
     double late_os_us, late_os_share;
+    /* Mismatch: the communicator's first mismatched instance (seq, replay,
+     * comm, nranks above; rank, file, op, bytes: the first side that
+     * differs, sides[1]); `count` its mismatched instances. */
+    const struct mismatch *mismatch;
+    /* Settings: the communicator's first setting that differs (rank, file:
+     * the first rank of its second value); `count` its settings that differ,
+     * `of` the other communicators where that variable differs at that
+     * process alike (not named again). */
+    const struct setting_diff *setting;
+    const struct hang_instance *hang;  /* hang, stall: its instance (its calls: a mismatch) */
 };
 
 struct findings {
-    struct finding *v;       /* hangs first (the job stopped), then by cost_us */
+    struct finding *v;       /* mismatches first (a hang's likely cause, and wrong results),
+                                then hangs (the job stopped), settings that differ (a likely
+                                cause of both), then by cost_us */
     size_t n;
     /* What was checked, for the healthy line. */
     bool records;            /* per-op records were matched across ranks */
     size_t collectives, pairs;  /* instances and send/recv pairs examined */
+    size_t compared;         /* instances compared for mismatches (mismatch.h) */
+    size_t settings_comms;   /* communicators whose settings were compared (settings.h) */
     struct hang_summary hangs;  /* owned: the hang findings point into it */
 };
 
@@ -110,9 +130,11 @@ struct findings {
  * rank, 64%. */
 #define FINDING_LATE_OS_MIN_SHARE 0.4
 
-/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs)
- * and `os` (os_interference_analyze's, may be empty). */
-void findings_analyze(const struct report *r, const struct os_interference *os, struct findings *out);
+/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
+ * `os` (os_interference_analyze's, may be empty), `mm` (mismatch_analyze's)
+ * and `sd` (settings_analyze's); the findings point into mm and sd. */
+void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
+                      const struct settings_drift *sd, struct findings *out);
 void findings_free(struct findings *f);
 
 #endif

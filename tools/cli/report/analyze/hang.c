@@ -17,7 +17,10 @@
  * complete is older than S - 1, stopped somewhere between, at an op auto
  * did not time: it is missing where another rank's GPU reached S (it is
  * behind that rank); where none did, all may be stopped at that same
- * untimed op, and it is counted with the ranks waiting, untimed. */
+ * untimed op, and it is counted with the ranks waiting, untimed.
+ *
+ * Ranks that report S pending as different calls (op or size) issued a
+ * mismatch: the calls are kept, for the finding to say so. */
 #include "hang.h"
 #include "callsites.h"
 #include "crossrank_base.h"
@@ -181,6 +184,50 @@ static void name_seq(const struct report *r, struct hang_instance *h)
     h->bytes = 0;
 }
 
+static int cmp_call(const void *a, const void *b)
+{
+    const struct hang_call *x = a, *y = b;
+    if (x->nranks != y->nranks)
+        return x->nranks > y->nranks ? -1 : 1;
+    return (x->ranks[0] > y->ranks[0]) - (x->ranks[0] < y->ranks[0]);
+}
+
+static bool same_call(const struct hang_call *c, const struct hang_comm *e, bool exact)
+{
+    return c->bytes == e->bytes && !strcmp(c->op, e->op) &&
+           (!exact || (!strcmp(c->dtype, e->dtype) && c->redop == e->redop && c->root == e->root));
+}
+
+/* The calls the ranks reporting S pending made as S (hang_instance.calls):
+ * by op and size, and by datatype, reduction and root where every one of
+ * those reports says them (older shims' do not). */
+static void name_calls(const struct report *r, struct hang_instance *h)
+{
+    bool exact = true;
+    for (int rank = 0; rank < h->nranks; rank++) {
+        const struct rank_file *file;
+        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+        if (e && e->pending && e->seq == h->seq && e->op && (!e->dtype || !e->dtype[0] || e->redop == OP_REDOP_UNKNOWN))
+            exact = false;
+    }
+    h->calls = xcalloc((size_t)h->nranks + 1, sizeof *h->calls);
+    for (int rank = 0; rank < h->nranks; rank++) {
+        const struct rank_file *file;
+        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+        if (!e || !e->pending || e->seq != h->seq || !e->op)
+            continue;
+        size_t i = 0;
+        while (i < h->ncalls && !same_call(&h->calls[i], e, exact))
+            i++;
+        if (i == h->ncalls)
+            h->calls[h->ncalls++] = (struct hang_call){ e->op, exact ? e->dtype : "", exact ? e->redop : OP_REDOP_UNKNOWN,
+                                                        exact ? e->root : -1, e->bytes,
+                                                        xcalloc((size_t)h->nranks, sizeof(int)), 0 };
+        h->calls[i].ranks[h->calls[i].nranks++] = rank;
+    }
+    qsort(h->calls, h->ncalls, sizeof *h->calls, cmp_call);
+}
+
 /* Whether the stuck op completed after all, on every rank: the files
  * written at the end hold it, matched across ranks. */
 static void resolve(const struct report *r, struct hang_instance *h)
@@ -222,6 +269,7 @@ void report_hangs(const struct report *r, struct hang_summary *out)
                 ? timed_seq : stuck_seq_untimed(r, h.comm, h.nranks, timed_seq, untimed_seq);
             name_seq(r, &h);
             classify(r, &h);
+            name_calls(r, &h);
             resolve(r, &h);
             if (out->n == cap)
                 out->v = xrealloc(out->v, (cap = cap ? 2 * cap : 4) * sizeof *out->v);
@@ -238,6 +286,9 @@ void hang_summary_free(struct hang_summary *s)
         for (size_t k = 0; k < s->v[i].nsites; k++)
             free(s->v[i].sites[k].ranks);
         free(s->v[i].sites);
+        for (size_t k = 0; k < s->v[i].ncalls; k++)
+            free(s->v[i].calls[k].ranks);
+        free(s->v[i].calls);
     }
     free(s->v);
     memset(s, 0, sizeof *s);

@@ -21,6 +21,19 @@ struct hang_site {
     size_t nranks;
 };
 
+/* What a group of the ranks that issued the stuck op issued, by their hang
+ * reports: its op, size, datatype, reduction and root (the last three
+ * compared where every rank's report has them). */
+struct hang_call {
+    const char *op;          /* interned */
+    const char *dtype;       /* interned; "" not known */
+    uint8_t redop;           /* op_redop_of(); OP_REDOP_UNKNOWN: not known (not compared) */
+    int root;                /* -1: none */
+    uint64_t bytes;
+    int *ranks;              /* ascending */
+    size_t nranks;
+};
+
 struct hang_instance {
     uint64_t comm, seq;      /* the oldest op any rank reports stuck */
     const char *op;
@@ -46,6 +59,13 @@ struct hang_instance {
     bool resolved;
     double took_s;
     int late_rank;           /* resolved: the rank that started it last, the one waited for */
+    /* The calls the ranks that report S pending issued as S, the most
+     * ranks first (ties: the lowest rank). Two or more: the ranks issued
+     * different collectives at S, a mismatch, not a missing rank (NCCL
+     * pairs calls by order: with different sizes it waits for bytes that
+     * never come). */
+    struct hang_call *calls;
+    size_t ncalls;
 };
 
 struct hang_summary {

@@ -362,7 +362,9 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     summarize_tables(r, s);
     report_callsites(r, &s->callsites);
     os_interference_analyze(r, &s->os);
-    findings_analyze(r, &s->os, &s->findings);
+    mismatch_analyze(r, &s->mismatches);
+    settings_analyze(r, &s->settings);
+    findings_analyze(r, &s->os, &s->mismatches, &s->settings, &s->findings);
     late_procs(r, s);
     slow_lines(s);
     summarize_bench(r, s);
@@ -383,5 +385,7 @@ void report_summary_free(struct report_summary *s)
     os_interference_free(&s->os);
     free(s->tables);
     findings_free(&s->findings);
+    mismatches_free(&s->mismatches);
+    settings_drift_free(&s->settings);
     memset(s, 0, sizeof *s);
 }

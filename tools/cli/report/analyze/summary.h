@@ -9,6 +9,8 @@
 #include "callsites.h"
 #include "findings.h"
 #include "merge.h"
+#include "mismatch.h"
+#include "settings.h"
 #include "model.h"
 #include "os_interference.h"
 
@@ -132,6 +134,8 @@ struct report_summary {
     struct os_interference os;  /* analysed when the trace has kernel events */
     struct table_summary *tables;  /* the op tables, in lines' order */
     size_t ntables;
+    struct mismatches mismatches;  /* collectives the ranks issued differently (mismatch.h) */
+    struct settings_drift settings;  /* NCCL settings that differ between ranks (settings.h) */
     struct findings findings;   /* what is wrong, worst first (findings.h) */
     struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
     size_t nbench;

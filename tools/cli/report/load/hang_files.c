@@ -50,6 +50,11 @@ static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
         c->seq = u64(p, "seq");
         c->bytes = u64(p, "bytes");
         c->op = report_intern(r, op ? op : "unknown");
+        const char *dtype = json_string_value(json_object_get(p, "dtype"));  /* absent: an older shim */
+        c->dtype = report_intern(r, dtype ? dtype : "");
+        json_t *redop = json_object_get(p, "redop"), *root = json_object_get(p, "root");
+        c->redop = json_is_integer(redop) ? op_redop_of(json_integer_value(redop)) : OP_REDOP_UNKNOWN;
+        c->root = json_is_integer(root) ? int_of(root) : -1;
         c->started = json_is_true(json_object_get(p, "started"));
         c->untimed = json_is_false(json_object_get(p, "timed"));  /* absent: timed */
         c->pending_s = json_number_value(json_object_get(p, "pending_s"));

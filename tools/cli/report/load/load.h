@@ -53,6 +53,9 @@ int report_load_callsites(struct report *r, json_t *root, struct rank_file *f, c
  * shim's context-switch records, NCCLTAP_OS); none is fine. Returns 0, or
  * -1 with `why` naming what is wrong. os_records.c */
 int report_load_os(struct report *r, json_t *root, struct rank_file *f, char *why, size_t why_len);
+/* A rank file's "nccl_env" (kept as JSON) into f->env: names and value
+ * hashes; none when absent. -1 with `why` when it is damaged. nccl_env.c */
+int report_load_nccl_env(struct report *r, json_t *root, struct rank_file *f, char *why, size_t why_len);
 
 /* Fills every call-site frame's function, file, line and library from the
  * objects of the files' load maps, with elfutils. Objects are looked for at

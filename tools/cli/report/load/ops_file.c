@@ -1,5 +1,5 @@
 /* The per-op file of one process (preload/writers/ops_file_format.h: a
- * ring of fixed-size binary records, version 1 or 2) into the document's
+ * ring of fixed-size binary records, version 1, 3 or 4) into the document's
  * op events, executions of captured calls (replays) included, oldest
  * first; what the ring overwrote or could not write is counted in
  * f->events_dropped. */
@@ -49,7 +49,9 @@ static const char *check_header(const struct tap_ops_header *hd)
     if (hd->byte_order != TAP_OPS_BYTE_ORDER)
         return "written on a machine of another byte order";
     /* Version 1's records lack `replay` (ops_file_format.h): read as 0. */
-    if (!((hd->version == TAP_OPS_VERSION && hd->record_bytes == sizeof(struct tap_ops_record)) ||
+    /* Version 3's records are 4's, with `redop` reserved (read as not recorded). */
+    if (!(((hd->version == TAP_OPS_VERSION || hd->version == 3) &&
+           hd->record_bytes == sizeof(struct tap_ops_record)) ||
           (hd->version == 1 && hd->record_bytes == TAP_OPS_V1_RECORD_BYTES)))
         return "another version of the format";
     if (!hd->capacity)
@@ -137,6 +139,7 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
                          (stamped && (rec->flags & TAP_OPS_START_AT_CALL) ? OP_START_AT_CALL : 0),
                 .start_span_us = stamped ? op_span_us(rec->start_span_ns) : 0,
                 .end_span_us = stamped ? op_span_us(rec->end_span_ns) : 0,
+                .redop = hd->version >= 4 ? op_redop_of(rec->redop) : OP_REDOP_UNKNOWN,
             };
             if (!op_set_group_replay(&f->events[f->nevents - 1], rec->group, rec->replay)) {
                 f->nevents--;

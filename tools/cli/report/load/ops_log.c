@@ -80,6 +80,9 @@ static bool parse_line(struct report *r, struct rank_file *f, const char *line, 
         e->peer = json_is_integer(peer) ? i32(peer) : -1;
         e->op = report_name_index(r, op);
         e->dtype = report_name_index(r, dtype);
+        json_t *redop = json_object_get(o, "redop");  /* absent: an older shim's line */
+        e->redop = !redop ? OP_REDOP_UNKNOWN : json_is_null(redop) ? OP_REDOP_NONE
+                 : json_is_string(redop) ? op_redop_from_name(json_string_value(redop)) : OP_REDOP_UNKNOWN;
         e->bytes = u64(o, "bytes");
         uint64_t gops = u64(o, "group_ops");
         e->group_ops = gops > UINT16_MAX ? UINT16_MAX : (uint16_t)gops;

@@ -67,6 +67,15 @@ static const struct field comm_fields[] = {
     OPT("state", K_STR, struct comm_entry, state),
     NUL("init_ms", K_NUM, struct comm_entry, init_ms),
     OPT("calls", K_U64, struct comm_entry, calls),
+    /* "config": null, or the fields below (null: unset). */
+    OPT("config.version", K_INT, struct comm_entry, config.version),
+    NUL("config.blocking", K_INT, struct comm_entry, config.blocking),
+    NUL("config.cga_cluster_size", K_INT, struct comm_entry, config.cga_cluster_size),
+    NUL("config.min_ctas", K_INT, struct comm_entry, config.min_ctas),
+    NUL("config.max_ctas", K_INT, struct comm_entry, config.max_ctas),
+    NUL("config.split_share", K_INT, struct comm_entry, config.split_share),
+    NUL("config.traffic_class", K_INT, struct comm_entry, config.traffic_class),
+    NUL("config.net_name", K_STR, struct comm_entry, config.net_name),
 };
 
 static const struct field op_fields[] = {
@@ -109,6 +118,8 @@ static void comm_defaults(void *elem)
     struct comm_entry *c = elem;
     c->parent = c->name = c->origin = c->state = "";
     c->init_ms = NAN;
+    c->config = (struct comm_config){ 0, COMM_CONFIG_UNSET, COMM_CONFIG_UNSET, COMM_CONFIG_UNSET, COMM_CONFIG_UNSET,
+                                      COMM_CONFIG_UNSET, COMM_CONFIG_UNSET, "" };
 }
 
 static void op_defaults(void *elem)
@@ -145,7 +156,8 @@ static const struct section sections[] = {
  * (callsites.c, os_records.c): they are built as JSON while the rest
  * streams. They are small (a few dozen call sites a process; "os" at most
  * the shim's 16,384 intervals). */
-static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os" };
+static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os",
+                                         "nccl_env" };
 #define NKEPT (sizeof kept_keys / sizeof kept_keys[0])
 #define MAX_KEPT_DEPTH 16
 

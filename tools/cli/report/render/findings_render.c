@@ -6,6 +6,8 @@
 #include "render.h"
 #include "escape.h"
 #include "findings.h"
+#include "mismatch.h"
+#include "settings.h"
 #include "format.h"
 #include "summary.h"
 #include "util.h"
@@ -16,6 +18,7 @@
 #include <string.h>
 
 static const char *const kind_names[] = {
+    [FINDING_MISMATCH] = "MISMATCH",
     [FINDING_HANG] = "HANG",
     [FINDING_STALL] = "STALL",
     [FINDING_STRAGGLER] = "STRAGGLER",
@@ -23,10 +26,12 @@ static const char *const kind_names[] = {
     [FINDING_SLOW_TRANSFER] = "SLOW",
     [FINDING_BELOW_EXPECTED] = "BELOW EXPECTED",
     [FINDING_OS] = "OS",
+    [FINDING_SETTINGS] = "SETTINGS",
 };
 
 /* Its JSON "kind". */
 static const char *const kind_keys[] = {
+    [FINDING_MISMATCH] = "mismatch",
     [FINDING_HANG] = "hang",
     [FINDING_STALL] = "stall",
     [FINDING_STRAGGLER] = "straggler",
@@ -34,20 +39,25 @@ static const char *const kind_keys[] = {
     [FINDING_SLOW_TRANSFER] = "slow_transfer",
     [FINDING_BELOW_EXPECTED] = "below_expected",
     [FINDING_OS] = "os",
+    [FINDING_SETTINGS] = "settings",
 };
 
 /* The section's heading in the text, and its key in --json. */
 static const char *const section_titles[] = {
+    [SECTION_MISMATCHES] = "Mismatches",
     [SECTION_HANG] = "Hang",
     [SECTION_STRAGGLERS] = "Stragglers",
     [SECTION_SLOW_TRANSFERS] = "Slow transfers",
     [SECTION_OS_INTERFERENCE] = "OS interference",
+    [SECTION_SETTINGS] = "Settings",
 };
 static const char *const section_keys[] = {
+    [SECTION_MISMATCHES] = "mismatches",
     [SECTION_HANG] = "hang",
     [SECTION_STRAGGLERS] = "stragglers",
     [SECTION_SLOW_TRANSFERS] = "slow_transfers",
     [SECTION_OS_INTERFERENCE] = "os_interference",
+    [SECTION_SETTINGS] = "settings",
 };
 
 /* 2553 -> "2,553". */
@@ -84,20 +94,48 @@ static void print_process(const struct rank_file *f, FILE *out)
         fprintf(out, " (host %s, pid %lld)", shown(f->host, host), f->pid);
 }
 
-/* "train.py:88", or the function where there is no line. */
-static void print_site(const struct callsite *site, FILE *out)
+/* Who issued what at the communicator's first mismatched collective:
+ * the sides that differ, then what most ranks issued; 1 against 1, each. */
+static void print_mismatch_finding(const struct finding *f, FILE *out)
 {
-    if (!site || !site->nframes)
-        return;
-    const struct site_frame *fr = &site->frames[0];
-    char name[SHOWN_MAX];
-    if (fr->file[0]) {
-        fprintf(out, ", called from %s:%d", shown(path_base(fr->file), name), fr->line);
-    } else {
-        char cut[SHOWN_MAX];
-        fprintf(out, ", called from %s",
-                shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
+    const struct mismatch *m = f->mismatch;
+    fprintf(out, "comm %016" PRIx64 " seq %" PRIu64, f->comm, f->seq);
+    if (f->replay)
+        fprintf(out, " replay %" PRIu64, f->replay);
+    fputs(m->majority ? ": " : ": the ranks disagree: ", out);
+    for (size_t k = m->majority ? 1 : 0; k < m->nsides; k++) {
+        const struct mismatch_side *s = &m->sides[k];
+        if (k > (m->majority ? 1u : 0u))
+            fputs("; ", out);
+        print_mismatch_ranks(s, out);
+        if (k == 1)
+            print_process(s->file, out);
+        fputs(" issued ", out);
+        print_mismatch_call(s, out);
+        print_finding_site(s->site, out);
     }
+    if (m->majority) {
+        const struct mismatch_side *s = &m->sides[0];
+        fprintf(out, ", where %zu ranks (", s->nranks);
+        print_rank_list(s->ranks, s->nranks, out);
+        fputs(") issued ", out);
+        print_mismatch_call(s, out);
+        print_finding_site(s->site, out);
+    }
+    char n[32];
+    if (f->count > 1)
+        fprintf(out, "; %s collectives mismatched on it, this the first", grouped(f->count, n));
+}
+
+/* The communicator's first setting that differs, and how many do. */
+static void print_settings_finding(const struct finding *f, FILE *out)
+{
+    fprintf(out, "comm %016" PRIx64 ": ", f->comm);
+    print_setting_diff(f->setting, true, out);
+    if (f->count > 1)
+        fprintf(out, "; %zu settings differ on it", f->count);
+    if (f->of)
+        fprintf(out, "; the same on %zu more communicator%s", f->of, f->of == 1 ? "" : "s");
 }
 
 /* A hang that completed later: who waited, for whom, how long. */
@@ -110,14 +148,61 @@ static void print_stall_finding(const struct finding *f, FILE *out)
     fprintf(out, " waited %s for rank %d", duration(f->wait_us, d), f->rank);
     print_process(f->file, out);
     fputs(", past the hang timeout, then it completed", out);
-    print_site(f->site, out);
+    print_finding_site(f->site, out);
+}
+
+/* " float32 sum root 2": what else a hang's call was given, where known. */
+static void print_call_detail(const struct hang_call *c, FILE *out)
+{
+    char dtype[SHOWN_MAX];
+    if (c->dtype[0])
+        fprintf(out, " %s", shown(c->dtype, dtype));
+    if (op_redop_name(c->redop))
+        fprintf(out, " %s", op_redop_name(c->redop));
+    if (c->root >= 0)
+        fprintf(out, " root %d", c->root);
+}
+
+/* Whether a hang formed on a mismatch: every rank there, different calls. */
+static bool hang_mismatched(const struct finding *f)
+{
+    return f->hang && f->hang->ncalls >= 2 && !f->nmissing;
+}
+
+/* "rank 1 (host h, pid p) waits in AllGather 4.0M, where 3 ranks (0, 2-3)
+ * wait in AllReduce 1.0M": the calls that differ, then the most common. */
+static void print_hang_calls(const struct finding *f, FILE *out)
+{
+    const struct hang_instance *h = f->hang;
+    for (size_t k = 1; k <= h->ncalls; k++) {
+        const struct hang_call *c = &h->calls[k % h->ncalls];
+        char op[SHOWN_MAX], size[16];
+        if (k > 1)
+            fputs(k == h->ncalls ? ", where " : ", ", out);
+        if (c->nranks == 1) {
+            fprintf(out, "rank %d", c->ranks[0]);
+        } else {
+            fprintf(out, "%zu ranks (", c->nranks);
+            print_rank_list(c->ranks, c->nranks, out);
+            fputc(')', out);
+        }
+        if (k == 1)
+            print_process(f->file, out);
+        fprintf(out, " wait%s in %s %s", c->nranks == 1 ? "s" : "", shown(c->op, op),
+                human_bytes((double)c->bytes, size));
+        print_call_detail(c, out);
+    }
 }
 
 static void print_hang_finding(const struct finding *f, FILE *out)
 {
     char op[SHOWN_MAX], d[32];
     fprintf(out, "comm %016" PRIx64 " %s seq %" PRIu64 ": ", f->comm, shown(f->op, op), f->seq);
-    if (f->nmissing) {
+    if (hang_mismatched(f)) {
+        fputs("a mismatch, not a missing rank: ", out);
+        print_hang_calls(f, out);
+        fprintf(out, ", for %s", duration(f->wait_us, d));
+    } else if (f->nmissing) {
         const struct hang_missing *m = &f->missing[0];
         fprintf(out, "rank %d", m->rank);
         print_process(f->file, out);
@@ -151,7 +236,7 @@ static void print_hang_finding(const struct finding *f, FILE *out)
         else if (f->untimed)
             fputs(" (auto timed it on no rank; NCCLTAP_TIMING=all times every op)", out);
     }
-    print_site(f->site, out);
+    print_finding_site(f->site, out);
 }
 
 /* Where a straggler is late: at the first collective after work of its
@@ -297,7 +382,25 @@ static void print_next_step(const struct finding *f, FILE *out)
     char op[SHOWN_MAX], size[16];
     human_bytes((double)f->bytes, size);
     switch (f->kind) {
+    case FINDING_MISMATCH:
+        fprintf(out, "why rank %d's call at seq %" PRIu64 " differs: a branch on the rank, a size computed per "
+                "rank, or ranks running different code (the call sites above); every rank's calls: "
+                "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
+        break;
+    case FINDING_SETTINGS:
+        fprintf(out, "make every rank's NCCL settings the same: compare rank %d's environment (env | grep ^NCCL_ "
+                "in its process", f->rank);
+        print_on_host(f, out);
+        fputs(") and the config each rank passes with the others' (the launcher, per-node profiles); "
+              "NCCL_DEBUG=INFO prints the values NCCL took", out);
+        break;
     case FINDING_HANG:
+        if (hang_mismatched(f)) {
+            fprintf(out, "why rank %d's call at seq %" PRIu64 " differs (the call sites: the Hang section): a branch "
+                    "on the rank, a size computed per rank; every rank's calls: NCCL_DEBUG=INFO "
+                    "NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
+            break;
+        }
         fprintf(out, "where rank %d is: py-spy dump --pid ", f->rank);
         print_pid(f, out);
         fputs(" (or gdb -p ", out);
@@ -355,6 +458,12 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
 {
     fprintf(out, "%s ", kind_names[f->kind]);
     switch (f->kind) {
+    case FINDING_MISMATCH:
+        print_mismatch_finding(f, out);
+        break;
+    case FINDING_SETTINGS:
+        print_settings_finding(f, out);
+        break;
     case FINDING_HANG:
         print_hang_finding(f, out);
         break;
@@ -384,7 +493,7 @@ static void print_healthy(const struct findings *fs, FILE *out)
               "  (NCCLTAP_OPS_MAX_MB=0, or no call timed)\n", out);
         return;
     }
-    fprintf(out, "  None: no straggler, hang or slow transfer in %s collectives", grouped(fs->collectives, c));
+    fprintf(out, "  None: no mismatch, straggler, hang or slow transfer in %s collectives", grouped(fs->collectives, c));
     if (fs->pairs)
         fprintf(out, " and %s send/recv pairs", grouped(fs->pairs, p));
     fputc('\n', out);
@@ -505,14 +614,29 @@ static json_t *finding_json(const struct finding *f)
         json_object_set_new(o, "peer", f->peer >= 0 ? json_integer(f->peer) : json_null());
     json_object_set_new(o, "comm", f->comm ? json_string(comm) : json_null());
     json_object_set_new(o, "op", f->op ? json_string(f->op) : json_null());
-    if (f->kind == FINDING_HANG || f->kind == FINDING_STALL || f->kind == FINDING_STRAGGLER)
+    if (f->kind == FINDING_HANG || f->kind == FINDING_STALL || f->kind == FINDING_STRAGGLER ||
+        f->kind == FINDING_MISMATCH)
         json_object_set_new(o, "seq", json_integer((json_int_t)f->seq));
-    if (f->kind == FINDING_STRAGGLER && f->replay)  /* an execution of the captured call seq */
+    if ((f->kind == FINDING_STRAGGLER || f->kind == FINDING_MISMATCH) && f->replay)  /* an execution of the captured call seq */
         json_object_set_new(o, "replay", json_integer((json_int_t)f->replay));
     if (f->bytes)
         json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
     json_t *e = json_object();
     switch (f->kind) {
+    case FINDING_MISMATCH: {
+        json_t *sides = json_array();
+        for (size_t i = 0; i < f->mismatch->nsides; i++)
+            json_array_append_new(sides, mismatch_side_json(&f->mismatch->sides[i]));
+        json_object_set_new(e, "sides", sides);  /* the most common first */
+        json_object_set_new(e, "majority", json_boolean(f->mismatch->majority));
+        json_object_set_new(e, "instances", json_integer((json_int_t)f->count));
+        break;
+    }
+    case FINDING_SETTINGS:
+        json_object_set_new(e, "setting", setting_diff_json(f->setting));
+        json_object_set_new(e, "differing", json_integer((json_int_t)f->count));
+        json_object_set_new(e, "more_comms", json_integer((json_int_t)f->of));
+        break;
     case FINDING_STALL:
         json_object_set_new(e, "took_s", json_real(f->took_s));
         /* a stall's evidence is a hang's, resolved */
@@ -524,6 +648,21 @@ static json_t *finding_json(const struct finding *f)
         for (size_t i = 0; i < f->nmissing; i++)
             json_array_append_new(m, json_integer(f->missing[i].rank));
         json_object_set_new(e, "waiting_ranks", w);
+        json_t *calls = json_array();  /* two or more: the ranks issued different calls there */
+        for (size_t i = 0; f->hang && i < f->hang->ncalls; i++) {
+            const struct hang_call *c = &f->hang->calls[i];
+            json_t *ranks = json_array();
+            for (size_t k = 0; k < c->nranks; k++)
+                json_array_append_new(ranks, json_integer(c->ranks[k]));
+            json_t *call = json_pack("{s:o, s:s, s:I}", "ranks", ranks, "op", c->op, "bytes", (json_int_t)c->bytes);
+            json_object_set_new(call, "dtype", c->dtype[0] ? json_string(c->dtype) : json_null());
+            json_object_set_new(call, "redop", op_redop_name(c->redop) ? json_string(op_redop_name(c->redop))
+                                                                        : json_null());
+            json_object_set_new(call, "root", c->root >= 0 ? json_integer(c->root) : json_null());
+            json_array_append_new(calls, call);
+        }
+        json_object_set_new(e, "calls", calls);
+        json_object_set_new(e, "mismatch", json_boolean(hang_mismatched(f)));
         json_object_set_new(e, "missing_ranks", m);
         json_object_set_new(e, "untimed", json_boolean(f->untimed));
         json_object_set_new(e, "done_before", f->done_before >= 0 ? json_integer(f->done_before) : json_null());
@@ -585,8 +724,11 @@ json_t *findings_json(const struct report_summary *s)
 json_t *findings_checked_json(const struct report_summary *s)
 {
     const struct findings *fs = &s->findings;
-    return json_pack("{s:b, s:I, s:I}", "per_op_records", fs->records,
-                     "collectives", (json_int_t)fs->collectives, "pairs", (json_int_t)fs->pairs);
+    json_t *o = json_pack("{s:b, s:I, s:I, s:I}", "per_op_records", fs->records,
+                     "collectives", (json_int_t)fs->collectives, "pairs", (json_int_t)fs->pairs,
+                     "compared_for_mismatch", (json_int_t)fs->compared);
+    json_object_set_new(o, "settings_comms", json_integer((json_int_t)fs->settings_comms));
+    return o;
 }
 
 int report_print_findings(const struct report_summary *s, bool json, FILE *out)

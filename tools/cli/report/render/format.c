@@ -156,6 +156,21 @@ const char *short_function(const char *name, char *buf, size_t len)
     return buf;
 }
 
+void print_finding_site(const struct callsite *site, FILE *out)
+{
+    if (!site || !site->nframes)
+        return;
+    const struct site_frame *fr = &site->frames[0];
+    char name[SHOWN_MAX];
+    if (fr->file[0]) {
+        fprintf(out, ", called from %s:%d", shown(path_base(fr->file), name), fr->line);
+    } else {
+        char cut[SHOWN_MAX];
+        fprintf(out, ", called from %s",
+                shown(fr->python ? fr->function : short_function(fr->function, cut, sizeof cut), name));
+    }
+}
+
 size_t callsite_sites_of(const struct callsite_summary *s, const struct op_row *row, size_t *out, size_t max)
 {
     size_t found = 0;

@@ -38,6 +38,11 @@ struct header_names {
 void header_names(const struct report *r, size_t nranks, struct header_names *h);
 void header_names_free(struct header_names *h);
 
+/* ", called from train.py:88" (or the function without a line); nothing
+ * for a NULL site: where a finding's op was called. */
+struct callsite;
+void print_finding_site(const struct callsite *site, FILE *out);
+
 /* The sites (indexes into s->sites, ascending) that made calls of rows
  * with `row`'s key (communicator, op, dtype, size class), at most `max`;
  * returns how many there are in all. */

@@ -43,6 +43,15 @@ void print_hang(const struct report *r, const struct hang_summary *hs, FILE *out
                     "stall, not a hang\n", h->took_s);
         for (size_t k = 0; k < h->nsites; k++)
             print_site(&h->sites[k], out);
+        for (size_t k = 0; h->ncalls >= 2 && k < h->ncalls; k++) {  /* a mismatch */
+            char cop[SHOWN_MAX], size[16];
+            fputs(k ? "; " : "    MISMATCH: the ranks issued different calls as this seq: ", out);
+            fputs(h->calls[k].nranks == 1 ? "rank " : "ranks ", out);
+            print_rank_list(h->calls[k].ranks, h->calls[k].nranks, out);
+            fprintf(out, " %s %s", shown(h->calls[k].op, cop), human_bytes((double)h->calls[k].bytes, size));
+            if (k + 1 == h->ncalls)
+                fputc('\n', out);
+        }
         fprintf(out, "    stuck in it (issued it, never completed it): ");
         if (h->nstuck)
             print_rank_list(h->stuck, h->nstuck, out);

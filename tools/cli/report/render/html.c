@@ -160,6 +160,8 @@ static void print_caught(struct caught *c, const char *id, FILE *out)
 static const char *evidence_of(const struct finding *f)
 {
     switch (f->kind) {
+    case FINDING_MISMATCH: return "text-mismatches";
+    case FINDING_SETTINGS: return "text-settings";
     case FINDING_HANG: return "hang";
     case FINDING_STALL: return "hang";
     case FINDING_STRAGGLER: return "ranks";
@@ -212,6 +214,14 @@ static void print_evidence(const struct report *r, const struct report_summary *
     fputs("<section id=\"evidence\">\n<h2>The text report's evidence</h2>\n"
           "<p class=\"note\">The cross-rank sections of <code>nccltap report</code>, as they print.</p>\n", out);
     struct caught c;
+    if (catch_text(&c)) {
+        print_mismatches(s, c.m);
+        print_caught(&c, "text-mismatches", out);
+    }
+    if (catch_text(&c)) {
+        print_settings(s, c.m);
+        print_caught(&c, "text-settings", out);
+    }
     if (catch_text(&c)) {
         print_stragglers(r, c.m);
         print_caught(&c, "text-stragglers", out);

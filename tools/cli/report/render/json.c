@@ -412,6 +412,8 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("os_sources", os_sources_json(src), false, out);
     rc |= member("crossrank", crossrank_json(r), false, out);
     rc |= member("hang", hang_json(&s->findings.hangs), false, out);
+    rc |= member("mismatches", mismatches_json(s), false, out);
+    rc |= member("settings", settings_json(s), false, out);
     rc |= member("stragglers", stragglers_json(r), false, out);
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("callsite_depth", json_integer(s->callsites.depth), false, out);

@@ -80,6 +80,28 @@ json_t *findings_checked_json(const struct report_summary *s);
  * "findings", "checked"} (json). 1: a finding, 0: healthy, -1: not written. */
 int report_print_findings(const struct report_summary *s, bool json, FILE *out);
 
+/* The Mismatches section (s->mismatches), nothing when there is none, and
+ * --json's "mismatches"; what a group of ranks issued ("AllReduce 262144
+ * float32 sum", "root 2" for a rooted op) and who ("rank 1", "ranks
+ * 0,2-3"), as the MISMATCH finding says them. mismatch_render.c */
+struct mismatch_side;
+void print_mismatches(const struct report_summary *s, FILE *out);
+json_t *mismatches_json(const struct report_summary *s);
+json_t *mismatch_side_json(const struct mismatch_side *s);
+void print_mismatch_call(const struct mismatch_side *s, FILE *out);
+void print_mismatch_ranks(const struct mismatch_side *s, FILE *out);
+
+/* The Settings section (s->settings), nothing when none differs, and
+ * --json's "settings"; one setting as the SETTINGS finding says it
+ * ("NCCL_PROTO is set (value #e347a123) on rank 1, where it is unset on
+ * 3 ranks (0, 2-3)"), the first value's process named when `process`.
+ * settings_render.c */
+struct setting_diff;
+void print_settings(const struct report_summary *s, FILE *out);
+json_t *settings_json(const struct report_summary *s);
+json_t *setting_diff_json(const struct setting_diff *d);
+void print_setting_diff(const struct setting_diff *d, bool process, FILE *out);
+
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */
 void print_hang(const struct report *r, const struct hang_summary *hs, FILE *out);
 json_t *hang_json(const struct hang_summary *hs);

@@ -544,6 +544,8 @@ int report_print_text(const struct report *r, const struct report_summary *s,
     print_comms(s, &lo, out);
     print_os_interference(r, s, out);
     print_clocks(r, out);
+    print_mismatches(s, out);
+    print_settings(s, out);
     print_stragglers(r, out);
     print_slow_transfers(r, out);
     print_hang(r, &s->findings.hangs, out);
