@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "abi/nccl_abi.h"
+#include "entry/api_table.h"
 #include "entry/proc_address.h"
 #include "nccl/real_nccl.h"
 
@@ -43,17 +44,6 @@
  * come back through a tool's dlsym preloaded ahead (real_nccl_resolving). */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char _end[] __attribute__((visibility("hidden")));
-
-struct api_entry {
-    const char *name;      /* "ncclAllReduce" */
-    void *wrapper;         /* &ncclAllReduce: the first definition in the global scope */
-    size_t real_offset;    /* offsetof(struct real_nccl, ncclAllReduce) */
-};
-
-#define TAP_API_ENTRY(fn, params, args, kind) {#fn, (void *)(uintptr_t)&fn, offsetof(struct real_nccl, fn)},
-static const struct api_entry api[] = {NCCLTAP_NCCL_API(TAP_API_ENTRY)};
-#undef TAP_API_ENTRY
-#define NAPI (sizeof api / sizeof api[0])
 
 /* Not instrumented: a sanitizer's runtime looks up its interceptors
  * through dlsym before it is ready to check anything. */
@@ -94,16 +84,6 @@ TAP_UNCHECKED static dlsym_fn find_next_dlsym(void)
     return fn;
 }
 
-static const struct api_entry *api_entry(const char *name)
-{
-    if (name[0] == 'p')
-        name++;
-    for (size_t i = 0; i < NAPI; i++)
-        if (strcmp(name, api[i].name) == 0)
-            return &api[i];
-    return NULL;
-}
-
 static const void *object_of(const void *addr)
 {
     Dl_info info;
@@ -127,7 +107,7 @@ static bool caller_defines(dlsym_fn real_dlsym, const char *name, const void *ra
 }
 
 /* The wrapper to return for an NCCL name, or NULL to pass the lookup on. */
-static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct api_entry *e, const char *name,
+static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct tap_api_entry *e, const char *name,
                          const void *ra)
 {
     if (caller_defines(real_dlsym, name, ra))
@@ -190,7 +170,7 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
         deciding = 0;
         return r;
     }
-    const struct api_entry *e = api_entry(name);
+    const struct tap_api_entry *e = tap_api_find(name);
     if (!e)
         return r;
     deciding = 1;
