@@ -18,7 +18,8 @@
  * NCCL the wrapper calls (same object as nccltap's resolved function).
  * For RTLD_NEXT, which only the caller's own dlsym can answer, the
  * wrapper is returned when that NCCL is loaded at all. Every other lookup
- * costs one call and a compare of the name's first bytes.
+ * costs one call and a compare of the name's first bytes. A passive copy
+ * of nccltap (nccl/shim_copy.h) answers nothing.
  *
  * Also answered, on the same terms: "cuGetProcAddress", "_v2" and
  * "_v2_ptsz", the driver's entry-point lookup through which cudart finds
@@ -37,6 +38,7 @@
 #include "entry/api_table.h"
 #include "entry/proc_address.h"
 #include "nccl/real_nccl.h"
+#include "nccl/shim_copy.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
@@ -162,7 +164,7 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
     if (!proc && !((name[0] == 'n' && name[1] == 'c' && name[2] == 'c' && name[3] == 'l') ||
                    (name[0] == 'p' && name[1] == 'n' && name[2] == 'c' && name[3] == 'c' && name[4] == 'l')))
         return r;
-    if (in_shim(ra) || deciding || real_nccl_resolving())
+    if (in_shim(ra) || deciding || real_nccl_resolving() || tap_shim_passive())
         return r;
     if (proc) {
         deciding = 1;

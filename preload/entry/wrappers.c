@@ -1,6 +1,7 @@
 /* The exported NCCL functions, generated from abi/nccl_api.def: each one
  * resolves the real function, records around it, and returns exactly what
- * the real function returned.
+ * the real function returned. A passive copy of nccltap (another one is
+ * ahead of it, nccl/shim_copy.h) only calls through.
  *
  * A row's `kind` is pasted onto TAP_BEGIN_ / TAP_END_, which selects what
  * runs before and after the real call. TAP_OP rows carry their own
@@ -32,10 +33,11 @@
     TAP_EXPORT ncclResult_t name params                      \
     {                                                        \
         const void *caller = __builtin_return_address(0);    \
-        ncclResult_t (*fn) params = real_nccl(caller)->name; \
-        if (!fn && !(fn = real_nccl_retry(caller)->name))    \
+        const struct real_nccl *real = real_nccl(caller);    \
+        ncclResult_t (*fn) params = real->name;              \
+        if (!fn && !(fn = (real = real_nccl_retry(caller))->name)) \
             return real_nccl_missing(#name);                 \
-        if (tap_reentered())                                 \
+        if (real->passive || tap_reentered())                \
             return fn args;                                  \
         struct tap_call call;                                \
         (void)call;                                          \

@@ -16,6 +16,7 @@ struct real_nccl {
 #undef NCCLTAP_REAL_QUERY_FIELD
     int version; /* NCCL_VERSION_CODE, 0 if unknown */
     bool simulated; /* the library is nccltap's simulator (it exports ncclsim_marker) */
+    bool passive;   /* another copy of nccltap is ahead of this one: call through (shim_copy.h) */
 };
 
 /* Resolved on first use, thread-safely and without a lock (real_nccl.c
