@@ -67,9 +67,10 @@ typedef struct {
 /* First NCCL version whose ncclConfig_t has commName. */
 #define NCCLTAP_CONFIG_COMMNAME_VERSION 22700
 
-/* Every NCCL function nccltap calls or exports, with its real prototype. */
+/* Every NCCL function nccltap calls or exports, with its real prototype;
+ * each wrapped one with its pnccl twin (NCCL's profiling interface). */
 #include "abi/nccl_api.def"
-#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params;
+#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params, p##name params;
 NCCLTAP_NCCL_API(NCCLTAP_PROTOTYPE)
 #undef NCCLTAP_PROTOTYPE
 #define NCCLTAP_QUERY_PROTOTYPE(ret, name, params, args) ret name params;

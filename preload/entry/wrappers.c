@@ -29,14 +29,17 @@
 #define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()
 #define TAP_END_TAP_GROUP(name, args) tap_group_after_##name(result)
 
-#define TAP_WRAP(name, params, args, kind)                  \
-    TAP_EXPORT ncclResult_t name params                      \
+/* `exported` is the name defined (ncclX or pncclX), `field` the real
+ * function it calls (real_nccl.h: the same name in the NCCL), `name` the
+ * row's (ncclX), which names the hooks. */
+#define TAP_WRAP_AS(exported, field, name, params, args, kind) \
+    TAP_EXPORT ncclResult_t exported params                  \
     {                                                        \
         const void *caller = __builtin_return_address(0);    \
         const struct real_nccl *real = real_nccl(caller);    \
-        ncclResult_t (*fn) params = real->name;              \
-        if (!fn && !(fn = (real = real_nccl_retry(caller))->name)) \
-            return real_nccl_missing(#name);                 \
+        ncclResult_t (*fn) params = real->field;             \
+        if (!fn && !(fn = (real = real_nccl_retry(caller))->field)) \
+            return real_nccl_missing(#exported);             \
         if (real->passive || tap_reentered())                \
             return fn args;                                  \
         struct tap_call call;                                \
@@ -47,5 +50,15 @@
             TAP_END_##kind(name, args);                      \
         return result;                                       \
     }
+
+/* Each row twice: ncclX calls NCCL's ncclX, pncclX NCCL's pncclX. So a
+ * profiler that wraps ncclX and calls pncclX (NCCL's profiling
+ * interface) is seen once, before or after nccltap in the preload list:
+ * its pncclX call reaches nccltap's pncclX, which records it, or finds
+ * nccltap's ncclX already inside (tap_reentered) and only calls through;
+ * never its ncclX again. */
+#define TAP_WRAP(name, params, args, kind)                   \
+    TAP_WRAP_AS(name, name, name, params, args, kind)        \
+    TAP_WRAP_AS(p##name, p##name, name, params, args, kind)
 
 NCCLTAP_NCCL_API(TAP_WRAP)

@@ -202,7 +202,9 @@ static void call_past_copies(struct real_nccl *real)
         past = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
 #define NCCLTAP_REAL_PAST(name, params, args, kind)                                  \
     if (real->name && tap_shim_copy_at((void *)(uintptr_t)real->name))               \
-        *(void **)&real->name = past ? dlsym(past, #name) : NULL;
+        *(void **)&real->name = past ? dlsym(past, #name) : NULL;                    \
+    if (real->p##name && tap_shim_copy_at((void *)(uintptr_t)real->p##name))         \
+        *(void **)&real->p##name = past ? dlsym(past, "p" #name) : NULL;
     NCCLTAP_NCCL_API(NCCLTAP_REAL_PAST)
 #undef NCCLTAP_REAL_PAST
     if (past)
@@ -216,7 +218,9 @@ static bool resolve_into(struct real_nccl *real, const void *caller)
     resolving = true;
     void *lib = nccl_library(caller);
     if (lib) {
-#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real->name = dlsym(lib, #name);
+#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) \
+    *(void **)&real->name = dlsym(lib, #name);         \
+    *(void **)&real->p##name = dlsym(lib, "p" #name);
         NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
 #undef NCCLTAP_REAL_RESOLVE
 #define NCCLTAP_REAL_QUERY_RESOLVE(ret, name, params, args) *(void **)&real->name = dlsym(lib, #name);

@@ -8,7 +8,9 @@
 #include "abi/nccl_abi.h"
 
 struct real_nccl {
-#define NCCLTAP_REAL_FIELD(name, params, args, kind) ncclResult_t (*name) params;
+#define NCCLTAP_REAL_FIELD(name, params, args, kind) ncclResult_t (*name) params, (*p##name) params;
+    /* ncclX and its pncclX twin (NCCL exports both; a profiler that
+     * wraps ncclX calls pncclX), resolved apart. */
     NCCLTAP_NCCL_API(NCCLTAP_REAL_FIELD)
 #undef NCCLTAP_REAL_FIELD
 #define NCCLTAP_REAL_QUERY_FIELD(ret, name, params, args) ret (*name) params;

@@ -1,0 +1,60 @@
+/* The ways a program reaches NCCL's entry points beyond the plain names
+ * (issue 34), on one rank, printing what it did as expectations for
+ * tests/shim_case.py (api_exercise.c's format).
+ *
+ * Usage: entry_points SCENARIO
+ *   pnccl  3 ncclAllReduce, 4 pncclAllReduce and 2 pncclBroadcast on a
+ *          communicator made by pncclCommInitRank: 9 calls, each counted
+ *          once, the pnccl ones as their plain twins. */
+#include <string.h>
+
+#include "nccl_app.h"
+
+#define COUNT 1024
+
+static void expect_calls(const char *origin, int rank, const char *op, int n)
+{
+    printf("{\"expect\": \"calls\", \"origin\": \"%s\", \"rank\": %d, \"op\": \"%s\", \"n\": %d}\n",
+           origin, rank, op, n);
+}
+
+static void expect_total(const char *key, int n)
+{
+    printf("{\"expect\": \"totals\", \"key\": \"%s\", \"n\": %d}\n", key, n);
+}
+
+static int scenario_pnccl(void)
+{
+    CUstream s = app_stream_on(0);
+    void *a = app_buffer(COUNT * 4), *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(pncclCommInitRank(&comm, 1, id, 0));
+    for (int k = 0; k < 3; k++)
+        CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    for (int k = 0; k < 4; k++)
+        CHECK_NCCL(pncclAllReduce(a, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    for (int k = 0; k < 2; k++)
+        CHECK_NCCL(pncclBroadcast(a, b, COUNT, ncclFloat32, 0, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(pncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 7);
+    expect_calls("init", 0, "Broadcast", 2);
+    expect_total("calls", 9);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        fprintf(stderr, "usage: entry_points pnccl\n");
+        return 2;
+    }
+    app_cuda_init();
+    if (!strcmp(argv[1], "pnccl"))
+        return scenario_pnccl();
+    fprintf(stderr, "entry_points: unknown scenario %s\n", argv[1]);
+    return 2;
+}
