@@ -21,7 +21,7 @@ typedef struct { char internal[NCCL_UNIQUE_ID_BYTES]; } ncclUniqueId;
 typedef enum {
     ncclSuccess = 0, ncclUnhandledCudaError = 1, ncclSystemError = 2,
     ncclInternalError = 3, ncclInvalidArgument = 4, ncclInvalidUsage = 5,
-    ncclRemoteError = 6, ncclInProgress = 7
+    ncclRemoteError = 6, ncclInProgress = 7, ncclTimeout = 8 /* 2.30 */
 } ncclResult_t;
 
 /* Values >= 5 (ncclNumOps) are PreMulSum or other user-created ops. */

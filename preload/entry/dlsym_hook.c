@@ -17,7 +17,10 @@
  * of nccltap keeps its place), when the lookup would have found the very
  * NCCL the wrapper calls (same object as nccltap's resolved function).
  * For RTLD_NEXT, which only the caller's own dlsym can answer, the
- * wrapper is returned when that NCCL is loaded at all. Every other lookup
+ * wrapper is returned when that NCCL is loaded at all. A lookup that
+ * would find nccltap's wrapper of a function the NCCL lacks (or with no
+ * NCCL loaded) returns NULL, as without nccltap (dlerror() then says
+ * nothing new); RTLD_NEXT's is passed on. Every other lookup
  * costs one call and a compare of the name's first bytes. A passive copy
  * of nccltap (nccl/shim_copy.h) answers nothing.
  *
@@ -108,7 +111,20 @@ static bool caller_defines(dlsym_fn real_dlsym, const char *name, const void *ra
     return def && object_of(def) == info.dli_fbase;
 }
 
-/* The wrapper to return for an NCCL name, or NULL to pass the lookup on. */
+static bool in_shim(const void *p)
+{
+    return (const char *)p >= __ehdr_start && (const char *)p < _end;
+}
+
+/* nccl_answer's "absent": dlsym returns NULL. */
+static char absent_tag;
+#define ABSENT ((void *)&absent_tag)
+
+/* The wrapper to return for an NCCL name, ABSENT where the lookup would
+ * find a wrapper of nccltap's for a function the NCCL lacks (an optional
+ * entry point of a newer NCCL than the one in use, or no NCCL loaded: a
+ * program probing for it must not be told it is there), or NULL to pass
+ * the lookup on. */
 static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct tap_api_entry *e, const char *name,
                          const void *ra)
 {
@@ -120,15 +136,10 @@ static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct tap_api
     if (!target && !real->ncclGetVersion) /* NCCL loaded since nccltap last looked: where the lookup finds it */
         target = *(void *const *)((const char *)real_nccl_retry(found ? found : ra) + e->real_offset);
     if (!target)
-        return NULL;
+        return found && (found == e->wrapper || in_shim(found) || tap_shim_copy_at(found)) ? ABSENT : NULL;
     if (handle == RTLD_NEXT)
         return e->wrapper;
     return found && found != e->wrapper && object_of(found) == object_of(target) ? e->wrapper : NULL;
-}
-
-static bool in_shim(const void *p)
-{
-    return (const char *)p >= __ehdr_start && (const char *)p < _end;
 }
 
 /* The wrapper to return for a cuGetProcAddress name, or NULL to pass. */
@@ -177,6 +188,10 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
         return r;
     deciding = 1;
     r.answer = nccl_answer(r.next, handle, e, name, ra);
+    if (r.answer == ABSENT) {
+        r.answer = NULL;
+        r.next = no_dlsym;
+    }
     deciding = 0;
     return r;
 }
