@@ -62,6 +62,24 @@ typedef struct {
     unsigned int version;
     float estimatedTime;
 } ncclSimInfo_t;
+
+/* The per-call configuration of 2.31's nccl<Coll>Config collectives
+ * (ncclCollConfig_v23100 in NVIDIA/nccl's src/nccl.h.in): versioned and
+ * append-only; nccltap only passes it on. NULL is the plain call. */
+typedef struct ncclCollConfig_v23100 {
+    size_t size;
+    unsigned int magic;
+    unsigned int version;
+    struct ncclConfigExt *ext;
+    int minCTAs;
+    int maxCTAs;
+    int nvlsCTAs;
+    int cgaClusterSize;
+    const char *algSelection;
+    int forceAlgSelection;
+    int CTAPolicy;
+    unsigned long long userProfilerTag; /* uint64_t */
+} ncclCollConfig_t;
 #endif /* NCCL_H_ */
 
 /* First NCCL version whose ncclConfig_t has commName. */

@@ -274,7 +274,7 @@ const struct real_nccl *real_nccl_retry(const void *caller)
 }
 
 /* Distinct functions are few; a small table of names said keeps "once". */
-#define MISSING_MAX 32
+#define MISSING_MAX 128
 static const char *_Atomic missing_said[MISSING_MAX];
 
 ncclResult_t real_nccl_missing(const char *name)

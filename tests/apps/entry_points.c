@@ -5,7 +5,12 @@
  * Usage: entry_points SCENARIO
  *   pnccl  3 ncclAllReduce, 4 pncclAllReduce and 2 pncclBroadcast on a
  *          communicator made by pncclCommInitRank: 9 calls, each counted
- *          once, the pnccl ones as their plain twins. */
+ *          once, the pnccl ones as their plain twins.
+ *   config NCCL 2.31's per-call configuration collectives, each once with
+ *          a configuration and AllReduceConfig once more with NULL (the
+ *          plain call), outside and inside a group: 18 calls, each
+ *          counted and timed as its plain collective. */
+#include <limits.h>
 #include <string.h>
 
 #include "nccl_app.h"
@@ -45,16 +50,59 @@ static int scenario_pnccl(void)
     return 0;
 }
 
+/* Each nccl<Coll>Config once on `comm`, AllReduceConfig twice (the
+ * second with no configuration). */
+static void config_round(ncclComm_t comm, CUstream s, void *a, void *b, const ncclCollConfig_t *cfg)
+{
+    CHECK_NCCL(ncclAllReduceConfig(a, b, COUNT, ncclFloat32, ncclSum, comm, s, cfg));
+    CHECK_NCCL(ncclAllReduceConfig(a, b, COUNT, ncclFloat32, ncclMax, comm, s, NULL));
+    CHECK_NCCL(ncclAllGatherConfig(a, b, COUNT, ncclFloat32, comm, s, cfg));
+    CHECK_NCCL(ncclReduceScatterConfig(a, b, COUNT, ncclFloat32, ncclSum, comm, s, cfg));
+    CHECK_NCCL(ncclBroadcastConfig(a, b, COUNT, ncclFloat32, 0, comm, s, cfg));
+    CHECK_NCCL(ncclReduceConfig(a, b, COUNT, ncclFloat32, ncclSum, 0, comm, s, cfg));
+    CHECK_NCCL(ncclAlltoAllConfig(a, b, COUNT, ncclFloat32, comm, s, cfg));
+    CHECK_NCCL(ncclGatherConfig(a, b, COUNT, ncclFloat32, 0, comm, s, cfg));
+    CHECK_NCCL(ncclScatterConfig(a, b, COUNT, ncclFloat32, 0, comm, s, cfg));
+}
+
+static int scenario_config(void)
+{
+    CUstream s = app_stream_on(0);
+    void *a = app_buffer(COUNT * 4), *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    /* NCCL_COLLCONFIG_INITIALIZER of 2.31, with a profiler tag. */
+    ncclCollConfig_t cfg = {sizeof cfg, 0xcafebeef, 23100, NULL, INT_MIN, INT_MIN, INT_MIN, INT_MIN, NULL, 1,
+                            INT_MIN, 42};
+    config_round(comm, s, a, b, &cfg);
+    CHECK_NCCL(ncclGroupStart());
+    config_round(comm, s, a, b, &cfg);
+    CHECK_NCCL(ncclGroupEnd());
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 4);
+    static const char *const once[] = {"AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll", "Gather",
+                                       "Scatter"};
+    for (size_t i = 0; i < sizeof once / sizeof once[0]; i++)
+        expect_calls("init", 0, once[i], 2);
+    expect_total("calls", 18);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: entry_points pnccl\n");
+        fprintf(stderr, "usage: entry_points pnccl|config\n");
         return 2;
     }
     app_cuda_init();
     if (!strcmp(argv[1], "pnccl"))
         return scenario_pnccl();
+    if (!strcmp(argv[1], "config"))
+        return scenario_config();
     fprintf(stderr, "entry_points: unknown scenario %s\n", argv[1]);
     return 2;
 }

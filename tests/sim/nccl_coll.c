@@ -136,6 +136,68 @@ ncclResult_t sim_ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
     return submit(SIM_SCATTER, sendbuff, recvbuff, count, datatype, NO_REDOP, root, comm, stream);
 }
 
+/* NCCL 2.31's per-call configuration variants: the configuration (or
+ * NULL) changes how NCCL runs the collective (algorithm, CTAs, a profiler
+ * tag), not what it moves, which is all the simulator models. */
+ncclResult_t sim_ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                     ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream,
+                                     const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
+
+ncclResult_t sim_ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,
+                                     ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
+
+ncclResult_t sim_ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                         ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                         cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
+
+ncclResult_t sim_ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                     int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t sim_ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                  ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream,
+                                  const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+
+ncclResult_t sim_ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                    ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+}
+
+ncclResult_t sim_ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                  int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t sim_ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                   int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
 ncclResult_t sim_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                           ncclComm_t comm, cudaStream_t stream)
 {

@@ -1303,7 +1303,8 @@ static void test_bad_knob(void)
 
 static const char *const new_apis[] = {
     "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclCommShrink", "ncclCommGrow",
-    "ncclCommInitRankScalable", "ncclGroupSimulateEnd",
+    "ncclCommInitRankScalable", "ncclGroupSimulateEnd", "ncclAllReduceConfig", "ncclAlltoAllConfig",
+    "ncclScatterConfig",
 };
 
 static void check_exported(void *lib, const char *name, int want)
