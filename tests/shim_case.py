@@ -45,6 +45,16 @@ def run_and_kill(cmd, env, out_dir, sig):
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+def check_ops_field(out_dir, key, value, n):
+    """Exactly `n` lines of the per-op logs have `key` equal to `value`."""
+    got = 0
+    for path in glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl")):
+        with open(path) as f:
+            got += sum(1 for line in f if json.loads(line).get(key) == value)
+    if got != n:
+        fail("%d per-op lines with %s=%r, expected %d" % (got, key, value, n))
+
+
 def check_ops_lines(out_dir, n):
     """The per-op logs hold exactly `n` lines, each whole and once."""
     seen = set()
@@ -241,6 +251,7 @@ def main():
     expect_totals = {}
     expect_names = {}
     ops_lines = None
+    ops_fields = []
     results = {}
     for line in p.stdout.splitlines():
         if not line.startswith("{"):
@@ -254,6 +265,8 @@ def main():
             expect_totals[o["key"]] = o["n"]
         elif o.get("expect") == "ops_lines":
             ops_lines = o["n"]
+        elif o.get("expect") == "ops_field":
+            ops_fields.append((o["key"], o["value"], o["n"]))
         elif "result" in o:
             results[o["result"]] = o["code"]
         elif "exit_called_ns" in o and a.exit_within_ms is not None:
@@ -309,6 +322,8 @@ def main():
     totals["files"] = len(files)
     if ops_lines is not None:
         check_ops_lines(out_dir, ops_lines)
+    for key, value, n in ops_fields:
+        check_ops_field(out_dir, key, value, n)
     if a.ops_log:
         logs = glob.glob(os.path.join(out_dir, "nccltap-*.jsonl"))  # either format
         want = len(files) if a.ops_log == "yes" else 0

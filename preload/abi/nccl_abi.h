@@ -25,6 +25,8 @@ typedef enum {
 } ncclResult_t;
 
 /* Values >= 5 (ncclNumOps) are PreMulSum or other user-created ops. */
+typedef enum { ncclScalarDevice = 0, ncclScalarHostImmediate = 1 } ncclScalarResidence_t;
+
 typedef enum {
     ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4,
     ncclMaxRedOp = 0x7fffffff

@@ -15,9 +15,10 @@ static struct tap_line_log ops_log;
 static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *c)
 {
     const struct tap_op_rec *op = c->op;
-    char dtype[32];
+    char dtype[32], redop[32];
     int n = snprintf(line, cap,
                      "{\"rank\": %d, \"comm\": \"%016llx\", \"seq\": %llu, \"op\": \"%s\", \"dtype\": \"%s\", "
+                     "\"redop\": \"%s\", "
                      "\"count\": %llu, \"bytes\": %llu, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
                      "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"start_at_call\": %s, "
@@ -25,7 +26,7 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "\"polled_end_ns\": %llu}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
-                     (unsigned long long)op->count, (unsigned long long)op->bytes, op->peer,
+                     tap_redop_name(op->redop, redop, sizeof redop), (unsigned long long)op->count, (unsigned long long)op->bytes, op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,

@@ -9,7 +9,10 @@
  *   config NCCL 2.31's per-call configuration collectives, each once with
  *          a configuration and AllReduceConfig once more with NULL (the
  *          plain call), outside and inside a group: 18 calls, each
- *          counted and timed as its plain collective. */
+ *          counted and timed as its plain collective.
+ *   premulsum  two PreMulSum ops made (slots 0 and 1), 3 AllReduces with
+ *          the second and 1 with the first, then both destroyed: the
+ *          per-op log names them premulsum#1 (3 lines) and #0 (1). */
 #include <limits.h>
 #include <string.h>
 
@@ -91,16 +94,50 @@ static int scenario_config(void)
     return 0;
 }
 
+static void expect_ops_field(const char *key, const char *value, int n)
+{
+    printf("{\"expect\": \"ops_field\", \"key\": \"%s\", \"value\": \"%s\", \"n\": %d}\n", key, value, n);
+}
+
+static int scenario_premulsum(void)
+{
+    CUstream s = app_stream_on(0);
+    void *a = app_buffer(COUNT * 4), *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    float half = 0.5f, quarter = 0.25f;
+    ncclRedOp_t first, second;
+    CHECK_NCCL(ncclRedOpCreatePreMulSum(&first, &half, ncclFloat32, ncclScalarHostImmediate, comm));
+    CHECK_NCCL(ncclRedOpCreatePreMulSum(&second, &quarter, ncclFloat32, ncclScalarHostImmediate, comm));
+    for (int k = 0; k < 3; k++)
+        CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, second, comm, s));
+    CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, first, comm, s));
+    CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclRedOpDestroy(first, comm));
+    CHECK_NCCL(ncclRedOpDestroy(second, comm));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 5);
+    expect_ops_field("redop", "premulsum#1", 3);
+    expect_ops_field("redop", "premulsum#0", 1);
+    expect_ops_field("redop", "sum", 1);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: entry_points pnccl|config\n");
+        fprintf(stderr, "usage: entry_points pnccl|config|premulsum\n");
         return 2;
     }
     app_cuda_init();
     if (!strcmp(argv[1], "pnccl"))
         return scenario_pnccl();
+    if (!strcmp(argv[1], "premulsum"))
+        return scenario_premulsum();
     if (!strcmp(argv[1], "config"))
         return scenario_config();
     fprintf(stderr, "entry_points: unknown scenario %s\n", argv[1]);

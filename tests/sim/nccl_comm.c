@@ -168,6 +168,7 @@ const char *sim_ncclGetErrorString(ncclResult_t result)
     case ncclInvalidUsage: return "invalid usage";
     case ncclRemoteError: return "remote process exited or there was a network error";
     case ncclInProgress: return "NCCL operation in progress";
+    case ncclTimeout: return "operation timed out";
     default: return "unknown result code";
     }
 }
