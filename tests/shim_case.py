@@ -252,6 +252,7 @@ def main():
     expect_names = {}
     ops_lines = None
     ops_fields = []
+    entry_points = {}
     results = {}
     for line in p.stdout.splitlines():
         if not line.startswith("{"):
@@ -265,6 +266,8 @@ def main():
             expect_totals[o["key"]] = o["n"]
         elif o.get("expect") == "ops_lines":
             ops_lines = o["n"]
+        elif o.get("expect") == "entry_point":
+            entry_points[o["name"]] = {"calls": o["calls"], "failed": o["failed"]}
         elif o.get("expect") == "ops_field":
             ops_fields.append((o["key"], o["value"], o["n"]))
         elif "result" in o:
@@ -322,6 +325,16 @@ def main():
     totals["files"] = len(files)
     if ops_lines is not None:
         check_ops_lines(out_dir, ops_lines)
+    if entry_points:
+        got = {}
+        for path in files:
+            with open(path) as f:
+                for name, c in json.load(f).get("entry_points", {}).items():
+                    got.setdefault(name, {"calls": 0, "failed": 0})
+                    got[name]["calls"] += c["calls"]
+                    got[name]["failed"] += c["failed"]
+        if got != entry_points:
+            fail("entry points %r, expected %r" % (got, entry_points))
     for key, value, n in ops_fields:
         check_ops_field(out_dir, key, value, n)
     if a.ops_log:

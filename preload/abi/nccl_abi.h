@@ -14,6 +14,7 @@
 #ifndef NCCL_H_
 typedef struct CUstream_st *cudaStream_t;
 typedef struct ncclComm *ncclComm_t;
+typedef struct ncclWindow_vidmem *ncclWindow_t; /* 2.27 */
 
 #define NCCL_UNIQUE_ID_BYTES 128
 typedef struct { char internal[NCCL_UNIQUE_ID_BYTES]; } ncclUniqueId;

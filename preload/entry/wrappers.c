@@ -13,6 +13,7 @@
 #include "entry/comm_hooks.h"
 #include "entry/intercept.h"
 #include "nccl/real_nccl.h"
+#include "state/entry_events.h"
 
 #define TAP_EXPORT __attribute__((visibility("default")))
 #define TAP_UNPAREN(...) __VA_ARGS__
@@ -25,6 +26,9 @@
 
 #define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
 #define TAP_END_TAP_COMM(name, args) (tap_leave(), tap_comm_after_##name(result, TAP_UNPAREN args))
+
+#define TAP_BEGIN_TAP_EVENT(name, args) true
+#define TAP_END_TAP_EVENT(name, args) tap_entry_event_done(TAP_EV_##name, result)
 
 #define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()
 #define TAP_END_TAP_GROUP(name, args) tap_group_after_##name(result)

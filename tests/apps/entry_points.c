@@ -12,7 +12,10 @@
  *          counted and timed as its plain collective.
  *   premulsum  two PreMulSum ops made (slots 0 and 1), 3 AllReduces with
  *          the second and 1 with the first, then both destroyed: the
- *          per-op log names them premulsum#1 (3 lines) and #0 (1). */
+ *          per-op log names them premulsum#1 (3 lines) and #0 (1).
+ *   events memory, registration, windows, suspend/resume and revoke, each
+ *          counted per entry point in the rank file, a refused call as
+ *          failed, beside 2 AllReduces. */
 #include <limits.h>
 #include <string.h>
 
@@ -126,16 +129,64 @@ static int scenario_premulsum(void)
     return 0;
 }
 
+static void expect_entry(const char *name, int calls, int failed)
+{
+    printf("{\"expect\": \"entry_point\", \"name\": \"%s\", \"calls\": %d, \"failed\": %d}\n", name, calls,
+           failed);
+}
+
+static int scenario_events(void)
+{
+    CUstream s = app_stream_on(0);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    void *buf = NULL, *handle = NULL;
+    ncclWindow_t win = NULL;
+    CHECK_NCCL(ncclMemAlloc(&buf, COUNT * 4));
+    CHECK_NCCL(ncclCommRegister(comm, buf, COUNT * 4, &handle));
+    CHECK_NCCL(ncclCommWindowRegister(comm, buf, COUNT * 4, &win, 0));
+    CHECK_NCCL(ncclAllReduce(buf, buf, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_NCCL(ncclCommWindowDeregister(comm, win));
+    CHECK_NCCL(ncclCommDeregister(comm, handle));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommSuspend(comm, 1));
+    int refused = ncclCommSuspend(comm, 1) != ncclSuccess; /* already suspended */
+    CHECK_NCCL(ncclCommResume(comm));
+    CHECK_NCCL(ncclAllReduce(buf, buf, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommRevoke(comm, 0));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    CHECK_NCCL(ncclMemFree(buf));
+    printf("{\"result\": \"refused\", \"code\": %d}\n", refused);
+    expect_calls("init", 0, "AllReduce", 2);
+    expect_entry("ncclMemAlloc", 1, 0);
+    expect_entry("ncclCommRegister", 1, 0);
+    expect_entry("ncclCommDeregister", 1, 0);
+    expect_entry("ncclCommWindowRegister", 1, 0);
+    expect_entry("ncclCommWindowDeregister", 1, 0);
+    expect_entry("ncclCommSuspend", 2, 1);
+    expect_entry("ncclCommResume", 1, 0);
+    expect_entry("ncclCommRevoke", 1, 0);
+    /* ncclMemFree comes after the last communicator's end, when the file
+     * is written at exit: counted there too. */
+    expect_entry("ncclMemFree", 1, 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: entry_points pnccl|config|premulsum\n");
+        fprintf(stderr, "usage: entry_points pnccl|config|premulsum|events\n");
         return 2;
     }
     app_cuda_init();
     if (!strcmp(argv[1], "pnccl"))
         return scenario_pnccl();
+    if (!strcmp(argv[1], "events"))
+        return scenario_events();
     if (!strcmp(argv[1], "premulsum"))
         return scenario_premulsum();
     if (!strcmp(argv[1], "config"))

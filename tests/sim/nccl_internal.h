@@ -36,6 +36,7 @@ struct ncclComm {
     uint64_t children;           /* splits and grows of this comm so far */
     uint64_t shrinks;            /* shrinks of this comm so far */
     int nonblocking;             /* config.blocking = 0: ops return ncclInProgress */
+    int suspended;               /* ncclCommSuspend until ncclCommResume */
     uint32_t user_ops;           /* ncclRedOpCreatePreMulSum's slots in use, a bit each */
     /* Per function, a bit per size class (the power of two at or below
      * the bytes) already called: NCCLSIM_FIRST_CALL_US. */

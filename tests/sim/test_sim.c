@@ -1304,7 +1304,8 @@ static void test_bad_knob(void)
 static const char *const new_apis[] = {
     "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclCommShrink", "ncclCommGrow",
     "ncclCommInitRankScalable", "ncclGroupSimulateEnd", "ncclAllReduceConfig", "ncclAlltoAllConfig",
-    "ncclScatterConfig",
+    "ncclScatterConfig", "ncclMemAlloc", "ncclCommRegister", "ncclCommWindowRegister", "ncclCommSuspend",
+    "ncclCommRevoke",
 };
 
 static void check_exported(void *lib, const char *name, int want)
