@@ -27,8 +27,11 @@
 #define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
 #define TAP_END_TAP_COMM(name, args) (tap_leave(), tap_comm_after_##name(result, TAP_UNPAREN args))
 
-#define TAP_BEGIN_TAP_EVENT(name, args) true
-#define TAP_END_TAP_EVENT(name, args) tap_entry_event_done(TAP_EV_##name, result)
+/* Inside the call the thread is marked busy, as for TAP_COMM: NCCL's own
+ * calls of its API from there (ncclMemAlloc from a window's registration)
+ * are not the program's. */
+#define TAP_BEGIN_TAP_EVENT(name, args) (tap_enter(), true)
+#define TAP_END_TAP_EVENT(name, args) (tap_leave(), tap_entry_event_done(TAP_EV_##name, result))
 
 #define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()
 #define TAP_END_TAP_GROUP(name, args) tap_group_after_##name(result)
