@@ -34,6 +34,12 @@ static void expect_total(const char *key, int n)
     printf("{\"expect\": \"totals\", \"key\": \"%s\", \"n\": %d}\n", key, n);
 }
 
+static void expect_entry(const char *name, int calls, int failed)
+{
+    printf("{\"expect\": \"entry_point\", \"name\": \"%s\", \"calls\": %d, \"failed\": %d}\n", name, calls,
+           failed);
+}
+
 static int scenario_pnccl(void)
 {
     CUstream s = app_stream_on(0);
@@ -126,13 +132,9 @@ static int scenario_premulsum(void)
     expect_ops_field("redop", "premulsum#1", 3);
     expect_ops_field("redop", "premulsum#0", 1);
     expect_ops_field("redop", "sum", 1);
+    expect_entry("ncclRedOpCreatePreMulSum", 2, 0);
+    expect_entry("ncclRedOpDestroy", 2, 0);
     return 0;
-}
-
-static void expect_entry(const char *name, int calls, int failed)
-{
-    printf("{\"expect\": \"entry_point\", \"name\": \"%s\", \"calls\": %d, \"failed\": %d}\n", name, calls,
-           failed);
 }
 
 static int scenario_events(void)
