@@ -20,7 +20,7 @@ not the line of the outer interpreter that ran it (issue 29, item 14).
 
 Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
                            [--depth1-only] [--lttng]
-Needs CPython 3.11 or 3.12 (those whose frames nccltap reads), and with
+Needs CPython 3.10, 3.11 or 3.12 (those whose frames nccltap reads), and with
 --lttng lttng-sessiond and babeltrace2: exit 77 without them, a failure
 where CI=true."""
 import argparse
@@ -58,8 +58,8 @@ def main():
     ap.add_argument("--depth1-only", action="store_true", help="not NCCLTAP_CALLSITE_DEPTH=2 (no libunwind)")
     ap.add_argument("--lttng", action="store_true", help="the call sites of an LTTng trace")
     a = ap.parse_args()
-    if sys.version_info[:2] not in ((3, 11), (3, 12)):
-        print("Python %d.%d: nccltap reads the frames of CPython 3.11 and 3.12" % sys.version_info[:2])
+    if sys.version_info[:2] not in ((3, 10), (3, 11), (3, 12)):
+        print("Python %d.%d: nccltap reads the frames of CPython 3.10, 3.11 and 3.12" % sys.version_info[:2])
         return 1 if os.environ.get("CI") == "true" else 77
     source = os.path.join(a.src, "tests", "apps", "ctypes_nccl.py")
     if a.lttng:
@@ -102,6 +102,12 @@ def traced(a, script, out, depth):
                env)
 
 
+def qualified(name):
+    """A function's name as nccltap reads it: its qualified name (3.11+),
+    or on 3.10, whose code objects have none, its own name."""
+    return name.rsplit(".", 1)[-1] if sys.version_info[:2] == (3, 10) else name
+
+
 def check_depth2(a, script):
     """NCCLTAP_CALLSITE_DEPTH=2: each Python site has the line that made the
     call and the line that called its function (the module's main() call;
@@ -120,7 +126,7 @@ def check_depth2(a, script):
             check(len(py) == 2, "depth 2: two Python frames (got %s)" % py)
             outer[py[0]["function"]] = (os.path.basename(py[-1]["file"]), py[-1]["line"] if py[-1]["function"]
                                         == "<module>" else py[-1]["function"])
-    check(outer == {"main": ("ctypes_nccl.py", module_line), "worker": ("threading.py", "Thread.run")},
+    check(outer == {"main": ("ctypes_nccl.py", module_line), "worker": ("threading.py", qualified("Thread.run"))},
           "depth 2: the Python frame above each line (got %s)" % outer)
 
 
@@ -293,7 +299,7 @@ def check_finalizing(a):
     doc = json.loads(run([nccltap, "report", "--json", out]))
     got, _ = site_calls(doc)
     lines = script_lines(script)
-    daemon = got.get("py_finalize_nccl.py:%d in main.<locals>.daemon" % lines["daemon"], 0)
+    daemon = got.get("py_finalize_nccl.py:%d in %s" % (lines["daemon"], qualified("main.<locals>.daemon")), 0)
     check(daemon > 0 and got.get("py_finalize_nccl.py:%d in main" % lines["main"]) == 3,
           "finalizing with a thread in NCCL: the daemon's line and main's 3 calls named (got %s)" % got)
 

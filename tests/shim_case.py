@@ -45,6 +45,16 @@ def run_and_kill(cmd, env, out_dir, sig):
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+def check_ops_field(out_dir, key, value, n):
+    """Exactly `n` lines of the per-op logs have `key` equal to `value`."""
+    got = 0
+    for path in glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl")):
+        with open(path) as f:
+            got += sum(1 for line in f if json.loads(line).get(key) == value)
+    if got != n:
+        fail("%d per-op lines with %s=%r, expected %d" % (got, key, value, n))
+
+
 def check_ops_lines(out_dir, n):
     """The per-op logs hold exactly `n` lines, each whole and once."""
     seen = set()
@@ -241,6 +251,8 @@ def main():
     expect_totals = {}
     expect_names = {}
     ops_lines = None
+    ops_fields = []
+    entry_points = {}
     results = {}
     for line in p.stdout.splitlines():
         if not line.startswith("{"):
@@ -254,6 +266,10 @@ def main():
             expect_totals[o["key"]] = o["n"]
         elif o.get("expect") == "ops_lines":
             ops_lines = o["n"]
+        elif o.get("expect") == "entry_point":
+            entry_points[o["name"]] = {"calls": o["calls"], "failed": o["failed"]}
+        elif o.get("expect") == "ops_field":
+            ops_fields.append((o["key"], o["value"], o["n"]))
         elif "result" in o:
             results[o["result"]] = o["code"]
         elif "exit_called_ns" in o and a.exit_within_ms is not None:
@@ -309,6 +325,18 @@ def main():
     totals["files"] = len(files)
     if ops_lines is not None:
         check_ops_lines(out_dir, ops_lines)
+    if entry_points:
+        got = {}
+        for path in files:
+            with open(path) as f:
+                for name, c in json.load(f).get("entry_points", {}).items():
+                    got.setdefault(name, {"calls": 0, "failed": 0})
+                    got[name]["calls"] += c["calls"]
+                    got[name]["failed"] += c["failed"]
+        if got != entry_points:
+            fail("entry points %r, expected %r" % (got, entry_points))
+    for key, value, n in ops_fields:
+        check_ops_field(out_dir, key, value, n)
     if a.ops_log:
         logs = glob.glob(os.path.join(out_dir, "nccltap-*.jsonl"))  # either format
         want = len(files) if a.ops_log == "yes" else 0

@@ -14,6 +14,7 @@
 #ifndef NCCL_H_
 typedef struct CUstream_st *cudaStream_t;
 typedef struct ncclComm *ncclComm_t;
+typedef struct ncclWindow_vidmem *ncclWindow_t; /* 2.27 */
 
 #define NCCL_UNIQUE_ID_BYTES 128
 typedef struct { char internal[NCCL_UNIQUE_ID_BYTES]; } ncclUniqueId;
@@ -21,10 +22,12 @@ typedef struct { char internal[NCCL_UNIQUE_ID_BYTES]; } ncclUniqueId;
 typedef enum {
     ncclSuccess = 0, ncclUnhandledCudaError = 1, ncclSystemError = 2,
     ncclInternalError = 3, ncclInvalidArgument = 4, ncclInvalidUsage = 5,
-    ncclRemoteError = 6, ncclInProgress = 7
+    ncclRemoteError = 6, ncclInProgress = 7, ncclTimeout = 8 /* 2.30 */
 } ncclResult_t;
 
 /* Values >= 5 (ncclNumOps) are PreMulSum or other user-created ops. */
+typedef enum { ncclScalarDevice = 0, ncclScalarHostImmediate = 1 } ncclScalarResidence_t;
+
 typedef enum {
     ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4,
     ncclMaxRedOp = 0x7fffffff
@@ -62,14 +65,33 @@ typedef struct {
     unsigned int version;
     float estimatedTime;
 } ncclSimInfo_t;
+
+/* The per-call configuration of 2.31's nccl<Coll>Config collectives
+ * (ncclCollConfig_v23100 in NVIDIA/nccl's src/nccl.h.in): versioned and
+ * append-only; nccltap only passes it on. NULL is the plain call. */
+typedef struct ncclCollConfig_v23100 {
+    size_t size;
+    unsigned int magic;
+    unsigned int version;
+    struct ncclConfigExt *ext;
+    int minCTAs;
+    int maxCTAs;
+    int nvlsCTAs;
+    int cgaClusterSize;
+    const char *algSelection;
+    int forceAlgSelection;
+    int CTAPolicy;
+    unsigned long long userProfilerTag; /* uint64_t */
+} ncclCollConfig_t;
 #endif /* NCCL_H_ */
 
 /* First NCCL version whose ncclConfig_t has commName. */
 #define NCCLTAP_CONFIG_COMMNAME_VERSION 22700
 
-/* Every NCCL function nccltap calls or exports, with its real prototype. */
+/* Every NCCL function nccltap calls or exports, with its real prototype;
+ * each wrapped one with its pnccl twin (NCCL's profiling interface). */
 #include "abi/nccl_api.def"
-#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params;
+#define NCCLTAP_PROTOTYPE(name, params, args, kind) ncclResult_t name params, p##name params;
 NCCLTAP_NCCL_API(NCCLTAP_PROTOTYPE)
 #undef NCCLTAP_PROTOTYPE
 #define NCCLTAP_QUERY_PROTOTYPE(ret, name, params, args) ret name params;

@@ -15,8 +15,7 @@
 
 struct got_query {
     const void *lib_base, *self_base;
-    const char *prefix;
-    size_t prefix_len;
+    bool (*wanted)(const char *name);
     const char *found;
 };
 
@@ -62,15 +61,15 @@ static bool read_dynamic(const struct dl_phdr_info *info, struct dyn_tables *t)
     return t->symtab && t->strtab;
 }
 
-/* Is one of these relocations a slot for a PREFIX... import bound inside
- * the library? */
+/* Is one of these relocations a slot for a wanted import bound inside the
+ * library? */
 static bool slots_bound_into(const struct dl_phdr_info *info, const struct dyn_tables *t,
                              const ElfW(Rela) *r, size_t bytes, const struct got_query *q)
 {
     for (size_t i = 0; r && i < bytes / sizeof *r; i++) {
         size_t sym = R_SYM(r[i].r_info);
         if (sym == 0 || t->symtab[sym].st_shndx != SHN_UNDEF ||
-            strncmp(t->strtab + t->symtab[sym].st_name, q->prefix, q->prefix_len) != 0)
+            !q->wanted(t->strtab + t->symtab[sym].st_name))
             continue;
         void *slot = *(void *const *)(info->dlpi_addr + r[i].r_offset);
         Dl_info where;
@@ -109,9 +108,9 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-const char *tap_got_bound_into(const void *lib_base, const void *self_base, const char *prefix)
+const char *tap_got_bound_into(const void *lib_base, const void *self_base, bool (*wanted)(const char *name))
 {
-    struct got_query q = { lib_base, self_base, prefix, strlen(prefix), NULL };
+    struct got_query q = { lib_base, self_base, wanted, NULL };
     dl_iterate_phdr(scan_object, &q);
     return q.found;
 }

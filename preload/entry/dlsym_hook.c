@@ -17,8 +17,12 @@
  * of nccltap keeps its place), when the lookup would have found the very
  * NCCL the wrapper calls (same object as nccltap's resolved function).
  * For RTLD_NEXT, which only the caller's own dlsym can answer, the
- * wrapper is returned when that NCCL is loaded at all. Every other lookup
- * costs one call and a compare of the name's first bytes.
+ * wrapper is returned when that NCCL is loaded at all. A lookup that
+ * would find nccltap's wrapper of a function the NCCL lacks (or with no
+ * NCCL loaded) returns NULL, as without nccltap (dlerror() then says
+ * nothing new); RTLD_NEXT's is passed on. Every other lookup
+ * costs one call and a compare of the name's first bytes. A passive copy
+ * of nccltap (nccl/shim_copy.h) answers nothing.
  *
  * Also answered, on the same terms: "cuGetProcAddress", "_v2" and
  * "_v2_ptsz", the driver's entry-point lookup through which cudart finds
@@ -34,8 +38,10 @@
 #include <string.h>
 
 #include "abi/nccl_abi.h"
+#include "entry/api_table.h"
 #include "entry/proc_address.h"
 #include "nccl/real_nccl.h"
+#include "nccl/shim_copy.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
@@ -43,17 +49,6 @@
  * come back through a tool's dlsym preloaded ahead (real_nccl_resolving). */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char _end[] __attribute__((visibility("hidden")));
-
-struct api_entry {
-    const char *name;      /* "ncclAllReduce" */
-    void *wrapper;         /* &ncclAllReduce: the first definition in the global scope */
-    size_t real_offset;    /* offsetof(struct real_nccl, ncclAllReduce) */
-};
-
-#define TAP_API_ENTRY(fn, params, args, kind) {#fn, (void *)(uintptr_t)&fn, offsetof(struct real_nccl, fn)},
-static const struct api_entry api[] = {NCCLTAP_NCCL_API(TAP_API_ENTRY)};
-#undef TAP_API_ENTRY
-#define NAPI (sizeof api / sizeof api[0])
 
 /* Not instrumented: a sanitizer's runtime looks up its interceptors
  * through dlsym before it is ready to check anything. */
@@ -94,16 +89,6 @@ TAP_UNCHECKED static dlsym_fn find_next_dlsym(void)
     return fn;
 }
 
-static const struct api_entry *api_entry(const char *name)
-{
-    if (name[0] == 'p')
-        name++;
-    for (size_t i = 0; i < NAPI; i++)
-        if (strcmp(name, api[i].name) == 0)
-            return &api[i];
-    return NULL;
-}
-
 static const void *object_of(const void *addr)
 {
     Dl_info info;
@@ -126,8 +111,21 @@ static bool caller_defines(dlsym_fn real_dlsym, const char *name, const void *ra
     return def && object_of(def) == info.dli_fbase;
 }
 
-/* The wrapper to return for an NCCL name, or NULL to pass the lookup on. */
-static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct api_entry *e, const char *name,
+static bool in_shim(const void *p)
+{
+    return (const char *)p >= __ehdr_start && (const char *)p < _end;
+}
+
+/* nccl_answer's "absent": dlsym returns NULL. */
+static char absent_tag;
+#define ABSENT ((void *)&absent_tag)
+
+/* The wrapper to return for an NCCL name, ABSENT where the lookup would
+ * find a wrapper of nccltap's for a function the NCCL lacks (an optional
+ * entry point of a newer NCCL than the one in use, or no NCCL loaded: a
+ * program probing for it must not be told it is there), or NULL to pass
+ * the lookup on. */
+static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct tap_api_entry *e, const char *name,
                          const void *ra)
 {
     if (caller_defines(real_dlsym, name, ra))
@@ -138,15 +136,10 @@ static void *nccl_answer(dlsym_fn real_dlsym, void *handle, const struct api_ent
     if (!target && !real->ncclGetVersion) /* NCCL loaded since nccltap last looked: where the lookup finds it */
         target = *(void *const *)((const char *)real_nccl_retry(found ? found : ra) + e->real_offset);
     if (!target)
-        return NULL;
+        return found && (found == e->wrapper || in_shim(found) || tap_shim_copy_at(found)) ? ABSENT : NULL;
     if (handle == RTLD_NEXT)
         return e->wrapper;
     return found && found != e->wrapper && object_of(found) == object_of(target) ? e->wrapper : NULL;
-}
-
-static bool in_shim(const void *p)
-{
-    return (const char *)p >= __ehdr_start && (const char *)p < _end;
 }
 
 /* The wrapper to return for a cuGetProcAddress name, or NULL to pass. */
@@ -182,7 +175,7 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
     if (!proc && !((name[0] == 'n' && name[1] == 'c' && name[2] == 'c' && name[3] == 'l') ||
                    (name[0] == 'p' && name[1] == 'n' && name[2] == 'c' && name[3] == 'c' && name[4] == 'l')))
         return r;
-    if (in_shim(ra) || deciding || real_nccl_resolving())
+    if (in_shim(ra) || deciding || real_nccl_resolving() || tap_shim_passive())
         return r;
     if (proc) {
         deciding = 1;
@@ -190,11 +183,15 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
         deciding = 0;
         return r;
     }
-    const struct api_entry *e = api_entry(name);
+    const struct tap_api_entry *e = tap_api_find(name);
     if (!e)
         return r;
     deciding = 1;
     r.answer = nccl_answer(r.next, handle, e, name, ra);
+    if (r.answer == ABSENT) {
+        r.answer = NULL;
+        r.next = no_dlsym;
+    }
     deciding = 0;
     return r;
 }

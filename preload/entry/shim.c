@@ -2,20 +2,26 @@
  * process up (configuration, identity, fork handlers) and set what the
  * environment carries (bring_up.h): a program that never calls NCCL pays
  * nothing and sees only NCCLTAP_IMAGE and NCCL_SET_THREAD_NAME. The
- * runtime starts with the first communicator. */
+ * runtime starts with the first communicator. A passive copy (another
+ * nccltap is ahead of it in the process, nccl/shim_copy.h) does nothing at
+ * either. */
 #include "entry/bring_up.h"
 #include "entry/unseen.h"
+#include "nccl/shim_copy.h"
 #include "runtime/runtime.h"
 
 __attribute__((constructor)) static void tap_load(void)
 {
-    tap_at_load();
+    if (!tap_shim_passive())
+        tap_at_load();
 }
 
 /* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;
  * this covers an unload without exit. */
 __attribute__((destructor)) static void tap_unload(void)
 {
+    if (tap_shim_passive())
+        return;
     tap_runtime_stop();
     tap_say_unseen_nccl();
 }

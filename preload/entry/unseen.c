@@ -6,6 +6,7 @@
 
 #include "base/got_scan.h"
 #include "base/log.h"
+#include "entry/api_table.h"
 #include "nccl/real_nccl.h"
 
 /* The first loaded libnccl.so, by the name real_nccl.c finds NCCL by
@@ -47,12 +48,16 @@ void tap_say_unseen_nccl(void)
         return;
     }
     /* libnccl loaded and no call through nccltap: said only where an object
-     * is bound to it directly (RTLD_DEEPBIND); a program that links NCCL
-     * and made no call (a launcher that forks its ranks) hears nothing. */
+     * is bound to it directly (RTLD_DEEPBIND) for a function nccltap wraps.
+     * The functions it does not wrap (ncclGetVersion, ncclGetErrorString,
+     * ncclMemAlloc...) are bound to libnccl in every process, rightly: a
+     * program that only asked NCCL's version, the torchrun agent that
+     * imports torch, a launcher that links NCCL and forks its ranks, hear
+     * nothing. */
     struct libnccl lib = { NULL, NULL };
     dl_iterate_phdr(find_libnccl, &lib);
     const char *caller = lib.inside && dladdr(lib.inside, &nccl)
-                             ? tap_got_bound_into(nccl.dli_fbase, mine.dli_fbase, "nccl") : NULL;
+                             ? tap_got_bound_into(nccl.dli_fbase, mine.dli_fbase, tap_api_wraps) : NULL;
     if (caller)
         tap_log("no NCCL call reached nccltap: %s calls %s directly, past the preloaded nccltap (it was loaded "
                 "with RTLD_DEEPBIND, which binds a library to its own dependencies first)",

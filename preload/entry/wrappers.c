@@ -1,6 +1,7 @@
 /* The exported NCCL functions, generated from abi/nccl_api.def: each one
  * resolves the real function, records around it, and returns exactly what
- * the real function returned.
+ * the real function returned. A passive copy of nccltap (another one is
+ * ahead of it, nccl/shim_copy.h) only calls through.
  *
  * A row's `kind` is pasted onto TAP_BEGIN_ / TAP_END_, which selects what
  * runs before and after the real call. TAP_OP rows carry their own
@@ -12,6 +13,7 @@
 #include "entry/comm_hooks.h"
 #include "entry/intercept.h"
 #include "nccl/real_nccl.h"
+#include "state/entry_events.h"
 
 #define TAP_EXPORT __attribute__((visibility("default")))
 #define TAP_UNPAREN(...) __VA_ARGS__
@@ -25,17 +27,27 @@
 #define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
 #define TAP_END_TAP_COMM(name, args) (tap_leave(), tap_comm_after_##name(result, TAP_UNPAREN args))
 
+/* Inside the call the thread is marked busy, as for TAP_COMM: NCCL's own
+ * calls of its API from there (ncclMemAlloc from a window's registration)
+ * are not the program's. */
+#define TAP_BEGIN_TAP_EVENT(name, args) (tap_enter(), true)
+#define TAP_END_TAP_EVENT(name, args) (tap_leave(), tap_entry_event_done(TAP_EV_##name, result))
+
 #define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()
 #define TAP_END_TAP_GROUP(name, args) tap_group_after_##name(result)
 
-#define TAP_WRAP(name, params, args, kind)                  \
-    TAP_EXPORT ncclResult_t name params                      \
+/* `exported` is the name defined (ncclX or pncclX), `field` the real
+ * function it calls (real_nccl.h: the same name in the NCCL), `name` the
+ * row's (ncclX), which names the hooks. */
+#define TAP_WRAP_AS(exported, field, name, params, args, kind) \
+    TAP_EXPORT ncclResult_t exported params                  \
     {                                                        \
         const void *caller = __builtin_return_address(0);    \
-        ncclResult_t (*fn) params = real_nccl(caller)->name; \
-        if (!fn && !(fn = real_nccl_retry(caller)->name))    \
-            return real_nccl_missing(#name);                 \
-        if (tap_reentered())                                 \
+        const struct real_nccl *real = real_nccl(caller);    \
+        ncclResult_t (*fn) params = real->field;             \
+        if (!fn && !(fn = (real = real_nccl_retry(caller))->field)) \
+            return real_nccl_missing(#exported);             \
+        if (real->passive || tap_reentered())                \
             return fn args;                                  \
         struct tap_call call;                                \
         (void)call;                                          \
@@ -45,5 +57,15 @@
             TAP_END_##kind(name, args);                      \
         return result;                                       \
     }
+
+/* Each row twice: ncclX calls NCCL's ncclX, pncclX NCCL's pncclX. So a
+ * profiler that wraps ncclX and calls pncclX (NCCL's profiling
+ * interface) is seen once, before or after nccltap in the preload list:
+ * its pncclX call reaches nccltap's pncclX, which records it, or finds
+ * nccltap's ncclX already inside (tap_reentered) and only calls through;
+ * never its ncclX again. */
+#define TAP_WRAP(name, params, args, kind)                   \
+    TAP_WRAP_AS(name, name, name, params, args, kind)        \
+    TAP_WRAP_AS(p##name, p##name, name, params, args, kind)
 
 NCCLTAP_NCCL_API(TAP_WRAP)

@@ -39,6 +39,21 @@ int tap_dtype_from_name(const char *name)
     return -1;
 }
 
+const char *tap_redop_name(int redop, char *buf, size_t len)
+{
+    static const char *const names[] = {"sum", "prod", "max", "min", "avg"};
+    enum { NUM_OPS = sizeof names / sizeof names[0] };
+    if (redop == -1)
+        return "none";
+    if (redop >= 0 && redop < NUM_OPS)
+        return names[redop];
+    if (redop >= NUM_OPS)
+        snprintf(buf, len, "premulsum#%d", redop - NUM_OPS);
+    else
+        snprintf(buf, len, "unknown(%d)", redop);
+    return buf;
+}
+
 double tap_op_busbw_factor(enum tap_op op, int nranks)
 {
     double n = nranks > 0 ? nranks : 1;

@@ -35,6 +35,14 @@ const char *tap_dtype_name(int dtype, char *buf, size_t len);
 /* The ncclDataType_t NCCL's files spell `name` ("float32"), or -1. */
 int tap_dtype_from_name(const char *name);
 
+/* A reduction op's name: "sum", "prod", "max", "min", "avg"; "none" for
+ * an op without one (-1); "premulsum#N" for a value of ncclNumOps (5) + N,
+ * the Nth user op slot of its communicator, which only
+ * ncclRedOpCreatePreMulSum creates (NCCL 2.11+; a slot is reused after
+ * ncclRedOpDestroy); "unknown(N)" otherwise. Written into `buf` where it
+ * is not a constant. */
+const char *tap_redop_name(int redop, char *buf, size_t len);
+
 /* S for `count` elements (the count argument NCCL was given) on n ranks;
  * 0 when the datatype is unknown. */
 static inline uint64_t tap_op_bytes(enum tap_op op, uint64_t count, int dtype, int nranks)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "nccl/nccl_ops.h"
+#include "nccl/shim_copy.h"
 
 /* Resolution takes no lock: it calls into the dynamic loader (dlopen,
  * dlsym, dl_iterate_phdr), which takes the loader's lock, and may itself
@@ -54,11 +56,10 @@ static int find_nccl(struct dl_phdr_info *info, size_t size, void *found)
  * it outside that scope, although its calls still reach the shim: then the
  * loaded libnccl.so is found by name among the process's objects. */
 
-/* Exported by nccltap and by nothing else (exports.map): a library that
- * has it is nccltap, at whatever path, a copy included. Calling it as the
- * NCCL would call the wrappers forever. */
-#define TAP_MARKER "nccltap_shim_marker"
-__attribute__((visibility("default"), used)) const char nccltap_shim_marker[] = "nccltap " NCCLTAP_VERSION;
+/* nccltap's marker (shim_copy.h): a library that has it is nccltap, at
+ * whatever path, a copy included. Calling it as the NCCL would call the
+ * wrappers forever. */
+#define TAP_MARKER TAP_SHIM_MARKER
 
 /* Whether the ELF file at `path` names the marker in its dynamic string
  * table: nccltap told before it is loaded, so that no constructor of a
@@ -136,9 +137,8 @@ static _Atomic bool library_refused;
 static void *nccl_in(void *h)
 {
     if (h && dlsym(h, "ncclGetVersion") && dlsym(h, "ncclCommInitRank") && !dlsym(h, TAP_MARKER)) {
-        Dl_info mine, theirs;
-        if (dladdr(nccltap_shim_marker, &mine) && dladdr(dlsym(h, "ncclGetVersion"), &theirs) &&
-            mine.dli_fbase != theirs.dli_fbase)
+        Dl_info theirs;
+        if (dladdr(dlsym(h, "ncclGetVersion"), &theirs) && theirs.dli_fbase != tap_shim_self())
             return h;
     }
     if (h)
@@ -187,6 +187,30 @@ static void *nccl_library(const void *caller)
     return lib ? lib : nccl_of_caller(caller);
 }
 
+/* The functions that RTLD_NEXT found in a later copy of nccltap (passive,
+ * shim_copy.h) are taken from the NCCL behind it instead, the library that
+ * defines ncclGetVersion (nccltap wraps no query): the program's calls
+ * then go to NCCL past the copy, and a lookup of the NCCL's own function
+ * (dlsym_hook.c) finds the very function nccltap calls. */
+static void call_past_copies(struct real_nccl *real)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    void *past = NULL;
+    if (real->ncclGetVersion && dladdr1((void *)(uintptr_t)real->ncclGetVersion, &info, (void **)&lm,
+                                        RTLD_DL_LINKMAP) && lm && lm->l_name && lm->l_name[0])
+        past = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+#define NCCLTAP_REAL_PAST(name, params, args, kind)                                  \
+    if (real->name && tap_shim_copy_at((void *)(uintptr_t)real->name))               \
+        *(void **)&real->name = past ? dlsym(past, #name) : NULL;                    \
+    if (real->p##name && tap_shim_copy_at((void *)(uintptr_t)real->p##name))         \
+        *(void **)&real->p##name = past ? dlsym(past, "p" #name) : NULL;
+    NCCLTAP_NCCL_API(NCCLTAP_REAL_PAST)
+#undef NCCLTAP_REAL_PAST
+    if (past)
+        dlclose(past); /* NCCL stays: the program's own reference holds it */
+}
+
 /* Fills `real` from the NCCL found; false when none is. */
 static bool resolve_into(struct real_nccl *real, const void *caller)
 {
@@ -194,14 +218,19 @@ static bool resolve_into(struct real_nccl *real, const void *caller)
     resolving = true;
     void *lib = nccl_library(caller);
     if (lib) {
-#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) *(void **)&real->name = dlsym(lib, #name);
+#define NCCLTAP_REAL_RESOLVE(name, params, args, kind) \
+    *(void **)&real->name = dlsym(lib, #name);         \
+    *(void **)&real->p##name = dlsym(lib, "p" #name);
         NCCLTAP_NCCL_API(NCCLTAP_REAL_RESOLVE)
 #undef NCCLTAP_REAL_RESOLVE
 #define NCCLTAP_REAL_QUERY_RESOLVE(ret, name, params, args) *(void **)&real->name = dlsym(lib, #name);
         NCCLTAP_NCCL_QUERIES(NCCLTAP_REAL_QUERY_RESOLVE)
 #undef NCCLTAP_REAL_QUERY_RESOLVE
         real->simulated = dlsym(lib, "ncclsim_marker") != NULL;
+        if (lib == RTLD_NEXT)
+            call_past_copies(real);
     }
+    real->passive = tap_shim_passive();
     resolving = false;
     int v = 0;
     if (real->ncclGetVersion && real->ncclGetVersion(&v) == ncclSuccess)
@@ -245,7 +274,7 @@ const struct real_nccl *real_nccl_retry(const void *caller)
 }
 
 /* Distinct functions are few; a small table of names said keeps "once". */
-#define MISSING_MAX 32
+#define MISSING_MAX 128
 static const char *_Atomic missing_said[MISSING_MAX];
 
 ncclResult_t real_nccl_missing(const char *name)

@@ -8,7 +8,9 @@
 #include "abi/nccl_abi.h"
 
 struct real_nccl {
-#define NCCLTAP_REAL_FIELD(name, params, args, kind) ncclResult_t (*name) params;
+#define NCCLTAP_REAL_FIELD(name, params, args, kind) ncclResult_t (*name) params, (*p##name) params;
+    /* ncclX and its pncclX twin (NCCL exports both; a profiler that
+     * wraps ncclX calls pncclX), resolved apart. */
     NCCLTAP_NCCL_API(NCCLTAP_REAL_FIELD)
 #undef NCCLTAP_REAL_FIELD
 #define NCCLTAP_REAL_QUERY_FIELD(ret, name, params, args) ret (*name) params;
@@ -16,6 +18,7 @@ struct real_nccl {
 #undef NCCLTAP_REAL_QUERY_FIELD
     int version; /* NCCL_VERSION_CODE, 0 if unknown */
     bool simulated; /* the library is nccltap's simulator (it exports ncclsim_marker) */
+    bool passive;   /* another copy of nccltap is ahead of this one: call through (shim_copy.h) */
 };
 
 /* Resolved on first use, thread-safely and without a lock (real_nccl.c

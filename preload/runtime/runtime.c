@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "writers/callsite_out.h"
+#include "state/entry_events.h"
 #include "state/comm_parked.h"
 #include "state/comm_registry.h"
 #include "state/graph_table.h"
@@ -367,6 +368,7 @@ void tap_runtime_after_fork_child(void)
     if (q)
         mpmc_clear(q);
     memset(&tap_totals, 0, sizeof tap_totals);
+    memset(tap_entry_counts, 0, sizeof tap_entry_counts);
     tap_process_after_fork();
     tap_comm_registry_reset();
     tap_nccl_env_reset();

@@ -17,9 +17,17 @@
  * with offsetof from each version's headers (Include/cpython/pystate.h,
  * Include/internal/pycore_frame.h, Include/cpython/code.h,
  * Include/cpython/unicodeobject.h). The location table's format is the
- * same in both. */
+ * same in both. 3.10 (Include/cpython/frameobject.h) keeps its frames as
+ * objects linked from the thread state (ts_frame >= 0): frame_code and
+ * frame_previous are PyFrameObject's f_code and f_back, frame_prev_instr
+ * is f_lasti (an int, in code units, -1 before the first instruction),
+ * code_qualname is co_name (3.10 has no co_qualname), and the line table
+ * is 3.10's (line_of_310). Its CFrame (ts_cframe) has no current frame:
+ * cframe_current is its `previous`, NULL only in the thread state's own
+ * root, so python_interps.c tells a running thread state the same way. */
 struct layout {
     unsigned version;            /* (major << 8) | minor */
+    int ts_frame;                /* 3.10: PyThreadState.frame; -1 in 3.11+ */
     int ts_cframe;               /* PyThreadState.cframe */
     int cframe_current;          /* _PyCFrame.current_frame */
     int frame_code, frame_previous, frame_prev_instr, frame_owner; /* _PyInterpreterFrame */
@@ -35,8 +43,9 @@ struct layout {
     int rt_mutex, rt_head, rt_main, interp_next, interp_threads, ts_next, ts_thread_id;
 };
 static const struct layout layouts[] = {
-    {0x030b, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152},
-    {0x030c, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136},
+    {0x030a, 24, 48, 8, 32, 24, 96, -1, 40, 104, 112, 120, 0, 0, 48, 48, 56, 72, 24, 32, 40, 0, 8, 8, 176},
+    {0x030b, -1, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152},
+    {0x030c, -1, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136},
 };
 enum {
     OWNED_BY_GENERATOR = 1,
@@ -150,18 +159,38 @@ static bool on_main_thread(void)
 
 static struct tap_py_interp_layout interp_layout; /* the running CPython's, for python_interps.c */
 
-static void look(void)
+/* The running CPython's (major << 8) | minor: Py_Version (3.11+), else
+ * Py_GetVersion's "3.10.13 (main, ...)"; 0 where there is no CPython. */
+static unsigned running_version(void)
 {
     const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (version)
+        return (unsigned)(*version >> 16);
+    const char *(*get_version)(void) = NULL;
+    *(void **)&get_version = dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    const char *s = get_version ? get_version() : NULL;
+    unsigned major = 0, minor = 0;
+    for (; s && *s >= '0' && *s <= '9'; s++)
+        major = major * 10 + (unsigned)(*s - '0');
+    if (!s || *s++ != '.')
+        return 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        minor = minor * 10 + (unsigned)(*s - '0');
+    return major < 256 && minor < 256 ? major << 8 | minor : 0;
+}
+
+static void look(void)
+{
     *(void **)&get_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
-    if (!version || !get_tstate)
-        return; /* no CPython, or one before 3.11 (no Py_Version) */
+    unsigned version = get_tstate ? running_version() : 0;
+    if (!version)
+        return; /* no CPython */
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0] && sizeof(void *) == 8; i++)
-        if (layouts[i].version == *version >> 16)
+        if (layouts[i].version == version)
             py = &layouts[i];
     if (!py) {
-        tap_log("CPython %lu.%lu: call sites stay native (nccltap reads the frames of CPython 3.11 and 3.12)",
-                *version >> 24, (*version >> 16) & 0xff);
+        tap_log("CPython %u.%u: call sites stay native (nccltap reads the frames of CPython 3.10, 3.11 and 3.12)",
+                version >> 8, version & 0xff);
         return;
     }
     struct tap_py_interp_layout *l = &interp_layout;
@@ -292,6 +321,33 @@ static int line_of(const char *code, int lasti)
     return 0;
 }
 
+/* 3.10's line of instruction `lasti` (code units; Objects/lnotab_notes.txt
+ * and PyCode_Addr2Line of 3.10): the table is pairs of (bytes of code,
+ * unsigned; line delta, signed, -128 for none), ranges of no code
+ * skipped; before the first instruction, the first line. */
+static int line_of_310(const char *code, int lasti)
+{
+    int line = AT(code, py->code_firstlineno, int);
+    if (lasti < 0)
+        return line;
+    const char *bytes = AT(code, py->code_linetable, const char *);
+    const unsigned char *p = (const unsigned char *)bytes + BYTES_DATA;
+    const unsigned char *end = p + AT(bytes, BYTES_SIZE, int64_t);
+    int addr = lasti * 2, start = 0, stop = 0, at_line = -1;
+    while (stop <= addr) {
+        do {
+            if (end - p < 2)
+                return 0;
+            start = stop;
+            stop += p[0];
+            int delta = (signed char)p[1];
+            p += 2;
+            at_line = delta == -128 ? -1 : (line += delta);
+        } while (start == stop);
+    }
+    return at_line < 0 ? 0 : at_line;
+}
+
 /* Whether `file` holds one of NCCLTAP_CALLSITE_PYTHON_SKIP's parts. */
 static bool skipped_file(const char *file)
 {
@@ -343,7 +399,7 @@ static void fill(struct tap_py_frame *f, const char *code, int lasti)
     f->firstlineno = AT(code, py->code_firstlineno, int);
     f->linetable_len = AT(AT(code, py->code_linetable, const char *), BYTES_SIZE, int64_t);
     f->file_len = file_len(code);
-    f->line = line_of(code, lasti);
+    f->line = py->ts_frame >= 0 ? line_of_310(code, lasti) : line_of(code, lasti);
     f->unreadable = !copy_str(AT(code, py->code_filename, const char *), f->file, sizeof f->file) ||
                     !copy_str(AT(code, py->code_qualname, const char *), f->function, sizeof f->function);
     f->skipped = !f->unreadable && skipped_file(f->file);
@@ -381,9 +437,44 @@ static uint16_t intern(const char *code, int lasti)
     return 0;
 }
 
+/* Adds the frame (code, lasti) to out[*n], unless its file is skipped.
+ * False where the walk ends: a frame that cannot be read. */
+static bool take(const char *code, int lasti, uint16_t *out, unsigned *n)
+{
+    uint16_t id = intern(code, lasti);
+    if (!id || table[id - 1].unreadable) {
+        /* The innermost: the call stays native, counted; further out:
+         * the site ends there. */
+        if (*n == 0)
+            atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
+        return false;
+    }
+    if (!table[id - 1].skipped)
+        out[(*n)++] = id;
+    return true;
+}
+
+/* 3.10's walk: the frame objects from the thread state's, outward. */
+static unsigned walk_310(const char *ts, uint16_t *out, unsigned max)
+{
+    const char *frame = AT(ts, py->ts_frame, const char *);
+    unsigned n = 0;
+    for (int walked = 0; frame && n < max && walked < MAX_WALK;
+         walked++, frame = AT(frame, py->frame_previous, const char *)) {
+        int lasti = AT(frame, py->frame_prev_instr, int);
+        if (lasti < 0)
+            continue; /* not started yet: no line of its own */
+        if (!take(AT(frame, py->frame_code, const char *), lasti, out, &n))
+            return n;
+    }
+    return n;
+}
+
 /* The walk proper: the guard lets it read `ts`. */
 static unsigned walk(const char *ts, uint16_t *out, unsigned max)
 {
+    if (py->ts_frame >= 0)
+        return walk_310(ts, out, max);
     const char *cframe = AT(ts, py->ts_cframe, const char *);
     const char *frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
     unsigned n = 0;
@@ -398,16 +489,8 @@ static unsigned walk(const char *ts, uint16_t *out, unsigned max)
         /* Not started yet (_PyFrame_IsIncomplete): no line of its own. */
         if (owner != OWNED_BY_GENERATOR && instr < first + AT(code, py->code_firsttraceable, int))
             continue;
-        uint16_t id = intern(code, (int)(instr - first));
-        if (!id || table[id - 1].unreadable) {
-            /* The innermost: the call stays native, counted; further out:
-             * the site ends there. */
-            if (n == 0)
-                atomic_fetch_add_explicit(&unread, 1, memory_order_relaxed);
+        if (!take(code, (int)(instr - first), out, &n))
             return n;
-        }
-        if (!table[id - 1].skipped)
-            out[n++] = id;
     }
     return n;
 }

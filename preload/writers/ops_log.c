@@ -12,10 +12,15 @@ static struct tap_line_log ops_log;
 
 /* The "redop" of a line: NCCL's name quoted, "user" for a user-defined
  * one, null for an op without one. */
-static const char *redop_json(int32_t redop)
+/* The op's reduction as JSON: its name quoted (nccl_ops.h), null for an
+ * op without one. */
+static const char *redop_json(int32_t redop, char *buf, size_t len)
 {
-    static const char *const names[] = { "\"sum\"", "\"prod\"", "\"max\"", "\"min\"", "\"avg\"" };
-    return redop < 0 ? "null" : redop < 5 ? names[redop] : "\"user\"";
+    char name[24];
+    if (redop < 0)
+        return "null";
+    snprintf(buf, len, "\"%s\"", tap_redop_name(redop, name, sizeof name));
+    return buf;
 }
 
 /* nccltap's own line (NCCLTAP_OPS_JSONL=1). Returns its length, 0 if it
@@ -23,7 +28,7 @@ static const char *redop_json(int32_t redop)
 static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *c)
 {
     const struct tap_op_rec *op = c->op;
-    char dtype[32];
+    char dtype[32], redop[32];
     int n = snprintf(line, cap,
                      "{\"rank\": %d, \"comm\": \"%016llx\", \"seq\": %llu, \"op\": \"%s\", \"dtype\": \"%s\", "
                      "\"count\": %llu, \"bytes\": %llu, \"redop\": %s, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
@@ -33,7 +38,7 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "\"polled_end_ns\": %llu}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
-                     (unsigned long long)op->count, (unsigned long long)op->bytes, redop_json(op->redop), op->peer,
+                     (unsigned long long)op->count, (unsigned long long)op->bytes, redop_json(op->redop, redop, sizeof redop), op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,

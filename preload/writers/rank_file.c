@@ -8,6 +8,7 @@
 #include "state/graph_table.h"
 #include "state/comm_config.h"
 #include "state/comm_registry.h"
+#include "state/entry_events.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
 #include "base/json_writer.h"
@@ -143,6 +144,24 @@ static void write_comms(FILE *f)
     fputs("\n  ],\n", f);
 }
 
+/* "entry_points": the calls of each counted entry point that was called
+ * (state/entry_events.h), {"calls": N, "failed": M}; absent when none was. */
+static void write_entry_events(FILE *f)
+{
+    bool any = false;
+    for (int ev = 0; ev < TAP_EV_COUNT; ev++) {
+        uint64_t calls = atomic_load(&tap_entry_counts[ev].calls);
+        if (!calls)
+            continue;
+        fprintf(f, "%s\"%s\": {\"calls\": %llu, \"failed\": %llu}", any ? ", " : ",\n  \"entry_points\": {",
+                tap_entry_event_name((enum tap_entry_event)ev), (unsigned long long)calls,
+                (unsigned long long)atomic_load(&tap_entry_counts[ev].failed));
+        any = true;
+    }
+    if (any)
+        fputc('}', f);
+}
+
 static void write_op(FILE *f, const struct tap_stat *s)
 {
     char dtype_buf[32];
@@ -269,7 +288,9 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
                 (unsigned long long)r->replays_timed,
                 (unsigned long long)(r->replays_lost + atomic_load(&tap_graph_untimed)),
                 (unsigned long long)atomic_load(&tap_graph_untracked));
-    fputs("}\n}\n", f);
+    fputs("}", f);
+    write_entry_events(f);
+    fputs("\n}\n", f);
 }
 
 struct tap_call_tally tap_call_tally(const struct tap_snapshot *snap)

@@ -13,14 +13,51 @@
 #define NO_ROOT INT_MIN
 #define NO_REDOP INT_MIN
 
+/* User reduction ops: ncclRedOpCreatePreMulSum takes the communicator's
+ * lowest free slot of 32 and returns ncclNumOps + slot, as NCCL numbers
+ * them; ncclRedOpDestroy frees it. The scalar is not read: a user op is
+ * timed as any reduction. */
+#define SIM_USER_OPS 32
+
+static int user_op(ncclComm_t comm, int redop)
+{
+    int slot = redop - SIM_NCCL_NUM_OPS;
+    return slot >= 0 && slot < SIM_USER_OPS && (comm->user_ops >> slot & 1u);
+}
+
+ncclResult_t sim_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype,
+                                          ncclScalarResidence_t residence, ncclComm_t comm)
+{
+    if (!op || !scalar || !comm || (int)datatype < 0 || (int)datatype >= SIM_NCCL_NUM_TYPES ||
+        (residence != ncclScalarDevice && residence != ncclScalarHostImmediate))
+        return ncclInvalidArgument;
+    if (comm->user_ops == UINT32_MAX)
+        return ncclInvalidUsage;
+    int slot = __builtin_ctz(~comm->user_ops);
+    comm->user_ops |= 1u << slot;
+    *op = (ncclRedOp_t)(SIM_NCCL_NUM_OPS + slot);
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+{
+    if (!comm || !user_op(comm, (int)op))
+        return ncclInvalidArgument;
+    comm->user_ops &= ~(1u << ((int)op - SIM_NCCL_NUM_OPS));
+    return ncclSuccess;
+}
+
 static ncclResult_t check(ncclComm_t comm, ncclDataType_t type, int redop, int root)
 {
     if (!comm)
         return ncclInvalidArgument;
     if ((int)type < 0 || (int)type >= SIM_NCCL_NUM_TYPES)
         return ncclInvalidArgument;
-    /* The simulator creates no user reduction ops (>= SIM_NCCL_NUM_OPS). */
-    if (redop != NO_REDOP && (redop < 0 || redop >= SIM_NCCL_NUM_OPS))
+    /* A user op (>= SIM_NCCL_NUM_OPS) must be one of the communicator's
+     * (ncclRedOpCreatePreMulSum); it moves no data (NCCLSIM_DATA refuses it). */
+    if (redop != NO_REDOP && (redop < 0 || (redop >= SIM_NCCL_NUM_OPS && !user_op(comm, redop))))
+        return ncclInvalidArgument;
+    if (redop != NO_REDOP && redop >= SIM_NCCL_NUM_OPS && sim_knobs()->data)
         return ncclInvalidArgument;
     if (root != NO_ROOT && (root < 0 || root >= comm->nranks))
         return ncclInvalidArgument;
@@ -134,6 +171,68 @@ ncclResult_t sim_ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
                              cudaStream_t stream)
 {
     return submit(SIM_SCATTER, sendbuff, recvbuff, count, datatype, NO_REDOP, root, comm, stream);
+}
+
+/* NCCL 2.31's per-call configuration variants: the configuration (or
+ * NULL) changes how NCCL runs the collective (algorithm, CTAs, a profiler
+ * tag), not what it moves, which is all the simulator models. */
+ncclResult_t sim_ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                     ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream,
+                                     const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
+
+ncclResult_t sim_ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,
+                                     ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
+
+ncclResult_t sim_ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                         ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                         cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
+
+ncclResult_t sim_ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                     int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t sim_ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                  ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream,
+                                  const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+
+ncclResult_t sim_ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                    ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+}
+
+ncclResult_t sim_ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                  int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t sim_ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                   int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+{
+    (void)config;
+    return sim_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
 ncclResult_t sim_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,

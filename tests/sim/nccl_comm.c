@@ -168,6 +168,88 @@ const char *sim_ncclGetErrorString(ncclResult_t result)
     case ncclInvalidUsage: return "invalid usage";
     case ncclRemoteError: return "remote process exited or there was a network error";
     case ncclInProgress: return "NCCL operation in progress";
+    case ncclTimeout: return "operation timed out";
     default: return "unknown result code";
     }
+}
+
+/* Memory, registration, windows, suspend/resume and revoke (2.19 to
+ * 2.29): argument checks as NCCL's, and nothing else: the simulator has
+ * no buffers to register and no resources to release. ncclMemAlloc gives
+ * host memory (zeroed), as device memory is with NCCLSIM_DATA. */
+ncclResult_t sim_ncclMemAlloc(void **ptr, size_t size)
+{
+    if (!ptr || size == 0)
+        return ncclInvalidArgument;
+    *ptr = calloc(1, size);
+    return *ptr ? ncclSuccess : ncclSystemError;
+}
+
+ncclResult_t sim_ncclMemFree(void *ptr)
+{
+    free(ptr);
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    if (!comm || !buff || !size || !handle)
+        return ncclInvalidArgument;
+    *handle = buff;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommDeregister(const ncclComm_t comm, void *handle)
+{
+    return comm && handle ? ncclSuccess : ncclInvalidArgument;
+}
+
+struct ncclWindow_vidmem {
+    void *buff;
+    size_t size;
+};
+
+ncclResult_t sim_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+{
+    (void)winFlags;
+    if (!comm || !buff || !size || !win)
+        return ncclInvalidArgument;
+    *win = malloc(sizeof **win);
+    if (!*win)
+        return ncclSystemError;
+    **win = (struct ncclWindow_vidmem){buff, size};
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+{
+    if (!comm || !win)
+        return ncclInvalidArgument;
+    free(win);
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommSuspend(ncclComm_t comm, int flags)
+{
+    if (!comm || (flags & ~1))
+        return ncclInvalidArgument;
+    if (comm->suspended)
+        return ncclInvalidUsage;
+    comm->suspended = 1;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommResume(ncclComm_t comm)
+{
+    if (!comm)
+        return ncclInvalidArgument;
+    if (!comm->suspended)
+        return ncclInvalidUsage;
+    comm->suspended = 0;
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+{
+    return comm && revokeFlags == 0 ? ncclSuccess : ncclInvalidArgument;
 }

@@ -15,7 +15,7 @@
 #define SIM_NCCL_VERSION 23000      /* 2.30.0 */
 #define SIM_NCCL_NUM_TYPES 12
 #endif
-#define SIM_NCCL_NUM_OPS 5          /* sum prod max min avg; no user ops */
+#define SIM_NCCL_NUM_OPS 5          /* sum prod max min avg; then user ops (nccl_coll.c) */
 
 /* Each ABI function is implemented once, hidden, as sim_<name>;
  * nccl_exports.c gives it its two public names, <name> and p<name>. */
@@ -36,6 +36,8 @@ struct ncclComm {
     uint64_t children;           /* splits and grows of this comm so far */
     uint64_t shrinks;            /* shrinks of this comm so far */
     int nonblocking;             /* config.blocking = 0: ops return ncclInProgress */
+    int suspended;               /* ncclCommSuspend until ncclCommResume */
+    uint32_t user_ops;           /* ncclRedOpCreatePreMulSum's slots in use, a bit each */
     /* Per function, a bit per size class (the power of two at or below
      * the bytes) already called: NCCLSIM_FIRST_CALL_US. */
     uint64_t called[SIM_FUNC_COUNT];

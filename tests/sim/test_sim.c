@@ -1303,7 +1303,9 @@ static void test_bad_knob(void)
 
 static const char *const new_apis[] = {
     "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclCommShrink", "ncclCommGrow",
-    "ncclCommInitRankScalable", "ncclGroupSimulateEnd",
+    "ncclCommInitRankScalable", "ncclGroupSimulateEnd", "ncclAllReduceConfig", "ncclAlltoAllConfig",
+    "ncclScatterConfig", "ncclMemAlloc", "ncclCommRegister", "ncclCommWindowRegister", "ncclCommSuspend",
+    "ncclCommRevoke",
 };
 
 static void check_exported(void *lib, const char *name, int want)

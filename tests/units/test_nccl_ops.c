@@ -27,6 +27,11 @@ void test_nccl_ops(void)
     CHECK(!strcmp(tap_dtype_name(12, buf, sizeof buf), "unknown(12)"));
     CHECK(!strcmp(tap_dtype_name(6, buf, sizeof buf), "float16"));
     CHECK(!strcmp(tap_op_name(TAP_OP_ALLTOALL), "AlltoAll"));
+    CHECK(!strcmp(tap_redop_name(-1, buf, sizeof buf), "none"));
+    CHECK(!strcmp(tap_redop_name(4, buf, sizeof buf), "avg"));
+    CHECK(!strcmp(tap_redop_name(5, buf, sizeof buf), "premulsum#0"));
+    CHECK(!strcmp(tap_redop_name(7, buf, sizeof buf), "premulsum#2"));
+    CHECK(!strcmp(tap_redop_name(-3, buf, sizeof buf), "unknown(-3)"));
     for (int op = 0; op < TAP_OP_COUNT; op++)
         CHECK(tap_op_from_name(tap_op_name((enum tap_op)op)) == op);
     CHECK(tap_op_from_name("Broadcast") == TAP_OP_BROADCAST);  /* ncclBcast too */

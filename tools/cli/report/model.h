@@ -117,8 +117,9 @@ static inline uint8_t op_redop_of(int64_t redop)
     return redop < 0 ? OP_REDOP_NONE : redop < 5 ? (uint8_t)(2 + redop) : OP_REDOP_USER;
 }
 
-/* The byte of a per-op log's "redop": a name below (null: none; absent:
- * unknown); OP_REDOP_UNKNOWN for any other string. model.c */
+/* The byte of a per-op log's "redop": a name below, or "premulsum#N" (a
+ * user op: OP_REDOP_USER); null: none; absent: unknown; OP_REDOP_UNKNOWN
+ * for any other string. model.c */
 uint8_t op_redop_from_name(const char *name);
 
 /* "sum", "prod", "max", "min", "avg", "user"; NULL for none or unknown. */

@@ -1,0 +1,32 @@
+/* One nccltap per process, whatever the preload list holds: the user's
+ * LD_PRELOAD and `nccltap run`'s may name two copies of the shim at
+ * different paths, and the loader then loads both. The copy first in the
+ * global scope is the one the program's calls reach: it records. Every
+ * later copy is passive: its wrappers call NCCL and return, its load and
+ * unload do nothing, its dlsym passes every lookup on; and the active
+ * copy calls past it, to the NCCL behind it (real_nccl.c).
+ *
+ * A copy is told by nccltap_shim_marker, which nccltap exports and no
+ * NCCL does (exports.map). Any thread; no lock, no allocation but the
+ * loader's own (dladdr, dlsym, dlopen(RTLD_NOLOAD)), once. */
+#ifndef NCCLTAP_SHIM_COPY_H
+#define NCCLTAP_SHIM_COPY_H
+
+#include <stdbool.h>
+
+#define TAP_SHIM_MARKER "nccltap_shim_marker"
+extern const char nccltap_shim_marker[];
+
+/* This object's load base (its ELF header), whatever the global scope
+ * binds nccltap's exported names to. */
+const void *tap_shim_self(void);
+
+/* Whether another copy of nccltap is ahead of this one in the global
+ * scope: then this one is passive. Decided once. */
+bool tap_shim_passive(void);
+
+/* Whether the object holding `addr` is a copy of nccltap other than this
+ * one. */
+bool tap_shim_copy_at(const void *addr);
+
+#endif

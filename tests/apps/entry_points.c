@@ -1,0 +1,198 @@
+/* The ways a program reaches NCCL's entry points beyond the plain names
+ * (issue 34), on one rank, printing what it did as expectations for
+ * tests/shim_case.py (api_exercise.c's format).
+ *
+ * Usage: entry_points SCENARIO
+ *   pnccl  3 ncclAllReduce, 4 pncclAllReduce and 2 pncclBroadcast on a
+ *          communicator made by pncclCommInitRank: 9 calls, each counted
+ *          once, the pnccl ones as their plain twins.
+ *   config NCCL 2.31's per-call configuration collectives, each once with
+ *          a configuration and AllReduceConfig once more with NULL (the
+ *          plain call), outside and inside a group: 18 calls, each
+ *          counted and timed as its plain collective.
+ *   premulsum  two PreMulSum ops made (slots 0 and 1), 3 AllReduces with
+ *          the second and 1 with the first, then both destroyed: the
+ *          per-op log names them premulsum#1 (3 lines) and #0 (1).
+ *   events memory, registration, windows, suspend/resume and revoke, each
+ *          counted per entry point in the rank file, a refused call as
+ *          failed, beside 2 AllReduces. */
+#include <limits.h>
+#include <string.h>
+
+#include "nccl_app.h"
+
+#define COUNT 1024
+
+static void expect_calls(const char *origin, int rank, const char *op, int n)
+{
+    printf("{\"expect\": \"calls\", \"origin\": \"%s\", \"rank\": %d, \"op\": \"%s\", \"n\": %d}\n",
+           origin, rank, op, n);
+}
+
+static void expect_total(const char *key, int n)
+{
+    printf("{\"expect\": \"totals\", \"key\": \"%s\", \"n\": %d}\n", key, n);
+}
+
+static void expect_entry(const char *name, int calls, int failed)
+{
+    printf("{\"expect\": \"entry_point\", \"name\": \"%s\", \"calls\": %d, \"failed\": %d}\n", name, calls,
+           failed);
+}
+
+static int scenario_pnccl(void)
+{
+    CUstream s = app_stream_on(0);
+    void *a = app_buffer(COUNT * 4), *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(pncclCommInitRank(&comm, 1, id, 0));
+    for (int k = 0; k < 3; k++)
+        CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    for (int k = 0; k < 4; k++)
+        CHECK_NCCL(pncclAllReduce(a, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    for (int k = 0; k < 2; k++)
+        CHECK_NCCL(pncclBroadcast(a, b, COUNT, ncclFloat32, 0, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(pncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 7);
+    expect_calls("init", 0, "Broadcast", 2);
+    expect_total("calls", 9);
+    return 0;
+}
+
+/* Each nccl<Coll>Config once on `comm`, AllReduceConfig twice (the
+ * second with no configuration). */
+static void config_round(ncclComm_t comm, CUstream s, void *a, void *b, const ncclCollConfig_t *cfg)
+{
+    CHECK_NCCL(ncclAllReduceConfig(a, b, COUNT, ncclFloat32, ncclSum, comm, s, cfg));
+    CHECK_NCCL(ncclAllReduceConfig(a, b, COUNT, ncclFloat32, ncclMax, comm, s, NULL));
+    CHECK_NCCL(ncclAllGatherConfig(a, b, COUNT, ncclFloat32, comm, s, cfg));
+    CHECK_NCCL(ncclReduceScatterConfig(a, b, COUNT, ncclFloat32, ncclSum, comm, s, cfg));
+    CHECK_NCCL(ncclBroadcastConfig(a, b, COUNT, ncclFloat32, 0, comm, s, cfg));
+    CHECK_NCCL(ncclReduceConfig(a, b, COUNT, ncclFloat32, ncclSum, 0, comm, s, cfg));
+    CHECK_NCCL(ncclAlltoAllConfig(a, b, COUNT, ncclFloat32, comm, s, cfg));
+    CHECK_NCCL(ncclGatherConfig(a, b, COUNT, ncclFloat32, 0, comm, s, cfg));
+    CHECK_NCCL(ncclScatterConfig(a, b, COUNT, ncclFloat32, 0, comm, s, cfg));
+}
+
+static int scenario_config(void)
+{
+    CUstream s = app_stream_on(0);
+    void *a = app_buffer(COUNT * 4), *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    /* NCCL_COLLCONFIG_INITIALIZER of 2.31, with a profiler tag. */
+    ncclCollConfig_t cfg = {sizeof cfg, 0xcafebeef, 23100, NULL, INT_MIN, INT_MIN, INT_MIN, INT_MIN, NULL, 1,
+                            INT_MIN, 42};
+    config_round(comm, s, a, b, &cfg);
+    CHECK_NCCL(ncclGroupStart());
+    config_round(comm, s, a, b, &cfg);
+    CHECK_NCCL(ncclGroupEnd());
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 4);
+    static const char *const once[] = {"AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll", "Gather",
+                                       "Scatter"};
+    for (size_t i = 0; i < sizeof once / sizeof once[0]; i++)
+        expect_calls("init", 0, once[i], 2);
+    expect_total("calls", 18);
+    return 0;
+}
+
+static void expect_ops_field(const char *key, const char *value, int n)
+{
+    printf("{\"expect\": \"ops_field\", \"key\": \"%s\", \"value\": \"%s\", \"n\": %d}\n", key, value, n);
+}
+
+static int scenario_premulsum(void)
+{
+    CUstream s = app_stream_on(0);
+    void *a = app_buffer(COUNT * 4), *b = app_buffer(COUNT * 4);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    float half = 0.5f, quarter = 0.25f;
+    ncclRedOp_t first, second;
+    CHECK_NCCL(ncclRedOpCreatePreMulSum(&first, &half, ncclFloat32, ncclScalarHostImmediate, comm));
+    CHECK_NCCL(ncclRedOpCreatePreMulSum(&second, &quarter, ncclFloat32, ncclScalarHostImmediate, comm));
+    for (int k = 0; k < 3; k++)
+        CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, second, comm, s));
+    CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, first, comm, s));
+    CHECK_NCCL(ncclAllReduce(a, b, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclRedOpDestroy(first, comm));
+    CHECK_NCCL(ncclRedOpDestroy(second, comm));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    expect_calls("init", 0, "AllReduce", 5);
+    expect_ops_field("redop", "premulsum#1", 3);
+    expect_ops_field("redop", "premulsum#0", 1);
+    expect_ops_field("redop", "sum", 1);
+    expect_entry("ncclRedOpCreatePreMulSum", 2, 0);
+    expect_entry("ncclRedOpDestroy", 2, 0);
+    return 0;
+}
+
+static int scenario_events(void)
+{
+    CUstream s = app_stream_on(0);
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+    void *buf = NULL, *handle = NULL;
+    ncclWindow_t win = NULL;
+    CHECK_NCCL(ncclMemAlloc(&buf, COUNT * 4));
+    CHECK_NCCL(ncclCommRegister(comm, buf, COUNT * 4, &handle));
+    CHECK_NCCL(ncclCommWindowRegister(comm, buf, COUNT * 4, &win, 0));
+    CHECK_NCCL(ncclAllReduce(buf, buf, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_NCCL(ncclCommWindowDeregister(comm, win));
+    CHECK_NCCL(ncclCommDeregister(comm, handle));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommSuspend(comm, 1));
+    int refused = ncclCommSuspend(comm, 1) != ncclSuccess; /* already suspended */
+    CHECK_NCCL(ncclCommResume(comm));
+    CHECK_NCCL(ncclAllReduce(buf, buf, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_CU(cu.cuStreamSynchronize(s));
+    CHECK_NCCL(ncclCommRevoke(comm, 0));
+    CHECK_NCCL(ncclCommDestroy(comm));
+    CHECK_NCCL(ncclMemFree(buf));
+    printf("{\"result\": \"refused\", \"code\": %d}\n", refused);
+    expect_calls("init", 0, "AllReduce", 2);
+    expect_entry("ncclMemAlloc", 1, 0);
+    expect_entry("ncclCommRegister", 1, 0);
+    expect_entry("ncclCommDeregister", 1, 0);
+    expect_entry("ncclCommWindowRegister", 1, 0);
+    expect_entry("ncclCommWindowDeregister", 1, 0);
+    expect_entry("ncclCommSuspend", 2, 1);
+    expect_entry("ncclCommResume", 1, 0);
+    expect_entry("ncclCommRevoke", 1, 0);
+    /* ncclMemFree comes after the last communicator's end, when the file
+     * is written at exit: counted there too. */
+    expect_entry("ncclMemFree", 1, 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        fprintf(stderr, "usage: entry_points pnccl|config|premulsum|events\n");
+        return 2;
+    }
+    app_cuda_init();
+    if (!strcmp(argv[1], "pnccl"))
+        return scenario_pnccl();
+    if (!strcmp(argv[1], "events"))
+        return scenario_events();
+    if (!strcmp(argv[1], "premulsum"))
+        return scenario_premulsum();
+    if (!strcmp(argv[1], "config"))
+        return scenario_config();
+    fprintf(stderr, "entry_points: unknown scenario %s\n", argv[1]);
+    return 2;
+}
