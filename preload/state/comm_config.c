@@ -39,7 +39,8 @@ static void take(void)
         uint64_t h = tap_hash(TAP_HASH_SEED, v->name, len);
         v->hash = tap_hash(h, eq + 1, strlen(eq + 1));
     }
-    qsort(env.vars, env.n, sizeof *env.vars, cmp_var);
+    if (env.n)  /* qsort wants an array, even of nothing */
+        qsort(env.vars, env.n, sizeof *env.vars, cmp_var);
     env.read = true;
 }
 

@@ -122,18 +122,20 @@ static struct tap_comm *overflow_locked(void)
 }
 
 /* handle -> c, where the table has room for it; under register_lock. */
-static void map_locked(ncclComm_t handle, struct tap_comm *c)
+/* Maps handle to c; false when the table had no key left for it (then
+ * each lookup of the handle registers it again). */
+static bool map_locked(ncclComm_t handle, struct tap_comm *c)
 {
     for (unsigned i = slot_of(handle);; i = (i + 1) & (TABLE_SLOTS - 1)) {
         ncclComm_t k = atomic_load_explicit(&table[i].key, memory_order_relaxed);
         if (k == NULL && (c == &overflow ? nkeys >= MAX_KEYS - TAP_COMM_MAX : nkeys == MAX_KEYS))
-            return;
+            return false;
         if (k == handle || k == NULL) {
             nkeys += k == NULL;
             atomic_store_explicit(&table[i].value, c, memory_order_release);
             atomic_store_explicit(&table[i].key, handle, memory_order_release);
             atomic_fetch_add_explicit(&tap_comm_generation, 1, memory_order_release);
-            return;
+            return true;
         }
     }
 }
@@ -149,19 +151,25 @@ struct tap_comm *tap_comm_register(ncclComm_t handle, uint64_t id, uint64_t pare
                        ? new_record(handle, id, parent_id, origin, name, config, rank, nranks, init_ns) : NULL;
     bool no_memory = !c && registered() < TAP_COMM_MAX;
     pthread_mutex_lock(&register_lock);
+    bool past = false;
     if (c && registered() < TAP_COMM_MAX) {
         list_locked(c);
         atomic_fetch_add(&alive, 1);
     } else {
         free(c);
         c = overflow_locked();
-        if (!no_memory) {
-            atomic_fetch_add_explicit(&past_limit, 1, memory_order_relaxed);
-            TAP_LOG_ONCE(full_said, "more than %u communicators: the calls of later ones are counted in the "
-                         "(overflow) communicator", TAP_COMM_MAX);
-        }
+        past = !no_memory;
     }
-    map_locked(handle, c);
+    bool mapped = map_locked(handle, c);
+    /* A communicator past the limit is counted once: at its creation, or
+     * at the lookup that maps its handle. One whose handle found no key
+     * left (handles never reused, thousands past the limit) is looked up
+     * again at each call: counted at its creation only. */
+    if (past && (origin != TAP_ORIGIN_UNREGISTERED || mapped)) {
+        atomic_fetch_add_explicit(&past_limit, 1, memory_order_relaxed);
+        TAP_LOG_ONCE(full_said, "more than %u communicators: the calls of later ones are counted in the "
+                     "(overflow) communicator", TAP_COMM_MAX);
+    }
     pthread_mutex_unlock(&register_lock);
     if (no_memory)
         tap_note_no_memory("a communicator's record: its calls are counted in the (overflow) communicator");

@@ -37,7 +37,8 @@ static struct member *members_of(const struct report *r, size_t *n)
                 v = xrealloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
             v[(*n)++] = (struct member){ strtoull(c->id, NULL, 16), c->rank, &r->files[i], c };
         }
-    qsort(v, *n, sizeof *v, cmp_member);
+    if (*n)  /* qsort wants an array, even of nothing */
+        qsort(v, *n, sizeof *v, cmp_member);
     /* A rank once: its first entry (a process listing it twice is damaged). */
     size_t kept = 0;
     for (size_t i = 0; i < *n; i++)

@@ -44,6 +44,7 @@ int report_load_nccl_env(struct report *r, json_t *root, struct rank_file *f, ch
         }
         f->env[f->nenv++] = (struct env_var){ report_intern(r, name), h };
     }
-    qsort(f->env, f->nenv, sizeof *f->env, cmp_var);
+    if (f->nenv)  /* qsort wants an array, even of nothing */
+        qsort(f->env, f->nenv, sizeof *f->env, cmp_var);
     return 0;
 }
