@@ -25,6 +25,7 @@ enum finding_kind {
     FINDING_BELOW_EXPECTED,  /* below NCCLTAP_EXPECT_BUSBW_GBS / --expect-busbw */
     FINDING_OS,              /* a rank's threads kept off their CPUs in NCCL calls */
     FINDING_SETTINGS,        /* NCCL settings (environment, config) that differ between ranks */
+    FINDING_KINDS            /* how many kinds: a row each in render/finding_kinds.c */
 };
 
 /* The report section that holds a finding's evidence. */

@@ -6,6 +6,7 @@
  * html_links.h and html_tables.h, then the text report's evidence sections
  * as they print. */
 #include "render.h"
+#include "finding_kinds.h"
 #include "findings.h"
 #include "format.h"
 #include "html_charts.h"
@@ -156,21 +157,6 @@ static void print_caught(struct caught *c, const char *id, FILE *out)
     free(c->buf);
 }
 
-/* The picture that holds a finding's evidence. */
-static const char *evidence_of(const struct finding *f)
-{
-    switch (f->kind) {
-    case FINDING_MISMATCH: return "text-mismatches";
-    case FINDING_SETTINGS: return "text-settings";
-    case FINDING_HANG: return "hang";
-    case FINDING_STALL: return "hang";
-    case FINDING_STRAGGLER: return "ranks";
-    case FINDING_SLOW_LINK: return f->transfer_us > 0.0 ? "text-slow" : "links";  /* from collectives: no matrix */
-    case FINDING_OS: return "text-os";
-    default: return "bandwidth";
-    }
-}
-
 static void print_findings_list(const struct report_summary *s, FILE *out)
 {
     const struct findings *fs = &s->findings;
@@ -193,7 +179,7 @@ static void print_findings_list(const struct report_summary *s, FILE *out)
         fprintf(out, "<li class=\"finding\" id=\"finding-%zu\" data-kind=\"%s\" data-rank=\"%d\">", i + 1,
                 finding_key(f), f->rank);
         html_text(out, line ? line : "(no memory)");
-        fprintf(out, " <a href=\"#%s\">evidence</a>", evidence_of(f));
+        fprintf(out, " <a href=\"#%s\">evidence</a>", finding_kind_of(f)->anchor(f));
         char *next = finding_next_step(f);
         if (next) {
             fputs("<br><span class=\"next\">next: ", out);

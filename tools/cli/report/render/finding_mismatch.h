@@ -1,0 +1,20 @@
+/* The MISMATCH and SETTINGS findings' renderers: ranks that issued
+ * different collectives at one seq, NCCL settings that differ between ranks.
+ * Rows of finding_kinds.c: the evidence's words (`sep` between its
+ * lines), the next step, the JSON evidence. finding_mismatch.c */
+#ifndef NCCLTAP_CLI_REPORT_FINDING_MISMATCH_H
+#define NCCLTAP_CLI_REPORT_FINDING_MISMATCH_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "findings.h"
+
+void finding_mismatch_line(const struct finding *f, const char *sep, FILE *out);
+void finding_mismatch_next(const struct finding *f, FILE *out);
+void finding_mismatch_evidence(const struct finding *f, json_t *e);
+void finding_settings_line(const struct finding *f, const char *sep, FILE *out);
+void finding_settings_next(const struct finding *f, FILE *out);
+void finding_settings_evidence(const struct finding *f, json_t *e);
+
+#endif
