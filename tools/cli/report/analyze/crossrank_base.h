@@ -113,6 +113,7 @@ struct xr_straggler {
      * either way (the truth may be above the threshold or below it). */
     size_t decided;
     size_t last;                /* those it started last in, by more than the threshold */
+    size_t late_all;            /* its communicator's instances where any rank started last so */
     double last_fraction;       /* last / decided */
     size_t measured;            /* the communicator's instances told */
     uint64_t calls;             /* its collectives after its first: what the totals are over */

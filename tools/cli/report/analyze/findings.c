@@ -121,8 +121,8 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
  * time at the rest of the step): the waiting it caused is a material share
  * of the others' NCCL time and not nothing in their wall time (a job
  * stopped by a hang has little NCCL time), most of the waiting at its communicator is its
- * doing, standing out from the rest (and it is listed: late
- * XR_STRAGGLER_MIN_LAST times or more). */
+ * doing, standing out from the rest, and it was last more often than
+ * chance (and it is listed: late XR_STRAGGLER_MIN_LAST times or more). */
 #define FINDING_STRAGGLER_MIN_NCCL_SHARE 0.1
 #define FINDING_STRAGGLER_MIN_WALL_SHARE 0.01
 #define FINDING_STRAGGLER_MIN_CAUSED_SHARE 0.5
@@ -130,6 +130,33 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
  * its communicator caused. Ranks that arrive in turn (jitter; 2 ranks
  * whose arrivals are a coin toss) each cause about as much. */
 #define FINDING_STRAGGLER_MIN_LEAD 2.0
+/* ... and it is last more often than chance makes a rank last: of the L
+ * collectives of its communicator that some rank started last (beyond
+ * the threshold, where the records tell), at least L/n plus this many
+ * standard deviations of that count (binomial, p = 1/n). A short run's
+ * ranks descheduled in turn on a busy host each cause a burst of
+ * waiting; a rank slower than the others is last again and again. */
+#define FINDING_STRAGGLER_MIN_Z 3.0
+
+/* The size of s's communicator, from its process's entry; 0 unknown. */
+static int comm_size(const struct report *r, const struct xr_straggler *s)
+{
+    const struct rank_file *f = &r->files[s->file];
+    for (size_t k = 0; k < f->ncomms; k++)
+        if (strtoull(f->comms[k].id, NULL, 16) == s->comm)
+            return f->comms[k].nranks;
+    return 0;
+}
+
+/* Whether s was last more often than chance (FINDING_STRAGGLER_MIN_Z). */
+static bool last_beyond_chance(const struct report *r, const struct xr_straggler *s)
+{
+    int n = comm_size(r, s);
+    if (n < 2)
+        return true;  /* not known: the cost alone judges */
+    double p = 1.0 / n, l = (double)s->late_all;
+    return (double)s->last >= p * l + FINDING_STRAGGLER_MIN_Z * sqrt(l * p * (1.0 - p));
+}
 
 static void add_stragglers(const struct report *r, struct findings *f)
 {
@@ -141,7 +168,7 @@ static void add_stragglers(const struct report *r, struct findings *f)
         if (s->caused_share < FINDING_STRAGGLER_MIN_CAUSED_SHARE ||
             s->caused_us_total < FINDING_STRAGGLER_MIN_LEAD * s->next_us_total ||
             !(share >= FINDING_STRAGGLER_MIN_NCCL_SHARE) ||
-            s->caused_us_total < FINDING_STRAGGLER_MIN_WALL_SHARE * wall)
+            s->caused_us_total < FINDING_STRAGGLER_MIN_WALL_SHARE * wall || !last_beyond_chance(r, s))
             continue;
         struct finding *v = add(f, FINDING_STRAGGLER, SECTION_STRAGGLERS);
         v->rank = s->rank;

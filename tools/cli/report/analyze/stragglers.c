@@ -324,8 +324,10 @@ static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, 
             calls += find_in_op(r, x, from, d, x->instances[i].op, acc, maxrank);
         }
     double caused = 0;
+    size_t late_all = 0;
     for (int rank = 0; rank <= maxrank; rank++) {
         caused += acc[rank].caused_us;
+        late_all += acc[rank].s.last;
         measured = acc[rank].w.decided > measured ? acc[rank].w.decided : measured;
     }
     for (int rank = 0; rank <= maxrank; rank++) {
@@ -341,6 +343,7 @@ static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, 
         push_wait(x, wcap, &a->w);
         struct xr_straggler *s = &a->s;
         s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
+        s->late_all = late_all;
         s->caused_us_total = a->caused_us;
         s->caused_share = caused > 0 ? s->caused_us_total / caused : 0;
         for (int other = 0; other <= maxrank; other++)
