@@ -10,6 +10,7 @@
 #include "findings.h"
 #include "format.h"
 #include "html_charts.h"
+#include "html_evidence.h"
 #include "html_links.h"
 #include "html_tables.h"
 #include "html_out.h"
@@ -195,10 +196,13 @@ static void print_findings_list(const struct report_summary *s, FILE *out)
     fputs("</section>\n", out);
 }
 
+/* The evidence the findings link to: tables of the result's figures
+ * (html_evidence.c); the mismatches and settings as the text says them. */
 static void print_evidence(const struct report *r, const struct report_summary *s, FILE *out)
 {
-    fputs("<section id=\"evidence\">\n<h2>The text report's evidence</h2>\n"
-          "<p class=\"note\">The cross-rank sections of <code>nccltap report</code>, as they print.</p>\n", out);
+    fputs("<section id=\"evidence\">\n<h2>Evidence</h2>\n"
+          "<p class=\"note\">The figures behind the findings, as <code>nccltap report</code>'s cross-rank "
+          "sections and <code>--json</code> give them.</p>\n", out);
     struct caught c;
     if (catch_text(&c)) {
         print_mismatches(s, c.m);
@@ -208,26 +212,10 @@ static void print_evidence(const struct report *r, const struct report_summary *
         print_settings(s, c.m);
         print_caught(&c, "text-settings", out);
     }
-    if (catch_text(&c)) {
-        print_stragglers(r, c.m);
-        print_caught(&c, "text-stragglers", out);
-    }
-    if (catch_text(&c)) {
-        print_slow_transfers(r, c.m);
-        print_caught(&c, "text-slow", out);
-    }
-    if (catch_text(&c)) {
-        print_hang(r, &s->findings.hangs, c.m);
-        print_caught(&c, "text-hang", out);
-    }
-    if (catch_text(&c)) {
-        print_os_interference(r, s, c.m);
-        print_caught(&c, "text-os", out);
-    }
-    if (catch_text(&c)) {
-        print_clocks(r, c.m);
-        print_caught(&c, "text-clocks", out);
-    }
+    html_evidence_stragglers(r, out);
+    html_evidence_slow(r, out);
+    html_evidence_os(r, s, out);
+    html_evidence_clocks(r, out);
     fputs("</section>\n", out);
 }
 
