@@ -6,7 +6,7 @@
 #include "check.h"
 #include "deadline.h"
 #include "fail.h"
-#include "json.h"
+#include "bench_json.h"
 #include "rank_ctx.h"
 #include "report.h"
 #include "worker.h"

@@ -1,7 +1,7 @@
 #include "report.h"
 
 #include <stdio.h>
-#include "stats.h"
+#include "bench_stats.h"
 
 /* nccl-tests' getFloatStr: `width` characters, with fewer decimals (or
  * in e-notation) when two do not fit. */

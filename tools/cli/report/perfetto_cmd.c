@@ -1,7 +1,7 @@
 /* `nccltap report --perfetto OUT.json [--from S] [--to S] [--ranks LIST]`:
  * the timeline (report_analyze's), written whole or not at all
- * (out_file.h). */
-#include "out_file.h"
+ * (report_file.h). */
+#include "report_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
 #include "timeline.h"

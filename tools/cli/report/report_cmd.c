@@ -10,7 +10,7 @@
 #include "check_options.h"
 #include "cli.h"
 #include "load.h"
-#include "out_file.h"
+#include "report_file.h"
 #include "perfetto_cmd.h"
 #include "render.h"
 #include "slow_transfers.h"

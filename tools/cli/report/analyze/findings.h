@@ -9,7 +9,7 @@
 #ifndef NCCLTAP_CLI_REPORT_FINDINGS_H
 #define NCCLTAP_CLI_REPORT_FINDINGS_H
 
-#include "hang.h"
+#include "hang_summary.h"
 #include "mismatch.h"
 #include "settings.h"
 #include "model.h"

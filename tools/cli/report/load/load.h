@@ -45,7 +45,7 @@ int report_add_document(struct report *r, const char *path, json_t *root);
 
 /* Fills f's call sites and load map from a per-rank document; a document
  * without them (an older shim, or call sites off) is fine. Returns 0, or
- * -1 with `why` naming what is wrong. callsites.c */
+ * -1 with `why` naming what is wrong. callsite_load.c */
 int report_load_callsites(struct report *r, json_t *root, struct rank_file *f, char *why,
                           size_t why_len);
 
@@ -66,13 +66,13 @@ void report_symbolize(struct report *r, char *const *debug_dirs, size_t n);
 
 /* Reads the per-op log at `path` (JSON lines, as the shim writes with
  * NCCLTAP_OPS_JSONL) into f->events, sorted. A missing file is not an
- * error; a damaged line is named on stderr and skipped. ops_log.c */
+ * error; a damaged line is named on stderr and skipped. ops_log_read.c */
 void report_load_ops_log(struct report *r, struct rank_file *f, const char *path);
 
 /* Reads the per-op file at `path` (binary, as the shim writes by default)
  * into f->events, sorted, and counts what the shim dropped in
  * f->events_dropped. Returns false when there is no such file; a damaged
- * one is named on stderr. ops_file.c */
+ * one is named on stderr. ops_file_read.c */
 bool report_load_ops_file(struct report *r, struct rank_file *f, const char *path);
 
 /* The hang reports next to the loaded rank files (".json" ->
@@ -85,7 +85,7 @@ void report_hangs_free(struct report *r);
  * bench_files.c */
 void report_load_bench(struct report *r);
 
-/* Sorts f->events by (comm, rank, seq, replay). ops_log.c */
+/* Sorts f->events by (comm, rank, seq, replay). ops_log_read.c */
 void report_sort_events(struct rank_file *f);
 
 /* Loads an LTTng trace (a directory with a CTF `metadata` file, or one

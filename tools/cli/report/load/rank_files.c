@@ -1,6 +1,6 @@
 /* Reading the per-rank files of a directory: listing them, opening each
  * safely (input_file.c), streaming it through the reader (rank_parse.c),
- * and its per-op log (ops_log.c). A file that cannot be read is named with
+ * and its per-op log (ops_log_read.c). A file that cannot be read is named with
  * the reason and skipped: a report silently missing a rank is worse than
  * one that says which rank is missing and why. */
 #include "load.h"

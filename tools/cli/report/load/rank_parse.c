@@ -153,7 +153,7 @@ static const struct section sections[] = {
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
 /* Top-level members that loaders of their own read with jansson
- * (callsites.c, os_records.c): they are built as JSON while the rest
+ * (callsite_load.c, os_records.c): they are built as JSON while the rest
  * streams. They are small (a few dozen call sites a process; "os" at most
  * the shim's 16,384 intervals). */
 static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os",

@@ -2,7 +2,7 @@
 #include "render.h"
 #include "escape.h"
 #include "format.h"
-#include "hang.h"
+#include "hang_summary.h"
 #include "util.h"
 
 #include <inttypes.h>

@@ -5,7 +5,7 @@
 #include "crossrank_base.h"
 #include "findings.h"
 #include "format.h"
-#include "hang.h"
+#include "hang_summary.h"
 #include "html_links.h"
 #include "html_out.h"
 #include "render.h"

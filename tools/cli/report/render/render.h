@@ -1,6 +1,6 @@
 /* Renderers: the report as text to read or as one JSON document. They
  * print what the document and the analyses hold; they compute no
- * statistics and open no input. The entry points (text.c, json.c, csv.c,
+ * statistics and open no input. The entry points (text.c, json_report.c, csv.c,
  * perfetto.c) call the sections declared here, which call only the shared
  * formatting below them all (format.h, escape.h). */
 #ifndef NCCLTAP_CLI_REPORT_RENDER_H

@@ -2,9 +2,9 @@
  * or not at all. A temporary file beside the target, made under a new
  * unique name (mkstemp: O_CREAT | O_EXCL, so never through a link someone
  * planted there), filled, then renamed over the target. Called on the
- * command's one thread. out_file.c */
-#ifndef NCCLTAP_CLI_REPORT_OUT_FILE_H
-#define NCCLTAP_CLI_REPORT_OUT_FILE_H
+ * command's one thread. report_file.c */
+#ifndef NCCLTAP_CLI_REPORT_REPORT_FILE_H
+#define NCCLTAP_CLI_REPORT_REPORT_FILE_H
 
 #include <stdbool.h>
 #include <stdio.h>

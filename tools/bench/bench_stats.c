@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "bench_stats.h"
 
 /* nccl-tests: algbw = S / t, GB/s meaning 1e9 bytes per second. */
 static double gbs(size_t bytes, double us)

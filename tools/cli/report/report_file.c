@@ -1,5 +1,5 @@
-/* Output files written whole or not at all (out_file.h). */
-#include "out_file.h"
+/* Output files written whole or not at all (report_file.h). */
+#include "report_file.h"
 #include "util.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* The Hang section: from the processes' hang reports (model.h struct
  * hang_file), per communicator, the collective it is stuck in, the ranks
- * stuck in it and the ranks that never got there. hang.c */
-#ifndef NCCLTAP_CLI_REPORT_HANG_H
-#define NCCLTAP_CLI_REPORT_HANG_H
+ * stuck in it and the ranks that never got there. hang_summary.c */
+#ifndef NCCLTAP_CLI_REPORT_HANG_SUMMARY_H
+#define NCCLTAP_CLI_REPORT_HANG_SUMMARY_H
 
 #include "model.h"
 

@@ -1,4 +1,4 @@
-#include "json.h"
+#include "bench_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fail.h"
-#include "stats.h"
+#include "bench_stats.h"
 
 char *json_rank_path(const char *file, int rank)
 {

@@ -21,7 +21,7 @@
  *
  * Ranks that report S pending as different calls (op or size) issued a
  * mismatch: the calls are kept, for the finding to say so. */
-#include "hang.h"
+#include "hang_summary.h"
 #include "callsites.h"
 #include "crossrank_base.h"
 #include "util.h"
