@@ -64,6 +64,18 @@ TAP_UNCHECKED static void *no_dlsym(void *handle, const char *name)
     return NULL;
 }
 
+/* An optional entry point the NCCL in use lacks: looked up past nccltap,
+ * where it is not (or is another tool's, as without nccltap), so that
+ * glibc fails the lookup as it would without nccltap and dlerror() says
+ * why: a NULL with no error is taken for found by the POSIX idiom
+ * `if (!dlerror())`, and crashes ctypes in CPython before 3.13. */
+TAP_UNCHECKED static void *absent_dlsym(void *handle, const char *name)
+{
+    (void)handle;
+    dlsym_fn real = atomic_load_explicit(&next_dlsym, memory_order_acquire);
+    return real && real != no_dlsym ? real(RTLD_NEXT, name) : NULL;
+}
+
 /* The next dlsym after nccltap's. By version first, as other tools find
  * it (nccltap's own carries glibc's versions, exports.map): glibc 2.34
  * moved it into libc.so.6, the older versions are x86-64's and AArch64's
@@ -190,7 +202,7 @@ tap_dlsym_decide(void *handle, const char *name, const void *ra)
     r.answer = nccl_answer(r.next, handle, e, name, ra);
     if (r.answer == ABSENT) {
         r.answer = NULL;
-        r.next = no_dlsym;
+        r.next = absent_dlsym;
     }
     deciding = 0;
     return r;

@@ -375,6 +375,10 @@ struct rank_file {
     struct env_var *env;
     size_t nenv;
     bool env_read;
+    /* Its communicators' config fields (comms[].config) were recorded:
+     * a shim that writes "nccl_env" does; an older one's files, and
+     * traces, say nothing of them (not "unset"). */
+    bool config_read;
 };
 
 /* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----

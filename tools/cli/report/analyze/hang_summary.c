@@ -200,14 +200,21 @@ static bool same_call(const struct hang_call *c, const struct hang_comm *e, bool
 
 /* The calls the ranks reporting S pending made as S (hang_instance.calls):
  * by op and size, and by datatype, reduction and root where every one of
- * those reports says them (older shims' do not). */
+ * those reports says them (older shims' do not). None where any of them
+ * is a send or a receive: the two sides of a transfer are different calls
+ * at one seq by design, and ranks' sends and receives need not share
+ * seqs with each other's collectives, so no mismatch can be told. */
 static void name_calls(const struct report *r, struct hang_instance *h)
 {
     bool exact = true;
     for (int rank = 0; rank < h->nranks; rank++) {
         const struct rank_file *file;
         const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
-        if (e && e->pending && e->seq == h->seq && e->op && (!e->dtype || !e->dtype[0] || e->redop == OP_REDOP_UNKNOWN))
+        if (!e || !e->pending || e->seq != h->seq || !e->op)
+            continue;
+        if (xr_is_p2p(e->op))
+            return;
+        if (!e->dtype || !e->dtype[0] || e->redop == OP_REDOP_UNKNOWN)
             exact = false;
     }
     h->calls = xcalloc((size_t)h->nranks + 1, sizeof *h->calls);

@@ -200,8 +200,20 @@ static const struct {
     { "traffic_class", offsetof(struct comm_config, traffic_class) },
 };
 
-static void compare_config(struct settings_drift *out, const struct member *m, size_t n, struct seen *seen)
+/* The communicator all[0..n)'s config fields, over the ranks whose files
+ * recorded them (config_read). */
+static void compare_config(struct settings_drift *out, const struct member *all, size_t n, struct seen *seen)
 {
+    struct member *m = xmalloc((n ? n : 1) * sizeof *m);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].file->config_read)
+            m[k++] = all[i];
+    n = k;
+    if (n < 2) {
+        free(m);
+        return;
+    }
     for (size_t f = 0; f < sizeof config_fields / sizeof config_fields[0]; f++) {
         for (size_t i = 0; i < n; i++) {
             const struct comm_config *c = &m[i].entry->config;
@@ -215,6 +227,7 @@ static void compare_config(struct settings_drift *out, const struct member *m, s
         seen[i] = (struct seen){ .set = c->version && c->net_name && c->net_name[0], .text = c->net_name };
     }
     judge(out, m, seen, n, false, "net_name");
+    free(m);
 }
 
 void settings_analyze(const struct report *r, struct settings_drift *out)

@@ -28,7 +28,13 @@ int report_load_nccl_env(struct report *r, json_t *root, struct rank_file *f, ch
         snprintf(why, why_len, "\"nccl_env\" is not {\"read\": bool, \"vars\": [at most %d]}", NCCL_ENV_MAX);
         return -1;
     }
-    f->env_read = json_is_true(read);
+    /* Past the shim's bound it kept the first variables in environ's
+     * order, which differs between processes: a variable it left out
+     * would read as unset there. Such a process's variables are not
+     * compared (its config fields are). */
+    json_t *not_kept = json_object_get(e, "not_kept");
+    f->env_read = json_is_true(read) && !(json_is_integer(not_kept) && json_integer_value(not_kept) > 0);
+    f->config_read = true;
     f->env = report_alloc(r, (json_array_size(vars) + 1) * sizeof *f->env);
     f->nenv = 0;
     size_t i;
