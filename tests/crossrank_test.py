@@ -205,9 +205,11 @@ def late_at_allreduce_amounts(rep):
     """The amounts, on a quiet machine."""
     waits = {w["rank"]: w for w in rep["crossrank"]["waits"]}
     # Each rank's mean wait over both ops: 2 ms at the AllReduce, ~0 at
-    # the AllGather, so about 1 ms for the others, ~0 for rank 2.
+    # the AllGather, so about 1 ms for the others, ~0 for rank 2; the
+    # stamps' resolution (half a poll interval, 500 us by default) at
+    # either op may add up to 500 us to a mean.
     means = {r: w["wait_us_mean"] for r, w in waits.items()}
-    check(all(700 <= means[r] <= 1200 for r in (0, 1, 3)) and means[2] < 200,
+    check(all(700 <= means[r] <= 1500 for r in (0, 1, 3)) and means[2] < 200,
           "mean waits per rank (2 ms at each AllReduce, none at the AllGathers): %s" % means)
     f = rep["findings"][0]
     e = f["evidence"]
