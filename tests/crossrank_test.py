@@ -221,8 +221,11 @@ def late_at_allreduce_amounts(rep):
     others = sum(waits[r]["wait_us_total"] for r in (0, 1, 3))
     check(abs(e["others_wait_us"] - others) <= 0.05 * others,
           "the finding says %.0f us, the others' waits sum to %.0f us" % (e["others_wait_us"], others))
+    # Within the quiet threshold (others took up to 10% of the CPUs, or the
+    # hypervisor) rank 2 is descheduled, and later, by about that much; a
+    # wait counted twice would be 2x.
     want = 3 * 2000 * 299
-    check(0.7 * want <= e["others_wait_us"] <= 1.1 * want,
+    check(0.7 * want <= e["others_wait_us"] <= 1.25 * want,
           "others waited %.0f us, want about %d" % (e["others_wait_us"], want))
 
 

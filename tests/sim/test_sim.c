@@ -623,9 +623,12 @@ static void *graph_rank(void *p)
     CU(cuGraphLaunch(x, s));
     CU(cuStreamSynchronize(s));
     check_ms("updated launch", elapsed_ms(eA, eB), model_ms(0, 16 * MIB, 2 * (n - 1) / n) + ag);
-    /* Another topology: refused, and the exec runs what it ran. */
+    /* Another topology: refused, and the exec runs what it ran. Captured
+     * thread-local, as capture_pair does: the other rank is a thread of
+     * this process, and a global capture makes its calls meanwhile fail
+     * (as CUDA's does), at whatever moment they come. */
     CUgraph g3;
-    CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CU(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     NC(ncclAllReduce(NULL, NULL, 1, ncclFloat32, ncclSum, c, s));
     CHECK(cuGraphLaunch(x, s) == 900);   /* a launch into a capture: not modelled */
     CU(cuStreamEndCapture(s, &g3));
