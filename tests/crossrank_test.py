@@ -648,7 +648,12 @@ def slow_link_single(run):
     slow, healthy = sim_allreduce_busbw(1 << 20, 4, 4), sim_allreduce_busbw(1 << 20, 4)
     expect = "AllReduce:%.0f@1M" % (0.8 * healthy)   # 61 GB/s: well above the slow 23
     rep, text, _ = run.report()
-    check(rep["stragglers"] == [], "a slow link is not a straggler: %s" % rep["stragglers"])
+    # No straggler finding, and nobody listed late systematically (a
+    # descheduled rank listed for 3 lates of 99 on a busy host is noise the
+    # listing shows; the slow link must not make a rank look late).
+    check(not [f for f in rep["findings"] if f["kind"] == "straggler"] and
+          all(s["last_fraction"] <= 0.1 for s in rep["stragglers"]),
+          "a slow link is not a straggler: %s" % rep["stragglers"])
     check(rep["slow_transfers"] == [], "named with nothing to compare with: %s" % rep["slow_transfers"])
     u = rep["crossrank"]["uncompared"]
     check(u["count"] == 1 and u["op"] == "AllReduce" and u["bytes"] == 1 << 20
