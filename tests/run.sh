@@ -23,11 +23,13 @@ run_suite() {
 echo "== release build, warnings as errors"
 run_suite "$prefix"
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
-# Not under ASan: the verdicts that a healthy run has no finding. ASan
-# slows the simulated ranks unevenly (a rank descheduled for milliseconds
-# is late for real, and the report says so); they are judged in the build
-# above, and the same report code runs under ASan in the other cases.
-skip='^(cli\.(findings|html)_healthy|cli\.findings_trace_healthy|crossrank\.(slow_link_single|jitter_healthy|links_healthy)|os\.(healthy|nobody|competitor|lttng))$' \
+# Not under ASan: the verdicts that a healthy run has no finding, and the
+# timings held to the simulator's model (the bench's busbw within 5%, 8
+# ranks' straggler on 2 CPUs). ASan slows the simulated ranks unevenly (a
+# rank descheduled for milliseconds is late for real, and the report says
+# so); they are judged in the build above, and the same code runs under
+# ASan in the other cases.
+skip='^(cli\.(findings|html)_healthy|cli\.findings_trace_healthy|crossrank\.(slow_link_single|jitter_healthy|links_healthy)|os\.(healthy|nobody|competitor|lttng)|bench\.busbw|cli\.findings_straggler8)$' \
 run_suite "$prefix-asan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=address,undefined
 skip=
 echo "== ThreadSanitizer: unit and shim tests"
