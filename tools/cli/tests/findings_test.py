@@ -243,6 +243,7 @@ def case_hang_untimed(run):
     e = f["evidence"]
     text = run.report()
     check(f["kind"] == "hang" and f["seq"] >= 20 and e["missing_ranks"] in ([], [3]), "finding %s" % f)
+    check("rank -1" not in f["next_step"], "the next step names no rank as rank -1: %s" % f["next_step"])
     if e["missing_ranks"] == []:
         check(e["untimed"] and e["waiting_ranks"] == [0, 1, 2, 3] and
               (f["seq"] == 20 or (e["done_before"] is not None and e["done_before"] < 20)) and

@@ -127,6 +127,11 @@ void finding_hang_next(const struct finding *f, FILE *out)
                 "NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
         return;
     }
+    if (f->rank < 0) {  /* no rank can be named: where every rank is */
+        fputs("where each rank is: py-spy dump --pid PID (or gdb -p PID -batch -ex 'thread apply all bt') on "
+              "every rank's process; NCCLTAP_TIMING=all times every op, so that the next hang names the rank", out);
+        return;
+    }
     fprintf(out, "where rank %d is: py-spy dump --pid ", f->rank);
     finding_pid(f, out);
     fputs(" (or gdb -p ", out);
