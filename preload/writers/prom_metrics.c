@@ -344,17 +344,24 @@ static void progress_families(FILE *f, const char *gpu, const struct tap_snapsho
     oldest_family(f, gpu, snap);
 }
 
-static void process_counter(FILE *f, const char *gpu, const char *name, const char *help, uint64_t v)
+/* name{job_id,host,gpu,pid}: a series of this process's file. */
+static void process_series(FILE *f, const char *gpu, const char *name)
 {
     char pid[16];
     snprintf(pid, sizeof pid, "%d", tap_process.pid);
-    tap_prom_family(f, name, "counter", help);
     fputs(name, f);
     tap_prom_label(f, "{", "job_id", tap_config.job_id);
     tap_prom_label(f, ",", "host", tap_process.host);
     tap_prom_label(f, ",", "gpu", gpu);
     tap_prom_label(f, ",", "pid", pid);
-    fprintf(f, "} %llu\n", (unsigned long long)v);
+    fputc('}', f);
+}
+
+static void process_counter(FILE *f, const char *gpu, const char *name, const char *help, uint64_t v)
+{
+    tap_prom_family(f, name, "counter", help);
+    process_series(f, gpu, name);
+    fprintf(f, " %llu\n", (unsigned long long)v);
 }
 
 /* When this file was written, and how often it is: a process killed
@@ -364,15 +371,9 @@ static void process_counter(FILE *f, const char *gpu, const char *name, const ch
  * ever. With pid: two processes may share a GPU, each with its file. */
 static void file_gauge(FILE *f, const char *gpu, const char *name, const char *help, double v)
 {
-    char pid[16];
-    snprintf(pid, sizeof pid, "%d", tap_process.pid);
     tap_prom_family(f, name, "gauge", help);
-    fputs(name, f);
-    tap_prom_label(f, "{", "job_id", tap_config.job_id);
-    tap_prom_label(f, ",", "host", tap_process.host);
-    tap_prom_label(f, ",", "gpu", gpu);
-    tap_prom_label(f, ",", "pid", pid);
-    fprintf(f, "} %.3f\n", v);
+    process_series(f, gpu, name);
+    fprintf(f, " %.3f\n", v);
 }
 
 static void file_families(FILE *f, const char *gpu)
