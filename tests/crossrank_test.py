@@ -521,16 +521,22 @@ def ddp_buckets(run):
 def host_stall(run):
     """A host that stalls (data loading): rank 1 sleeps 20 ms before every
     10th of 200 steps (step_app stall), on no stream; the others wait for
-    it at that step's AllReduce. It is late at 20 of 400 collectives (5%):
-    in the default timing, rank 1 is the straggler finding, and the
-    waiting it caused is about 3 ranks x 20 ms x 20."""
-    rep, text, _ = step_app(run, [4, 200, "stall", 1, 10, 20000])
-    f = first_straggler(rep, 1, "AllReduce")
-    want = 3 * 20000 * 19
-    got = f["evidence"]["others_wait_us"]
-    check(0.7 * want <= got <= 1.4 * want, "others waited %.0f us, want about %d" % (got, want))
-    check("after its own work" in f["text"], "the finding does not say it is late after its own work: %s"
-          % f["text"])
+    it at that step's AllReduce. It is late at 20 of 400 collectives (5%),
+    and every rank's stream is up to 50 us late at random before each
+    (NCCLSIM_JITTER_US), so that every rank is last at many more, by
+    little (with every call timed, rank 1 at about 1 in 5, as often as
+    chance): in the default timing and in `all`, rank 1 is the straggler
+    finding (last in most of the collectives that made the waiting), and
+    the waiting it caused is about 3 ranks x 20 ms x 20."""
+    for timing in ("auto", "all"):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        rep, text, _ = step_app(run, [4, 200, "stall", 1, 10, 20000], NCCLSIM_JITTER_US=50, NCCLTAP_TIMING=timing)
+        f = first_straggler(rep, 1, "AllReduce")
+        want = 3 * 20000 * 19
+        got = f["evidence"]["others_wait_us"]
+        check(0.7 * want <= got <= 1.4 * want, "%s: others waited %.0f us, want about %d" % (timing, got, want))
+        check("after its own work" in f["text"], "%s: the finding does not say it is late after its own work: %s"
+              % (timing, f["text"]))
 
 
 def jitter_healthy(run):

@@ -131,8 +131,9 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
  * whose arrivals are a coin toss) each cause about as much. */
 #define FINDING_STRAGGLER_MIN_LEAD 2.0
 /* ... and it is last more often than chance makes a rank last: of the L
- * collectives of its communicator that some rank started last (beyond
- * the threshold, where the records tell), at least L/n plus this many
+ * heaviest late collectives of its communicator (XR_HEAVY_SHARE: those
+ * that made most of the waiting; some rank started last beyond the
+ * threshold, where the records tell), at least L/n plus this many
  * standard deviations of that count (binomial, p = 1/n). A short run's
  * ranks descheduled in turn on a busy host each cause a burst of
  * waiting; a rank slower than the others is last again and again. */
@@ -154,8 +155,8 @@ static bool last_beyond_chance(const struct report *r, const struct xr_straggler
     int n = comm_size(r, s);
     if (n < 2)
         return true;  /* not known: the cost alone judges */
-    double p = 1.0 / n, l = (double)s->late_all;
-    return (double)s->last >= p * l + FINDING_STRAGGLER_MIN_Z * sqrt(l * p * (1.0 - p));
+    double p = 1.0 / n, l = (double)s->heavy_all;
+    return (double)s->last_heavy >= p * l + FINDING_STRAGGLER_MIN_Z * sqrt(l * p * (1.0 - p));
 }
 
 static void add_stragglers(const struct report *r, struct findings *f)

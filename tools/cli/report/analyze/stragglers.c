@@ -135,9 +135,51 @@ static uint64_t op_calls(const struct report *r, uint32_t file, uint64_t comm, i
     return calls;
 }
 
-/* Adds one instance told to the ranks' sums. */
+/* The late instances of one communicator: who was last, what it caused. */
+struct late {
+    int rank;
+    double caused_us;
+};
+struct lates {
+    struct late *v;
+    size_t n, cap;
+};
+
+static void push_late(struct lates *l, int rank, double caused_us)
+{
+    if (l->n == l->cap)
+        l->v = xrealloc(l->v, (l->cap = l->cap ? 2 * l->cap : 64) * sizeof *l->v);
+    l->v[l->n++] = (struct late){ rank, caused_us };
+}
+
+static int cmp_late_desc(const void *a, const void *b)
+{
+    const struct late *x = a, *y = b;
+    return (x->caused_us < y->caused_us) - (x->caused_us > y->caused_us);
+}
+
+/* Counts, per rank, the heaviest late instances that together caused
+ * XR_HEAVY_SHARE of the waiting at them (xr_straggler.last_heavy and
+ * heavy_all): who is last when it matters, not at every few-us jitter. */
+static void count_heavy(struct lates *l, struct rank_acc *acc, int maxrank)
+{
+    double total = 0, sum = 0;
+    size_t n = 0;
+    if (l->n)
+        qsort(l->v, l->n, sizeof *l->v, cmp_late_desc);
+    for (size_t i = 0; i < l->n; i++)
+        total += l->v[i].caused_us;
+    while (n < l->n && sum < XR_HEAVY_SHARE * total) {
+        sum += l->v[n].caused_us;
+        acc[l->v[n++].rank].s.last_heavy++;
+    }
+    for (int rank = 0; rank <= maxrank; rank++)
+        acc[rank].s.heavy_all = n;
+}
+
+/* Adds one instance told to the ranks' sums (a late one also to *lates). */
 static void add_instance(const struct report *r, const struct crossrank *x, const struct xr_instance *in,
-                         bool late, struct rank_acc *acc)
+                         bool late, struct rank_acc *acc, struct lates *lates)
 {
     double caused = caused_at(r, x, in);
     for (size_t k = 0; k < in->n; k++) {
@@ -155,6 +197,7 @@ static void add_instance(const struct report *r, const struct crossrank *x, cons
     struct xr_straggler *s = &acc[in->last_rank].s;
     double mean = in->n > 1 ? caused / (double)(in->n - 1) : 0;
     s->last++;
+    push_late(lates, in->last_rank, caused);
     acc[in->last_rank].late_mean_us += mean;
     xr_keep_worst(s->worst_seq, s->worst_replay, s->worst_us, &s->nworst, in->seq, in->replay, mean, true);
     note_op(s, in->op, caused);
@@ -246,7 +289,7 @@ static int max_rank(const struct report *r, const struct crossrank *x, size_t c,
  * one op may be late and the next not: a sample's mix of ops is not the
  * run's. Returns the op's calls. */
 static uint64_t find_in_op(const struct report *r, const struct crossrank *x, size_t from, size_t d, uint8_t op,
-                           struct rank_acc *acc, int maxrank)
+                           struct rank_acc *acc, int maxrank, struct lates *lates)
 {
     size_t untold = 0, told_n = 0, small = 0;
     double *reach = xmalloc((d - from) * sizeof *reach);
@@ -266,7 +309,7 @@ static uint64_t find_in_op(const struct report *r, const struct crossrank *x, si
         bool late;
         if (told(x, in, &late)) {
             told_n++;
-            add_instance(r, x, in, late, acc);
+            add_instance(r, x, in, late, acc, lates);
         } else {
             reach[untold++] = 2 * in->skew_ns - in->skew_sure_ns;  /* skew plus doubt */
         }
@@ -316,18 +359,19 @@ static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, 
     struct rank_acc *acc = xcalloc((size_t)maxrank + 1, sizeof *acc);
     size_t from = after_first_complete(x, c, d);
     bool seen[256] = { false };
+    struct lates lates = { 0 };
     uint64_t calls = 0;
     size_t measured = 0;
     for (size_t i = from; i < d; i++)
         if (!seen[x->instances[i].op]) {
             seen[x->instances[i].op] = true;
-            calls += find_in_op(r, x, from, d, x->instances[i].op, acc, maxrank);
+            calls += find_in_op(r, x, from, d, x->instances[i].op, acc, maxrank, &lates);
         }
+    count_heavy(&lates, acc, maxrank);
+    free(lates.v);
     double caused = 0;
-    size_t late_all = 0;
     for (int rank = 0; rank <= maxrank; rank++) {
         caused += acc[rank].caused_us;
-        late_all += acc[rank].s.last;
         measured = acc[rank].w.decided > measured ? acc[rank].w.decided : measured;
     }
     for (int rank = 0; rank <= maxrank; rank++) {
@@ -343,7 +387,6 @@ static void find_in_comm(const struct report *r, struct crossrank *x, size_t c, 
         push_wait(x, wcap, &a->w);
         struct xr_straggler *s = &a->s;
         s->last_fraction = s->decided ? (double)s->last / (double)s->decided : 0;
-        s->late_all = late_all;
         s->caused_us_total = a->caused_us;
         s->caused_share = caused > 0 ? s->caused_us_total / caused : 0;
         for (int other = 0; other <= maxrank; other++)
