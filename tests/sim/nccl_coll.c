@@ -93,6 +93,19 @@ static uint64_t first_call_ns(ncclComm_t comm, enum sim_func f, size_t count, nc
     return (uint64_t)llround(us * 1e3);
 }
 
+/* NCCLSIM_SLOWER_FACTOR times the transfer from the communicator's
+ * collective NCCLSIM_SLOWER_FROM_SEQ on: bandwidth lost part-way through
+ * a job (a link retrained to a lower speed, a noisy neighbour), the same
+ * on every rank. The latency stays. */
+static uint64_t slower_ns(ncclComm_t comm, uint64_t duration_ns)
+{
+    const struct sim_knobs *k = sim_knobs();
+    if (k->slower_from_seq < 0 || comm->next_seq < (uint64_t)k->slower_from_seq)
+        return duration_ns;
+    double lat = k->lat_us * 1e3;
+    return (uint64_t)llround(lat + ((double)duration_ns - lat) * k->slower_factor);
+}
+
 static ncclResult_t submit(enum sim_func f, const void *send, void *recv, size_t count,
                            ncclDataType_t type, int redop, int root, ncclComm_t comm,
                            cudaStream_t stream)
@@ -105,7 +118,7 @@ static ncclResult_t submit(enum sim_func f, const void *send, void *recv, size_t
         return ncclSuccess;
     struct sim_op op = {
         .func = f, .comm = comm, .stream = stream,
-        .duration_ns = sim_duration_ns(f, count, type, comm->nranks, slow_link(f, comm, root)) +
+        .duration_ns = slower_ns(comm, sim_duration_ns(f, count, type, comm->nranks, slow_link(f, comm, root))) +
                        first_call_ns(comm, f, count, type),
         .send = send, .recv = recv, .count = count, .type = type, .redop = redop, .root = root,
     };

@@ -24,6 +24,10 @@ static void read_knobs(void)
     knobs.slow_link_factor = sim_knob_double(SIM_SLOW_LINK_FACTOR);
     if (sim_knob_is_set(SIM_SLOW_LINK_FACTOR) && knobs.slow_link_rank < 0)
         fprintf(stderr, "ncclsim: NCCLSIM_SLOW_LINK_FACTOR has no effect without NCCLSIM_SLOW_LINK_RANK\n");
+    knobs.slower_from_seq = sim_knob_long(SIM_SLOWER_FROM_SEQ);
+    knobs.slower_factor = sim_knob_double(SIM_SLOWER_FACTOR);
+    if (sim_knob_is_set(SIM_SLOWER_FACTOR) && knobs.slower_from_seq < 0)
+        fprintf(stderr, "ncclsim: NCCLSIM_SLOWER_FACTOR has no effect without NCCLSIM_SLOWER_FROM_SEQ\n");
     knobs.first_call_us = sim_knob_double(SIM_FIRST_CALL_US);
     knobs.data = (int)sim_knob_long(SIM_DATA);
     knobs.reuse_handles = (int)sim_knob_long(SIM_REUSE_HANDLES);

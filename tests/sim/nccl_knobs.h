@@ -16,6 +16,8 @@ struct sim_knobs {
     double rdv_timeout_s;  /* NCCLSIM_RENDEZVOUS_TIMEOUT_S */
     int slow_link_rank;    /* NCCLSIM_SLOW_LINK_RANK, -1: none */
     double slow_link_factor;  /* NCCLSIM_SLOW_LINK_FACTOR */
+    long slower_from_seq;  /* NCCLSIM_SLOWER_FROM_SEQ, -1: none */
+    double slower_factor;  /* NCCLSIM_SLOWER_FACTOR */
     double first_call_us;  /* NCCLSIM_FIRST_CALL_US */
     int data;              /* NCCLSIM_DATA */
     int reuse_handles;     /* NCCLSIM_REUSE_HANDLES */

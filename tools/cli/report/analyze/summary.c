@@ -364,6 +364,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     os_interference_analyze(r, &s->os);
     mismatch_analyze(r, &s->mismatches);
     settings_analyze(r, &s->settings);
+    steps_analyze(r, r->cross, &s->steps);
     findings_analyze(r, &s->os, &s->mismatches, &s->settings, &s->findings);
     late_procs(r, s);
     slow_lines(s);
@@ -387,5 +388,6 @@ void report_summary_free(struct report_summary *s)
     findings_free(&s->findings);
     mismatches_free(&s->mismatches);
     settings_drift_free(&s->settings);
+    steps_free(&s->steps);
     memset(s, 0, sizeof *s);
 }

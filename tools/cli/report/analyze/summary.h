@@ -11,6 +11,7 @@
 #include "merge.h"
 #include "mismatch.h"
 #include "settings.h"
+#include "steps.h"
 #include "model.h"
 #include "os_interference.h"
 
@@ -136,6 +137,7 @@ struct report_summary {
     size_t ntables;
     struct mismatches mismatches;  /* collectives the ranks issued differently (mismatch.h) */
     struct settings_drift settings;  /* NCCL settings that differ between ranks (settings.h) */
+    struct steps steps;         /* each communicator's steps (steps.h) */
     struct findings findings;   /* what is wrong, worst first (findings.h) */
     struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
     size_t nbench;

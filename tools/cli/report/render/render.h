@@ -53,6 +53,11 @@ void print_clocks(const struct report *r, FILE *out);
 void print_stragglers(const struct report *r, FILE *out);
 void print_slow_transfers(const struct report *r, FILE *out);
 
+/* The Steps section, and --json's "steps" (analyze/steps.h, s->steps).
+ * steps_render.c */
+void print_steps(const struct report *r, const struct report_summary *s, FILE *out);
+json_t *steps_json(const struct report *r, const struct report_summary *s);
+
 /* The same as JSON values: "crossrank", "stragglers", "slow_transfers".
  * crossrank_json.c */
 json_t *crossrank_json(const struct report *r);

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Steps (issue 35), on the simulator: `nccltap report --json`'s "steps"
+found from the collectives alone, in the default timing, for
+tests/apps/step_app.c jobs whose step count the app knows.
+
+Usage: steps_test.py --bin BUILD/bin CASE"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crossrank_test import Run, check, step_app  # noqa: E402  the shared runner
+
+STEPS = 200
+
+
+def only_comm(rep):
+    """The one communicator's steps."""
+    steps = rep["steps"]
+    check(len(steps) == 1, "want one communicator with steps, got %d" % len(steps))
+    return steps[0]
+
+
+def found(run):
+    """A healthy job of 200 steps of AllReduce 1M then AllGather right
+    after: 200 steps of 2 collectives, from seq 0, the step's start found
+    after the host's gap; no change and no late rank."""
+    rep, text, _ = step_app(run, [4, STEPS])
+    c = only_comm(rep)
+    check(c["nsteps"] == STEPS and c["period"] == 2 and c["first_seq"] == 0,
+          "found %d steps of %d from seq %d, want %d of 2 from 0" % (c["nsteps"], c["period"], c["first_seq"], STEPS))
+    check([p["op"] for p in c["positions"]] == ["AllReduce", "AllGather"], "positions %s" % c["positions"])
+    check(c["by_gap"], "the steps were not found by the host's gap")
+    check(c["slower"] is None and c["more_waiting"] is None, "a change in a steady job: %s %s"
+          % (c["slower"], c["more_waiting"]))
+    check("Steps: " in text and "%d steps of 2 collectives" % STEPS in text, "no Steps section:\n" + text[-3000:])
+
+
+def buckets(run):
+    """DDP's buckets: 6 all-reduces a step of halving sizes, 100 us of
+    compute between them: 100 steps of 6, whose first is the 1M one."""
+    rep, _, _ = step_app(run, [4, 100, "buckets", 6])
+    c = only_comm(rep)
+    check(c["nsteps"] == 100 and c["period"] == 6, "found %d steps of %d, want 100 of 6" % (c["nsteps"], c["period"]))
+    check(c["positions"][0]["bytes"] == 1 << 20, "a step starts at %s, want the 1M bucket" % c["positions"][0])
+
+
+def slower(run):
+    """Bandwidth lost part-way: from each communicator's collective 200
+    (step 100) on, transfers take twice as long (NCCLSIM_SLOWER_*); ops
+    long enough (2 GB/s) that the stamps resolve them. The report's steps
+    say slower from step 100, most at the AllReduce, and the text says
+    SLOWER."""
+    rep, text, _ = step_app(run, [4, STEPS], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
+                            NCCLSIM_SLOWER_FACTOR=2)
+    c = only_comm(rep)
+    s = c["slower"]
+    check(s is not None, "no change point found: %s" % {k: c[k] for k in c if k != "steps"})
+    check(abs(s["from_step"] - 100) <= 1, "slower from step %d, want 100" % s["from_step"])
+    check(c["positions"][s["pos"]]["op"] == "AllReduce", "the op that slowed: %s" % c["positions"][s["pos"]])
+    check(s["after_us"] >= 1.3 * s["before_us"], "transfer %.0f -> %.0f us a step" % (s["before_us"], s["after_us"]))
+    check("SLOWER from step" in text, "the text does not say SLOWER:\n" + text[-3000:])
+
+
+def late(run):
+    """Rank 2 computes 2 ms longer before each step's AllReduce: the late
+    rank at position 0 (the AllReduce) in nearly every step."""
+    rep, _, _ = step_app(run, [4, STEPS, "late", 2, 2000])
+    c = only_comm(rep)
+    l = c["late"]
+    check(l is not None and l["rank"] == 2 and l["pos"] == 0, "late: %s" % l)
+    check(l["steps"] >= 0.9 * STEPS, "rank 2 late in %d of %d steps" % (l["steps"], STEPS))
+    check(l["wait_us_median"] >= 1500, "the others waited %.0f us, want about 2000" % l["wait_us_median"])
+
+
+def no_steps(run):
+    """nccl-tests' loop: one AllReduce size, back to back with no host
+    gap between them: no steps, and the section says so."""
+    run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "200"], NCCLTAP_OS="off")
+    rep, text, _ = run.report()
+    check(rep["steps"] == [], "steps found in a loop of one collective: %s" % rep["steps"])
+    check("Steps: " in text and "None found" in text, "the Steps section does not say none:\n" + text[-3000:])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("case")
+    a = ap.parse_args()
+    run = Run(a.bin)
+    cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps}
+    try:
+        cases[a.case](run)
+    finally:
+        run.clean()
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

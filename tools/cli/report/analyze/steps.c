@@ -1,0 +1,523 @@
+/* Steps (steps.h): the period of a communicator's collectives, where its
+ * steps start, each step's figures, and what changed over the steps. */
+#include "steps.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* The detection looks at a window of the positions (the middle of a long
+ * run, past its warm-up): enough for 3 periods of the longest step. */
+#define STEPS_WINDOW (4 * STEPS_MAX_PERIOD)
+/* A change point needs this many steps on each side, and a rise of this
+ * much that stands out of the steps' noise by this t statistic. */
+#define STEPS_CHANGE_MIN_SIDE 5
+#define STEPS_CHANGE_MIN_RISE 0.2
+#define STEPS_CHANGE_MIN_T 8.0
+/* A rank is late at a position of most steps: the late rank of this share
+ * of the steps (of the run from the change point, if any), at one position. */
+#define STEPS_LATE_MIN_SHARE 0.5
+
+/* One communicator's collectives in seq order (calls, not replays). */
+struct view {
+    const struct xr_instance **in;
+    size_t n;
+    uint32_t *key;                /* (op, size) as a small number */
+    double *gap_ns;               /* the host's time since the previous call, median over ranks; NAN unknown */
+};
+
+static uint32_t key_of(uint64_t *seen, size_t *nseen, const struct xr_instance *in)
+{
+    uint64_t k = in->bytes << 8 | in->op;
+    for (size_t i = 0; i < *nseen; i++)
+        if (seen[i] == k)
+            return (uint32_t)i;
+    seen[*nseen] = k;
+    return (uint32_t)(*nseen)++;
+}
+
+/* Each position's gap: per rank, its call's time less its previous call's
+ * (each in its own clock: a difference needs no alignment), the median of
+ * the ranks'. */
+static void gaps(const struct report *r, const struct crossrank *x, struct view *v)
+{
+    int maxrank = 0;
+    for (size_t i = 0; i < v->n; i++)
+        for (size_t k = 0; k < v->in[i]->n; k++) {
+            int rank = xr_event(r, x->members[v->in[i]->first + k])->rank;
+            maxrank = rank > maxrank ? rank : maxrank;
+        }
+    uint64_t *last = xcalloc((size_t)maxrank + 1, sizeof *last);
+    double *g = xmalloc(((size_t)maxrank + 1) * sizeof *g);
+    for (size_t i = 0; i < v->n; i++) {
+        size_t ng = 0;
+        for (size_t k = 0; k < v->in[i]->n; k++) {
+            const struct op_event *e = xr_event(r, x->members[v->in[i]->first + k]);
+            if (e->rank < 0)
+                continue;
+            if (last[e->rank] && e->enqueue_ns >= last[e->rank])
+                g[ng++] = (double)(e->enqueue_ns - last[e->rank]);
+            last[e->rank] = e->enqueue_ns;
+        }
+        v->gap_ns[i] = ng ? xr_median(g, ng) : NAN;
+    }
+    free(last);
+    free(g);
+}
+
+static bool view_build(const struct report *r, const struct crossrank *x, size_t c, size_t d, struct view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->in = xmalloc((d - c) * sizeof *v->in);
+    for (size_t i = c; i < d; i++)
+        if (!x->instances[i].replay)
+            v->in[v->n++] = &x->instances[i];
+    if (v->n < STEPS_MIN_STEPS)
+        return false;
+    v->key = xmalloc(v->n * sizeof *v->key);
+    v->gap_ns = xmalloc(v->n * sizeof *v->gap_ns);
+    uint64_t *seen = xmalloc(v->n * sizeof *seen);
+    size_t nseen = 0;
+    for (size_t i = 0; i < v->n; i++)
+        v->key[i] = key_of(seen, &nseen, v->in[i]);
+    free(seen);
+    gaps(r, x, v);
+    return true;
+}
+
+static void view_free(struct view *v)
+{
+    free(v->in);
+    free(v->key);
+    free(v->gap_ns);
+}
+
+/* The window [*from, *from + *len) the detection looks at. */
+static void window(const struct view *v, size_t *from, size_t *len)
+{
+    *len = v->n < STEPS_WINDOW ? v->n : STEPS_WINDOW;
+    *from = (v->n - *len) / 2;
+}
+
+/* P0: the shortest period at which the keys repeat; 0 none. */
+static size_t pattern_period(const struct view *v)
+{
+    size_t from, len;
+    window(v, &from, &len);
+    for (size_t p = 1; p <= STEPS_MAX_PERIOD && 3 * p <= len; p++) {
+        size_t same = 0;
+        for (size_t i = from; i + p < from + len; i++)
+            same += v->key[i] == v->key[i + p];
+        if ((double)same >= STEPS_MIN_MATCH * (double)(len - p))
+            return p;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the calls of the window whose gap is `threshold` or more come
+ * every `q` calls (STEPS_MIN_REGULAR of the distances between them) and
+ * their gaps stand out (a median STEPS_MIN_BREAK times the others'):
+ * *phase then, the most frequent of their positions modulo q. */
+static bool regular_starts(const struct view *v, double threshold, size_t q, size_t *phase)
+{
+    size_t from, len, nd = 0, same = 0, nb = 0, no = 0, prev = SIZE_MAX;
+    window(v, &from, &len);
+    double *big = xmalloc(len * sizeof *big), *other = xmalloc(len * sizeof *other);
+    size_t *at = xcalloc(q, sizeof *at);
+    for (size_t i = from; i < from + len; i++) {
+        if (isnan(v->gap_ns[i]))
+            continue;
+        if (v->gap_ns[i] < threshold) {
+            other[no++] = v->gap_ns[i];
+            continue;
+        }
+        big[nb++] = v->gap_ns[i];
+        at[i % q]++;
+        if (prev != SIZE_MAX) {
+            nd++;
+            same += i - prev == q;
+        }
+        prev = i;
+    }
+    bool ok = nd >= 2 && no && (double)same >= STEPS_MIN_REGULAR * (double)nd &&
+              xr_median(big, nb) >= STEPS_MIN_BREAK * xr_median(other, no);
+    for (size_t f = 0; ok && f < q; f++)
+        *phase = at[f] > at[*phase] ? f : *phase;
+    free(big);
+    free(other);
+    free(at);
+    return ok;
+}
+
+/* The step's period and phase from the gaps that stand out: the shortest
+ * multiple q of the pattern at which the top 1/q of the gaps start steps
+ * regularly. */
+static bool steps_by_gap(const struct view *v, size_t pattern, size_t *period, size_t *phase)
+{
+    size_t from, len, ng = 0;
+    window(v, &from, &len);
+    double *g = xmalloc(len * sizeof *g);
+    for (size_t i = from; i < from + len; i++)
+        if (!isnan(v->gap_ns[i]))
+            g[ng++] = v->gap_ns[i];
+    qsort(g, ng, sizeof *g, cmp_double);
+    bool found = false;
+    for (size_t q = pattern < 2 ? 2 : pattern; !found && q <= STEPS_MAX_PERIOD && 3 * q <= ng; q += pattern) {
+        *phase = 0;
+        if (regular_starts(v, g[ng - ng / q], q, phase)) {
+            *period = q;
+            found = true;
+        }
+    }
+    free(g);
+    return found;
+}
+
+/* Without a gap that stands out: the pattern, from its longest gap. */
+static size_t phase_of_longest_gap(const struct view *v, size_t period)
+{
+    size_t best = 0;
+    double best_gap = -1;
+    for (size_t f = 0; f < period; f++) {
+        double sum = 0;
+        size_t n = 0;
+        for (size_t i = f; i < v->n; i += period)
+            if (!isnan(v->gap_ns[i])) {
+                sum += v->gap_ns[i];
+                n++;
+            }
+        if (n && sum / (double)n > best_gap) {
+            best_gap = sum / (double)n;
+            best = f;
+        }
+    }
+    return best;
+}
+
+static bool complete(const struct xr_instance *in)
+{
+    return in->n >= 2 && (!in->nranks || in->n == (size_t)in->nranks);
+}
+
+/* End minus the last arrival: timed, or from the stamps (to the polls'
+ * resolution, compared only with other steps measured so). */
+static double transfer_ns(const struct xr_instance *in)
+{
+    if (in->transfer_ns > 0)
+        return in->transfer_ns;
+    return in->end_ns > in->latest_start_ns ? (double)(in->end_ns - in->latest_start_ns) : 0;
+}
+
+/* One instance's share of its step's figures. */
+static void add_to_step(const struct report *r, const struct crossrank *x, const struct xr_instance *in, size_t pos,
+                        struct step *s, double *caused, double *caused_at, size_t *caused_pos)
+{
+    double own = 0, wait = 0;
+    for (size_t k = 0; k < in->n; k++) {
+        struct xr_member m = x->members[in->first + k];
+        double interval = (double)(xr_end(r, m) - xr_start(r, m));
+        double w = (double)(in->latest_start_ns - xr_start(r, m));
+        own += interval;
+        wait += w < 0 ? 0 : w > interval ? interval : w;  /* stamps' starts and ends are not exact */
+    }
+    double n = (double)in->n;
+    wait /= n;
+    s->comm_us += own / n / 1e3;
+    s->wait_us += wait / 1e3;
+    s->transfer_us += transfer_ns(in) / 1e3;
+    s->timed &= in->all_timed;
+    if (in->skew_sure_ns > x->threshold_ns && in->last_rank >= 0) {
+        double c = in->others_wait_ns / 1e3;
+        caused[in->last_rank] += c;
+        if (c > caused_at[in->last_rank]) {
+            caused_at[in->last_rank] = c;
+            caused_pos[in->last_rank] = pos;
+        }
+    }
+}
+
+static int max_rank(const struct report *r, const struct crossrank *x, const struct view *v)
+{
+    int maxrank = 0;
+    for (size_t i = 0; i < v->n; i++)
+        for (size_t k = 0; k < v->in[i]->n; k++) {
+            int rank = xr_event(r, x->members[v->in[i]->first + k])->rank;
+            maxrank = rank > maxrank ? rank : maxrank;
+        }
+    return maxrank;
+}
+
+/* The figures of each whole step from `phase` on. */
+static void fill_steps(const struct report *r, const struct crossrank *x, const struct view *v, size_t phase,
+                       struct comm_steps *cs)
+{
+    size_t q = cs->period;
+    cs->nsteps = (v->n - phase) / q;
+    cs->steps = xcalloc(cs->nsteps ? cs->nsteps : 1, sizeof *cs->steps);
+    size_t nr = (size_t)max_rank(r, x, v) + 1;
+    double *caused = xmalloc(nr * sizeof *caused), *caused_at = xmalloc(nr * sizeof *caused_at);
+    size_t *caused_pos = xmalloc(nr * sizeof *caused_pos);
+    for (size_t k = 0; k < cs->nsteps; k++) {
+        struct step *s = &cs->steps[k];
+        memset(caused, 0, nr * sizeof *caused);
+        memset(caused_at, 0, nr * sizeof *caused_at);
+        s->first_seq = v->in[phase + k * q]->seq;
+        s->timed = true;
+        s->start_ns = v->in[phase + k * q]->earliest_start_ns;
+        for (size_t p = 0; p < q; p++) {
+            const struct xr_instance *in = v->in[phase + k * q + p];
+            if (!complete(in)) {
+                s->missing++;
+                continue;
+            }
+            add_to_step(r, x, in, p, s, caused, caused_at, caused_pos);
+        }
+        s->late_rank = -1;
+        for (size_t rank = 0; rank < nr; rank++)
+            if (caused[rank] > 0 && (s->late_rank < 0 || caused[rank] > s->late_us)) {
+                s->late_rank = (int)rank;
+                s->late_us = caused[rank];
+                s->late_pos = caused_pos[rank];
+            }
+        if (k)
+            cs->steps[k - 1].step_us = (double)(s->start_ns - cs->steps[k - 1].start_ns) / 1e3;
+    }
+    free(caused);
+    free(caused_at);
+    free(caused_pos);
+}
+
+/* The median of field `off` (a double) of steps [from, to) with nothing
+ * missing, measured as cs->timed says. */
+static double steps_median(const struct comm_steps *cs, size_t from, size_t to, size_t off)
+{
+    double *v = xmalloc((to - from + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = from; k < to; k++)
+        if (!cs->steps[k].missing && cs->steps[k].timed == cs->timed)
+            v[n++] = *(const double *)((const char *)&cs->steps[k] + off);
+    double m = n ? xr_median(v, n) : NAN;
+    free(v);
+    return m;
+}
+
+/* The split of series v[0..n) that best separates a lower run from a
+ * higher one after it (the largest t statistic of the two means, pooled
+ * variance), if it stands out and the rise holds in the medians. */
+static void change_point(const double *v, size_t n, struct step_change *c)
+{
+    memset(c, 0, sizeof *c);
+    if (n < 2 * STEPS_CHANGE_MIN_SIDE)
+        return;
+    double *sum = xcalloc(n + 1, sizeof *sum), *sq = xcalloc(n + 1, sizeof *sq);
+    for (size_t i = 0; i < n; i++) {
+        sum[i + 1] = sum[i] + v[i];
+        sq[i + 1] = sq[i] + v[i] * v[i];
+    }
+    for (size_t s = STEPS_CHANGE_MIN_SIDE; s + STEPS_CHANGE_MIN_SIDE <= n; s++) {
+        double n1 = (double)s, n2 = (double)(n - s);
+        double m1 = sum[s] / n1, m2 = (sum[n] - sum[s]) / n2;
+        double ss = (sq[s] - n1 * m1 * m1) + (sq[n] - sq[s] - n2 * m2 * m2);
+        double sd = sqrt(ss > 0 ? ss / (n1 + n2 - 2) : 0);
+        double t = sd > 0 ? (m2 - m1) / (sd * sqrt(1 / n1 + 1 / n2)) : (m2 > m1 ? INFINITY : 0);
+        if (t > c->t) {
+            c->t = t;
+            c->from = s;
+        }
+    }
+    free(sum);
+    free(sq);
+    if (c->t < STEPS_CHANGE_MIN_T)
+        return;
+    double *a = xmalloc(n * sizeof *a);
+    memcpy(a, v, n * sizeof *a);
+    c->before_us = xr_median(a, c->from);
+    memcpy(a, v + c->from, (n - c->from) * sizeof *a);
+    c->after_us = xr_median(a, n - c->from);
+    free(a);
+    c->found = c->after_us >= (1 + STEPS_CHANGE_MIN_RISE) * c->before_us && c->after_us > 0;
+}
+
+/* The change point of field `off` over the steps with nothing missing,
+ * measured as cs->timed says (from: an index into cs->steps). */
+static void steps_change(const struct comm_steps *cs, size_t off, struct step_change *c)
+{
+    double *v = xmalloc((cs->nsteps + 1) * sizeof *v);
+    size_t *at = xmalloc((cs->nsteps + 1) * sizeof *at), n = 0;
+    for (size_t k = 0; k < cs->nsteps; k++)
+        if (!cs->steps[k].missing && cs->steps[k].timed == cs->timed) {
+            at[n] = k;
+            v[n++] = *(const double *)((const char *)&cs->steps[k] + off);
+        }
+    change_point(v, n, c);
+    if (c->found)
+        c->from = at[c->from];
+    free(v);
+    free(at);
+}
+
+/* The transfer time of position p over the steps [from, to) measured
+ * as cs->timed says, median, us. */
+static double position_transfer(const struct view *v, size_t phase, const struct comm_steps *cs, size_t p,
+                                size_t from, size_t to)
+{
+    double *t = xmalloc((to - from + 1) * sizeof *t);
+    size_t n = 0, q = cs->period;
+    for (size_t k = from; k < to; k++) {
+        const struct xr_instance *in = v->in[phase + k * q + p];
+        if (complete(in) && cs->steps[k].timed == cs->timed)
+            t[n++] = transfer_ns(in) / 1e3;
+    }
+    double m = n ? xr_median(t, n) : NAN;
+    free(t);
+    return m;
+}
+
+static double busbw(const struct report *r, const struct step_position *p, int nranks, double us)
+{
+    return us > 0 && !isnan(us) ? (double)p->bytes * xr_bus_factor(report_name(r, p->op), nranks) / (us * 1e3) : 0;
+}
+
+/* Each position's transfer before and after the change point (all
+ * steps before, where none), and the position that rose most. */
+static void fill_positions(const struct report *r, const struct view *v, size_t phase, struct comm_steps *cs)
+{
+    size_t q = cs->period, split = cs->slower.found ? cs->slower.from : cs->nsteps;
+    cs->positions = xcalloc(q, sizeof *cs->positions);
+    double rise = -INFINITY;
+    for (size_t p = 0; p < q; p++) {
+        struct step_position *sp = &cs->positions[p];
+        sp->op = v->in[phase + p]->op;
+        sp->bytes = v->in[phase + p]->bytes;
+        sp->transfer_before_us = position_transfer(v, phase, cs, p, 0, split);
+        sp->transfer_after_us = split < cs->nsteps ? position_transfer(v, phase, cs, p, split, cs->nsteps) : NAN;
+        sp->busbw_before_gbs = busbw(r, sp, cs->nranks, sp->transfer_before_us);
+        sp->busbw_after_gbs = busbw(r, sp, cs->nranks, sp->transfer_after_us);
+        if (cs->slower.found && sp->transfer_after_us - sp->transfer_before_us > rise) {
+            rise = sp->transfer_after_us - sp->transfer_before_us;
+            cs->slower.pos = p;
+        }
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rank late at one position in most steps of the run from `from`:
+ * the most frequent (late rank, position) of the steps. */
+static void find_late(const struct comm_steps *cs, size_t from, struct step_late *l)
+{
+    memset(l, 0, sizeof *l);
+    l->rank = -1;
+    size_t n = cs->nsteps - from, nk = 0, best = 0;
+    uint64_t *k = xmalloc((n + 1) * sizeof *k), mode = 0;
+    for (size_t i = from; i < cs->nsteps; i++)
+        if (cs->steps[i].late_rank >= 0)
+            k[nk++] = (uint64_t)cs->steps[i].late_rank << 32 | (uint32_t)cs->steps[i].late_pos;
+    qsort(k, nk, sizeof *k, cmp_u64);
+    for (size_t i = 0, j; i < nk; i = j) {
+        for (j = i; j < nk && k[j] == k[i]; j++)
+            ;
+        if (j - i > best) {
+            best = j - i;
+            mode = k[i];
+        }
+    }
+    free(k);
+    if (!n || (double)best < STEPS_LATE_MIN_SHARE * (double)n)
+        return;
+    l->rank = (int)(mode >> 32);
+    l->pos = (size_t)(uint32_t)mode;
+    double *w = xmalloc(best * sizeof *w);
+    size_t nw = 0;
+    for (size_t i = from; i < cs->nsteps; i++)
+        if (cs->steps[i].late_rank == l->rank && cs->steps[i].late_pos == l->pos)
+            w[nw++] = cs->steps[i].late_us;
+    l->steps = best;
+    l->wait_us_median = xr_median(w, nw);
+    l->from = from;
+    free(w);
+}
+
+/* One communicator, x->instances[c .. d): false when it has no steps. */
+static bool comm_steps(const struct report *r, const struct crossrank *x, size_t c, size_t d, struct comm_steps *cs)
+{
+    struct view v;
+    memset(cs, 0, sizeof *cs);
+    bool ok = view_build(r, x, c, d, &v);
+    size_t pattern = ok ? pattern_period(&v) : 0, period = 0, phase = 0;
+    ok = pattern > 0;
+    if (ok) {
+        cs->by_gap = steps_by_gap(&v, pattern, &period, &phase);
+        if (!cs->by_gap) {
+            period = pattern;
+            phase = pattern >= 2 ? phase_of_longest_gap(&v, period) : 0;
+            ok = pattern >= 2;
+        }
+    }
+    if (ok && (v.n - phase) / period < STEPS_MIN_STEPS)
+        ok = false;
+    if (!ok) {
+        view_free(&v);
+        return false;
+    }
+    cs->comm = x->instances[c].comm;
+    cs->nranks = x->instances[c].nranks;
+    cs->pattern = pattern;
+    cs->period = period;
+    cs->first_seq = v.in[phase]->seq;
+    fill_steps(r, x, &v, phase, cs);
+    size_t timed = 0;
+    for (size_t k = 0; k < cs->nsteps; k++)
+        timed += cs->steps[k].timed;
+    cs->timed = 2 * timed > cs->nsteps;
+    cs->step_us_median = steps_median(cs, 0, cs->nsteps - 1, offsetof(struct step, step_us));
+    cs->comm_us_median = steps_median(cs, 0, cs->nsteps, offsetof(struct step, comm_us));
+    cs->wait_us_median = steps_median(cs, 0, cs->nsteps, offsetof(struct step, wait_us));
+    cs->transfer_us_median = steps_median(cs, 0, cs->nsteps, offsetof(struct step, transfer_us));
+    steps_change(cs, offsetof(struct step, transfer_us), &cs->slower);
+    steps_change(cs, offsetof(struct step, wait_us), &cs->waiting);
+    fill_positions(r, &v, phase, cs);
+    find_late(cs, cs->waiting.found ? cs->waiting.from : 0, &cs->late);
+    view_free(&v);
+    return true;
+}
+
+void steps_analyze(const struct report *r, const struct crossrank *x, struct steps *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    for (size_t c = 0; c < x->ninstances;) {
+        size_t d = c;
+        while (d < x->ninstances && x->instances[d].comm == x->instances[c].comm)
+            d++;
+        if (out->ncomms == cap)
+            out->comms = xrealloc(out->comms, (cap = cap ? 2 * cap : 4) * sizeof *out->comms);
+        if (comm_steps(r, x, c, d, &out->comms[out->ncomms]))
+            out->ncomms++;
+        else
+            out->without++;
+        c = d;
+    }
+}
+
+void steps_free(struct steps *s)
+{
+    for (size_t i = 0; i < s->ncomms; i++) {
+        free(s->comms[i].positions);
+        free(s->comms[i].steps);
+    }
+    free(s->comms);
+    memset(s, 0, sizeof *s);
+}
