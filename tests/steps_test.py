@@ -5,7 +5,10 @@ tests/apps/step_app.c jobs whose step count the app knows.
 
 Usage: steps_test.py --bin BUILD/bin CASE"""
 import argparse
+import json
 import os
+import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,13 +85,42 @@ def no_steps(run):
     check("Steps: " in text and "None found" in text, "the Steps section does not say none:\n" + text[-3000:])
 
 
+def compare(run):
+    """`nccltap report --compare A B`: B's transfers 4 times as long as
+    A's (NCCLSIM_SLOWER_FACTOR from the first collective): the op that
+    changed most is first, AllReduce 1M, slower in B; a run compared with
+    itself changes nothing; one run alone is a usage error (2)."""
+    env = dict(NCCLSIM_BUSBW_GBS=2)
+    step_app(run, [4, 50], **env)
+    a = run.dir + ".a"
+    shutil.move(run.dir, a)
+    step_app(run, [4, 50], NCCLSIM_SLOWER_FROM_SEQ=0, NCCLSIM_SLOWER_FACTOR=4, **env)
+
+    def compared(*paths, rc=0):
+        p = subprocess.run([run.nccltap, "report", "--compare", "--json", *paths], capture_output=True, text=True,
+                           timeout=120, env=run.env())
+        check(p.returncode == rc, "--compare exited %d, want %d: %s" % (p.returncode, rc, p.stderr))
+        return json.loads(p.stdout) if rc == 0 else p.stderr
+
+    doc = compared(a, run.dir)
+    first = doc["ops"][0]
+    check((first["op"], first["bytes"]) == ("AllReduce", 1 << 20), "the op that changed most: %s" % first)
+    check(first["b"]["us_mean"] >= 2 * first["a"]["us_mean"] and first["delta_us"] > 0,
+          "AllReduce 1M %.1f -> %.1f us a call" % (first["a"]["us_mean"], first["b"]["us_mean"]))
+    same = compared(a, a)
+    check(all(o["delta_us"] == 0 for o in same["ops"]), "a run compared with itself changed: %s" % same["ops"])
+    check("two runs" in compared(a, rc=2), "one run alone is not refused")
+    shutil.rmtree(a, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("case")
     a = ap.parse_args()
     run = Run(a.bin)
-    cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps}
+    cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
+             "compare": compare}
     try:
         cases[a.case](run)
     finally:

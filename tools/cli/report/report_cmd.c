@@ -8,6 +8,7 @@
  * report goes to FILE as one HTML page (render/html.c). */
 #include "analysis.h"
 #include "check_options.h"
+#include "compare.h"
 #include "cli.h"
 #include "load.h"
 #include "report_file.h"
@@ -144,6 +145,45 @@ static int report_path(const char *argv0, const char *path, const char *run, con
     return rc;
 }
 
+/* One run of --compare, loaded and analysed (its summary). */
+static bool load_analysed(const char *path, const struct print_opts *o, struct report *r, struct report_analysis *a)
+{
+    int loaded = report_path_is_trace(path) ? report_load_trace(path, r) : report_load(path, NULL, r);
+    if (loaded != 0)
+        return false;
+    const struct analysis_options ao = { .summary = o->summary };
+    report_analyze(r, &ao, a);
+    return true;
+}
+
+/* `--compare A B`: what changed in communication from A to B (text or
+ * --json, on stdout). 0; 1 when a run cannot be read or the output
+ * written. */
+static int compare_paths(const char *path_a, const char *path_b, const struct print_opts *o)
+{
+    struct report r[2];
+    struct report_analysis a[2];
+    if (!load_analysed(path_a, o, &r[0], &a[0]))
+        return 1;
+    if (!load_analysed(path_b, o, &r[1], &a[1])) {
+        report_analysis_free(&r[0], &a[0]);
+        report_free(&r[0]);
+        return 1;
+    }
+    struct compare c;
+    compare_runs(&a[0].summary, &a[1].summary, &c);
+    int rc = o->format == FORMAT_JSON ? compare_print_json(&c, path_a, path_b, stdout)
+                                      : compare_print_text(&c, path_a, path_b, stdout);
+    if (rc != 0)
+        msg("cannot write the comparison");
+    compare_free(&c);
+    for (int i = 0; i < 2; i++) {
+        report_analysis_free(&r[i], &a[i]);
+        report_free(&r[i]);
+    }
+    return rc == 0 ? 0 : 1;
+}
+
 /* --expect-busbw's value parses (the variable's is said in the report,
  * which the job's environment may carry unseen). */
 static bool expect_busbw_valid(const char *spec)
@@ -202,7 +242,7 @@ int report_dir_text(const char *dir)
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_JSON = 0x100, OPT_CSV, OPT_WIDE, OPT_TOP, OPT_COMM, OPT_OP, OPT_EXPECT, OPT_RUN, OPT_PERFETTO,
-           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS, OPT_HTML, OPT_FORMAT };
+           OPT_FROM, OPT_TO, OPT_RANKS, OPT_DEBUG_DIR, OPT_FINDINGS, OPT_HTML, OPT_FORMAT, OPT_COMPARE };
     static const struct option options[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "csv", no_argument, NULL, OPT_CSV },
@@ -220,12 +260,13 @@ int cmd_report(int argc, char **argv)
         { "findings", no_argument, NULL, OPT_FINDINGS },
         { "html", required_argument, NULL, OPT_HTML },
         { "format", required_argument, NULL, OPT_FORMAT },
+        { "compare", no_argument, NULL, OPT_COMPARE },
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct print_opts o = { .format = FORMAT_TEXT, .summary = { .top = TOP_DEFAULT } };
-    bool json = false, csv = false;
+    bool json = false, csv = false, compare = false;
     const char *run = NULL, *format = NULL, *output = NULL;
     /* What the transfers should reach (crossrank.h): the option, or the
      * variable, so that a job's environment can carry it. */
@@ -248,6 +289,9 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_FINDINGS:
             o.findings_only = true;
+            break;
+        case OPT_COMPARE:
+            compare = true;
             break;
         case OPT_HTML:
             o.html = optarg;
@@ -335,6 +379,12 @@ int cmd_report(int argc, char **argv)
         why = resolve_format(format, output, &json, &csv, &o, &p);
     if (why)
         rc = usage_error(argv[0], "%s", why);
+    else if (compare && (argc - optind != 2 || csv || o.findings_only || o.html || p.out || o.output || run))
+        rc = usage_error(argv[0], argc - optind != 2 ? "--compare expects two runs: A B (directories or traces)"
+                                                     : "--compare prints text or --json on stdout, of the newest"
+                                                       " run of each directory: no other output option, nor --run");
+    else if (compare)
+        rc = compare_paths(argv[optind], argv[optind + 1], &o);
     else if (argc - optind != 1)
         rc = usage_error(argv[0], "expects one directory or trace");
     else if (json && csv)

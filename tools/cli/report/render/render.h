@@ -58,6 +58,13 @@ void print_slow_transfers(const struct report *r, FILE *out);
 void print_steps(const struct report *r, const struct report_summary *s, FILE *out);
 json_t *steps_json(const struct report *r, const struct report_summary *s);
 
+/* `nccltap report --compare A B` (analyze/compare.h), as text or one
+ * JSON document {"format": "nccltap-compare/1", "a", "b", "ops"}. 0, or
+ * -1 when it could not be written. compare_render.c */
+struct compare;
+int compare_print_text(const struct compare *c, const char *path_a, const char *path_b, FILE *out);
+int compare_print_json(const struct compare *c, const char *path_a, const char *path_b, FILE *out);
+
 /* The same as JSON values: "crossrank", "stragglers", "slow_transfers".
  * crossrank_json.c */
 json_t *crossrank_json(const struct report *r);
