@@ -60,14 +60,6 @@ struct tap_site_stat *tap_site_stats_find(uint16_t site, unsigned row)
     return s;
 }
 
-void tap_site_stat_add_time(struct tap_site_stat *s, const struct tap_timing *t)
-{
-    s->timed++;
-    s->time_sum_ns += t->duration_ns;
-    s->bw_bytes += t->bytes;
-    s->bw_busbytes += t->busbytes;
-}
-
 unsigned tap_site_stats_count(void) { return nentries; }
 
 const struct tap_site_stat *tap_site_stats_at(unsigned i) { return &tap_site_entries[i]; }

@@ -1,8 +1,6 @@
 #include "stats/stats.h"
 
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "state/comm_registry.h"
 #include "state/shared.h"
@@ -69,12 +67,11 @@ __attribute__((noinline)) static struct tap_stat *find_or_add_indexed(struct tap
         entries_cap = cap;
     }
     struct tap_stat *s = &entries[nentries];
-    memset(s, 0, sizeof *s);
+    tap_stat_init(s);
     s->comm = c;
     s->op = (uint8_t)op;
     s->dtype = dtype;
     s->size_class = (uint8_t)cls;
-    s->time_min_ns = UINT64_MAX;
     index_of[i] = ++nentries;
     return s;
 }
@@ -99,66 +96,16 @@ static inline __attribute__((always_inline)) struct tap_stat *find_or_add(struct
     return s;
 }
 
-unsigned tap_stat_hist_bucket(uint64_t ns)
-{
-    if (ns <= 1)
-        return 0;
-    double b = log((double)ns) / log(TAP_HIST_BASE);
-    return b >= TAP_HIST_BUCKETS - 1 ? TAP_HIST_BUCKETS - 1 : (unsigned)b;
-}
-
-__attribute__((noinline)) static void add_time(struct tap_stat *s, const struct tap_timing *t)
-{
-    if (!s->hist && !(s->hist = calloc(TAP_HIST_BUCKETS, sizeof *s->hist))) {
-        tap_note_no_memory("a duration histogram (the call is counted, not timed)");
-        return;
-    }
-    uint64_t d = t->duration_ns;
-    s->timed++;
-    if (!s->has_first) {
-        s->has_first = true;
-        s->first_ns = d;
-        return;
-    }
-    s->steady++;
-    s->time_sum_ns += d;
-    if (d < s->time_min_ns)
-        s->time_min_ns = d;
-    if (d > s->time_max_ns)
-        s->time_max_ns = d;
-    s->hist[tap_stat_hist_bucket(d)]++;
-    s->bw_bytes += t->bytes;
-    s->bw_busbytes += t->busbytes;
-    if (d > 0) {
-        s->algbw_sum += t->bytes / (double)d; /* bytes/ns = GB/s */
-        s->busbw_sum += t->busbytes / (double)d;
-    }
-}
-
 /* A call that was timed or stamped, or made at another site than its
- * row's last. A stamped call is counted as such, with no time. */
+ * row's last: its site's entry becomes the row's hint. */
 __attribute__((noinline)) static void record_rest(struct tap_stat *s, const struct tap_op_rec *op,
                                                   const struct tap_timing *t)
 {
-    if (t && t->stamped) {
-        s->stamped++;
-        t = NULL;
-    }
     struct tap_site_stat *site = tap_site_stats_find(op->site, last);
-    if (site) {
+    if (site)
         s->site_hint = (uint32_t)(site - tap_site_entries) + 1;
-        site->calls++;
-        site->bytes_total += op->bytes;
-    }
-    if (t) {
-        /* The row's first timed call is kept apart from its statistics
-         * (first_us: a connection set up lazily can take 10^4 times the
-         * steady time), and so from its site's. */
-        bool first = !s->has_first;
-        add_time(s, t);
-        if (site && !first)
-            tap_site_stat_add_time(site, t);
-    }
+    if (tap_stat_add_call_detail(s, site, op->bytes, t) != 0)
+        tap_note_no_memory("a duration histogram (the call is counted, not timed)");
 }
 
 /* Runs for every call: the common case (same key as the last call, same
@@ -171,9 +118,7 @@ void tap_stats_record(const struct tap_op_rec *op, uint32_t group_ops, const str
         tap_note_no_memory("a statistics row (the call is in totals.no_memory, in no row)");
         return;
     }
-    s->calls++;
-    s->bytes_total += op->bytes;
-    s->group_ops += group_ops;
+    tap_stat_count_call(s, op->bytes, group_ops);
     uint32_t k = s->site_hint;
     if (!t && k && tap_site_entries[k - 1].site == op->site) {
         tap_site_entries[k - 1].calls++;
@@ -193,10 +138,10 @@ static __attribute__((noinline)) struct tap_stat *row_of(const struct tap_op_rec
 void tap_stats_record_replay(const struct tap_op_rec *op, const struct tap_timing *t)
 {
     struct tap_stat *s = row_of(op);
-    if (s)
-        add_time(s, t);
-    else
+    if (!s)
         tap_note_no_memory("a statistics row (a captured op's execution is not timed)");
+    else if (tap_stat_add_time(s, t) != 0)
+        tap_note_no_memory("a duration histogram (the call is counted, not timed)");
 }
 
 void tap_stats_record_captured(const struct tap_op_rec *op)
@@ -220,29 +165,6 @@ unsigned tap_stats_count(void) { return nentries; }
 uint64_t tap_stats_calls_without_row(void) { return calls_without_row; }
 
 const struct tap_stat *tap_stats_at(unsigned i) { return &entries[i]; }
-
-double tap_stat_quantile_ns(const struct tap_stat *s, double q)
-{
-    if (!s->steady || !s->hist)
-        return 0;
-    uint64_t want = (uint64_t)ceil(q * (double)s->steady);
-    if (want < 1)
-        want = 1;
-    uint64_t seen = 0;
-    for (unsigned b = 0; b < TAP_HIST_BUCKETS; b++) {
-        seen += s->hist[b];
-        if (seen >= want) {
-            double v = pow(TAP_HIST_BASE, b + 0.5);
-            /* The extremes are known exactly; never report beyond them. */
-            if (v < (double)s->time_min_ns)
-                v = (double)s->time_min_ns;
-            if (v > (double)s->time_max_ns)
-                v = (double)s->time_max_ns;
-            return v;
-        }
-    }
-    return (double)s->time_max_ns;
-}
 
 void tap_stats_reset(void)
 {

@@ -1,19 +1,16 @@
 /* Every op_enqueue is a call, joined to its op_complete (same process,
- * communicator, rank and sequence number) when it was timed. The numbers
- * follow the shim's statistics (preload/stats.c, rank_file.c) so that a
- * report from the trace and one from the per-rank files agree. */
+ * communicator, rank and sequence number) when it was timed. Each call is
+ * added to its row by the shim's own reduction (stats/stat_row.h), in
+ * sequence order, so that a report from the trace and one from the
+ * per-rank files agree. */
 #include "trace_rows.h"
 #include "util.h"
+#include "stats/stat_row.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The shim's duration histogram: bucket b holds [1.04^b, 1.04^(b+1)) ns. */
-#define HIST_BASE 1.04
-#define HIST_BUCKETS 720
 
 /* One op of a row, with its completion when it was timed. */
 struct call {
@@ -21,16 +18,6 @@ struct call {
     const struct tm_done *done;  /* NULL unless timed precisely */
     uint64_t grouped;   /* ops in its group, 1 when not grouped */
     bool stamped;       /* its interval is from marks: counted, no time */
-};
-
-struct row {
-    const struct tm_op *key;
-    uint64_t calls, bytes_total, group_ops;
-    uint64_t timed, stamped;
-    uint64_t first_ns;                /* the first timed call, kept apart (timed > 0) */
-    uint64_t steady, t_sum, t_min, t_max;  /* over the other timed calls */
-    double algbw_sum, busbw_sum, bw_bytes, bw_busbytes;
-    uint64_t hist[HIST_BUCKETS];
 };
 
 static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
@@ -94,61 +81,29 @@ static int cmp_call(const void *a, const void *b)
     return c ? c : cmp_u64(x->op->seq, y->op->seq);
 }
 
-static unsigned hist_bucket(uint64_t ns)
+/* The call's time as the shim handed it to its statistics; NULL when it
+ * was neither timed nor stamped. The event carries the bandwidth, not the
+ * bytes behind it (a group's): bandwidth x time gives them back. */
+static const struct tap_timing *timing_of(const struct call *c, struct tap_timing *t)
 {
-    if (ns <= 1)
-        return 0;
-    double b = log((double)ns) / log(HIST_BASE);
-    return b >= HIST_BUCKETS - 1 ? HIST_BUCKETS - 1 : (unsigned)b;
-}
-
-static void add_call(struct row *r, const struct call *c)
-{
-    r->calls++;
-    r->bytes_total += c->op->bytes;
-    r->stamped += c->stamped;
+    if (c->stamped) {
+        *t = (struct tap_timing){ .stamped = true };
+        return t;
+    }
     const struct tm_done *d = c->done;
-    if (!d) {
-        r->group_ops += c->grouped;
-        return;
-    }
-    r->group_ops += d->group_ops ? d->group_ops : 1;
-    uint64_t ns = d->duration_ns;
-    /* The first timed call (in seq order) is kept apart, as the shim does. */
-    if (r->timed++ == 0) {
-        r->first_ns = ns;
-        return;
-    }
-    r->steady++;
-    r->t_sum += ns;
-    if (r->steady == 1 || ns < r->t_min)
-        r->t_min = ns;
-    if (ns > r->t_max)
-        r->t_max = ns;
-    r->hist[hist_bucket(ns)]++;
-    r->algbw_sum += d->algbw_gbs;
-    r->busbw_sum += d->busbw_gbs;
-    /* The event carries the bandwidth, not the bytes behind it (a group's
-     * bytes): bandwidth x time gives them back. */
-    r->bw_bytes += d->algbw_gbs * (double)ns;
-    r->bw_busbytes += d->busbw_gbs * (double)ns;
+    if (!d)
+        return NULL;
+    double ns = (double)d->duration_ns;
+    *t = (struct tap_timing){ d->duration_ns, d->algbw_gbs * ns, d->busbw_gbs * ns, false };
+    return t;
 }
 
-/* Nearest rank on the histogram, read at the bucket's geometric middle and
- * kept within the exact extremes, as the shim reports percentiles. */
-static double quantile_ns(const struct row *r, double q)
+/* The ops of the call's group as the shim counted them: the completion's
+ * count when it was timed, else the group's ops in the trace. */
+static uint32_t group_ops_of(const struct call *c)
 {
-    uint64_t want = (uint64_t)ceil(q * (double)r->steady), seen = 0;
-    if (want < 1)
-        want = 1;
-    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-        seen += r->hist[b];
-        if (seen >= want) {
-            double v = pow(HIST_BASE, b + 0.5);
-            return fmin(fmax(v, (double)r->t_min), (double)r->t_max);
-        }
-    }
-    return (double)r->t_max;
+    uint64_t n = !c->done ? c->grouped : c->done->group_ops ? c->done->group_ops : 1;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 static const char *comm_name(const struct tm_proc *p, uint64_t id, int rank)
@@ -160,44 +115,49 @@ static const char *comm_name(const struct tm_proc *p, uint64_t id, int rank)
 }
 
 /* v, or null when there is no steady timed call. */
-static json_t *known(const struct row *r, double v)
+static json_t *known(const struct tap_stat *s, double v)
 {
-    return r->steady ? json_real(v) : json_null();
+    return s->steady ? json_real(v) : json_null();
 }
 
-static json_t *row_json(const struct tm_proc *p, const struct row *r)
+/* The row's size class as the per-rank file writes it. */
+static json_int_t size_class_json(const struct tm_op *key, const struct tap_stat *s)
 {
-    const struct tm_op *k = r->key;
-    unsigned cls = size_class(k->bytes);
+    unsigned cls = size_class(key->bytes);
+    return (json_int_t)(cls || s->bytes_total ? 1ull << cls : 0);
+}
+
+/* A row as the shim's rank file writes it (preload/writers/rank_file.c). */
+static json_t *row_json(const struct tm_proc *p, const struct tm_op *k, const struct tap_stat *s)
+{
     char comm[17];
     snprintf(comm, sizeof comm, "%016llx", (unsigned long long)k->comm_id);
-    double steady = (double)r->steady, us = 1e-3;
+    double steady = (double)s->steady, us = 1e-3;
     json_t *hist = json_array();
-    for (unsigned b = 0; b < HIST_BUCKETS; b++)
-        if (r->hist[b])
-            json_array_append_new(hist, json_pack("[I, I]", (json_int_t)b, (json_int_t)r->hist[b]));
+    for (unsigned b = 0; b < TAP_HIST_BUCKETS; b++)
+        if (s->hist[b])
+            json_array_append_new(hist, json_pack("[I, I]", (json_int_t)b, (json_int_t)s->hist[b]));
     return json_pack(
         "{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o,"
         " s:{s:I, s:I, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o},"
         " s:o, s:o, s:f, s:f, s:o}",
         "rank", k->rank, "comm", comm, "comm_name", comm_name(p, k->comm_id, k->rank),
-        "op", k->op, "dtype", k->dtype,
-        "size_class", (json_int_t)(cls || r->bytes_total ? 1ull << cls : 0),
-        "bytes", (json_int_t)(r->bytes_total / r->calls),
-        "bytes_total", (json_int_t)r->bytes_total,
-        "calls", (json_int_t)r->calls, "timed", (json_int_t)r->timed, "stamped", (json_int_t)r->stamped,
-        "grouped", (double)r->group_ops / (double)r->calls,
-        "first_us", r->timed ? json_real((double)r->first_ns * us) : json_null(),
-        "time_ns", "count", (json_int_t)r->steady, "sum", (json_int_t)r->t_sum,
-        "min", r->steady ? json_integer((json_int_t)r->t_min) : json_null(),
-        "max", r->steady ? json_integer((json_int_t)r->t_max) : json_null(),
-        "time_us", "mean", known(r, (double)r->t_sum / steady * us),
-        "min", known(r, (double)r->t_min * us), "p50", known(r, quantile_ns(r, 0.50) * us),
-        "p90", known(r, quantile_ns(r, 0.90) * us), "p99", known(r, quantile_ns(r, 0.99) * us),
-        "max", known(r, (double)r->t_max * us),
-        "algbw_gbs", known(r, r->algbw_sum / steady),
-        "busbw_gbs", known(r, r->busbw_sum / steady),
-        "bw_bytes", r->bw_bytes, "bw_busbytes", r->bw_busbytes, "hist", hist);
+        "op", k->op, "dtype", k->dtype, "size_class", size_class_json(k, s),
+        "bytes", (json_int_t)(s->bytes_total / s->calls),
+        "bytes_total", (json_int_t)s->bytes_total,
+        "calls", (json_int_t)s->calls, "timed", (json_int_t)s->timed, "stamped", (json_int_t)s->stamped,
+        "grouped", (double)s->group_ops / (double)s->calls,
+        "first_us", s->has_first ? json_real((double)s->first_ns * us) : json_null(),
+        "time_ns", "count", (json_int_t)s->steady, "sum", (json_int_t)s->time_sum_ns,
+        "min", s->steady ? json_integer((json_int_t)s->time_min_ns) : json_null(),
+        "max", s->steady ? json_integer((json_int_t)s->time_max_ns) : json_null(),
+        "time_us", "mean", known(s, (double)s->time_sum_ns / steady * us),
+        "min", known(s, (double)s->time_min_ns * us), "p50", known(s, tap_stat_quantile_ns(s, 0.50) * us),
+        "p90", known(s, tap_stat_quantile_ns(s, 0.90) * us), "p99", known(s, tap_stat_quantile_ns(s, 0.99) * us),
+        "max", known(s, (double)s->time_max_ns * us),
+        "algbw_gbs", known(s, s->algbw_sum / steady),
+        "busbw_gbs", known(s, s->busbw_sum / steady),
+        "bw_bytes", s->bw_bytes, "bw_busbytes", s->bw_busbytes, "hist", hist);
 }
 
 /* qsort, for arrays that may be empty (and NULL: qsort wants a pointer). */
@@ -274,58 +234,62 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
     return calls;
 }
 
-/* One site's calls of one row. */
-struct site_acc {
+/* One site's share of the row being reduced. */
+struct site_share {
     unsigned site;
-    uint64_t calls, bytes_total, timed, t_sum;
-    double bw_bytes, bw_busbytes;
+    struct tap_site_stat stat;
 };
 
-/* The row's calls c[0..n), in seq order, by call site, into by_site. */
-static void add_site_rows(json_t *by_site, const struct call *c, size_t n, const struct row *r)
+/* The share of `site` among shares[0..*n), added if new (a row's calls
+ * come from a few sites). */
+static struct tap_site_stat *share_of(struct site_share *shares, size_t *n, unsigned site)
 {
-    struct site_acc *acc = xcalloc(n, sizeof *acc);
-    size_t nacc = 0;
-    bool first_timed = true;
-    for (size_t i = 0; i < n; i++) {
-        size_t k = 0;
-        while (k < nacc && acc[k].site != c[i].op->site)
-            k++;
-        if (k == nacc)
-            acc[nacc++].site = c[i].op->site;
-        struct site_acc *a = &acc[k];
-        a->calls++;
-        a->bytes_total += c[i].op->bytes;
-        const struct tm_done *d = c[i].done;
-        if (!d)
-            continue;
-        if (first_timed) {  /* kept apart, as add_call keeps it */
-            first_timed = false;
-            continue;
-        }
-        a->timed++;
-        a->t_sum += d->duration_ns;
-        a->bw_bytes += d->algbw_gbs * (double)d->duration_ns;
-        a->bw_busbytes += d->busbw_gbs * (double)d->duration_ns;
-    }
-    const struct tm_op *k = r->key;
-    unsigned cls = size_class(k->bytes);
+    size_t k = 0;
+    while (k < *n && shares[k].site != site)
+        k++;
+    if (k == *n)
+        shares[(*n)++] = (struct site_share){ .site = site };
+    return &shares[k].stat;
+}
+
+/* Each site's share of the row `s` into by_site, as the per-rank file's
+ * callsites[].rows. */
+static void add_site_rows(json_t *by_site, const struct tm_op *k, const struct tap_stat *s,
+                          const struct site_share *shares, size_t n)
+{
     char comm[17], id[16];
     snprintf(comm, sizeof comm, "%016llx", (unsigned long long)k->comm_id);
-    for (size_t i = 0; i < nacc; i++) {
-        const struct site_acc *a = &acc[i];
-        snprintf(id, sizeof id, "%u", a->site);
+    for (size_t i = 0; i < n; i++) {
+        const struct tap_site_stat *a = &shares[i].stat;
+        snprintf(id, sizeof id, "%u", shares[i].site);
         json_t *rows = json_object_get(by_site, id);
         if (!rows)
             json_object_set_new(by_site, id, rows = json_array());
         json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
-            "comm", comm, "op", k->op, "dtype", k->dtype,
-            "size_class", (json_int_t)(cls || r->bytes_total ? 1ull << cls : 0),
+            "comm", comm, "op", k->op, "dtype", k->dtype, "size_class", size_class_json(k, s),
             "calls", (json_int_t)a->calls, "bytes_total", (json_int_t)a->bytes_total,
-            "timed", (json_int_t)a->timed, "time_ns", (json_int_t)a->t_sum,
+            "timed", (json_int_t)a->timed, "time_ns", (json_int_t)a->time_sum_ns,
             "bw_bytes", a->bw_bytes, "bw_busbytes", a->bw_busbytes));
     }
-    free(acc);
+}
+
+/* The row of calls c[0..n) (one key, in seq order), each added as the
+ * shim adds a call: into `s` (set up here; the caller releases it) and
+ * its site's share in shares (room for n). Returns the shares' count. */
+static size_t reduce_row(const struct call *c, size_t n, struct tap_stat *s, struct site_share *shares)
+{
+    tap_stat_init(s);
+    /* Allocated here, where running out of memory stops the command: the
+     * reduction then never allocates, and never fails. */
+    s->hist = xcalloc(TAP_HIST_BUCKETS, sizeof *s->hist);
+    size_t nshares = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct tap_timing t;
+        tap_stat_count_call(s, c[i].op->bytes, group_ops_of(&c[i]));
+        struct tap_site_stat *site = share_of(shares, &nshares, c[i].op->site);
+        (void)tap_stat_add_call_detail(s, site, c[i].op->bytes, timing_of(&c[i], &t));
+    }
+    return nshares;
 }
 
 json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t, json_t *by_site)
@@ -335,17 +299,19 @@ json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t, json_t *by_sit
     struct call *calls = calls_of(p, &n, t);
     sort(calls, n, sizeof *calls, cmp_call);
     json_t *rows = json_array();
-    struct row *r = xmalloc(sizeof *r);
+    struct site_share *shares = xcalloc(n ? n : 1, sizeof *shares);
     for (size_t i = 0; i < n;) {
-        memset(r, 0, sizeof *r);
-        r->key = calls[i].op;
+        const struct tm_op *key = calls[i].op;
         size_t first = i;
-        for (; i < n && cmp_key(calls[i].op, r->key) == 0; i++)
-            add_call(r, &calls[i]);
-        json_array_append_new(rows, row_json(p, r));
-        add_site_rows(by_site, &calls[first], i - first, r);
+        while (i < n && cmp_key(calls[i].op, key) == 0)
+            i++;
+        struct tap_stat s;
+        size_t nshares = reduce_row(&calls[first], i - first, &s, shares);
+        json_array_append_new(rows, row_json(p, key, &s));
+        add_site_rows(by_site, key, &s, shares, nshares);
+        tap_stat_release(&s);
     }
-    free(r);
+    free(shares);
     free(calls);
     return rows;
 }

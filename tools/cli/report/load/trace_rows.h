@@ -1,6 +1,7 @@
 /* The "ops" rows of one traced process: the statistics the shim keeps per
- * (communicator, rank, op, datatype, size class), counted again from the
- * process's events, in the per-rank file's format. */
+ * (communicator, rank, op, datatype, size class), reduced from the
+ * process's events by the shim's own code (stats/stat_row.h), in the
+ * per-rank file's format. */
 #ifndef NCCLTAP_CLI_TRACE_ROWS_H
 #define NCCLTAP_CLI_TRACE_ROWS_H
 
