@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--lib", required=True)
+    ap.add_argument("--embed-lib", help="libembedded_subinterp.so: a sub-interpreter run on a thread of C too")
     ap.add_argument("--work", required=True)
     ap.add_argument("--preload", help="a library to preload into Python beside the shim (a sanitizer's runtime)")
     ap.add_argument("--depth1-only", action="store_true", help="not NCCLTAP_CALLSITE_DEPTH=2 (no libunwind)")
@@ -308,16 +309,21 @@ def check_subinterpreter(a):
     """A sub-interpreter run from Python, on the main thread and on another
     (tests/apps/subinterp_nccl.py): its calls are its own line
     (subinterp_calls.py's), the main interpreter's its line, none read
-    from the outer interpreter's frames nor left unread."""
+    from the outer interpreter's frames nor left unread. With --embed-lib,
+    also one made and run on a thread of C whose first thread state runs
+    nothing (an embedding program's); memory filled by malloc is not zero
+    (MALLOC_PERTURB_), as in a long-running process, so that a field
+    CPython leaves unset is not read as NULL by chance."""
     out = os.path.join(a.work, "python-sites-subinterp")
     shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1")
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", MALLOC_PERTURB_="165")
     if a.preload:
         env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
     apps = os.path.join(a.src, "tests", "apps")
     script = os.path.join(apps, "subinterp_nccl.py")
     nccltap = os.path.join(a.bin, "nccltap")
-    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script], env)
+    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script] +
+                  ([a.embed_lib] if a.embed_lib else []), env)
     want = json.loads([l for l in printed.splitlines() if l.startswith('{"sites"')][0])["sites"]
     doc = json.loads(run([nccltap, "report", "--json", out]))
     got, _ = site_calls(doc)

@@ -23,8 +23,11 @@
  * is f_lasti (an int, in code units, -1 before the first instruction),
  * code_qualname is co_name (3.10 has no co_qualname), and the line table
  * is 3.10's (line_of_310). Its CFrame (ts_cframe) has no current frame:
- * cframe_current is its `previous`, NULL only in the thread state's own
- * root, so python_interps.c tells a running thread state the same way. */
+ * cframe_current is its `previous`, which each evaluation sets; the
+ * thread state's own root CFrame (ts_root_cframe) leaves it unset (3.10's
+ * init_threadstate: malloc'ed memory, not NULL), so python_interps.c
+ * tells a thread state that runs nothing by its cframe being its root, in
+ * every version. */
 struct layout {
     unsigned version;            /* (major << 8) | minor */
     int ts_frame;                /* 3.10: PyThreadState.frame; -1 in 3.11+ */
@@ -41,11 +44,12 @@ struct layout {
      * PyThreadState.next and .thread_id (Include/internal/pycore_runtime.h,
      * pycore_interp.h). */
     int rt_mutex, rt_head, rt_main, interp_next, interp_threads, ts_next, ts_thread_id;
+    int ts_root_cframe;          /* PyThreadState.root_cframe */
 };
 static const struct layout layouts[] = {
-    {0x030a, 24, 48, 8, 32, 24, 96, -1, 40, 104, 112, 120, 0, 0, 48, 48, 56, 72, 24, 32, 40, 0, 8, 8, 176},
-    {0x030b, -1, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152},
-    {0x030c, -1, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136},
+    {0x030a, 24, 48, 8, 32, 24, 96, -1, 40, 104, 112, 120, 0, 0, 48, 48, 56, 72, 24, 32, 40, 0, 8, 8, 176, 264},
+    {0x030b, -1, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152, 336},
+    {0x030c, -1, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136, 272},
 };
 enum {
     OWNED_BY_GENERATOR = 1,
@@ -195,7 +199,8 @@ static void look(void)
     }
     struct tap_py_interp_layout *l = &interp_layout;
     *l = (struct tap_py_interp_layout){py->rt_mutex, py->rt_head, py->rt_main, py->interp_next, py->interp_threads,
-                                       py->ts_next, py->ts_thread_id, py->ts_cframe, py->cframe_current};
+                                       py->ts_next, py->ts_thread_id, py->ts_cframe, py->ts_root_cframe,
+                                       py->cframe_current};
     tap_py_interps_init(l);
     table = calloc(TAP_PY_CAPACITY, sizeof *table);
     if (!table)

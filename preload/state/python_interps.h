@@ -33,7 +33,7 @@
 struct tap_py_interp_layout {
     int rt_mutex, rt_head, rt_main;       /* _PyRuntimeState.interpreters */
     int interp_next, interp_threads;      /* PyInterpreterState */
-    int ts_next, ts_thread_id, ts_cframe; /* PyThreadState */
+    int ts_next, ts_thread_id, ts_cframe, ts_root_cframe; /* PyThreadState */
     int cframe_current;                   /* _PyCFrame.current_frame */
 };
 
