@@ -10,7 +10,8 @@ sub-interpreter.
 CPython 3.11's _xxsubinterpreters.run_string runs the sub-interpreter on a
 thread state its creator made (another thread's, for the second run), and
 PyGILState_GetThisThreadState still answers the outer interpreter's; 3.12
-(isolated=False: ctypes is a legacy extension) binds the one that runs.
+(isolated=False: ctypes is a legacy extension) and 3.13 ("legacy", its
+module now _interpreters) bind the one that runs.
 
 With the path of libembedded_subinterp.so as its argument, also a
 sub-interpreter made and run on a thread of C whose first thread state is
@@ -24,7 +25,10 @@ import os
 import sys
 import threading
 
-import _xxsubinterpreters as interpreters
+try:
+    import _xxsubinterpreters as interpreters
+except ImportError:
+    import _interpreters as interpreters  # 3.13's name
 
 P = ctypes.c_void_p
 CALLS = {"main": 3, "sub_main": 4, "sub_thread": 5, "sub_embedded": 6}
@@ -69,7 +73,8 @@ def main():
     try:
         interp = interpreters.create(isolated=False)
     except TypeError:
-        interp = interpreters.create()  # 3.11: no isolated=, legacy
+        # 3.11: no isolated=, legacy; 3.13: a config's name
+        interp = interpreters.create("legacy") if interpreters.__name__ == "_interpreters" else interpreters.create()
     in_sub(interp, comm.value, CALLS["sub_main"])
     t = threading.Thread(target=lambda: in_sub(interp, comm.value, CALLS["sub_thread"]))
     t.start()
