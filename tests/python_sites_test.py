@@ -20,7 +20,7 @@ not the line of the outer interpreter that ran it (issue 29, item 14).
 
 Usage: python_sites_test.py --bin BUILD/bin --src SOURCE --lib libc_thread_nccl.so --work DIR [--preload LIB]
                            [--depth1-only] [--lttng]
-Needs CPython 3.10, 3.11 or 3.12 (those whose frames nccltap reads), and with
+Needs CPython 3.10 to 3.13 (those whose frames nccltap reads), and with
 --lttng lttng-sessiond and babeltrace2: exit 77 without them, a failure
 where CI=true."""
 import argparse
@@ -53,13 +53,18 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--lib", required=True)
+    ap.add_argument("--embed-lib", help="libembedded_subinterp.so: a sub-interpreter run on a thread of C too")
     ap.add_argument("--work", required=True)
     ap.add_argument("--preload", help="a library to preload into Python beside the shim (a sanitizer's runtime)")
     ap.add_argument("--depth1-only", action="store_true", help="not NCCLTAP_CALLSITE_DEPTH=2 (no libunwind)")
     ap.add_argument("--lttng", action="store_true", help="the call sites of an LTTng trace")
+    ap.add_argument("--unsupported", action="store_true",
+                    help="run under a CPython nccltap does not read: said once, every site native")
     a = ap.parse_args()
-    if sys.version_info[:2] not in ((3, 10), (3, 11), (3, 12)):
-        print("Python %d.%d: nccltap reads the frames of CPython 3.10, 3.11 and 3.12" % sys.version_info[:2])
+    if a.unsupported:
+        return check_unsupported(a)
+    if sys.version_info[:2] not in ((3, 10), (3, 11), (3, 12), (3, 13)):
+        print("Python %d.%d: nccltap reads the frames of CPython 3.10 to 3.13" % sys.version_info[:2])
         return 1 if os.environ.get("CI") == "true" else 77
     source = os.path.join(a.src, "tests", "apps", "ctypes_nccl.py")
     if a.lttng:
@@ -79,6 +84,26 @@ def main():
     check_transient(a, source)
     check_finalizing(a)
     check_subinterpreter(a)
+    print("FAIL: %d checks" % len(failures) if failures else "ok")
+    return 1 if failures else 0
+
+
+def check_unsupported(a):
+    """Under a CPython whose frames nccltap does not read: one line says so
+    and why, the calls are counted at native sites, none left unread."""
+    out = os.path.join(a.work, "python-sites-unsupported")
+    shutil.rmtree(out, ignore_errors=True)
+    source = os.path.join(a.src, "tests", "apps", "ctypes_nccl.py")
+    p = subprocess.run([os.path.join(a.bin, "nccltap"), "run", "--sim", "--dir", out, "--", sys.executable, source,
+                        a.lib], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said = "nccltap: CPython %d.%d: call sites stay native (nccltap reads the frames of CPython 3.10 to 3.13, " \
+           "with the GIL)\n" % sys.version_info[:2]
+    check(p.returncode == 0, "the script ran (exit %d: %s)" % (p.returncode, p.stderr[-400:]))
+    check(p.stderr.count(said) == 1, "said once: %r (stderr: %s)" % (said, p.stderr[-400:]))
+    doc = json.loads(run([os.path.join(a.bin, "nccltap"), "report", "--json", out]))
+    python = [s for s in doc["callsites"] if s["frames"][0]["python"]]
+    check(not python and sum(s["calls"] for s in doc["callsites"]) == 14 and doc["callsite_python_unread"] == 0,
+          "14 calls at native sites, none unread (Python sites: %s)" % python)
     print("FAIL: %d checks" % len(failures) if failures else "ok")
     return 1 if failures else 0
 
@@ -308,16 +333,21 @@ def check_subinterpreter(a):
     """A sub-interpreter run from Python, on the main thread and on another
     (tests/apps/subinterp_nccl.py): its calls are its own line
     (subinterp_calls.py's), the main interpreter's its line, none read
-    from the outer interpreter's frames nor left unread."""
+    from the outer interpreter's frames nor left unread. With --embed-lib,
+    also one made and run on a thread of C whose first thread state runs
+    nothing (an embedding program's); memory filled by malloc is not zero
+    (MALLOC_PERTURB_), as in a long-running process, so that a field
+    CPython leaves unset is not read as NULL by chance."""
     out = os.path.join(a.work, "python-sites-subinterp")
     shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1")
+    env = dict(os.environ, NCCLTAP_CALLSITE_DEPTH="1", MALLOC_PERTURB_="165")
     if a.preload:
         env["LD_PRELOAD"] = ":".join(p for p in (a.preload, env.get("LD_PRELOAD")) if p)
     apps = os.path.join(a.src, "tests", "apps")
     script = os.path.join(apps, "subinterp_nccl.py")
     nccltap = os.path.join(a.bin, "nccltap")
-    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script], env)
+    printed = run([nccltap, "run", "--sim", "--dir", out, "--", sys.executable, script] +
+                  ([a.embed_lib] if a.embed_lib else []), env)
     want = json.loads([l for l in printed.splitlines() if l.startswith('{"sites"')][0])["sites"]
     doc = json.loads(run([nccltap, "report", "--json", out]))
     got, _ = site_calls(doc)

@@ -188,27 +188,21 @@ static void *nccl_library(const void *caller)
 }
 
 /* The functions that RTLD_NEXT found in a later copy of nccltap (passive,
- * shim_copy.h) are taken from the NCCL behind it instead, the library that
- * defines ncclGetVersion (nccltap wraps no query): the program's calls
- * then go to NCCL past the copy, and a lookup of the NCCL's own function
- * (dlsym_hook.c) finds the very function nccltap calls. */
+ * shim_copy.h) are taken from what follows the copies instead: another
+ * tool's wrapper preloaded after them, else the NCCL, the library that
+ * defines ncclGetVersion (nccltap wraps no query). The program's calls
+ * then go where they would go without the copies. */
 static void call_past_copies(struct real_nccl *real)
 {
-    Dl_info info;
-    struct link_map *lm = NULL;
-    void *past = NULL;
-    if (real->ncclGetVersion && dladdr1((void *)(uintptr_t)real->ncclGetVersion, &info, (void **)&lm,
-                                        RTLD_DL_LINKMAP) && lm && lm->l_name && lm->l_name[0])
-        past = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
-#define NCCLTAP_REAL_PAST(name, params, args, kind)                                  \
-    if (real->name && tap_shim_copy_at((void *)(uintptr_t)real->name))               \
-        *(void **)&real->name = past ? dlsym(past, #name) : NULL;                    \
-    if (real->p##name && tap_shim_copy_at((void *)(uintptr_t)real->p##name))         \
-        *(void **)&real->p##name = past ? dlsym(past, "p" #name) : NULL;
+    const void *nccl = (const void *)(uintptr_t)real->ncclGetVersion;
+#define NCCLTAP_REAL_PAST(name, params, args, kind)                                         \
+    if (real->name && tap_shim_copy_at((void *)(uintptr_t)real->name))                      \
+        *(void **)&real->name = tap_shim_next_past_copies((void *)(uintptr_t)real->name, nccl, #name); \
+    if (real->p##name && tap_shim_copy_at((void *)(uintptr_t)real->p##name))                \
+        *(void **)&real->p##name =                                                          \
+            tap_shim_next_past_copies((void *)(uintptr_t)real->p##name, nccl, "p" #name);
     NCCLTAP_NCCL_API(NCCLTAP_REAL_PAST)
 #undef NCCLTAP_REAL_PAST
-    if (past)
-        dlclose(past); /* NCCL stays: the program's own reference holds it */
 }
 
 /* Fills `real` from the NCCL found; false when none is. */

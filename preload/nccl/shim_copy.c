@@ -41,18 +41,47 @@ bool tap_shim_passive(void)
     return s == PASSIVE;
 }
 
-bool tap_shim_copy_at(const void *addr)
+/* The loaded object holding `addr`, by its link map. */
+static struct link_map *map_of(const void *addr)
 {
     Dl_info info;
     struct link_map *lm = NULL;
-    if (!addr || !dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || info.dli_fbase == tap_shim_self())
-        return false;
+    return addr && dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) ? lm : NULL;
+}
+
+/* The definition of `name` (of `version`, when not NULL) in the object of
+ * `lm` itself, or NULL: a handle searches the object and then its
+ * dependencies, so a definition found elsewhere is not the object's. */
+static void *own_definition(struct link_map *lm, const char *name, const char *version)
+{
     void *h = lm->l_name && lm->l_name[0] ? dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
     if (!h)
-        return false;
-    /* A handle searches the object and its dependencies: the definition
-     * must be the object's own. */
-    bool copy = object_of(dlvsym(h, TAP_SHIM_MARKER, "NCCLTAP")) == info.dli_fbase;
+        return NULL;
+    void *def = version ? dlvsym(h, name, version) : dlsym(h, name);
     dlclose(h);
-    return copy;
+    return def && map_of(def) == lm ? def : NULL;
+}
+
+static bool other_copy(struct link_map *lm)
+{
+    return lm != map_of(tap_shim_self()) && own_definition(lm, TAP_SHIM_MARKER, "NCCLTAP") != NULL;
+}
+
+bool tap_shim_copy_at(const void *addr)
+{
+    struct link_map *lm = map_of(addr);
+    return lm && other_copy(lm);
+}
+
+void *tap_shim_next_past_copies(const void *in_copy, const void *in_nccl, const char *name)
+{
+    struct link_map *copy = map_of(in_copy), *nccl = map_of(in_nccl);
+    if (!copy || !nccl)
+        return NULL;
+    for (struct link_map *lm = copy->l_next; lm; lm = lm->l_next) {
+        void *def = lm == nccl || !other_copy(lm) ? own_definition(lm, name, NULL) : NULL;
+        if (def || lm == nccl)
+            return def;
+    }
+    return NULL;
 }

@@ -29,4 +29,15 @@ bool tap_shim_passive(void);
  * one. */
 bool tap_shim_copy_at(const void *addr);
 
+/* The definition of `name` that the copy of nccltap holding `in_copy`
+ * would call: the next one after it in the global scope that is not in a
+ * copy of nccltap, as RTLD_NEXT from that copy finds it when the copies
+ * behind are skipped. So a tool preloaded after the copies, which wraps
+ * NCCL too, keeps its place in the chain. The search ends at the NCCL
+ * (the object holding `in_nccl`), which every lookup from a copy reaches
+ * (the loader's initial objects lie in the link map in the global scope's
+ * order, so nothing loaded later comes before it). NULL where none
+ * defines it. Resolution time only: dlopen(RTLD_NOLOAD) per object. */
+void *tap_shim_next_past_copies(const void *in_copy, const void *in_nccl, const char *name);
+
 #endif

@@ -23,8 +23,19 @@
  * is f_lasti (an int, in code units, -1 before the first instruction),
  * code_qualname is co_name (3.10 has no co_qualname), and the line table
  * is 3.10's (line_of_310). Its CFrame (ts_cframe) has no current frame:
- * cframe_current is its `previous`, NULL only in the thread state's own
- * root, so python_interps.c tells a running thread state the same way. */
+ * cframe_current is its `previous`, which each evaluation sets; the
+ * thread state's own root CFrame (ts_root_cframe) leaves it unset (3.10's
+ * init_threadstate: malloc'ed memory, not NULL), so python_interps.c
+ * tells a thread state that runs nothing by its cframe being its root, in
+ * every version. 3.13 (Include/internal/pycore_frame.h) has no CFrame: the
+ * thread state points at its innermost frame (ts_current_frame), whose
+ * f_executable (frame_code) is its code object, None in a C call's entry
+ * frame (OWNED_BY_CSTACK), and whose instr_ptr (frame_prev_instr) is the
+ * instruction running, the call, as 3.12's prev_instr is. 3.12 and later
+ * make the thread state they swap in the thread's own
+ * (PyGILState_GetThisThreadState answers it: pystate.c's tstate_activate),
+ * and 3.13's list of interpreters is under a lock of another kind
+ * (PyMutex): 3.13 reads that state, never the list (rt_* unused). */
 struct layout {
     unsigned version;            /* (major << 8) | minor */
     int ts_frame;                /* 3.10: PyThreadState.frame; -1 in 3.11+ */
@@ -41,11 +52,15 @@ struct layout {
      * PyThreadState.next and .thread_id (Include/internal/pycore_runtime.h,
      * pycore_interp.h). */
     int rt_mutex, rt_head, rt_main, interp_next, interp_threads, ts_next, ts_thread_id;
+    int ts_root_cframe;          /* PyThreadState.root_cframe */
+    int ts_current_frame;        /* 3.13: PyThreadState.current_frame; -1 before */
 };
 static const struct layout layouts[] = {
-    {0x030a, 24, 48, 8, 32, 24, 96, -1, 40, 104, 112, 120, 0, 0, 48, 48, 56, 72, 24, 32, 40, 0, 8, 8, 176},
-    {0x030b, -1, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152},
-    {0x030c, -1, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136},
+    {0x030a, 24, 48, 8, 32, 24, 96, -1, 40, 104, 112, 120, 0, 0, 48, 48, 56, 72, 24, 32, 40, 0, 8, 8, 176, 264, -1},
+    {0x030b, -1, 56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 168, 184, 48, 48, 56, 72, 32, 40, 48, 0, 16, 8, 152, 336, -1},
+    {0x030c, -1, 56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 176, 192, 40, 40, 48, 56, 32, 40, 48, 0, 72, 8, 136, 272, -1},
+    {0x030d, -1, -1, -1, 0, 8, 56, 70, 68, 112, 128, 136, 184, 200, 40, 40, 48, 56, -1, -1, -1, -1, -1, -1, -1, -1,
+     72},
 };
 enum {
     OWNED_BY_GENERATOR = 1,
@@ -179,6 +194,16 @@ static unsigned running_version(void)
     return major < 256 && minor < 256 ? major << 8 | minor : 0;
 }
 
+/* Whether the running CPython is a free-threaded build (3.13t), whose
+ * objects are laid out apart: its version string says so. */
+static bool free_threaded(void)
+{
+    const char *(*get_version)(void) = NULL;
+    *(void **)&get_version = dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    const char *s = get_version ? get_version() : NULL;
+    return s && strstr(s, "free-threading") != NULL;
+}
+
 static void look(void)
 {
     *(void **)&get_tstate = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
@@ -188,15 +213,19 @@ static void look(void)
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0] && sizeof(void *) == 8; i++)
         if (layouts[i].version == version)
             py = &layouts[i];
+    if (py && free_threaded())
+        py = NULL;
     if (!py) {
-        tap_log("CPython %u.%u: call sites stay native (nccltap reads the frames of CPython 3.10, 3.11 and 3.12)",
-                version >> 8, version & 0xff);
+        tap_log("CPython %u.%u%s: call sites stay native (nccltap reads the frames of CPython 3.10 to 3.13, "
+                "with the GIL)", version >> 8, version & 0xff, free_threaded() ? " (free-threaded)" : "");
         return;
     }
     struct tap_py_interp_layout *l = &interp_layout;
     *l = (struct tap_py_interp_layout){py->rt_mutex, py->rt_head, py->rt_main, py->interp_next, py->interp_threads,
-                                       py->ts_next, py->ts_thread_id, py->ts_cframe, py->cframe_current};
-    tap_py_interps_init(l);
+                                       py->ts_next, py->ts_thread_id, py->ts_cframe, py->ts_root_cframe,
+                                       py->cframe_current};
+    if (py->ts_current_frame < 0)
+        tap_py_interps_init(l);
     table = calloc(TAP_PY_CAPACITY, sizeof *table);
     if (!table)
         tap_log("no memory for the Python call-site table: call sites stay native");
@@ -475,9 +504,14 @@ static unsigned walk(const char *ts, uint16_t *out, unsigned max)
 {
     if (py->ts_frame >= 0)
         return walk_310(ts, out, max);
-    const char *cframe = AT(ts, py->ts_cframe, const char *);
-    const char *frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
     unsigned n = 0;
+    const char *frame;
+    if (py->ts_current_frame >= 0) {
+        frame = AT(ts, py->ts_current_frame, const char *);
+    } else {
+        const char *cframe = AT(ts, py->ts_cframe, const char *);
+        frame = cframe ? AT(cframe, py->cframe_current, const char *) : NULL;
+    }
     for (int walked = 0; frame && n < max && walked < MAX_WALK;
          walked++, frame = AT(frame, py->frame_previous, const char *)) {
         char owner = AT(frame, py->frame_owner, char);

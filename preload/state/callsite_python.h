@@ -1,8 +1,9 @@
 /* Python call sites: the line of Python that made an NCCL call, when the
  * calling thread runs a CPython interpreter. CPython is found at run time
  * in the process (Py_Version, PyGILState_GetThisThreadState), never
- * linked; CPython 3.10, 3.11 and 3.12 are read (their frame and code layouts
- * are compiled in), any other version leaves call sites native (said once).
+ * linked; CPython 3.10 to 3.13 with the GIL are read (their frame and code
+ * layouts are compiled in), any other version or build leaves call sites
+ * native (said once).
  *
  * The calling thread reads its own frames: it is inside the NCCL call, so
  * they cannot change while it reads (ctypes and PyTorch release the GIL
@@ -14,7 +15,7 @@
  * of fixed size allocated at the first call: later calls from the same
  * line cost a walk of the frames to it and a table lookup, no allocation,
  * no lock. A frame that cannot be read (the table full, a str of a kind
- * CPython 3.10 to 3.12 do not make) leaves the call at its native site,
+ * CPython 3.10 to 3.13 do not make) leaves the call at its native site,
  * counted. */
 #ifndef NCCLTAP_CALLSITE_PYTHON_H
 #define NCCLTAP_CALLSITE_PYTHON_H

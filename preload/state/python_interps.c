@@ -32,12 +32,16 @@ void tap_py_interps_init(const struct tap_py_interp_layout *l)
     tap_py_interp_main = (void *const *)(runtime + l->rt_main);
 }
 
-/* The frame a thread state's evaluation runs, through its cframe; NULL
- * when it runs none (its cframe is its own root, in the heap). */
+/* The cframe of a thread state's innermost evaluation, on the C stack of
+ * the thread that runs it; NULL when it runs none: its cframe is then its
+ * own root, whose fields 3.10 leaves unset (never read), or one with no
+ * frame. */
 static const char *running_cframe(const char *ts)
 {
     const char *cframe = AT(ts, at->ts_cframe, const char *);
-    return cframe && AT(cframe, at->cframe_current, const char *) ? cframe : NULL;
+    if (!cframe || cframe == ts + at->ts_root_cframe)
+        return NULL;
+    return AT(cframe, at->cframe_current, const char *) ? cframe : NULL;
 }
 
 const char *tap_py_running_state(const char *first)

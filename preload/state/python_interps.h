@@ -4,8 +4,9 @@
  * while the thread runs a sub-interpreter (_xxsubinterpreters.run_string
  * swaps the sub-interpreter's in, on the thread of the caller, made on
  * the thread that created the sub-interpreter), so its frames would
- * credit the call to the line that ran the sub-interpreter. 3.12 binds the
- * state it swaps in, but the rule below holds for both.
+ * credit the call to the line that ran the sub-interpreter (3.10 too). 3.12
+ * binds the state it swaps in, but the rule below holds for 3.10 to 3.12;
+ * 3.13, which has no CFrame, is not searched (callsite_python.c).
  *
  * The rule: the thread state that runs on this thread now is the one
  * whose innermost evaluation is deepest on this thread's C stack. Each
@@ -33,7 +34,7 @@
 struct tap_py_interp_layout {
     int rt_mutex, rt_head, rt_main;       /* _PyRuntimeState.interpreters */
     int interp_next, interp_threads;      /* PyInterpreterState */
-    int ts_next, ts_thread_id, ts_cframe; /* PyThreadState */
+    int ts_next, ts_thread_id, ts_cframe, ts_root_cframe; /* PyThreadState */
     int cframe_current;                   /* _PyCFrame.current_frame */
 };
 

@@ -10,18 +10,28 @@ sub-interpreter.
 CPython 3.11's _xxsubinterpreters.run_string runs the sub-interpreter on a
 thread state its creator made (another thread's, for the second run), and
 PyGILState_GetThisThreadState still answers the outer interpreter's; 3.12
-(isolated=False: ctypes is a legacy extension) binds the one that runs.
+(isolated=False: ctypes is a legacy extension) and 3.13 ("legacy", its
+module now _interpreters) bind the one that runs.
+
+With the path of libembedded_subinterp.so as its argument, also a
+sub-interpreter made and run on a thread of C whose first thread state is
+the main interpreter's, which runs nothing meanwhile (an embedding
+program's way): its calls are subinterp_calls.py's LINE:sub too.
 
 Prints {"sites": {"main": N, "sub": N}} for tests/python_sites_test.py."""
 import ctypes
 import json
 import os
+import sys
 import threading
 
-import _xxsubinterpreters as interpreters
+try:
+    import _xxsubinterpreters as interpreters
+except ImportError:
+    import _interpreters as interpreters  # 3.13's name
 
 P = ctypes.c_void_p
-CALLS = {"main": 3, "sub_main": 4, "sub_thread": 5}
+CALLS = {"main": 3, "sub_main": 4, "sub_thread": 5, "sub_embedded": 6}
 
 
 class UniqueId(ctypes.Structure):
@@ -33,10 +43,14 @@ def check(what, r):
         raise SystemExit("%s returned %d" % (what, r))
 
 
-def in_sub(interp, comm, calls):
+def sub_code(comm, calls):
     here = os.path.dirname(os.path.abspath(__file__))
-    interpreters.run_string(interp, "import sys\nsys.path.insert(0, %r)\nimport subinterp_calls\n"
-                            "subinterp_calls.run(%d, %d)\n" % (here, comm, calls))
+    return ("import sys\nsys.path.insert(0, %r)\nimport subinterp_calls\n"
+            "subinterp_calls.run(%d, %d)\n" % (here, comm, calls))
+
+
+def in_sub(interp, comm, calls):
+    interpreters.run_string(interp, sub_code(comm, calls))
 
 
 def main():
@@ -59,16 +73,23 @@ def main():
     try:
         interp = interpreters.create(isolated=False)
     except TypeError:
-        interp = interpreters.create()  # 3.11: no isolated=, legacy
+        # 3.11: no isolated=, legacy; 3.13: a config's name
+        interp = interpreters.create("legacy") if interpreters.__name__ == "_interpreters" else interpreters.create()
     in_sub(interp, comm.value, CALLS["sub_main"])
     t = threading.Thread(target=lambda: in_sub(interp, comm.value, CALLS["sub_thread"]))
     t.start()
     t.join()
     interpreters.destroy(interp)
+    if len(sys.argv) > 1:
+        embedded = ctypes.CDLL(sys.argv[1])
+        check("embedded_subinterp_run",
+              embedded.embedded_subinterp_run(sub_code(comm.value, CALLS["sub_embedded"]).encode()))
+    else:
+        del CALLS["sub_embedded"]
     check("ncclCommDestroy", nccl.ncclCommDestroy(comm))
     calls = sum(CALLS.values())
     print(json.dumps({"expect": "calls", "origin": "init", "rank": 0, "op": "AllReduce", "n": calls}))
-    print(json.dumps({"sites": {"main": CALLS["main"], "sub": CALLS["sub_main"] + CALLS["sub_thread"]}}))
+    print(json.dumps({"sites": {"main": CALLS["main"], "sub": calls - CALLS["main"]}}))
 
 
 if __name__ == "__main__":
