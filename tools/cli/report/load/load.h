@@ -38,11 +38,6 @@ int report_keep_run(const char *dir, char **files, size_t *n, const char *wanted
 int report_load(const char *dir, const char *run, struct report *r);
 void report_free(struct report *r);
 
-/* Adds one per-rank document to `r`, taking over the reference `root`;
- * `path` names it in messages. A document without the expected format is
- * named on stderr and counted in r->nskipped. Returns 0 or -1. */
-int report_add_document(struct report *r, const char *path, json_t *root);
-
 /* Fills f's call sites and load map from a per-rank document; a document
  * without them (an older shim, or call sites off) is fine. Returns 0, or
  * -1 with `why` naming what is wrong. callsite_load.c */
@@ -89,10 +84,11 @@ void report_load_bench(struct report *r);
 void report_sort_events(struct rank_file *f);
 
 /* Loads an LTTng trace (a directory with a CTF `metadata` file, or one
- * holding such directories) into per-rank documents, one per traced
- * process, the same as the per-rank files the shim writes, with their op
- * events, and the kernel events of the hosts whose kernel was traced
- * (r->kernels). Returns 0, or -1 after saying why on stderr. trace_load.c */
+ * holding such directories) into the model, one struct rank_file per
+ * traced process, filled and checked as a per-rank file is (rank_fill.h),
+ * with their op events, and the kernel events of the hosts whose kernel
+ * was traced (r->kernels). Returns 0, or -1 after saying why on stderr.
+ * trace_load.c */
 int report_load_trace(const char *path, struct report *r);
 
 /* Frees what a kernel trace holds. trace_kernel.c */

@@ -1,11 +1,13 @@
 /* Reading the per-rank files of a directory: listing them, opening each
- * safely (input_file.c), streaming it through the reader (rank_parse.c),
- * and its per-op log (ops_log_read.c). A file that cannot be read is named with
- * the reason and skipped: a report silently missing a rank is worse than
- * one that says which rank is missing and why. */
+ * safely (input_file.c), streaming it through the reader (rank_parse.c)
+ * into the report (rank_fill.c), and its per-op log (ops_log_read.c). A
+ * file that cannot be read is named with the reason and skipped: a report
+ * silently missing a rank is worse than one that says which rank is
+ * missing and why. */
 #include "load.h"
 #include "input_file.h"
 #include "input_limits.h"
+#include "rank_fill.h"
 #include "rank_parse.h"
 #include "util.h"
 
@@ -51,69 +53,6 @@ void report_files_free(char **files)
     free(files);
 }
 
-/* op_row.file points into r->files: set for files[from..], and for all of
- * them when the array has moved. */
-static void link_rows(struct report *r, size_t from)
-{
-    for (size_t i = from; i < r->nfiles; i++)
-        for (size_t j = 0; j < r->files[i].nops; j++)
-            r->files[i].ops[j].file = &r->files[i];
-}
-
-/* Appends the file that `parse` filled, or names it and counts it skipped. */
-static int add_parsed(struct report *r, struct rank_file *f, int parsed, const char *why)
-{
-    if (parsed != 0) {
-        msg("skipping %s: %s", f->path, why);
-        rank_file_free(f);
-        r->nskipped++;
-        return -1;
-    }
-    size_t from = r->nfiles;
-    if (r->nfiles == r->files_cap) {
-        r->files_cap = r->files_cap ? 2 * r->files_cap : 16;
-        r->files = xrealloc(r->files, r->files_cap * sizeof *r->files);
-        from = 0;
-    }
-    r->files[r->nfiles++] = *f;
-    link_rows(r, from);
-    return 0;
-}
-
-/* Ends the parse, then hands the members kept as JSON to their loaders. */
-static int finish(struct report *r, struct rank_parser *p, struct rank_file *f, char *why,
-                  size_t why_len)
-{
-    if (rank_parser_finish(p, why, why_len) != 0)
-        return -1;
-    if (report_load_callsites(r, rank_parser_kept(p), f, why, why_len) != 0)
-        return -1;
-    if (report_load_nccl_env(r, rank_parser_kept(p), f, why, why_len) != 0)
-        return -1;
-    return report_load_os(r, rank_parser_kept(p), f, why, why_len);
-}
-
-/* The trace loader builds small documents as jansson trees: they are read
- * by the same reader as the files, so that both are held to one format. */
-int report_add_document(struct report *r, const char *path, json_t *root)
-{
-    struct rank_file f;
-    memset(&f, 0, sizeof f);
-    f.path = xstrdup(path);
-    char *text = json_dumps(root, JSON_COMPACT);
-    json_decref(root);
-    char why[256] = "cannot write the document out";
-    int parsed = -1;
-    if (text) {
-        struct rank_parser *p = rank_parser_new(r, &f);
-        parsed = rank_parser_feed(p, text, strlen(text));
-        parsed |= finish(r, p, &f, why, sizeof why);
-        rank_parser_free(p);
-        free(text);
-    }
-    return add_parsed(r, &f, parsed, why);
-}
-
 /* Streams the file at `path` through the reader, a buffer at a time. */
 static int parse_file(struct report *r, struct rank_file *f, char *why, size_t why_len)
 {
@@ -137,7 +76,7 @@ static int parse_file(struct report *r, struct rank_file *f, char *why, size_t w
     }
     close(fd);
     if (rc == 0)
-        rc = finish(r, p, f, why, why_len);
+        rc = rank_parser_finish(p, why, why_len);
     rank_parser_free(p);
     return rc;
 }
@@ -148,7 +87,7 @@ static void load_file(struct report *r, const char *path)
     memset(&f, 0, sizeof f);
     f.path = xstrdup(path);
     char why[256];
-    if (add_parsed(r, &f, parse_file(r, &f, why, sizeof why), why) != 0)
+    if (rank_fill_add(r, &f, parse_file(r, &f, why, sizeof why), why) != 0)
         return;
     /* nccltap-<run>@<host>-<pid>.json -> nccltap-<run>@<host>-<pid>.ops, or the
      * .ops.jsonl of NCCLTAP_OPS_JSONL when there is no .ops (both hold the

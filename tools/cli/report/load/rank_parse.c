@@ -5,15 +5,13 @@
  * the table of its part and stored in place. Unknown fields are skipped
  * whatever they hold, so that newer shims' files stay readable. */
 #include "rank_parse.h"
-#include "input_limits.h"
 #include "json_fields.h"
-#include "record_check.h"
+#include "rank_fill.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <limits.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,48 +111,37 @@ static const struct field op_fields[] = {
     F("bw_busbytes", K_NUM, struct op_row, bw_busbytes),
 };
 
-static void comm_defaults(void *elem)
+static void *new_comm(struct rank_fill *w)
 {
-    struct comm_entry *c = elem;
-    c->parent = c->name = c->origin = c->state = "";
-    c->init_ms = NAN;
-    c->config = (struct comm_config){ 0, COMM_CONFIG_UNSET, COMM_CONFIG_UNSET, COMM_CONFIG_UNSET, COMM_CONFIG_UNSET,
-                                      COMM_CONFIG_UNSET, COMM_CONFIG_UNSET, "" };
+    return rank_fill_comm(w);
 }
 
-static void op_defaults(void *elem)
+static void *new_row(struct rank_fill *w)
 {
-    struct op_row *row = elem;
-    row->comm_name = "";
-    row->grouped = 1.0;
-    row->first_us = row->us_mean = row->us_min = row->us_p50 = NAN;
-    row->us_p90 = row->us_p99 = row->us_max = row->algbw_gbs = row->busbw_gbs = NAN;
-    row->t_count = UINT64_MAX;  /* absent: see rank_parser_finish */
+    return rank_fill_row(w);
 }
 
 /* The arrays of objects at the top of a file; a new one is a line here
- * (and a table above). */
+ * (and a table above). Their elements, defaults and checks are the fill's
+ * (rank_fill.h), as for every reader of a process. */
 struct section {
     const char *key;
     const struct field *fields;
     size_t nfields;
-    size_t size;                /* of one element */
-    size_t array_at, count_at;  /* offsets of its array and count in struct rank_file */
-    void (*defaults)(void *elem);
+    void *(*add)(struct rank_fill *w);    /* a new element, with its defaults */
+    void (*check)(struct rank_fill *w);   /* once read: left out when out of range */
     bool hist;                  /* elements may have "hist": [[bucket, count], ...] */
 };
 
 static const struct section sections[] = {
-    { "comms", comm_fields, NFIELDS(comm_fields), sizeof(struct comm_entry),
-      offsetof(struct rank_file, comms), offsetof(struct rank_file, ncomms), comm_defaults, false },
-    { "ops", op_fields, NFIELDS(op_fields), sizeof(struct op_row),
-      offsetof(struct rank_file, ops), offsetof(struct rank_file, nops), op_defaults, true },
+    { "comms", comm_fields, NFIELDS(comm_fields), new_comm, rank_fill_comm_check, false },
+    { "ops", op_fields, NFIELDS(op_fields), new_row, rank_fill_row_check, true },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
 /* Top-level members that loaders of their own read with jansson
- * (callsite_load.c, os_records.c): they are built as JSON while the rest
- * streams. They are small (a few dozen call sites a process; "os" at most
+ * (callsite_load.c, os_records.c, nccl_env.c; rank_fill_kept() hands them
+ * over): they are built as JSON while the rest streams. They are small (a few dozen call sites a process; "os" at most
  * the shim's 16,384 intervals). */
 static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os",
                                          "nccl_env" };
@@ -192,6 +179,7 @@ struct frame {
 struct rank_parser {
     struct report *r;
     struct rank_file *f;
+    struct rank_fill fill;     /* what the file's entries go through */
     yajl_handle yajl;
     struct frame stack[MAX_FRAMES];
     int top;                   /* frames in use */
@@ -200,7 +188,6 @@ struct rank_parser {
     size_t key_len;            /* SIZE_MAX: too long to be any field's */
     bool root_seen, format_seen;
     bool ranks_seen, section_seen[NSECTIONS];
-    size_t ranks_cap, section_cap[NSECTIONS];
     struct hist_bin *bins;     /* the histogram being read */
     size_t nbins, bins_cap;
     json_t *kept;              /* the members of kept_keys that the file has */
@@ -210,8 +197,6 @@ struct rank_parser {
     size_t line, column;       /* where the input read so far ends, from 1 */
     bool failed;
     char why[256];
-    size_t rejected;           /* entries out of range, left out (input_limits.h) */
-    const char *first_rejected;  /* why the first was */
 };
 
 enum token { T_NULL, T_BOOL, T_NUM, T_STR };
@@ -540,13 +525,6 @@ static int kept_open(struct rank_parser *p, json_t *container)
     return rc;
 }
 
-/* Counts an element left out for a value out of range. */
-static void reject(struct rank_parser *p, const char *why)
-{
-    if (p->rejected++ == 0)
-        p->first_rejected = why;
-}
-
 static int on_value(struct rank_parser *p, enum token tok, const char *s, size_t len)
 {
     if (p->skip)
@@ -581,15 +559,7 @@ static int on_value(struct rank_parser *p, enum token tok, const char *s, size_t
         if (tok == T_NUM) {
             long long v;
             if (parse_ll(s, len, &v) && v >= INT_MIN && v <= INT_MAX) {
-                if (v < 0 || v >= REPORT_MAX_NRANKS) {
-                    reject(p, "a rank outside 0..2^20");
-                    return 1;
-                }
-                if (p->f->nranks == p->ranks_cap)
-                    p->f->ranks = xrealloc(p->f->ranks,
-                                           (p->ranks_cap = p->ranks_cap ? 2 * p->ranks_cap : 4) *
-                                           sizeof *p->f->ranks);
-                p->f->ranks[p->f->nranks++] = (int)v;
+                rank_fill_rank(&p->fill, v);
                 return 1;
             }
         }
@@ -649,19 +619,8 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 /* A new element of the section of list frame fr, with its defaults. */
 static void *new_element(struct rank_parser *p, struct frame *fr)
 {
-    const struct section *s = fr->section;
-    size_t i = (size_t)(s - sections);
-    char **array = (char **)((char *)p->f + s->array_at);
-    size_t *count = (size_t *)((char *)p->f + s->count_at);
-    if (*count == p->section_cap[i]) {
-        p->section_cap[i] = p->section_cap[i] ? 2 * p->section_cap[i] : 16;
-        *array = xrealloc(*array, p->section_cap[i] * s->size);
-    }
-    void *elem = *array + (*count)++ * s->size;
-    memset(elem, 0, s->size);
-    s->defaults(elem);
     fr->index++;
-    return elem;
+    return fr->section->add(&p->fill);
 }
 
 /* An object or array where a value of another kind was wanted: say so, and
@@ -752,36 +711,6 @@ static int check_required(struct rank_parser *p, const struct frame *t)
     return 1;
 }
 
-/* Whether `comm` is an "(overflow)" communicator the file listed before
- * (the shim writes "comms" before "ops"): its rows have rank -1. */
-static bool of_overflow(const struct rank_file *f, const char *comm)
-{
-    for (size_t i = 0; i < f->ncomms; i++)
-        if (comm_entry_is_overflow(&f->comms[i]) && strcmp(f->comms[i].id, comm) == 0)
-            return true;
-    return false;
-}
-
-/* A whole element whose rank or size is out of range is left out, as a
- * per-op record is: the rest of the file is still good. */
-static void drop_if_out_of_range(struct rank_parser *p, const struct frame *fr)
-{
-    const char *why = NULL;
-    if (fr->section->fields == comm_fields)
-        why = comm_entry_invalid(fr->dst);
-    else if (fr->section->fields == op_fields) {
-        const struct op_row *row = fr->dst;
-        why = row->rank < 0 || row->rank >= REPORT_MAX_NRANKS ? "a rank outside 0..2^20" : NULL;
-        if (row->rank == -1 && of_overflow(p->f, row->comm))
-            why = NULL;
-    }
-    if (!why)
-        return;
-    reject(p, why);
-    size_t *count = (size_t *)((char *)p->f + fr->section->count_at);
-    (*count)--;
-}
-
 static int cb_end_map(void *ctx)
 {
     struct rank_parser *p = ctx;
@@ -797,8 +726,10 @@ static int cb_end_map(void *ctx)
     int rc = 1;
     if (fr->kind == FR_ELEM) {
         rc = check_required(p, fr);
+        /* A whole element out of range is left out, as a per-op record
+         * is: the rest of the file is still good. */
         if (rc)
-            drop_if_out_of_range(p, fr);
+            fr->section->check(&p->fill);
     }
     if (fr->kind == FR_FILE) {
         rc = check_required(p, fr);
@@ -890,13 +821,8 @@ static int cb_end_array(void *ctx)
     if (fr->kind == FR_BIN && fr->index != 2)
         return fail(p, "%s\"hist\"[%zu] is not [bucket, count]", where(p, at, sizeof at),
                     p->stack[p->top - 1].index - 1);
-    if (fr->kind == FR_HIST) {
-        struct op_row *row = p->stack[p->top - 1].dst;
-        row->nhist = p->nbins;
-        row->hist = report_alloc(p->r, p->nbins * sizeof *row->hist);
-        if (p->nbins)  /* p->bins is NULL until a first bin */
-            memcpy(row->hist, p->bins, p->nbins * sizeof *row->hist);
-    }
+    if (fr->kind == FR_HIST)
+        rank_fill_hist(&p->fill, p->stack[p->top - 1].dst, p->bins, p->nbins);
     return 1;
 }
 
@@ -920,9 +846,7 @@ struct rank_parser *rank_parser_new(struct report *r, struct rank_file *f)
     p->r = r;
     p->f = f;
     p->line = p->column = 1;
-    f->final = true;
-    f->host = f->job = f->nccl_version = f->timing = f->timing_note = "";
-    f->nccl_busy_s = f->nccl_timed_s = f->clock_calibration_error_ns = NAN;
+    rank_fill_begin(&p->fill, r, f);
     p->yajl = yajl_alloc(&callbacks, NULL, p);
     p->kept = json_object();
     if (!p->yajl || !p->kept) {
@@ -982,12 +906,6 @@ int rank_parser_feed(struct rank_parser *p, const void *buf, size_t len)
     return -1;
 }
 
-static void shrink(void **array, size_t n, size_t size)
-{
-    if (*array && n)
-        *array = xrealloc(*array, n * size);
-}
-
 int rank_parser_finish(struct rank_parser *p, char *why, size_t why_len)
 {
     if (!(p->failed && p->format_seen) && yajl_complete_parse(p->yajl) == yajl_status_error) {
@@ -1000,21 +918,8 @@ int rank_parser_finish(struct rank_parser *p, char *why, size_t why_len)
         snprintf(why, why_len, "%s", p->why);
         return -1;
     }
-    report_rejected(p->r, p->f->path, p->rejected, "entry", p->first_rejected);
-    for (size_t i = 0; i < p->f->nops; i++)
-        if (p->f->ops[i].t_count == UINT64_MAX)
-            p->f->ops[i].t_count = p->f->ops[i].timed;
-    /* The arrays grew by doubling: a thousand files keep what they use. */
-    for (size_t i = 0; i < NSECTIONS; i++)
-        shrink((void **)((char *)p->f + sections[i].array_at),
-               *(size_t *)((char *)p->f + sections[i].count_at), sections[i].size);
-    shrink((void **)&p->f->ranks, p->f->nranks, sizeof *p->f->ranks);
-    return 0;
-}
-
-json_t *rank_parser_kept(struct rank_parser *p)
-{
-    return p->kept;
+    rank_fill_end(&p->fill);
+    return rank_fill_kept(&p->fill, p->kept, why, why_len);
 }
 
 void rank_parser_free(struct rank_parser *p)
@@ -1027,13 +932,3 @@ void rank_parser_free(struct rank_parser *p)
     free(p);
 }
 
-void rank_file_free(struct rank_file *f)
-{
-    free(f->ops);
-    free(f->events);
-    rank_file_streams_free(f);
-    free(f->comms);
-    free(f->ranks);
-    free(f->path);
-    memset(f, 0, sizeof *f);
-}

@@ -1,6 +1,7 @@
 /* The reader of one per-rank document (format nccltap-rank/1), fed bytes
  * as they are read: a streaming (SAX) parse with yajl that copies each field
- * straight into the document model, so that no JSON tree is ever built. A
+ * straight into the document model through the fill (rank_fill.h, which
+ * the trace's reader fills too), so that no JSON tree is ever built. A
  * run of 4,096 files of 200 rows is half a gigabyte of JSON; jansson takes
  * 9 s to build and free its trees, yajl under 2 s to stream it.
  *
@@ -12,7 +13,6 @@
 #define NCCLTAP_CLI_REPORT_RANK_PARSE_H
 
 #include <stddef.h>
-#include <jansson.h>
 
 #include "model.h"
 
@@ -26,20 +26,13 @@ struct rank_parser *rank_parser_new(struct report *r, struct rank_file *f);
  * be bad (rank_parser_finish says why; feeding more is useless). */
 int rank_parser_feed(struct rank_parser *p, const void *buf, size_t len);
 
-/* Ends the input. Returns 0 when *f holds a whole, valid document, or -1
- * with `why` saying what is wrong; *f then holds what was read, for
- * rank_file_free(). */
+/* Ends the input, and hands the top-level members read as JSON
+ * ("callsites", "modules", "os", ...: rank_parse.c's kept_keys) to their
+ * loaders (rank_fill_kept). Returns 0 when *f holds a whole, valid
+ * document, or -1 with `why` saying what is wrong; *f then holds what was
+ * read, for rank_file_free() (rank_fill.h). */
 int rank_parser_finish(struct rank_parser *p, char *why, size_t why_len);
 
-/* The top-level members that other loaders read with jansson ("callsites",
- * "modules", "callsite_depth"), as one object owned by the parser: what
- * the file has of them. */
-json_t *rank_parser_kept(struct rank_parser *p);
-
 void rank_parser_free(struct rank_parser *p);
-
-/* Frees what a rank file owns (not its strings and histograms: they are
- * the report's). */
-void rank_file_free(struct rank_file *f);
 
 #endif

@@ -62,9 +62,9 @@ static void join(struct report *r, struct rank_file *f, const struct tm_proc *p,
 }
 
 /* The timed ops of p (an op_enqueue with its op_complete) and the timed
- * executions of its captured ops as the op events of the document just
- * added for it. trace_doc() left the ops and the calls' completions sorted
- * by (communicator, rank, sequence number). */
+ * executions of its captured ops as the op events of the process just
+ * added for it. trace_doc_add() left the ops and the calls' completions
+ * sorted by (communicator, rank, sequence number). */
 static void add_events(struct report *r, struct tm_proc *p)
 {
     struct rank_file *f = &r->files[r->nfiles - 1];
@@ -83,7 +83,7 @@ static void add_events(struct report *r, struct tm_proc *p)
 }
 
 
-/* p's hang events as the hang report of the document just added for it. */
+/* p's hang events as the hang report of the process just added for it. */
 static void add_hangs(struct report *r, const struct tm_proc *p)
 {
     if (!p->nhangs)
@@ -136,13 +136,10 @@ void trace_assembly_finish(struct trace_assembly *l, const char *path)
     for (size_t i = 0; i < l->model.nprocs; i++) {
         struct tm_proc *p = &l->model.procs[i];
         char *name = xasprintf("%s (host %s, pid %lld)", path, p->host, (long long)p->vpid);
-        json_t *doc = trace_doc(p);
-        if (doc && report_add_document(r, name, doc) == 0) {
+        if (trace_doc_add(r, p, name) == 0) {
             add_events(r, p);
             add_hangs(r, p);
         }
-        else if (!doc)
-            msg("cannot build the document of %s", name);
         free(name);
     }
     trace_model_free(&l->model);

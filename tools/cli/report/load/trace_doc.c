@@ -1,14 +1,17 @@
+/* A traced process into the model (trace_doc.h): what a rank file says of
+ * its process, made from the process's events and filled through
+ * rank_fill.h. */
 #include "trace_doc.h"
+#include "rank_fill.h"
 #include "trace_rows.h"
 #include "util.h"
 #include "nccl/nccl_ops.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* "2.30.0" from an NCCL_VERSION_CODE; releases up to 2.8 used
- * X*1000 + Y*100 + Z, later ones X*10000 + Y*100 + Z. */
 /* Created by an init call rather than split from another communicator:
  * the ranks a process "holds", as the shim lists them. */
 static bool is_root(const struct tm_comm *c)
@@ -26,39 +29,48 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Distinct, ascending. */
-static json_t *ranks_json(const struct tm_proc *p)
+/* The ranks of its root communicators, distinct, ascending. */
+static void fill_ranks(struct rank_fill *w, const struct tm_proc *p)
 {
-    int *ranks = xcalloc(p->ncomms, sizeof *ranks);
+    int *ranks = xcalloc(p->ncomms ? p->ncomms : 1, sizeof *ranks);
     size_t n = 0;
     for (size_t i = 0; i < p->ncomms; i++)
         if (is_root(&p->comms[i]))
             ranks[n++] = p->comms[i].rank;
-    qsort(ranks, n, sizeof *ranks, cmp_int);
-    json_t *a = json_array();
+    if (n > 1)
+        qsort(ranks, n, sizeof *ranks, cmp_int);
     for (size_t i = 0; i < n; i++)
         if (i == 0 || ranks[i] != ranks[i - 1])
-            json_array_append_new(a, json_integer(ranks[i]));
+            rank_fill_rank(w, ranks[i]);
     free(ranks);
-    return a;
 }
 
-static json_t *comms_json(const struct tm_proc *p)
+/* A communicator id as the rank file spells it: 16 hex digits, interned. */
+static const char *comm_id(struct report *r, uint64_t id)
 {
-    json_t *a = json_array();
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
+    return report_intern(r, hex);
+}
+
+/* The communicators, each as the shim lists it; the trace records no
+ * ncclConfig_t (config stays unset, f->config_read false). */
+static void fill_comms(struct rank_fill *w, const struct tm_proc *p)
+{
     for (size_t i = 0; i < p->ncomms; i++) {
         const struct tm_comm *c = &p->comms[i];
-        char id[17], parent[17] = "";
-        snprintf(id, sizeof id, "%016llx", (unsigned long long)c->id);
-        if (c->parent_id)
-            snprintf(parent, sizeof parent, "%016llx", (unsigned long long)c->parent_id);
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:I, s:o}",
-            "id", id, "parent", parent, "name", c->name, "rank", c->rank,
-            "nranks", c->nranks, "device", c->device, "origin", c->origin,
-            "state", c->state, "calls", (json_int_t)c->calls,
-            "init_ms", c->init_ns ? json_real((double)c->init_ns * 1e-6) : json_null()));
+        struct comm_entry *e = rank_fill_comm(w);
+        e->id = comm_id(w->r, c->id);
+        e->parent = c->parent_id ? comm_id(w->r, c->parent_id) : report_intern(w->r, "");
+        e->name = report_intern(w->r, c->name);
+        e->origin = report_intern(w->r, c->origin);
+        e->state = report_intern(w->r, c->state);
+        e->rank = c->rank;
+        e->nranks = c->nranks;
+        e->calls = c->calls;
+        e->init_ms = c->init_ns ? (double)c->init_ns * 1e-6 : NAN;
+        rank_fill_comm_check(w);
     }
-    return a;
 }
 
 static int cmp_interval(const void *a, const void *b)
@@ -195,7 +207,7 @@ static int cmp_thread(const void *a, const void *b)
 /* "os" as the per-rank file has it (load/os_records.c), from the
  * process's os_offcpu events; none when it has none. A thread is listed
  * once, by tid, with the name its first record gave. */
-static void add_os(const struct tm_proc *p, json_t *doc)
+static void add_os(const struct tm_proc *p, json_t *kept)
 {
     if (!p->noffs)
         return;
@@ -216,43 +228,69 @@ static void add_os(const struct tm_proc *p, json_t *doc)
         json_array_append_new(off, json_pack("[I, I, I, I, i]", (json_int_t)o->tid, (json_int_t)o->cpu,
                                              (json_int_t)o->out_ns, (json_int_t)o->in_ns, o->preempted));
     }
-    json_object_set_new(doc, "os", json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:o}", "source", "lttng",
+    json_object_set_new(kept, "os", json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:o}", "source", "lttng",
                                              "mode", "switch", "note", "", "lost", (json_int_t)0, "dropped",
                                              (json_int_t)p->offs_dropped, "unfollowed", (json_int_t)0,
                                              "threads", threads, "off", off));
 }
 
-json_t *trace_doc(struct tm_proc *p)
+/* What the process's file says of it as a whole, and its totals. */
+static void fill_process(struct rank_fill *w, const struct tm_proc *p, const struct trace_row_totals *t)
 {
-    struct trace_row_totals t;
-    json_t *by_site = json_object();
-    json_t *ops = trace_rows(p, &t, by_site);
-    /* Every call took a sequence number, also those the trace has no
-     * op_enqueue for (failed calls): the highest one counts them all. */
-    uint64_t calls = 0;
-    for (size_t i = 0; i < p->ncomms; i++)
-        calls += p->comms[i].calls;
+    struct rank_file *f = w->f;
     char version[32];
     tap_nccl_version_str(p->nccl_version, version, sizeof version);
-    double wall_s = p->last_ns > p->first_ns ? (double)(p->last_ns - p->first_ns) * 1e-9 : 0.0;
-    double busy_s, timed_s;
-    busy_time(p, &busy_s, &timed_s);
-    json_t *doc = json_pack(
-        "{s:s, s:b, s:s, s:I, s:s, s:i, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:I, s:o, s:I, s:o,"
-        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
-        "format", "nccltap-rank/1", "final", 1, "host", p->host, "pid", (json_int_t)p->vpid,
-        "job", "", "nccl_version", p->nccl_version, "nccl_version_str", version,
-        "wall_s", wall_s, "nccl_busy_s", busy_s, "nccl_timed_s", timed_s,
-        "ranks", ranks_json(p), "comms", comms_json(p), "ops", ops,
-        "callsite_depth", (json_int_t)p->callsite_depth, "callsites", callsites_json(p, by_site),
-        "callsite_python_unread", (json_int_t)p->python_unread,
-        "modules", modules_json(p),
-        "totals", "calls", (json_int_t)calls, "dropped", (json_int_t)0,
-        "timed", (json_int_t)t.timed, "stamped", (json_int_t)t.stamped, "untimed", (json_int_t)0,
-        "captured", (json_int_t)p->captured, "pending", (json_int_t)0,
-        "failed", (json_int_t)t.failed, "simulated", (json_int_t)t.simulated,
-        "lost", (json_int_t)0);
-    if (doc)
-        add_os(p, doc);
-    return doc;
+    f->host = report_intern(w->r, p->host);
+    f->pid = p->vpid;
+    f->job = report_intern(w->r, "");
+    f->nccl_version = report_intern(w->r, version);
+    f->wall_s = p->last_ns > p->first_ns ? (double)(p->last_ns - p->first_ns) * 1e-9 : 0.0;
+    busy_time(p, &f->nccl_busy_s, &f->nccl_timed_s);
+    /* Every call took a sequence number, also those the trace has no
+     * op_enqueue for (failed calls): the highest one counts them all. */
+    for (size_t i = 0; i < p->ncomms; i++)
+        f->totals.calls += p->comms[i].calls;
+    f->totals.timed = t->timed;
+    f->totals.stamped = t->stamped;
+    f->totals.captured = p->captured;
+    f->totals.failed = t->failed;
+    f->totals.simulated = t->simulated;
+}
+
+/* The members that a rank file's reader keeps as JSON, as the rank file
+ * has them (rank_parse.c's kept_keys): call sites, modules and the OS
+ * records, for the loaders that read them (rank_fill_kept). Takes
+ * by_site. NULL when jansson cannot build it. */
+static json_t *kept_json(const struct tm_proc *p, json_t *by_site)
+{
+    json_t *kept = json_pack("{s:I, s:o, s:I, s:o}", "callsite_depth", (json_int_t)p->callsite_depth,
+                             "callsites", callsites_json(p, by_site),
+                             "callsite_python_unread", (json_int_t)p->python_unread,
+                             "modules", modules_json(p));
+    if (kept)
+        add_os(p, kept);
+    return kept;
+}
+
+int trace_doc_add(struct report *r, struct tm_proc *p, const char *path)
+{
+    struct rank_file f;
+    memset(&f, 0, sizeof f);
+    f.path = xstrdup(path);
+    struct rank_fill w;
+    rank_fill_begin(&w, r, &f);
+    struct trace_row_totals t;
+    json_t *by_site = json_object();
+    /* In the order a rank file lists them: the rows of the "(overflow)"
+     * communicator are known by its entry. */
+    fill_ranks(&w, p);
+    fill_comms(&w, p);
+    trace_rows(&w, p, &t, by_site);
+    fill_process(&w, p, &t);
+    rank_fill_end(&w);
+    json_t *kept = kept_json(p, by_site);
+    char why[256] = "cannot build its call sites as JSON";
+    int filled = kept ? rank_fill_kept(&w, kept, why, sizeof why) : -1;
+    json_decref(kept);
+    return rank_fill_add(r, &f, filled, why);
 }

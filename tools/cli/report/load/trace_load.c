@@ -1,5 +1,6 @@
-/* `nccltap report TRACE`: an LTTng trace of a run turned into one per-rank
- * document per traced process, then reported like the per-rank files. */
+/* `nccltap report TRACE`: an LTTng trace of a run turned into one struct
+ * rank_file per traced process, filled as the per-rank files are, then
+ * reported like them. */
 #include "load.h"
 #include "trace_assemble.h"
 #include "trace_events.h"

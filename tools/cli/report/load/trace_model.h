@@ -1,5 +1,5 @@
 /* The traced processes, gathered from nccltap's events: what each one's
- * per-rank document is built from (trace_doc.c). */
+ * struct rank_file is filled from (trace_doc.c). */
 #ifndef NCCLTAP_CLI_TRACE_MODEL_H
 #define NCCLTAP_CLI_TRACE_MODEL_H
 

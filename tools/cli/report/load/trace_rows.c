@@ -2,7 +2,8 @@
  * communicator, rank and sequence number) when it was timed. Each call is
  * added to its row by the shim's own reduction (stats/stat_row.h), in
  * sequence order, so that a report from the trace and one from the
- * per-rank files agree. */
+ * per-rank files agree; each row goes from the reduction straight into
+ * the model, through the fill rank files go through (rank_fill.h). */
 #include "trace_rows.h"
 #include "util.h"
 #include "stats/stat_row.h"
@@ -114,50 +115,73 @@ static const char *comm_name(const struct tm_proc *p, uint64_t id, int rank)
     return "";
 }
 
-/* v, or null when there is no steady timed call. */
-static json_t *known(const struct tap_stat *s, double v)
-{
-    return s->steady ? json_real(v) : json_null();
-}
-
-/* The row's size class as the per-rank file writes it. */
-static json_int_t size_class_json(const struct tm_op *key, const struct tap_stat *s)
+/* The row's size class as the per-rank file has it. */
+static uint64_t size_class_of(const struct tm_op *key, const struct tap_stat *s)
 {
     unsigned cls = size_class(key->bytes);
-    return (json_int_t)(cls || s->bytes_total ? 1ull << cls : 0);
+    return cls || s->bytes_total ? 1ull << cls : 0;
 }
 
-/* A row as the shim's rank file writes it (preload/writers/rank_file.c). */
-static json_t *row_json(const struct tm_proc *p, const struct tm_op *k, const struct tap_stat *s)
+/* The histogram's non-empty buckets, ascending, as the rank file lists
+ * them. */
+_Static_assert(TAP_HIST_BUCKETS == REPORT_HIST_BUCKETS, "the shim's buckets are the report's");
+static void fill_hist(struct rank_fill *w, struct op_row *row, const struct tap_stat *s)
 {
-    char comm[17];
-    snprintf(comm, sizeof comm, "%016llx", (unsigned long long)k->comm_id);
-    double steady = (double)s->steady, us = 1e-3;
-    json_t *hist = json_array();
+    struct hist_bin bins[TAP_HIST_BUCKETS];
+    size_t n = 0;
     for (unsigned b = 0; b < TAP_HIST_BUCKETS; b++)
         if (s->hist[b])
-            json_array_append_new(hist, json_pack("[I, I]", (json_int_t)b, (json_int_t)s->hist[b]));
-    return json_pack(
-        "{s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o,"
-        " s:{s:I, s:I, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o},"
-        " s:o, s:o, s:f, s:f, s:o}",
-        "rank", k->rank, "comm", comm, "comm_name", comm_name(p, k->comm_id, k->rank),
-        "op", k->op, "dtype", k->dtype, "size_class", size_class_json(k, s),
-        "bytes", (json_int_t)(s->bytes_total / s->calls),
-        "bytes_total", (json_int_t)s->bytes_total,
-        "calls", (json_int_t)s->calls, "timed", (json_int_t)s->timed, "stamped", (json_int_t)s->stamped,
-        "grouped", (double)s->group_ops / (double)s->calls,
-        "first_us", s->has_first ? json_real((double)s->first_ns * us) : json_null(),
-        "time_ns", "count", (json_int_t)s->steady, "sum", (json_int_t)s->time_sum_ns,
-        "min", s->steady ? json_integer((json_int_t)s->time_min_ns) : json_null(),
-        "max", s->steady ? json_integer((json_int_t)s->time_max_ns) : json_null(),
-        "time_us", "mean", known(s, (double)s->time_sum_ns / steady * us),
-        "min", known(s, (double)s->time_min_ns * us), "p50", known(s, tap_stat_quantile_ns(s, 0.50) * us),
-        "p90", known(s, tap_stat_quantile_ns(s, 0.90) * us), "p99", known(s, tap_stat_quantile_ns(s, 0.99) * us),
-        "max", known(s, (double)s->time_max_ns * us),
-        "algbw_gbs", known(s, s->algbw_sum / steady),
-        "busbw_gbs", known(s, s->busbw_sum / steady),
-        "bw_bytes", s->bw_bytes, "bw_busbytes", s->bw_busbytes, "hist", hist);
+            bins[n++] = (struct hist_bin){ (int32_t)b, s->hist[b] };
+    rank_fill_hist(w, row, bins, n);
+}
+
+/* The times of the steady calls; left at the fill's defaults (not known)
+ * when there are none. The expressions are the rank file writer's
+ * (preload/writers/rank_file.c), to the bit. */
+static void fill_times(struct op_row *row, const struct tap_stat *s)
+{
+    row->t_count = s->steady;
+    row->t_sum = s->time_sum_ns;
+    if (!s->steady)
+        return;
+    double steady = (double)s->steady, us = 1e-3;
+    row->t_min = s->time_min_ns;
+    row->t_max = s->time_max_ns;
+    row->us_mean = (double)s->time_sum_ns / steady * us;
+    row->us_min = (double)s->time_min_ns * us;
+    row->us_p50 = tap_stat_quantile_ns(s, 0.50) * us;
+    row->us_p90 = tap_stat_quantile_ns(s, 0.90) * us;
+    row->us_p99 = tap_stat_quantile_ns(s, 0.99) * us;
+    row->us_max = (double)s->time_max_ns * us;
+    row->algbw_gbs = s->algbw_sum / steady;
+    row->busbw_gbs = s->busbw_sum / steady;
+}
+
+/* A row of key k from its reduction s, as the shim's rank file has it. */
+static void fill_row(struct rank_fill *w, const struct tm_proc *p, const struct tm_op *k, const struct tap_stat *s)
+{
+    struct op_row *row = rank_fill_row(w);
+    char comm[17];
+    snprintf(comm, sizeof comm, "%016llx", (unsigned long long)k->comm_id);
+    row->rank = k->rank;
+    row->comm = report_intern(w->r, comm);
+    row->comm_name = report_intern(w->r, comm_name(p, k->comm_id, k->rank));
+    row->op = report_intern(w->r, k->op);
+    row->dtype = report_intern(w->r, k->dtype);
+    row->size_class = size_class_of(k, s);
+    row->bytes = (double)(s->bytes_total / s->calls);  /* the file's whole number of bytes */
+    row->bytes_total = s->bytes_total;
+    row->calls = s->calls;
+    row->timed = s->timed;
+    row->stamped = s->stamped;
+    row->grouped = (double)s->group_ops / (double)s->calls;
+    if (s->has_first)
+        row->first_us = (double)s->first_ns * 1e-3;
+    fill_times(row, s);
+    row->bw_bytes = s->bw_bytes;
+    row->bw_busbytes = s->bw_busbytes;
+    fill_hist(w, row, s);
+    rank_fill_row_check(w);
 }
 
 /* qsort, for arrays that may be empty (and NULL: qsort wants a pointer). */
@@ -266,7 +290,7 @@ static void add_site_rows(json_t *by_site, const struct tm_op *k, const struct t
         if (!rows)
             json_object_set_new(by_site, id, rows = json_array());
         json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
-            "comm", comm, "op", k->op, "dtype", k->dtype, "size_class", size_class_json(k, s),
+            "comm", comm, "op", k->op, "dtype", k->dtype, "size_class", (json_int_t)size_class_of(k, s),
             "calls", (json_int_t)a->calls, "bytes_total", (json_int_t)a->bytes_total,
             "timed", (json_int_t)a->timed, "time_ns", (json_int_t)a->time_sum_ns,
             "bw_bytes", a->bw_bytes, "bw_busbytes", a->bw_busbytes));
@@ -292,13 +316,12 @@ static size_t reduce_row(const struct call *c, size_t n, struct tap_stat *s, str
     return nshares;
 }
 
-json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t, json_t *by_site)
+void trace_rows(struct rank_fill *w, struct tm_proc *p, struct trace_row_totals *t, json_t *by_site)
 {
     memset(t, 0, sizeof *t);
     size_t n;
     struct call *calls = calls_of(p, &n, t);
     sort(calls, n, sizeof *calls, cmp_call);
-    json_t *rows = json_array();
     struct site_share *shares = xcalloc(n ? n : 1, sizeof *shares);
     for (size_t i = 0; i < n;) {
         const struct tm_op *key = calls[i].op;
@@ -307,11 +330,10 @@ json_t *trace_rows(struct tm_proc *p, struct trace_row_totals *t, json_t *by_sit
             i++;
         struct tap_stat s;
         size_t nshares = reduce_row(&calls[first], i - first, &s, shares);
-        json_array_append_new(rows, row_json(p, key, &s));
+        fill_row(w, p, key, &s);
         add_site_rows(by_site, key, &s, shares, nshares);
         tap_stat_release(&s);
     }
     free(shares);
     free(calls);
-    return rows;
 }
