@@ -9,9 +9,11 @@
  * no leak, and what is kept is within the bounds the files are held to. */
 #include "input_limits.h"
 #include "load.h"
+#include "record_check.h"
 #include "trace_assemble.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,10 +119,29 @@ static void event_of(struct bytes *b, struct tev *e, uint64_t *frames, uint64_t 
     e->replay = take(b, 1) & 1; /* last: the seeds decode as before it */
 }
 
+/* A process's rows and communicators as the fill leaves them
+ * (rank_fill.h): what a rank file could hold. */
+static void check_filled(const struct rank_file *f)
+{
+    for (size_t j = 0; j < f->ncomms; j++)
+        if (comm_entry_invalid(&f->comms[j]) || f->comms[j].calls > (uint64_t)INT64_MAX)
+            abort();
+    for (size_t j = 0; j < f->nops; j++) {
+        const struct op_row *row = &f->ops[j];
+        if (row->file != f || row->rank < -1 || row->rank >= REPORT_MAX_NRANKS || row->calls > (uint64_t)INT64_MAX ||
+            row->t_count > row->timed || isnan(row->bw_bytes) || isnan(row->bytes))
+            abort();
+        for (size_t k = 0; k < row->nhist; k++)
+            if (row->hist[k].bucket < 0 || row->hist[k].bucket >= REPORT_HIST_BUCKETS)
+                abort();
+    }
+}
+
 static void check(const struct report *r)
 {
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct rank_file *f = &r->files[i];
+        check_filled(f);
         for (size_t j = 0; j < f->nevents; j++) {
             const struct op_event *e = &f->events[j];
             if (e->rank < 0 || e->rank >= REPORT_MAX_NRANKS || e->peer < -1 || e->peer >= REPORT_MAX_NRANKS ||
