@@ -141,7 +141,8 @@ static const struct section sections[] = {
 
 /* Top-level members that loaders of their own read with jansson
  * (callsite_load.c, os_records.c, nccl_env.c; rank_fill_kept() hands them
- * over): they are built as JSON while the rest streams. They are small (a few dozen call sites a process; "os" at most
+ * over, as it does a trace's): they are built as JSON while the rest
+ * streams. They are small (a few dozen call sites a process; "os" at most
  * the shim's 16,384 intervals). */
 static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os",
                                          "nccl_env" };
