@@ -5,6 +5,7 @@ tests/apps/step_app.c jobs whose step count the app knows.
 
 Usage: steps_test.py --bin BUILD/bin CASE"""
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -85,6 +86,25 @@ def no_steps(run):
     check("Steps: " in text and "None found" in text, "the Steps section does not say none:\n" + text[-3000:])
 
 
+def marked(run):
+    """Gradient accumulation: each step two micro-batches of the same
+    calls, which the calls alone cannot tell from two steps; the program
+    marks its steps with nccltap_step() (step_app mark, looked up with
+    dlsym): 100 steps of 4 collectives, at the marks; each rank file says
+    100 marked."""
+    rep, text, _ = step_app(run, [4, 100, "accumulate", 2, "mark"])
+    c = only_comm(rep)
+    check(c["by_marks"] and c["nsteps"] == 100 and c["period"] == 4,
+          "found %d steps of %d (by marks: %s), want 100 of 4 at the marks" % (c["nsteps"], c["period"], c["by_marks"]))
+    check("nccltap_step() marks" in text, "the text does not say the steps are the program's")
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        if path.endswith(".hang.json"):
+            continue
+        with open(path) as f:
+            steps = json.load(f).get("steps")
+        check(steps and steps["marked"] == 100 and len(steps["marks_ns"]) == 100, "%s: steps %s" % (path, steps))
+
+
 def compare(run):
     """`nccltap report --compare A B`: B's transfers 4 times as long as
     A's (NCCLSIM_SLOWER_FACTOR from the first collective): the op that
@@ -120,7 +140,7 @@ def main():
     a = ap.parse_args()
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
-             "compare": compare}
+             "compare": compare, "marked": marked}
     try:
         cases[a.case](run)
     finally:

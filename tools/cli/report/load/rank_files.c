@@ -90,6 +90,8 @@ static int finish(struct report *r, struct rank_parser *p, struct rank_file *f, 
         return -1;
     if (report_load_nccl_env(r, rank_parser_kept(p), f, why, why_len) != 0)
         return -1;
+    if (report_load_step_marks(r, rank_parser_kept(p), f, why, why_len) != 0)
+        return -1;
     return report_load_os(r, rank_parser_kept(p), f, why, why_len);
 }
 
