@@ -4,6 +4,7 @@
 #include "finding_hang.h"
 #include "finding_mismatch.h"
 #include "finding_os.h"
+#include "finding_settings.h"
 #include "finding_slow.h"
 #include "finding_straggler.h"
 
@@ -14,7 +15,10 @@ static const char *at_ranks(const struct finding *f) { (void)f; return "ranks"; 
 static const char *at_bandwidth(const struct finding *f) { (void)f; return "bandwidth"; }
 static const char *at_os(const struct finding *f) { (void)f; return "text-os"; }
 /* A slow link seen in collectives has no send/recv matrix to show it. */
-static const char *at_link(const struct finding *f) { return f->transfer_us > 0.0 ? "text-slow" : "links"; }
+static const char *at_link(const struct finding *f)
+{
+    return f->evidence.slow.basis == SLOW_RANK_TRANSFERS ? "text-slow" : "links";
+}
 
 static const struct finding_kind_row rows[] = {
     [FINDING_MISMATCH] = { "MISMATCH", "mismatch", finding_mismatch_line, finding_mismatch_next,

@@ -1,5 +1,6 @@
 /* The SLOW LINK, SLOW and BELOW EXPECTED findings' renderers: transfers
  * below the job's median or the busbw expected.
+ * They read their struct slow_evidence.
  * Rows of finding_kinds.c: the evidence's words (`sep` between its
  * lines), the next step, the JSON evidence. finding_slow.c */
 #ifndef NCCLTAP_CLI_REPORT_FINDING_SLOW_H
