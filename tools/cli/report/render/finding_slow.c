@@ -76,6 +76,12 @@ void finding_slow_line(const struct finding *f, const char *sep, FILE *out)
     }
 }
 
+/* A slow link seen in collectives has no send/recv matrix to show it. */
+const char *finding_slow_link_anchor(const struct finding *f)
+{
+    return f->evidence.slow.basis == SLOW_RANK_TRANSFERS ? "text-slow" : "links";
+}
+
 void finding_slow_link_next(const struct finding *f, FILE *out)
 {
     fputs("the link's state: nvidia-smi topo -m; nvidia-smi nvlink --status", out);
