@@ -4,6 +4,7 @@
 #include "finding_hang.h"
 #include "finding_mismatch.h"
 #include "finding_os.h"
+#include "finding_settings.h"
 #include "finding_slow.h"
 #include "finding_straggler.h"
 
@@ -13,8 +14,6 @@ static const char *at_hang(const struct finding *f) { (void)f; return "hang"; }
 static const char *at_ranks(const struct finding *f) { (void)f; return "ranks"; }
 static const char *at_bandwidth(const struct finding *f) { (void)f; return "bandwidth"; }
 static const char *at_os(const struct finding *f) { (void)f; return "text-os"; }
-/* A slow link seen in collectives has no send/recv matrix to show it. */
-static const char *at_link(const struct finding *f) { return f->transfer_us > 0.0 ? "text-slow" : "links"; }
 
 static const struct finding_kind_row rows[] = {
     [FINDING_MISMATCH] = { "MISMATCH", "mismatch", finding_mismatch_line, finding_mismatch_next,
@@ -26,7 +25,7 @@ static const struct finding_kind_row rows[] = {
     [FINDING_STRAGGLER] = { "STRAGGLER", "straggler", finding_straggler_line, finding_straggler_next,
                             finding_straggler_evidence, at_ranks, FINDING_JSON_SEQ | FINDING_JSON_REPLAY },
     [FINDING_SLOW_LINK] = { "SLOW LINK", "slow_link", finding_slow_line, finding_slow_link_next,
-                            finding_slow_evidence, at_link, FINDING_JSON_PEER },
+                            finding_slow_evidence, finding_slow_link_anchor, FINDING_JSON_PEER },
     [FINDING_SLOW_TRANSFER] = { "SLOW", "slow_transfer", finding_slow_line, finding_slow_next,
                                 finding_slow_evidence, at_bandwidth, FINDING_JSON_PEER },
     [FINDING_BELOW_EXPECTED] = { "BELOW EXPECTED", "below_expected", finding_slow_line, finding_slow_next,
