@@ -16,7 +16,7 @@
  * micro-batches, each its own work, all-reduce and all-gather, the same
  * calls K times (its steps cannot be told from its calls). Marked steps
  * (`mark`): each rank calls nccltap_step() as each step begins, when
- * nccltap is there (looked up, as programs do: preload/include/nccltap.h).
+ * nccltap is there (looked up, as programs do: include/nccltap.h).
  *
  * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]

@@ -13,7 +13,7 @@
  *   after its longest gap on average; one collective repeated is no step
  *   (nccl-tests' loop, or a step of one collective: nothing to tell them
  *   apart by).
- * A program that marks its steps (nccltap_step(), preload/include/nccltap.h)
+ * A program that marks its steps (nccltap_step(), include/nccltap.h)
  * has them at its marks instead: the collectives its lowest marking rank
  * called between two marks, where most marked steps hold as many (a
  * multiple of P0); else they are found as above.
