@@ -2,7 +2,7 @@
  * shares. A finding is a kind, the culprit, the time it cost, where it
  * shows, and its kind's own evidence (a union member, its type declared
  * beside the analysis whose result it holds: stragglers.h, hang_summary.h,
- * slow_transfers.h, os_interference.h, mismatch.h, settings.h). The
+ * slow_transfers.h, os_interference.h, mismatch.h, settings.h, steps.h). The
  * kinds' analyses (*_finding.c) add findings with finding_add(); findings.c
  * runs them and orders the list. Pure data and two helpers, callable on
  * the report's thread. finding.c */
@@ -15,6 +15,7 @@
 #include "os_interference.h"
 #include "settings.h"
 #include "slow_transfers.h"
+#include "steps.h"
 #include "stragglers.h"
 
 enum finding_kind {
@@ -27,6 +28,7 @@ enum finding_kind {
     FINDING_BELOW_EXPECTED,  /* below NCCLTAP_EXPECT_BUSBW_GBS / --expect-busbw */
     FINDING_OS,              /* a rank's threads kept off their CPUs in NCCL calls */
     FINDING_SETTINGS,        /* NCCL settings (environment, config) that differ between ranks */
+    FINDING_SLOWER,          /* a communicator's steps slower from some step on, and staying so */
     FINDING_KINDS            /* how many kinds: a row each in render/finding_kinds.c */
 };
 
@@ -38,6 +40,8 @@ enum finding_section {
     SECTION_SLOW_TRANSFERS,
     SECTION_OS_INTERFERENCE,
     SECTION_SETTINGS,
+    SECTION_STEPS,
+    SECTION_COUNT            /* how many: a title and a key each in render/findings_render.c */
 };
 
 /* One verdict. The fields before `evidence` mean the same for every kind
@@ -67,6 +71,7 @@ struct finding {
         struct slow_evidence slow;            /* FINDING_SLOW_LINK, _SLOW_TRANSFER, _BELOW_EXPECTED */
         struct os_evidence os;                /* FINDING_OS */
         struct settings_evidence settings;    /* FINDING_SETTINGS */
+        struct slower_evidence slower;        /* FINDING_SLOWER */
     } evidence;
 };
 
@@ -89,6 +94,7 @@ struct finding_sources {
     const struct os_interference *os;      /* os_interference_analyze's; NULL: none */
     const struct mismatches *mm;           /* mismatch_analyze's; NULL: none */
     const struct settings_drift *sd;       /* settings_analyze's; NULL: none */
+    const struct steps *steps;             /* steps_analyze's; NULL: none */
 };
 
 /* For the kinds' analyses: a new finding of `kind` at the end of f, its

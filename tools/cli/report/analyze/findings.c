@@ -10,6 +10,7 @@
 #include "os_finding.h"
 #include "settings_finding.h"
 #include "slow_finding.h"
+#include "slower_finding.h"
 #include "straggler_finding.h"
 
 #include <stdlib.h>
@@ -21,6 +22,7 @@
  * process. */
 static void (*const producers[])(const struct finding_sources *in, struct findings *out) = {
     mismatch_findings, settings_findings, hang_findings, straggler_findings, slow_findings, os_findings,
+    slower_findings,
 };
 
 /* Its tier: mismatches, hangs, settings, then every other kind by cost. */
@@ -50,19 +52,17 @@ static int cmp_finding(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
-                      const struct settings_drift *sd, struct findings *out)
+void findings_analyze(const struct finding_sources *in, struct findings *out)
 {
     memset(out, 0, sizeof *out);
-    const struct finding_sources in = { .r = r, .os = os, .mm = mm, .sd = sd };
-    const struct crossrank *x = r->cross;
+    const struct crossrank *x = in->r->cross;
     if (x && (x->ninstances || x->npairs)) {
         out->records = true;
         out->collectives = x->ninstances;
         out->pairs = x->npairs;
     }
     for (size_t i = 0; i < sizeof producers / sizeof producers[0]; i++)
-        producers[i](&in, out);
+        producers[i](in, out);
     if (out->n > 1)
         qsort(out->v, out->n, sizeof *out->v, cmp_finding);
 }

@@ -19,11 +19,11 @@
 
 #include "finding.h"
 
-/* Fills *out from r (r->cross as crossrank_analyze left it, r->hangs),
- * `os` (os_interference_analyze's, may be empty), `mm` (mismatch_analyze's)
- * and `sd` (settings_analyze's); the findings point into mm and sd. */
-void findings_analyze(const struct report *r, const struct os_interference *os, const struct mismatches *mm,
-                      const struct settings_drift *sd, struct findings *out);
+/* Fills *out from in: r (r->cross as crossrank_analyze left it, r->hangs),
+ * os (os_interference_analyze's, may be empty), mm (mismatch_analyze's),
+ * sd (settings_analyze's) and steps (steps_analyze's); the findings point
+ * into mm, sd and steps. */
+void findings_analyze(const struct finding_sources *in, struct findings *out);
 void findings_free(struct findings *f);
 
 #endif

@@ -107,6 +107,16 @@ struct comm_steps {
     struct step_late late;
 };
 
+/* A SLOWER finding's evidence (analyze/slower_finding.c): a change point
+ * of a communicator's steps, in their transfer (bandwidth lost: the
+ * finding's op is the collective that rose most) or in their waiting
+ * (the finding's rank is the one late since, where one is). */
+enum slower_basis { SLOWER_TRANSFER, SLOWER_WAITING };
+struct slower_evidence {
+    enum slower_basis basis;
+    const struct comm_steps *steps;  /* the communicator's (the report's summary owns it) */
+};
+
 struct steps {
     struct comm_steps *comms;     /* by communicator id */
     size_t ncomms;

@@ -5,6 +5,7 @@
  * its threads were descheduled before its calls says so, with how much of
  * the others' wait that explains. */
 #include "straggler_finding.h"
+#include "steps.h"
 #include "crossrank_base.h"
 #include "finding.h"
 #include "merge.h"
@@ -117,6 +118,16 @@ static void explain_by_os(const struct os_interference *os, struct finding *v)
     e->late_os_share = e->late_os_us / all_waits_us > 1.0 ? 1.0 : e->late_os_us / all_waits_us;
 }
 
+/* s's communicator's steps, where s is their usual late rank (late at
+ * one position of most steps); NULL otherwise. */
+static const struct comm_steps *usual_late(const struct steps *st, const struct xr_straggler *s)
+{
+    for (size_t i = 0; st && i < st->ncomms; i++)
+        if (st->comms[i].comm == s->comm && st->comms[i].late.rank == s->rank)
+            return &st->comms[i];
+    return NULL;
+}
+
 void straggler_findings(const struct finding_sources *in, struct findings *out)
 {
     const struct report *r = in->r;
@@ -150,6 +161,7 @@ void straggler_findings(const struct finding_sources *in, struct findings *out)
             .gap_late_us = s->gap_late_us,
             .gap_other_us = s->gap_other_us,
         };
+        v->evidence.straggler.steps = usual_late(in->steps, s);
         if (in->os)
             explain_by_os(in->os, v);
     }

@@ -11,6 +11,8 @@
  * every finding has (finding.h).
  * The finding's place is its worst instance (seq, replay); its cost the
  * others' wait for it at its communicator's collectives. */
+struct comm_steps;
+
 struct straggler_evidence {
     size_t last, told;       /* last in `last` of `told` instances */
     double wait_us_mean;     /* the others' mean wait each time */
@@ -24,6 +26,9 @@ struct straggler_evidence {
      * over the others' wait at those instances. 0 where no OS records
      * explain it (FINDING_LATE_OS_MIN_SHARE). */
     double late_os_us, late_os_share;
+    /* Its communicator's steps (steps.h) where it is their usual late rank
+     * (comm_steps.late): where in the step it is late; NULL otherwise. */
+    const struct comm_steps *steps;
 };
 
 /* Fills x->stragglers and x->waits from x->instances, with

@@ -6,6 +6,7 @@
 #include "finding_os.h"
 #include "finding_settings.h"
 #include "finding_slow.h"
+#include "finding_slower.h"
 #include "finding_straggler.h"
 
 static const char *at_mismatches(const struct finding *f) { (void)f; return "text-mismatches"; }
@@ -14,6 +15,7 @@ static const char *at_hang(const struct finding *f) { (void)f; return "hang"; }
 static const char *at_ranks(const struct finding *f) { (void)f; return "ranks"; }
 static const char *at_bandwidth(const struct finding *f) { (void)f; return "bandwidth"; }
 static const char *at_os(const struct finding *f) { (void)f; return "text-os"; }
+static const char *at_steps(const struct finding *f) { (void)f; return "steps"; }
 
 static const struct finding_kind_row rows[] = {
     [FINDING_MISMATCH] = { "MISMATCH", "mismatch", finding_mismatch_line, finding_mismatch_next,
@@ -33,6 +35,8 @@ static const struct finding_kind_row rows[] = {
     [FINDING_OS] = { "OS", "os", finding_os_line, finding_os_next, finding_os_evidence, at_os, 0 },
     [FINDING_SETTINGS] = { "SETTINGS", "settings", finding_settings_line, finding_settings_next,
                            finding_settings_evidence, at_settings, 0 },
+    [FINDING_SLOWER] = { "SLOWER", "slower", finding_slower_line, finding_slower_next, finding_slower_evidence,
+                         at_steps, FINDING_JSON_SEQ },
 };
 _Static_assert(sizeof rows / sizeof rows[0] == FINDING_KINDS, "a row for every kind of finding");
 

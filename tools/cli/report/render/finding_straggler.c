@@ -4,6 +4,7 @@
 #include "finding_text.h"
 #include "escape.h"
 #include "format.h"
+#include "steps.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,6 +20,9 @@ static void print_straggler_where(const struct finding *f, FILE *out)
     if (e->gap_late_us >= 100.0 && e->gap_late_us >= 2.0 * e->gap_other_us)
         fprintf(out, " after its own work (%s since its previous collective, %s before the others)",
                 finding_duration(e->gap_late_us, late), finding_duration(e->gap_other_us, other));
+    if (e->steps)
+        fprintf(out, ", collective %zu of %zu a step, in %zu of %zu steps", e->steps->late.pos + 1,
+                e->steps->period, e->steps->late.steps, e->steps->nsteps - e->steps->late.from);
 }
 
 /* A straggler's lateness the OS explains (the OS rows of its late
@@ -75,4 +79,8 @@ void finding_straggler_evidence(const struct finding *f, json_t *j)
     json_object_set_new(j, "descheduled_late_us", e->late_os_us > 0.0 ? json_real(e->late_os_us) : json_null());
     json_object_set_new(j, "descheduled_late_share",
                         e->late_os_us > 0.0 ? json_real(e->late_os_share) : json_null());
+    /* Where in the step, when it is the steps' usual late rank (steps.h). */
+    json_object_set_new(j, "step_pos", e->steps ? json_integer((json_int_t)e->steps->late.pos) : json_null());
+    json_object_set_new(j, "step_period", e->steps ? json_integer((json_int_t)e->steps->period) : json_null());
+    json_object_set_new(j, "late_steps", e->steps ? json_integer((json_int_t)e->steps->late.steps) : json_null());
 }

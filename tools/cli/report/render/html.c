@@ -188,6 +188,7 @@ int report_print_html(const struct report *r, const struct report_summary *s, co
     html_time(s, out);
     html_ranks(s, out);
     html_bandwidth(r, s, out);
+    html_steps(s, out);
     html_links(r, out);
     html_hang(s, out);
     html_strip(r, strip, out);
