@@ -53,12 +53,13 @@ def buckets(run):
 
 def slower(run):
     """Bandwidth lost part-way: from each communicator's collective 200
-    (step 100) on, transfers take twice as long (NCCLSIM_SLOWER_*); ops
+    (step 100) on, transfers take 4 times as long (NCCLSIM_SLOWER_*); ops
     long enough (2 GB/s) that the stamps resolve them. The report's steps
-    say slower from step 100, most at the AllReduce; the first finding is
-    SLOWER there; the page's steps chart marks it."""
+    say slower from step 100, most at the AllReduce; one SLOWER finding
+    says so (a rank descheduled on a busy machine may be a straggler
+    beside it); the page's steps chart marks it."""
     rep, text, _ = step_app(run, [4, STEPS], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
-                            NCCLSIM_SLOWER_FACTOR=2)
+                            NCCLSIM_SLOWER_FACTOR=4)
     c = only_comm(rep)
     s = c["slower"]
     check(s is not None, "no change point found: %s" % {k: c[k] for k in c if k != "steps"})
@@ -66,10 +67,11 @@ def slower(run):
     check(c["positions"][s["pos"]]["op"] == "AllReduce", "the op that slowed: %s" % c["positions"][s["pos"]])
     check(s["after_us"] >= 1.3 * s["before_us"], "transfer %.0f -> %.0f us a step" % (s["before_us"], s["after_us"]))
     check("SLOWER from step" in text, "the text does not say SLOWER:\n" + text[-3000:])
-    f = rep["findings"][0] if rep["findings"] else {}
-    check(f.get("kind") == "slower" and f["op"] == "AllReduce" and f["bytes"] == 1 << 20 and
+    slower = [f for f in rep["findings"] if f["kind"] == "slower"]
+    f = slower[0] if slower else {}
+    check(len(slower) == 1 and f["op"] == "AllReduce" and f["bytes"] == 1 << 20 and
           f["evidence"]["basis"] == "transfer" and abs(f["evidence"]["from_step"] - 100) <= 1,
-          "the first finding is not SLOWER from step 100 at AllReduce 1M: %s" % [g["text"] for g in rep["findings"]])
+          "no one SLOWER finding from step 100 at AllReduce 1M: %s" % [g["text"] for g in rep["findings"]])
     html = os.path.join(run.work, "steps.html")
     p = subprocess.run([run.nccltap, "report", "--html", html, run.dir], capture_output=True, text=True, timeout=120,
                        env=run.env())
