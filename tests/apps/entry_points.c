@@ -21,7 +21,10 @@
  *          30 ms before its put, which it waits for; a signal, then its
  *          wait; a put and a wait on each rank in one group; three calls
  *          NCCL refuses, whose codes pass through. 8 ops counted and
- *          timed, each with its peer in the per-op log. */
+ *          timed, each with its peer in the per-op log.
+ *   onesided_hang  rank 1 waits for a signal rank 0 never sends: pending
+ *          past the hang timeout (the test sets 1 s), the hang named as a
+ *          WaitSignal whose root is its peer 0; then both ranks abort. */
 #include <limits.h>
 #include <string.h>
 #include <time.h>
@@ -257,11 +260,26 @@ static int scenario_onesided(void)
     return 0;
 }
 
+static int scenario_onesided_hang(void)
+{
+    ncclComm_t comm[2];
+    CHECK_NCCL(ncclCommInitAll(comm, 2, NULL));
+    CUstream s = app_stream_on(1);
+    ncclWaitSignalDesc_t from0 = {1, 0, 0, 0};
+    CHECK_NCCL(ncclWaitSignal(1, &from0, comm[1], s));
+    nanosleep(&(struct timespec){2, 500000000L}, NULL);
+    for (int r = 0; r < 2; r++)
+        CHECK_NCCL(ncclCommAbort(comm[r]));
+    expect_calls("initall", 1, "WaitSignal", 1);
+    expect_total("calls", 1);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: entry_points pnccl|config|premulsum|events|onesided\n");
+        fprintf(stderr, "usage: entry_points pnccl|config|premulsum|events|onesided|onesided_hang\n");
         return 2;
     }
     app_cuda_init();
@@ -275,6 +293,8 @@ int main(int argc, char **argv)
         return scenario_config();
     if (!strcmp(argv[1], "onesided"))
         return scenario_onesided();
+    if (!strcmp(argv[1], "onesided_hang"))
+        return scenario_onesided_hang();
     fprintf(stderr, "entry_points: unknown scenario %s\n", argv[1]);
     return 2;
 }
