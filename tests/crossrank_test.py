@@ -7,6 +7,7 @@ Usage: crossrank_test.py --bin BUILD/bin CASE
 """
 import argparse
 import glob
+import html.parser
 import json
 import os
 import re
@@ -229,6 +230,62 @@ def late_at_allreduce_amounts(rep):
           "others waited %.0f us, want about %d" % (e["others_wait_us"], want))
 
 
+class _TableRows(html.parser.HTMLParser):
+    """The body rows (their cells' text, unescaped) of the tables inside
+    the <div> with id `want`, nested <div>s included."""
+
+    def __init__(self, want):
+        super().__init__()
+        self.want, self.depth, self.rows, self.cell = want, 0, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "div" and (self.depth or dict(attrs).get("id") == self.want):
+            self.depth += 1
+        elif self.depth and tag == "tr":
+            self.rows.append([])
+        elif self.depth and tag == "td":
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self.depth:
+            self.depth -= 1
+        elif tag == "td" and self.cell is not None:
+            self.rows[-1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def table_rows(page, div_id):
+    """The HTML page's evidence rows under <div id=div_id>, as lists of
+    cell texts (what a reader sees: character references resolved)."""
+    p = _TableRows(div_id)
+    p.feed(page)
+    return [r for r in p.rows if r]
+
+
+def html_page(run, name):
+    """`nccltap report --html` of run.dir: the page's text."""
+    page = os.path.join(run.work, name)
+    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
+                       timeout=120, env=run.env())
+    check(p.returncode == 0, "--html exited %d: %s" % (p.returncode, p.stderr))
+    return open(page).read()
+
+
+def set_host(run, rank, host):
+    """Rewrites the rank file of `rank` as if its process ran on `host`."""
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        with open(path) as f:
+            doc = json.load(f)
+        if doc.get("ranks") == [rank]:
+            doc["host"] = host
+            with open(path, "w") as f:
+                json.dump(doc, f)
+
+
 def step_app(run, args, allow=(), **env):
     """tests/apps/step_app.c under `nccltap run --sim`, the default timing."""
     app = os.path.join(os.path.dirname(run.bench), "step_app")
@@ -282,13 +339,26 @@ def mismatch(run):
                        env=run.env())
     check(p.returncode == 1 and p.stdout.split("\n")[1].strip().startswith(line),
           "--findings exited %d: %s" % (p.returncode, p.stdout[:400]))
-    page = os.path.join(run.work, "report.html")
-    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
-                       timeout=120, env=run.env())
-    check(p.returncode == 0, "--html exited %d: %s" % (p.returncode, p.stderr))
-    html = open(page).read()
+    html = html_page(run, "report.html")
     check('id="finding-1" data-kind="mismatch" data-rank="1"' in html and 'id="text-mismatches"' in html,
           "the page does not list the mismatch first, with its evidence")
+    # Its evidence is a table from the analysis, a row per side: the
+    # mismatched rank, the seq and both calls as cells, with their sites.
+    rows = table_rows(html, "text-mismatches")
+    cells = [(r[0], r[1], r[3], r[4], r[5], r[6], r[8], r[9]) for r in rows]
+    want = [(f["comm"], "14", "most ranks", "0, 2-3", "AllReduce", "262144", "float32", "sum"),
+            (f["comm"], "14", "differs", "1", "AllGather", "262144", "float32", "-")]
+    check(cells == want, "the page's mismatch rows %s, want %s" % (rows, want))
+    check(all(re.fullmatch(r"step_app\.c:\d+", r[13]) for r in rows) and "<pre" not in html,
+          "the rows' call sites, or the text's <pre> left: %s" % rows)
+    # A name that is markup is a cell's text, escaped: rank 1's host.
+    hostile = 'vm<i>&"x'
+    set_host(run, 1, hostile)
+    html = html_page(run, "hostile.html")
+    rows = table_rows(html, "text-mismatches")
+    check([r[11] for r in rows if r[3] == "differs"] == [hostile] and
+          '<td class="l">vm&lt;i&gt;&amp;&quot;x</td>' in html and "<i>" not in html,
+          "the hostile host in the mismatch table: %s" % rows)
 
 
 def settings(run):
@@ -313,12 +383,16 @@ def settings(run):
           "on 3 ranks (0, 2-3)" in f["text"] and f["next_step"], "its text: %s" % f["text"])
     check("\nSettings" in text and "NCCL_ALGO" not in text.split("\nSettings")[1].split("\n\n")[0],
           "the Settings section: NCCL_ALGO, the same everywhere, must not be named")
-    page = os.path.join(run.work, "settings.html")
-    p = subprocess.run([run.nccltap, "report", "--html", page, run.dir], capture_output=True, text=True,
-                       timeout=120, env=run.env())
-    html = open(page).read() if p.returncode == 0 else ""
+    html = html_page(run, "settings.html")
     check('data-kind="settings" data-rank="1"' in html and 'id="text-settings"' in html,
           "the page does not list the settings finding with its evidence")
+    # Its evidence is a table from the analysis, a row per value: who has
+    # each, the values by their hashes.
+    rows = table_rows(html, "text-settings")
+    hashes = ["set (value #%s)" % v["hash"][:8] for v in d["values"]]
+    want = [[f["comm"], "env", "NCCL_PROTO", hashes[0], "0, 2-3"], [f["comm"], "env", "NCCL_PROTO", hashes[1], "1"]]
+    check([r[:5] for r in rows] == want and all(r[7] == "" for r in rows) and "<pre" not in html,
+          "the page's settings rows %s, want %s" % (rows, want))
     for path in glob.glob(os.path.join(run.dir, "*.json")):
         body = open(path).read()
         check('"NCCL_PROTO"' in body and "Simple" not in body and '"LL"' not in body and "Ring" not in body,
@@ -347,6 +421,10 @@ def settings(run):
           "between hosts: %s" % f)
     check("NCCL_IB_HCA is set (value #00000000) on 2 ranks (2-3) (every rank of host node1), where it is unset "
           "on 2 ranks (0-1) (every rank of host %s)" % here in f["text"], "its text: %s" % f["text"])
+    rows = table_rows(html_page(run, "hosts.html"), "text-settings")
+    check([(r[2], r[3], r[4], r[7]) for r in rows] == [("NCCL_IB_HCA", "unset", "0-1", here),
+                                                        ("NCCL_IB_HCA", "set (value #00000000)", "2-3", "node1")],
+          "between hosts, the page's settings rows: %s" % rows)
     # Not known is not unset: ranks 2 and 3's files from an older shim (no
     # "nccl_env", their configs not recorded), ranks 0 and 1 with a
     # blocking config; then rank 0's variables past the shim's bound (some

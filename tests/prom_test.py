@@ -1010,13 +1010,44 @@ def case_hang_auto(args, work):
         proc.communicate(timeout=30)
 
 
+def case_steps(args, work):
+    """A program that marks its steps (tests/apps/step_app.c `mark`, 50
+    steps, each calling nccltap_step()): each GPU's file has
+    nccltap_steps_total 50 and nccltap_step_last_seconds, the last step's
+    time (a step is 200 us of work and more), and promtool accepts it; a
+    job that marks none has neither family."""
+    (promtool,) = need_tools("promtool")
+    app = os.path.join(args.bin, "step_app")
+    keep = {"NCCLTAP_PROM_KEEP": "1"}  # the files stay after the job
+    prom = run_job(args, work, keep, None, app=[app, str(NRANKS), "50", "mark"])
+    files = prom_files(prom)
+    if len(files) != NRANKS:
+        fail("expected %d files, found %s" % (NRANKS, files))
+    for path in files:
+        promtool_accepts(promtool, path)
+        with open(path) as f:
+            _, samples = parse(f.read())
+        steps = [v for n, _, v in samples if n == "nccltap_steps_total"]
+        last = [v for n, _, v in samples if n == "nccltap_step_last_seconds"]
+        if steps != [50] or len(last) != 1 or not 200e-6 <= last[0] < 1.0:
+            fail("%s: nccltap_steps_total %s, nccltap_step_last_seconds %s; want 50 and one time" % (path, steps, last))
+    unmarked = run_job(args, os.path.join(work, "unmarked"), keep, None, app=[app, str(NRANKS), "5"])
+    if len(prom_files(unmarked)) != NRANKS:
+        fail("expected %d files of the unmarked job, found %s" % (NRANKS, prom_files(unmarked)))
+    for path in prom_files(unmarked):
+        with open(path) as f:
+            if "nccltap_step" in f.read():
+                fail("%s: step families without marks" % path)
+    print("ok: %d files with 50 steps marked and the last step's time; none without marks" % len(files))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--api-exercise")
     ap.add_argument("case", choices=["files", "names", "removed", "sigterm", "shared_gpu", "no_gpu", "bad_config", "services",
-                                       "dashboard", "rules", "straggler", "hang", "hang_auto"])
+                                       "dashboard", "rules", "straggler", "hang", "hang_auto", "steps"])
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nccltap-prom-")
     try:

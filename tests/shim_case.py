@@ -55,6 +55,17 @@ def check_ops_field(out_dir, key, value, n):
         fail("%d per-op lines with %s=%r, expected %d" % (got, key, value, n))
 
 
+def check_ops_duration(out_dir, op, min_ns, n):
+    """Exactly `n` lines of the per-op logs are of `op` and lasted at least
+    `min_ns` (a one-sided wait: the time until its signal came)."""
+    got = 0
+    for path in glob.glob(os.path.join(out_dir, "nccltap-*.ops.jsonl")):
+        with open(path) as f:
+            got += sum(1 for line in f if (o := json.loads(line))["op"] == op and o["duration_ns"] >= min_ns)
+    if got != n:
+        fail("%d per-op lines of %s lasting %d ns or more, expected %d" % (got, op, min_ns, n))
+
+
 def check_ops_lines(out_dir, n):
     """The per-op logs hold exactly `n` lines, each whole and once."""
     seen = set()
@@ -237,7 +248,8 @@ def main():
             if fmode != 0o600:
                 fail("%s has mode %o, expected 600" % (name, fmode))
         out_dir = made
-    files = sorted(glob.glob(os.path.join(out_dir, "nccltap-*.json")))
+    # Rank files; a hang file (*.hang.json) is another format.
+    files = sorted(p for p in glob.glob(os.path.join(out_dir, "nccltap-*.json")) if not p.endswith(".hang.json"))
     if a.plain_names and any("+exec" in n for n in os.listdir(out_dir)):
         fail("files named as a later image: %s" % os.listdir(out_dir))
     if a.no_files:
@@ -252,6 +264,7 @@ def main():
     expect_names = {}
     ops_lines = None
     ops_fields = []
+    ops_durations = []
     entry_points = {}
     results = {}
     for line in p.stdout.splitlines():
@@ -270,6 +283,8 @@ def main():
             entry_points[o["name"]] = {"calls": o["calls"], "failed": o["failed"]}
         elif o.get("expect") == "ops_field":
             ops_fields.append((o["key"], o["value"], o["n"]))
+        elif o.get("expect") == "ops_duration":
+            ops_durations.append((o["op"], o["min_ns"], o["n"]))
         elif "result" in o:
             results[o["result"]] = o["code"]
         elif "exit_called_ns" in o and a.exit_within_ms is not None:
@@ -337,6 +352,8 @@ def main():
             fail("entry points %r, expected %r" % (got, entry_points))
     for key, value, n in ops_fields:
         check_ops_field(out_dir, key, value, n)
+    for op, min_ns, n in ops_durations:
+        check_ops_duration(out_dir, op, min_ns, n)
     if a.ops_log:
         logs = glob.glob(os.path.join(out_dir, "nccltap-*.jsonl"))  # either format
         want = len(files) if a.ops_log == "yes" else 0

@@ -5,6 +5,7 @@ tests/apps/step_app.c jobs whose step count the app knows.
 
 Usage: steps_test.py --bin BUILD/bin CASE"""
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -37,6 +38,8 @@ def found(run):
     check(c["slower"] is None and c["more_waiting"] is None, "a change in a steady job: %s %s"
           % (c["slower"], c["more_waiting"]))
     check("Steps: " in text and "%d steps of 2 collectives" % STEPS in text, "no Steps section:\n" + text[-3000:])
+    check(not [f for f in rep["findings"] if f["kind"] == "slower"], "a SLOWER finding in a steady job: %s"
+          % [f["text"] for f in rep["findings"]])
 
 
 def buckets(run):
@@ -50,12 +53,13 @@ def buckets(run):
 
 def slower(run):
     """Bandwidth lost part-way: from each communicator's collective 200
-    (step 100) on, transfers take twice as long (NCCLSIM_SLOWER_*); ops
+    (step 100) on, transfers take 4 times as long (NCCLSIM_SLOWER_*); ops
     long enough (2 GB/s) that the stamps resolve them. The report's steps
-    say slower from step 100, most at the AllReduce, and the text says
-    SLOWER."""
+    say slower from step 100, most at the AllReduce; one SLOWER finding
+    says so (a rank descheduled on a busy machine may be a straggler
+    beside it); the page's steps chart marks it."""
     rep, text, _ = step_app(run, [4, STEPS], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
-                            NCCLSIM_SLOWER_FACTOR=2)
+                            NCCLSIM_SLOWER_FACTOR=4)
     c = only_comm(rep)
     s = c["slower"]
     check(s is not None, "no change point found: %s" % {k: c[k] for k in c if k != "steps"})
@@ -63,17 +67,36 @@ def slower(run):
     check(c["positions"][s["pos"]]["op"] == "AllReduce", "the op that slowed: %s" % c["positions"][s["pos"]])
     check(s["after_us"] >= 1.3 * s["before_us"], "transfer %.0f -> %.0f us a step" % (s["before_us"], s["after_us"]))
     check("SLOWER from step" in text, "the text does not say SLOWER:\n" + text[-3000:])
+    slower = [f for f in rep["findings"] if f["kind"] == "slower"]
+    f = slower[0] if slower else {}
+    check(len(slower) == 1 and f["op"] == "AllReduce" and f["bytes"] == 1 << 20 and
+          f["evidence"]["basis"] == "transfer" and abs(f["evidence"]["from_step"] - 100) <= 1,
+          "no one SLOWER finding from step 100 at AllReduce 1M: %s" % [g["text"] for g in rep["findings"]])
+    html = os.path.join(run.work, "steps.html")
+    p = subprocess.run([run.nccltap, "report", "--html", html, run.dir], capture_output=True, text=True, timeout=120,
+                       env=run.env())
+    check(p.returncode == 0, "--html exited %d: %s" % (p.returncode, p.stderr))
+    with open(html) as page:
+        page = page.read()
+    check('<section id="steps">' in page and page.count('class="step"') == STEPS and "slower from step" in page,
+          "the page has no steps chart with the change point")
 
 
 def late(run):
     """Rank 2 computes 2 ms longer before each step's AllReduce: the late
-    rank at position 0 (the AllReduce) in nearly every step."""
+    rank at position 0 (the AllReduce) in nearly every step, and its
+    STRAGGLER finding says so (collective 1 of 2 a step)."""
     rep, _, _ = step_app(run, [4, STEPS, "late", 2, 2000])
     c = only_comm(rep)
     l = c["late"]
     check(l is not None and l["rank"] == 2 and l["pos"] == 0, "late: %s" % l)
     check(l["steps"] >= 0.9 * STEPS, "rank 2 late in %d of %d steps" % (l["steps"], STEPS))
     check(l["wait_us_median"] >= 1500, "the others waited %.0f us, want about 2000" % l["wait_us_median"])
+    f = rep["findings"][0] if rep["findings"] else {}
+    check(f.get("kind") == "straggler" and f["rank"] == 2 and f["evidence"]["step_pos"] == 0 and
+          f["evidence"]["step_period"] == 2, "the straggler finding does not place rank 2 at collective 1 of 2: %s"
+          % [g["text"] for g in rep["findings"]])
+    check("collective 1 of 2 a step" in f["text"], "the finding does not say where in the step: " + f["text"])
 
 
 def no_steps(run):
@@ -83,6 +106,25 @@ def no_steps(run):
     rep, text, _ = run.report()
     check(rep["steps"] == [], "steps found in a loop of one collective: %s" % rep["steps"])
     check("Steps: " in text and "None found" in text, "the Steps section does not say none:\n" + text[-3000:])
+
+
+def marked(run):
+    """Gradient accumulation: each step two micro-batches of the same
+    calls, which the calls alone cannot tell from two steps; the program
+    marks its steps with nccltap_step() (step_app mark, looked up with
+    dlsym): 100 steps of 4 collectives, at the marks; each rank file says
+    100 marked."""
+    rep, text, _ = step_app(run, [4, 100, "accumulate", 2, "mark"])
+    c = only_comm(rep)
+    check(c["by_marks"] and c["nsteps"] == 100 and c["period"] == 4,
+          "found %d steps of %d (by marks: %s), want 100 of 4 at the marks" % (c["nsteps"], c["period"], c["by_marks"]))
+    check("nccltap_step() marks" in text, "the text does not say the steps are the program's")
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        if path.endswith(".hang.json"):
+            continue
+        with open(path) as f:
+            steps = json.load(f).get("steps")
+        check(steps and steps["marked"] == 100 and len(steps["marks_ns"]) == 100, "%s: steps %s" % (path, steps))
 
 
 def compare(run):
@@ -120,7 +162,7 @@ def main():
     a = ap.parse_args()
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
-             "compare": compare}
+             "compare": compare, "marked": marked}
     try:
         cases[a.case](run)
     finally:

@@ -38,7 +38,10 @@ LTTNG_UST_TRACEPOINT_ENUM(nccltap, op_enum,
         lttng_ust_field_enum_value("Gather", 6)
         lttng_ust_field_enum_value("Scatter", 7)
         lttng_ust_field_enum_value("Send", 8)
-        lttng_ust_field_enum_value("Recv", 9)))
+        lttng_ust_field_enum_value("Recv", 9)
+        lttng_ust_field_enum_value("PutSignal", 10)
+        lttng_ust_field_enum_value("Signal", 11)
+        lttng_ust_field_enum_value("WaitSignal", 12)))
 
 LTTNG_UST_TRACEPOINT_ENUM(nccltap, dtype_enum,
     LTTNG_UST_TP_ENUM_VALUES(

@@ -1,4 +1,4 @@
-/* nccltap's own declarations of the NCCL ABI (NCCL 2.0 to 2.30).
+/* nccltap's own declarations of the NCCL ABI (NCCL 2.0 to 2.31).
  *
  * nccltap must build where nccl.h is absent, so it carries the types,
  * enum values and prototypes it uses. When a translation unit has already
@@ -83,6 +83,15 @@ typedef struct ncclCollConfig_v23100 {
     int CTAPolicy;
     unsigned long long userProfilerTag; /* uint64_t */
 } ncclCollConfig_t;
+
+/* One descriptor of ncclWaitSignal (NCCL 2.29.2, src/nccl.h.in): wait for
+ * opCnt signals from `peer` on signal index sigIdx of context ctx. */
+typedef struct {
+    int opCnt;
+    int peer;
+    int sigIdx;
+    int ctx;
+} ncclWaitSignalDesc_t;
 #endif /* NCCL_H_ */
 
 /* First NCCL version whose ncclConfig_t has commName. */

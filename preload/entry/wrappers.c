@@ -12,6 +12,7 @@
 #include "abi/nccl_abi.h"
 #include "entry/comm_hooks.h"
 #include "entry/intercept.h"
+#include "entry/onesided.h"
 #include "nccl/real_nccl.h"
 #include "state/entry_events.h"
 

@@ -5,7 +5,7 @@
 
 static const char *const op_names[TAP_OP_COUNT] = {
     "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
-    "AlltoAll", "Gather", "Scatter", "Send", "Recv"};
+    "AlltoAll", "Gather", "Scatter", "Send", "Recv", "PutSignal", "Signal", "WaitSignal"};
 
 /* Indexed by ncclDataType_t (fp8 types since 2.24). */
 static const char *const dtype_names[] = {

@@ -10,15 +10,29 @@
 enum tap_op {
     TAP_OP_ALLREDUCE, TAP_OP_ALLGATHER, TAP_OP_REDUCESCATTER, TAP_OP_BROADCAST,
     TAP_OP_REDUCE, TAP_OP_ALLTOALL, TAP_OP_GATHER, TAP_OP_SCATTER,
-    TAP_OP_SEND, TAP_OP_RECV, TAP_OP_COUNT
+    TAP_OP_SEND, TAP_OP_RECV,
+    /* One-sided (NCCL 2.29.2): ncclPutSignal, ncclSignal, ncclWaitSignal. */
+    TAP_OP_PUTSIGNAL, TAP_OP_SIGNAL, TAP_OP_WAITSIGNAL,
+    TAP_OP_COUNT
 };
 
-/* The name as NCCL spells it ("AllReduce"; ncclBcast is "Broadcast"). */
+/* The name as NCCL spells it ("AllReduce"; ncclBcast is "Broadcast";
+ * the one-sided ops "PutSignal", "Signal", "WaitSignal", NCCL's own). */
 const char *tap_op_name(enum tap_op op);
 
 /* The op NCCL spells `name` (tap_op_name's inverse, case-sensitive), or -1
  * for a name that is none: readers of nccltap's files map names back. */
 int tap_op_from_name(const char *name);
+
+/* Whether an op is one rank's alone, not a collective: a send or a
+ * receive, or a one-sided op. Its seq is not matched across ranks (the
+ * ranks' seqs of a communicator need not agree after it), and bandwidth
+ * is of one direction, bus factor 1 (nccl-tests' sendrecv). */
+static inline int tap_op_is_p2p(int op)
+{
+    return op == TAP_OP_SEND || op == TAP_OP_RECV || op == TAP_OP_PUTSIGNAL || op == TAP_OP_SIGNAL ||
+           op == TAP_OP_WAITSIGNAL;
+}
 
 /* Bytes per element, 0 for a datatype this build does not know. Inline, as
  * tap_op_bytes: both run on every call. */

@@ -11,6 +11,7 @@
 
 #include "writers/callsite_out.h"
 #include "state/entry_events.h"
+#include "state/step_marks.h"
 #include "state/comm_parked.h"
 #include "state/comm_registry.h"
 #include "state/graph_table.h"
@@ -380,6 +381,7 @@ void tap_runtime_after_fork_child(void)
     tap_gpu_after_fork();
     tap_ops_log_reset();
     tap_rank_file_reset();
+    tap_step_marks_reset();
     tap_ops_file_reset();
     tap_ops_bound_reset();
     tap_hang_reset();

@@ -48,7 +48,7 @@ size_t tap_inspector_line(char *line, size_t cap, const struct tap_completion *c
     if (!json_string_buf(name, sizeof name, comm->name[0] ? comm->name : "unknown") ||
         !json_string_buf(host, sizeof host, tap_process.host))
         return 0;
-    bool p2p = op->op == TAP_OP_SEND || op->op == TAP_OP_RECV;
+    bool p2p = tap_op_is_p2p(op->op);
     const char *kind = p2p ? "p2p" : "coll";
     /* Inspector's message size is the count NCCL was given times the
      * type's size (AllGather: the send count; ReduceScatter: the receive

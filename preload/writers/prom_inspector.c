@@ -96,11 +96,6 @@ static const char *inspector_op_name(int op)
     return op == TAP_OP_ALLTOALL ? "All2All" : tap_op_name((enum tap_op)op);
 }
 
-static bool is_p2p(int op)
-{
-    return op == TAP_OP_SEND || op == TAP_OP_RECV;
-}
-
 static void write_labels(FILE *f, const struct key_agg *k, const char *node, const char *job, const char *pid)
 {
     char size[32], nranks[16], n_nodes[16] = "unknown";
@@ -115,7 +110,7 @@ static void write_labels(FILE *f, const struct key_agg *k, const char *node, con
     tap_prom_label(f, ",", "comm_name", *k->comm->name ? k->comm->name : "unknown");
     tap_prom_label(f, ",", "n_nodes", n_nodes);
     tap_prom_label(f, ",", "nranks", nranks);
-    tap_prom_label(f, ",", is_p2p(k->op) ? "p2p_operation" : "collective", inspector_op_name(k->op));
+    tap_prom_label(f, ",", tap_op_is_p2p(k->op) ? "p2p_operation" : "collective", inspector_op_name(k->op));
     tap_prom_label(f, ",", "message_size", size);
     if (pid && *pid)
         tap_prom_label(f, ",", "pid", pid);
@@ -128,7 +123,7 @@ static void write_family(FILE *f, const char *gpu_uuid, bool p2p, bool busbw, co
     tap_prom_family(f, name, "gauge", help);
     for (unsigned i = 0; i < nkeys; i++) {
         const struct key_agg *k = &keys[i];
-        if (is_p2p(k->op) != p2p || strcmp(k->comm->gpu_uuid, gpu_uuid))
+        if (tap_op_is_p2p(k->op) != p2p || strcmp(k->comm->gpu_uuid, gpu_uuid))
             continue;
         fputs(name, f);
         write_labels(f, k, node, job, pid);

@@ -14,6 +14,7 @@
 #include "writers/prom_text.h"
 #include "base/process.h"
 #include "state/shared.h"
+#include "state/step_marks.h"
 #include "stats/stats.h"
 
 /* One series key: a (communicator, op, size class), its datatypes merged. */
@@ -386,6 +387,21 @@ static void file_families(FILE *f, const char *gpu)
                "Seconds between two writes of this file (NCCLTAP_INTERVAL_MS)", (double)tap_config.interval_ms / 1e3);
 }
 
+/* The program's steps (nccltap_step(), state/step_marks.h), where it
+ * marks them: how many, and how long the last whole one took. One series
+ * each per process, whatever the steps' count. */
+static void step_families(FILE *f, const char *gpu)
+{
+    uint64_t steps = tap_step_marks_total();
+    if (!steps)
+        return;
+    process_counter(f, gpu, "nccltap_steps_total", "Training steps the program marked with nccltap_step()", steps);
+    uint64_t last = tap_step_last_ns();
+    if (last)
+        file_gauge(f, gpu, "nccltap_step_last_seconds", "Seconds the last whole step marked took, mark to mark",
+                   (double)last / 1e9);
+}
+
 void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct tap_snapshot *snap)
 {
     file_families(f, gpu);
@@ -411,6 +427,7 @@ void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct
     process_counter(f, gpu, "nccltap_prom_ops_not_kept_total",
                     "Timed ops left out of the Inspector gauges: too many series in an interval",
                     tap_prom_inspector_overflow());
+    step_families(f, gpu);
 }
 
 void tap_prom_metrics_next_interval(void)

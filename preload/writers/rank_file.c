@@ -9,6 +9,7 @@
 #include "state/comm_config.h"
 #include "state/comm_registry.h"
 #include "state/entry_events.h"
+#include "state/step_marks.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
 #include "base/json_writer.h"
@@ -162,6 +163,31 @@ static void write_entry_events(FILE *f)
         fputc('}', f);
 }
 
+/* "steps": the marks of nccltap_step() (state/step_marks.h), {"marked":
+ * N, "marks_ns": [kept, oldest first]}; absent when there were none. */
+struct marks_out {
+    FILE *f;
+    bool any;
+};
+
+static void write_mark(uint64_t t, void *arg)
+{
+    struct marks_out *o = arg;
+    fprintf(o->f, "%s%llu", o->any ? ", " : "", (unsigned long long)t);
+    o->any = true;
+}
+
+static void write_step_marks(FILE *f)
+{
+    uint64_t total = tap_step_marks_total();
+    if (!total)
+        return;
+    struct marks_out o = { f, false };
+    fprintf(f, ",\n  \"steps\": {\"marked\": %llu, \"marks_ns\": [", (unsigned long long)total);
+    tap_step_marks_each(write_mark, &o);
+    fputs("]}", f);
+}
+
 static void write_op(FILE *f, const struct tap_stat *s)
 {
     char dtype_buf[32];
@@ -290,6 +316,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
                 (unsigned long long)atomic_load(&tap_graph_untracked));
     fputs("}", f);
     write_entry_events(f);
+    write_step_marks(f);
     fputs("\n}\n", f);
 }
 

@@ -15,9 +15,19 @@
  *          per-op log names them premulsum#1 (3 lines) and #0 (1).
  *   events memory, registration, windows, suspend/resume and revoke, each
  *          counted per entry point in the rank file, a refused call as
- *          failed, beside 2 AllReduces. */
+ *          failed, beside 2 AllReduces.
+ *   onesided  NCCL 2.29.2's ncclPutSignal, ncclSignal and ncclWaitSignal
+ *          on two ranks of one process (ncclCommInitAll): a wait issued
+ *          30 ms before its put, which it waits for; a signal, then its
+ *          wait; a put and a wait on each rank in one group; three calls
+ *          NCCL refuses, whose codes pass through. 8 ops counted and
+ *          timed, each with its peer in the per-op log.
+ *   onesided_hang  rank 1 waits for a signal rank 0 never sends: pending
+ *          past the hang timeout (the test sets 1 s), the hang named as a
+ *          WaitSignal whose root is its peer 0; then both ranks abort. */
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 
 #include "nccl_app.h"
 
@@ -177,11 +187,99 @@ static int scenario_events(void)
     return 0;
 }
 
+/* A per-op log field with a number for a value. */
+static void expect_ops_number(const char *key, long long value, int n)
+{
+    printf("{\"expect\": \"ops_field\", \"key\": \"%s\", \"value\": %lld, \"n\": %d}\n", key, value, n);
+}
+
+#define WAIT_MS 30
+
+static int scenario_onesided(void)
+{
+    ncclComm_t comm[2];
+    CHECK_NCCL(ncclCommInitAll(comm, 2, NULL));
+    CUstream s[2];
+    void *buf[2];
+    ncclWindow_t win[2];
+    for (int r = 0; r < 2; r++) {
+        s[r] = app_stream_on(r);
+        buf[r] = app_buffer(COUNT * 4);
+    }
+    /* Window registration is collective: both ranks in one group. */
+    CHECK_NCCL(ncclGroupStart());
+    for (int r = 0; r < 2; r++)
+        CHECK_NCCL(ncclCommWindowRegister(comm[r], buf[r], COUNT * 4, &win[r], 0));
+    CHECK_NCCL(ncclGroupEnd());
+    ncclWaitSignalDesc_t from0 = {1, 0, 0, 0}, from1 = {1, 1, 0, 0};
+
+    /* Rank 1 waits; rank 0 puts 30 ms later: the wait lasts that long. */
+    CHECK_NCCL(ncclWaitSignal(1, &from0, comm[1], s[1]));
+    nanosleep(&(struct timespec){0, WAIT_MS * 1000000L}, NULL);
+    CHECK_NCCL(ncclPutSignal(buf[0], COUNT, ncclFloat32, 1, win[1], 0, 0, 0, 0, comm[0], s[0]));
+    CHECK_NCCL(ncclSignal(1, 0, 0, 0, comm[0], s[0]));
+    CHECK_NCCL(ncclWaitSignal(1, &from0, comm[1], s[1]));
+
+    CHECK_NCCL(ncclGroupStart());
+    CHECK_NCCL(ncclPutSignal(buf[0], COUNT, ncclFloat32, 1, win[1], 0, 0, 0, 0, comm[0], s[0]));
+    CHECK_NCCL(ncclPutSignal(buf[1], COUNT, ncclFloat32, 0, win[0], 0, 0, 0, 0, comm[1], s[1]));
+    CHECK_NCCL(ncclWaitSignal(1, &from1, comm[0], s[0]));
+    CHECK_NCCL(ncclWaitSignal(1, &from0, comm[1], s[1]));
+    CHECK_NCCL(ncclGroupEnd());
+    for (int r = 0; r < 2; r++)
+        CHECK_CU(cu.cuStreamSynchronize(s[r]));
+
+    /* Refused by NCCL (signal index 1; no such peer; no descriptor). */
+    printf("{\"result\": \"put_refused\", \"code\": %d}\n",
+           ncclPutSignal(buf[0], COUNT, ncclFloat32, 1, win[1], 0, 1, 0, 0, comm[0], s[0]));
+    printf("{\"result\": \"signal_refused\", \"code\": %d}\n", ncclSignal(2, 0, 0, 0, comm[0], s[0]));
+    printf("{\"result\": \"wait_refused\", \"code\": %d}\n", ncclWaitSignal(0, NULL, comm[1], s[1]));
+
+    CHECK_NCCL(ncclGroupStart());
+    for (int r = 0; r < 2; r++)
+        CHECK_NCCL(ncclCommWindowDeregister(comm[r], win[r]));
+    CHECK_NCCL(ncclGroupEnd());
+    for (int r = 0; r < 2; r++)
+        CHECK_NCCL(ncclCommDestroy(comm[r]));
+    expect_calls("initall", 0, "PutSignal", 2);
+    expect_calls("initall", 0, "Signal", 1);
+    expect_calls("initall", 0, "WaitSignal", 1);
+    expect_calls("initall", 1, "PutSignal", 1);
+    expect_calls("initall", 1, "WaitSignal", 3);
+    expect_total("calls", 11);
+    expect_total("failed", 3);
+    /* What was put to whom, and whose signals each wait waited for. */
+    expect_ops_number("peer", 1, 4);
+    expect_ops_number("peer", 0, 4);
+    expect_ops_number("bytes", COUNT * 4, 3);
+    expect_ops_field("op", "WaitSignal", 4);
+    printf("{\"expect\": \"ops_duration\", \"op\": \"WaitSignal\", \"min_ns\": %d, \"n\": 1}\n",
+           (WAIT_MS - 5) * 1000000);
+    expect_entry("ncclCommWindowRegister", 2, 0);
+    expect_entry("ncclCommWindowDeregister", 2, 0);
+    return 0;
+}
+
+static int scenario_onesided_hang(void)
+{
+    ncclComm_t comm[2];
+    CHECK_NCCL(ncclCommInitAll(comm, 2, NULL));
+    CUstream s = app_stream_on(1);
+    ncclWaitSignalDesc_t from0 = {1, 0, 0, 0};
+    CHECK_NCCL(ncclWaitSignal(1, &from0, comm[1], s));
+    nanosleep(&(struct timespec){2, 500000000L}, NULL);
+    for (int r = 0; r < 2; r++)
+        CHECK_NCCL(ncclCommAbort(comm[r]));
+    expect_calls("initall", 1, "WaitSignal", 1);
+    expect_total("calls", 1);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: entry_points pnccl|config|premulsum|events\n");
+        fprintf(stderr, "usage: entry_points pnccl|config|premulsum|events|onesided|onesided_hang\n");
         return 2;
     }
     app_cuda_init();
@@ -193,6 +291,10 @@ int main(int argc, char **argv)
         return scenario_premulsum();
     if (!strcmp(argv[1], "config"))
         return scenario_config();
+    if (!strcmp(argv[1], "onesided"))
+        return scenario_onesided();
+    if (!strcmp(argv[1], "onesided_hang"))
+        return scenario_onesided_hang();
     fprintf(stderr, "entry_points: unknown scenario %s\n", argv[1]);
     return 2;
 }

@@ -12,11 +12,17 @@
  * the count (`half`), then all go on, as a rank-dependent branch would. Settings that differ (`env RANK
  * NAME=VALUE`): rank RANK sets NAME in its environment before it creates
  * its communicator, as a launcher that gives one node another setting
- * would.
+ * would. Gradient accumulation (`accumulate K`): each step is K
+ * micro-batches, each its own work, all-reduce and all-gather, the same
+ * calls K times (its steps cannot be told from its calls). Marked steps
+ * (`mark`): each rank calls nccltap_step() as each step begins, when
+ * nccltap is there (looked up, as programs do: include/nccltap.h).
  *
  * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
+ *                 [accumulate K] [mark]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +90,48 @@ struct env_one {
     char *assignment; /* NAME=VALUE, from argv: putenv keeps it */
 };
 
-static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late_rank, long late_us, int buckets,
-                     struct stall stall, struct mismatch mismatch, struct env_one env)
+/* What each rank does, from the command line. */
+struct step_opts {
+    int late_rank;
+    long late_us;
+    int buckets;
+    struct stall stall;
+    struct mismatch mismatch;
+    struct env_one env;
+    int accumulate;  /* micro-batches a step */
+    int mark;        /* call nccltap_step() at each step */
+};
+
+/* One micro-batch: its work, then its all-reduce and all-gather (or the
+ * mismatched call, at step i). */
+static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t comm, CUstream s, CUdeviceptr grad,
+                        CUdeviceptr gathered)
 {
+    const struct mismatch mismatch = o->mismatch;
+    sleep_us(200); /* every rank's own work */
+    if (rank == o->late_rank)
+        sleep_us(o->late_us);
+    if (o->buckets) {
+        bucket_step(comm, s, grad, o->buckets);
+    } else if (rank == mismatch.rank && i == mismatch.step) {
+        if (!strcmp(mismatch.how, "allgather"))
+            CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
+        else
+            CHECK(ncclAllReduce((void *)grad, (void *)grad, strcmp(mismatch.how, "half") ? AR_COUNT : AR_COUNT / 2,
+                                ncclFloat32, strcmp(mismatch.how, "max") ? ncclSum : ncclMax, comm, s),
+                  ncclSuccess);
+        CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+    } else {
+        CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+        CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+    }
+}
+
+static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const struct step_opts *o)
+{
+    const struct env_one env = o->env;
+    const struct stall stall = o->stall;
+    void (*step_mark)(void) = o->mark ? (void (*)(void))dlsym(RTLD_DEFAULT, "nccltap_step") : NULL;
     if (rank == env.rank && env.assignment)
         CHECK(putenv(env.assignment), 0);
     CUcontext ctx;
@@ -103,25 +148,12 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
     CHECK(ncclCommInitRank(&comm, nranks, id, rank), ncclSuccess);
     double t0 = now_s();
     for (long i = 0; i < steps; i++) {
+        if (step_mark)
+            step_mark();
         if (rank == stall.rank && i % stall.every == 0)
             sleep_us(stall.us);
-        sleep_us(200); /* every rank's own work */
-        if (rank == late_rank)
-            sleep_us(late_us);
-        if (buckets) {
-            bucket_step(comm, s, grad, buckets);
-        } else if (rank == mismatch.rank && i == mismatch.step) {
-            if (!strcmp(mismatch.how, "allgather"))
-                CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
-            else
-                CHECK(ncclAllReduce((void *)grad, (void *)grad, strcmp(mismatch.how, "half") ? AR_COUNT : AR_COUNT / 2,
-                                    ncclFloat32, strcmp(mismatch.how, "max") ? ncclSum : ncclMax, comm, s),
-                      ncclSuccess);
-            CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
-        } else {
-            CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
-            CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
-        }
+        for (int k = 0; k < o->accumulate; k++)
+            micro_batch(rank, i, o, comm, s, grad, gathered);
         CHECK(cuStreamSynchronize(s), CUDA_SUCCESS);
     }
     double t1 = now_s();
@@ -134,41 +166,44 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, int late
 
 int main(int argc, char **argv)
 {
-    int late_rank = -1, buckets = 0, bad = argc < 3;
-    long late_us = 0;
-    struct stall stall = { -1, 1, 0 };
-    struct mismatch mismatch = { -1, -1, "allgather" };
-    struct env_one env = { -1, NULL };
+    int bad = argc < 3;
+    struct step_opts o = { .late_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
+                           .env = { -1, NULL }, .accumulate = 1 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
-            late_rank = atoi(argv[i + 1]);
-            late_us = atol(argv[i + 2]);
+            o.late_rank = atoi(argv[i + 1]);
+            o.late_us = atol(argv[i + 2]);
             i += 2;
         } else if (!strcmp(argv[i], "stall") && i + 3 < argc) {
-            stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]) };
-            bad = stall.every < 1 || stall.us < 0 || stall.us > 10000000;
+            o.stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]) };
+            bad = o.stall.every < 1 || o.stall.us < 0 || o.stall.us > 10000000;
             i += 3;
         } else if (!strcmp(argv[i], "mismatch") && i + 2 < argc) {
-            mismatch = (struct mismatch){ atoi(argv[i + 1]), atol(argv[i + 2]), "allgather" };
-            bad = mismatch.rank < 0 || mismatch.step < 0;
+            o.mismatch = (struct mismatch){ atoi(argv[i + 1]), atol(argv[i + 2]), "allgather" };
+            bad = o.mismatch.rank < 0 || o.mismatch.step < 0;
             i += 2;
             if (i + 1 < argc && (!strcmp(argv[i + 1], "allgather") || !strcmp(argv[i + 1], "max") ||
                                  !strcmp(argv[i + 1], "half")))
-                mismatch.how = argv[++i];
+                o.mismatch.how = argv[++i];
         } else if (!strcmp(argv[i], "env") && i + 2 < argc) {
-            env = (struct env_one){ atoi(argv[i + 1]), argv[i + 2] };
-            bad = env.rank < 0 || !strchr(env.assignment, '=');
+            o.env = (struct env_one){ atoi(argv[i + 1]), argv[i + 2] };
+            bad = o.env.rank < 0 || !strchr(o.env.assignment, '=');
             i += 2;
         } else if (!strcmp(argv[i], "buckets") && i + 1 < argc) {
-            buckets = atoi(argv[++i]);
-            bad = buckets < 1 || buckets > 64;
+            o.buckets = atoi(argv[++i]);
+            bad = o.buckets < 1 || o.buckets > 64;
+        } else if (!strcmp(argv[i], "accumulate") && i + 1 < argc) {
+            o.accumulate = atoi(argv[++i]);
+            bad = o.accumulate < 1 || o.accumulate > 64;
+        } else if (!strcmp(argv[i], "mark")) {
+            o.mark = 1;
         } else {
             bad = 1;
         }
     }
-    if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || late_us < 0 || late_us > 10000000) {
+    if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
-                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
@@ -180,7 +215,7 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 1;
         if (pid == 0)
-            exit(rank_main(r, nranks, id, steps, late_rank, late_us, buckets, stall, mismatch, env)); /* exit: nccltap writes its files */
+            exit(rank_main(r, nranks, id, steps, &o)); /* exit: nccltap writes its files */
     }
     int failed = 0;
     for (int r = 0; r < nranks; r++) {

@@ -110,7 +110,7 @@ static void check_json(const char *text, size_t n)
 static bool own_element(const char *name, size_t len)
 {
     static const char *const names[] = { "html", "head", "meta", "title", "style", "body", "script", "header",
-                                         "section", "h1", "h2", "h3", "p", "a", "br", "div", "code", "pre", "ol",
+                                         "section", "h1", "h2", "h3", "p", "a", "br", "div", "code", "ol",
                                          "li", "dl", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td",
                                          "input", "span", "svg", "g", "rect", "line", "polyline", "circle", "text" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -113,6 +113,7 @@ ncclResult_t sim_ncclCommDestroy(ncclComm_t comm)
     /* Queued collectives keep the segment mapped until they resolve. */
     sim_segment_unref(comm->seg);
     free(comm->p2p_seq);
+    free(comm->signals);
     sim_comm_free(comm);
     return ncclSuccess;
 }

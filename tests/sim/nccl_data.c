@@ -308,5 +308,7 @@ static ncclResult_t p2p(const struct sim_op *op)
 
 ncclResult_t sim_data_move(const struct sim_op *op, uint64_t seq)
 {
+    if (sim_func_is_onesided(op->func))
+        return ncclSuccess; /* a put's data is not moved (README, NCCL) */
     return sim_func_is_collective(op->func) ? collective(op, seq) : p2p(op);
 }

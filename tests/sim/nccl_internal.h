@@ -43,6 +43,8 @@ struct ncclComm {
     uint64_t called[SIM_FUNC_COUNT];
     /* NCCLSIM_DATA: sends to and receives from each peer so far, [2 * nranks] */
     uint64_t *p2p_seq;
+    /* One-sided signals sent to each peer, then awaited from each, [2 * nranks] (nccl_signal.c) */
+    uint64_t *signals;
 };
 
 #endif

@@ -17,7 +17,12 @@ size_t sim_type_size(ncclDataType_t t)
 
 int sim_func_is_collective(enum sim_func f)
 {
-    return f != SIM_SEND && f != SIM_RECV;
+    return f != SIM_SEND && f != SIM_RECV && !sim_func_is_onesided(f);
+}
+
+int sim_func_is_onesided(enum sim_func f)
+{
+    return f == SIM_PUTSIGNAL || f == SIM_SIGNAL || f == SIM_WAITSIGNAL;
 }
 
 uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nranks, int slow_link)
@@ -32,7 +37,7 @@ uint64_t sim_duration_ns(enum sim_func f, size_t count, ncclDataType_t t, int nr
     case SIM_ALLTOALL:
     case SIM_GATHER:
     case SIM_SCATTER: s = bytes * n; factor = (n - 1) / n; break;
-    default: s = bytes; factor = 1; break;   /* broadcast, reduce, send, recv */
+    default: s = bytes; factor = 1; break;   /* broadcast, reduce, send, recv, put; signal and wait: no bytes */
     }
     const struct sim_knobs *k = sim_knobs();
     /* bytes / (GB/s * 1e9 B/s) seconds = bytes / GB/s nanoseconds */

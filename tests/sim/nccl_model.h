@@ -11,13 +11,17 @@
 
 enum sim_func {
     SIM_ALLREDUCE, SIM_ALLGATHER, SIM_REDUCESCATTER, SIM_BROADCAST, SIM_REDUCE,
-    SIM_ALLTOALL, SIM_GATHER, SIM_SCATTER, SIM_SEND, SIM_RECV, SIM_FUNC_COUNT
+    SIM_ALLTOALL, SIM_GATHER, SIM_SCATTER, SIM_SEND, SIM_RECV,
+    SIM_PUTSIGNAL, SIM_SIGNAL, SIM_WAITSIGNAL, SIM_FUNC_COUNT
 };
 
 /* Bytes of one element; 0 for an unknown type. */
 size_t sim_type_size(ncclDataType_t t);
 
 int sim_func_is_collective(enum sim_func f);
+
+/* ncclPutSignal, ncclSignal, ncclWaitSignal (nccl_signal.h). */
+int sim_func_is_onesided(enum sim_func f);
 
 /* `count` as the function's own count argument (sendcount for AllGather,
  * recvcount for ReduceScatter). Rounded to whole nanoseconds. With

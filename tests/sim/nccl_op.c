@@ -6,6 +6,7 @@
 #include "nccl_data.h"
 #include "nccl_knobs.h"
 #include "nccl_segment.h"
+#include "nccl_signal.h"
 #include "sim_cuda_private.h"
 
 /* A graph launch runs the op again, on the launch's stream, as if issued
@@ -67,7 +68,11 @@ ncclResult_t sim_op_launch(const struct sim_op *op)
         if (r != ncclSuccess)
             return r;
     }
-    if (sim_func_is_collective(op->func)) {
+    if (sim_func_is_onesided(op->func)) {
+        ncclResult_t r = sim_signal_gate(op, &w);
+        if (r != ncclSuccess)
+            return r;
+    } else if (sim_func_is_collective(op->func)) {
         const struct sim_knobs *k = sim_knobs();
         uint64_t seq = c->next_seq++;
         int hang = c->rank == k->hang_rank && seq == (uint64_t)k->hang_seq;

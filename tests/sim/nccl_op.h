@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "nccl_internal.h"
 #include "nccl_model.h"
+#include "nccl_signal.h"
 
 struct sim_op {
     enum sim_func func;
@@ -17,7 +18,9 @@ struct sim_op {
     size_t count;
     ncclDataType_t type;
     int redop;
-    int root;                    /* the peer of send and receive */
+    int root;                    /* the peer of send, receive, put and signal */
+    int nwaits;                  /* a wait's descriptors */
+    struct sim_wait waits[SIM_WAIT_MAX_DESCS];
     int data_moved;              /* a group's send, posted before its receives */
 };
 
@@ -28,7 +31,8 @@ struct sim_op {
  * stream it is put in the graph instead and takes no sequence number: each
  * launch of the graph does all of the above (but move data), on the
  * launch's stream. With NCCLSIM_DATA, moves the op's data first
- * (nccl_data.h). */
+ * (nccl_data.h). A one-sided op takes no sequence number: its signals
+ * are numbered and met as nccl_signal.h says. */
 ncclResult_t sim_op_launch(const struct sim_op *op);
 
 #endif

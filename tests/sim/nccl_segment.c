@@ -6,6 +6,7 @@
 
 #include "nccl_knobs.h"
 #include "nccl_shm.h"
+#include "nccl_signal.h"
 #include "sim_time.h"
 
 struct seg_header {
@@ -31,6 +32,7 @@ struct sim_segment {
     char name[SIM_SHM_NAME_LEN];
     unsigned char *map;
     size_t size;
+    size_t board_offset;         /* the signal board's, at the end */
     int nranks;
 };
 
@@ -67,7 +69,8 @@ ncclResult_t sim_segment_attach(uint64_t id, int nranks, int rank, struct sim_se
     atomic_init(&s->refs, 1);
     sim_shm_name(s->name, 'c', id);
     s->nranks = nranks;
-    s->size = SEG_HEADER_BYTES + (size_t)SIM_RING * (size_t)nranks * sizeof(struct seg_slot);
+    s->board_offset = SEG_HEADER_BYTES + (size_t)SIM_RING * (size_t)nranks * sizeof(struct seg_slot);
+    s->size = s->board_offset + sim_signal_board_bytes(nranks);
     s->map = sim_shm_map(s->name, s->size);
     if (!s->map) {
         free(s);
@@ -122,6 +125,29 @@ void sim_segment_abort(struct sim_segment *s)
 {
     atomic_store(&s->abort_ns, (uint64_t)((int64_t)sim_now_ns() + sim_realtime_offset_ns()));
     atomic_store(&s->aborted, 1);
+}
+
+void sim_segment_ref(struct sim_segment *s)
+{
+    atomic_fetch_add(&s->refs, 1);
+}
+
+int sim_segment_nranks(const struct sim_segment *s)
+{
+    return s->nranks;
+}
+
+void *sim_segment_board(struct sim_segment *s)
+{
+    return s->size > s->board_offset ? s->map + s->board_offset : NULL;
+}
+
+int sim_segment_aborted(struct sim_segment *s, uint64_t *at_ns)
+{
+    if (!atomic_load(&s->aborted))
+        return 0;
+    *at_ns = (uint64_t)((int64_t)atomic_load(&s->abort_ns) - sim_realtime_offset_ns());
+    return 1;
 }
 
 void sim_segment_reserve(struct sim_segment *s, int rank, uint64_t seq)

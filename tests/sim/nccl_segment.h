@@ -35,6 +35,18 @@ void sim_segment_unref(struct sim_segment *seg);
  * complete without waiting for the other ranks, no earlier than now. */
 void sim_segment_abort(struct sim_segment *seg);
 
+/* Takes a reference for queued work (released by sim_segment_unref). */
+void sim_segment_ref(struct sim_segment *seg);
+
+int sim_segment_nranks(const struct sim_segment *seg);
+
+/* The one-sided signal board after the ring (nccl_signal.h), shared by the
+ * ranks as the ring is; NULL for a communicator too large to have one. */
+void *sim_segment_board(struct sim_segment *seg);
+
+/* 1 and the time of ncclCommAbort (CLOCK_MONOTONIC) once aborted, else 0. */
+int sim_segment_aborted(struct sim_segment *seg, uint64_t *at_ns);
+
 /* Blocks until slot `seq` is free for `rank` (see above). */
 void sim_segment_reserve(struct sim_segment *seg, int rank, uint64_t seq);
 

@@ -1304,11 +1304,57 @@ static void test_bad_knob(void)
     CU(cuEventDestroy_v2(e1));
 }
 
+/* One-sided ops: rank 1's wait for two puts of rank 0 begins when the
+ * second arrives (both streams held until T: the puts end at T + d and
+ * T + 2d, d the model's time of 1 MiB, factor 1), so its interval from T
+ * is exactly 2d; NCCL's argument checks refuse the rest. */
+static void test_onesided(void)
+{
+    CU(cuInit(0));
+    ncclComm_t c[2];
+    NC(ncclCommInitAll(c, 2, NULL));
+    CUstream s[2];
+    CUevent e0 = NULL, e1 = NULL;
+    for (int r = 0; r < 2; r++) {
+        use_device(r);
+        s[r] = new_stream();
+    }
+    e0 = new_event();
+    e1 = new_event();
+    ncclWindow_t win;
+    NC(ncclCommWindowRegister(c[1], (void *)0x1000, MIB, &win, 0));
+    uint64_t T = now_ns() + HOLD_NS;
+    hold_until(s[0], &T);
+    hold_until(s[1], &T);
+    CU(cuEventRecord(e0, s[1]));
+    ncclWaitSignalDesc_t two = {2, 0, 0, 0};
+    NC(ncclWaitSignal(1, &two, c[1], s[1]));
+    CU(cuEventRecord(e1, s[1]));
+    for (int k = 0; k < 2; k++)
+        NC(ncclPutSignal((void *)0x1000, MIB / 4, ncclFloat32, 1, win, 0, 0, 0, 0, c[0], s[0]));
+    CU(cuEventSynchronize(e1));
+    check_ms("wait for 2 puts of 1 MiB", elapsed_ms(e0, e1), 2 * model_ms(0, MIB, 1));
+
+    CHECK(ncclPutSignal((void *)0x1000, 1, ncclFloat32, 1, win, 0, 1, 0, 0, c[0], s[0]) == ncclInvalidArgument);
+    CHECK(ncclPutSignal((void *)0x1000, 1, ncclFloat32, 1, win, 0, 0, 1, 0, c[0], s[0]) == ncclInvalidArgument);
+    CHECK(ncclPutSignal((void *)0x1000, 1, ncclFloat32, 1, NULL, 0, 0, 0, 0, c[0], s[0]) == ncclInvalidArgument);
+    CHECK(ncclSignal(1, 0, 0, 1, c[0], s[0]) == ncclInvalidArgument);
+    CHECK(ncclSignal(2, 0, 0, 0, c[0], s[0]) == ncclInvalidArgument);
+    CHECK(ncclWaitSignal(0, &two, c[1], s[1]) == ncclInvalidArgument);
+    ncclWaitSignalDesc_t none = {0, 0, 0, 0};
+    CHECK(ncclWaitSignal(1, &none, c[1], s[1]) == ncclInvalidArgument);
+    NC(ncclCommWindowDeregister(c[1], win));
+    for (int r = 0; r < 2; r++)
+        NC(ncclCommDestroy(c[r]));
+    CU(cuEventDestroy_v2(e0));
+    CU(cuEventDestroy_v2(e1));
+}
+
 static const char *const new_apis[] = {
     "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclCommShrink", "ncclCommGrow",
     "ncclCommInitRankScalable", "ncclGroupSimulateEnd", "ncclAllReduceConfig", "ncclAlltoAllConfig",
     "ncclScatterConfig", "ncclMemAlloc", "ncclCommRegister", "ncclCommWindowRegister", "ncclCommSuspend",
-    "ncclCommRevoke",
+    "ncclCommRevoke", "ncclPutSignal", "ncclSignal", "ncclWaitSignal",
 };
 
 static void check_exported(void *lib, const char *name, int want)
@@ -1425,6 +1471,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     { "allreduce_threads", test_allreduce_threads },
     { "broadcast_latency", test_broadcast_latency },
     { "group", test_group },
+    { "onesided", test_onesided },
     { "simulate_end", test_simulate_end },
     { "split", test_split },
     { "shrink_grow", test_shrink_grow },

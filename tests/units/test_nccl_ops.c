@@ -23,6 +23,12 @@ void test_nccl_ops(void)
     CHECK(fabs(tap_op_busbw_factor(TAP_OP_ALLTOALL, 8) - 0.875) < 1e-12);
     CHECK(tap_op_busbw_factor(TAP_OP_REDUCE, 4) == 1.0);
     CHECK(tap_op_busbw_factor(TAP_OP_RECV, 4) == 1.0);
+    /* One-sided: a put is count x its type, bus factor 1, as a send. */
+    CHECK(tap_op_bytes(TAP_OP_PUTSIGNAL, 256, 7, 4) == 1024);
+    CHECK(tap_op_busbw_factor(TAP_OP_PUTSIGNAL, 4) == 1.0);
+    CHECK(!strcmp(tap_op_name(TAP_OP_WAITSIGNAL), "WaitSignal"));
+    CHECK(tap_op_is_p2p(TAP_OP_SEND) && tap_op_is_p2p(TAP_OP_PUTSIGNAL) && tap_op_is_p2p(TAP_OP_SIGNAL) &&
+          tap_op_is_p2p(TAP_OP_WAITSIGNAL) && !tap_op_is_p2p(TAP_OP_ALLREDUCE) && !tap_op_is_p2p(-1));
     char buf[32];
     CHECK(!strcmp(tap_dtype_name(12, buf, sizeof buf), "unknown(12)"));
     CHECK(!strcmp(tap_dtype_name(6, buf, sizeof buf), "float16"));

@@ -379,6 +379,11 @@ struct rank_file {
      * a shim that writes "nccl_env" does; an older one's files, and
      * traces, say nothing of them (not "unset"). */
     bool config_read;
+    /* The program's nccltap_step() marks ("steps"): made in all, and the
+     * kept ones (CLOCK_MONOTONIC ns, increasing; arena). 0: none marked. */
+    uint64_t steps_marked;
+    uint64_t *step_marks;
+    size_t nstep_marks;
 };
 
 /* ---- The kernel, from an LTTng kernel trace (lttng-modules' events) ----

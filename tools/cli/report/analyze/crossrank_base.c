@@ -12,8 +12,7 @@ double xr_bus_factor(const char *name, int n)
 
 bool xr_is_p2p(const char *name)
 {
-    int op = tap_op_from_name(name);
-    return op == TAP_OP_SEND || op == TAP_OP_RECV;
+    return tap_op_is_p2p(tap_op_from_name(name));
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -353,8 +353,8 @@ const struct xr_instance *xr_find(const struct crossrank *x, uint64_t comm, uint
  * have, or no ranks. */
 double xr_bus_factor(const char *name, int n);
 
-/* Whether op `name` is a send or a receive: matched in pairs, not in
- * instances. */
+/* Whether op `name` is one rank's call, never matched in instances: a
+ * send or a receive (matched in pairs), or a one-sided op. */
 bool xr_is_p2p(const char *name);
 
 /* Keeps the 3 worst (seq, replay, value) seen in seq[], replay[], val[]

@@ -73,6 +73,20 @@ struct hang_summary {
     size_t n;
 };
 
+/* The evidence of a HANG or STALL finding (hang_finding.c fills it from a
+ * hang_instance): the finding's own figures, beside the culprit and place
+ * every finding has (finding.h).
+ * The finding's culprit is the first rank that never reached it (a stall:
+ * the rank that started it last; a mismatch: the first rank of the call
+ * that differs); its place the stuck op. */
+struct hang_evidence {
+    const struct hang_instance *hang;  /* the ranks waiting, missing, their calls; in findings.hangs */
+    double waited_us;        /* hang: the longest wait; stall: from its first start to its end */
+    bool untimed;            /* no rank waiting in it timed it or an op between (auto's sample) */
+    bool mismatched;         /* every rank reached it with different calls: a mismatch, none missing */
+    const struct callsite *site;  /* where the op was called; NULL: not known */
+};
+
 /* With r->cross (crossrank_analyze), hangs that completed later are
  * marked resolved. */
 void report_hangs(const struct report *r, struct hang_summary *out);

@@ -72,6 +72,16 @@ struct mismatches {
     size_t unaligned;            /* instances not compared: send/recv counts differ before them */
 };
 
+/* The evidence of a MISMATCH finding (mismatch_finding.c fills it): the
+ * finding's own figures, beside the culprit and place every finding has
+ * (finding.h).
+ * The finding's culprit and op are the first side that differs
+ * (sides[1]); its place the communicator's first mismatched instance. */
+struct mismatch_evidence {
+    const struct mismatch *mismatch;  /* that instance, in the mismatch analysis's result */
+    size_t instances;        /* the communicator's mismatched instances */
+};
+
 /* Fills *out from r->cross (crossrank_analyze's); empty without it. */
 void mismatch_analyze(const struct report *r, struct mismatches *out);
 void mismatches_free(struct mismatches *m);

@@ -81,6 +81,20 @@ struct os_interference {
     size_t nrows;
 };
 
+/* The evidence of an OS finding (os_finding.c fills it from os_proc and
+ * its rows): the finding's own figures, beside the culprit and place every
+ * finding has (finding.h).
+ * The finding's place is the op whose threads lost most (op, seq,
+ * replay, comm); its cost the waiting it explains. */
+struct os_evidence {
+    double explained_us;     /* the others' waiting its descheduling before its calls explains */
+    double share;            /* that, of the others' NCCL time; 0..1 */
+    const char *preempted_by;  /* the task that took the CPU longest; NULL: not known */
+    double offcpu_us, preempted_us;  /* its worst op's thread: time off the CPU, of which preempted */
+    const char *thread;      /* that thread's name; NULL: not known */
+    bool nccl_thread;        /* ... one of NCCL's threads, not the caller */
+};
+
 /* Fills *out: its sources always, the rest only when a kernel trace or a
  * process's own records give a view (sources.kernel_hosts or shim_files).
  * With r->cross (crossrank_analyze), stragglers' rows cover their wait. */

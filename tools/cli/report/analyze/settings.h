@@ -58,6 +58,18 @@ struct settings_drift {
     size_t comms;            /* communicators compared (two ranks or more that say) */
 };
 
+/* The evidence of a SETTINGS finding (settings_finding.c fills it): the
+ * finding's own figures, beside the culprit and place every finding has
+ * (finding.h).
+ * The finding's culprit is the first rank of the setting's second most
+ * common value; its place the communicator. */
+struct settings_evidence {
+    const struct setting_diff *setting;  /* the communicator's first setting that differs */
+    size_t differing;        /* its settings that differ */
+    size_t more_comms;       /* the other communicators where that variable differs at that process
+                                alike (not named again) */
+};
+
 void settings_analyze(const struct report *r, struct settings_drift *out);
 void settings_drift_free(struct settings_drift *d);
 

@@ -181,6 +181,87 @@ static bool steps_by_gap(const struct view *v, size_t pattern, size_t *period, s
     return found;
 }
 
+/* The member of `in` that is `rank`, or NULL. */
+static const struct op_event *event_of(const struct report *r, const struct crossrank *x,
+                                       const struct xr_instance *in, int rank)
+{
+    for (size_t k = 0; k < in->n; k++)
+        if (xr_event(r, x->members[in->first + k])->rank == rank)
+            return xr_event(r, x->members[in->first + k]);
+    return NULL;
+}
+
+/* The lowest rank of the communicator whose process marked steps
+ * (nccltap_step()), and its file; -1 none. */
+static int marking_rank(const struct report *r, const struct crossrank *x, const struct view *v,
+                        const struct rank_file **file)
+{
+    int best = -1;
+    const struct xr_instance *in = v->in[0];
+    for (size_t k = 0; k < in->n; k++) {
+        struct xr_member m = x->members[in->first + k];
+        const struct rank_file *f = &r->files[m.file];
+        int rank = xr_event(r, m)->rank;
+        if (f->nstep_marks >= 2 && (best < 0 || rank < best)) {
+            best = rank;
+            *file = f;
+        }
+    }
+    return best;
+}
+
+/* The marks kept at or before t: the step its call is in (0: before
+ * the first kept mark). */
+static size_t marks_before(const struct rank_file *f, uint64_t t)
+{
+    size_t lo = 0, hi = f->nstep_marks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->step_marks[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Steps at the program's marks: the collectives the marking rank called
+ * between two marks are a step, if most marked steps have the same
+ * number of them (a multiple of the pattern). */
+static bool steps_by_marks(const struct report *r, const struct crossrank *x, const struct view *v, size_t pattern,
+                           size_t *period, size_t *phase)
+{
+    const struct rank_file *f = NULL;
+    int rank = marking_rank(r, x, v, &f);
+    if (rank < 0)
+        return false;
+    size_t nsteps = f->nstep_marks - 1, first = SIZE_MAX;
+    size_t *count = xcalloc(nsteps, sizeof *count);
+    for (size_t i = 0; i < v->n; i++) {
+        const struct op_event *e = event_of(r, x, v->in[i], rank);
+        size_t k = e ? marks_before(f, e->enqueue_ns) : 0;
+        if (!k || k > nsteps)
+            continue;  /* before the first kept mark, or after the last whole step */
+        first = first == SIZE_MAX ? i : first;
+        count[k - 1]++;
+    }
+    double *c = xmalloc(nsteps * sizeof *c);
+    for (size_t k = 0; k < nsteps; k++)
+        c[k] = (double)count[k];
+    size_t q = (size_t)xr_median(c, nsteps), same = 0;
+    for (size_t k = 0; k < nsteps; k++)
+        same += count[k] == q;
+    free(c);
+    free(count);
+    bool ok = first != SIZE_MAX && q && q <= STEPS_MAX_PERIOD && q % pattern == 0 &&
+              (double)same >= STEPS_MIN_REGULAR * (double)nsteps;
+    if (ok) {
+        *period = q;
+        *phase = first;
+    }
+    return ok;
+}
+
 /* Without a gap that stands out: the pattern, from its longest gap. */
 static size_t phase_of_longest_gap(const struct view *v, size_t period)
 {
@@ -459,8 +540,9 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
     size_t pattern = ok ? pattern_period(&v) : 0, period = 0, phase = 0;
     ok = pattern > 0;
     if (ok) {
-        cs->by_gap = steps_by_gap(&v, pattern, &period, &phase);
-        if (!cs->by_gap) {
+        cs->by_marks = steps_by_marks(r, x, &v, pattern, &period, &phase);
+        cs->by_gap = !cs->by_marks && steps_by_gap(&v, pattern, &period, &phase);
+        if (!cs->by_marks && !cs->by_gap) {
             period = pattern;
             phase = pattern >= 2 ? phase_of_longest_gap(&v, period) : 0;
             ok = pattern >= 2;

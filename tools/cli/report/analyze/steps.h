@@ -13,6 +13,10 @@
  *   after its longest gap on average; one collective repeated is no step
  *   (nccl-tests' loop, or a step of one collective: nothing to tell them
  *   apart by).
+ * A program that marks its steps (nccltap_step(), include/nccltap.h)
+ * has them at its marks instead: the collectives its lowest marking rank
+ * called between two marks, where most marked steps hold as many (a
+ * multiple of P0); else they are found as above.
  * Per step: its collectives' time, what of it was waiting for the last
  * rank and what transfer, and the rank that made the others wait most.
  * Over the steps: the step from which the transfer time (or the waiting)
@@ -88,6 +92,7 @@ struct comm_steps {
     int nranks;
     size_t period;                /* collectives a step */
     size_t pattern;               /* P0: the (op, size) pattern's period */
+    bool by_marks;                /* at the program's nccltap_step() marks (rank_file.step_marks) */
     bool by_gap;                  /* steps start after a gap that stands out */
     /* Most steps timed (else stamped): the medians, changes and positions'
      * figures are over the steps measured so. */
@@ -100,6 +105,16 @@ struct comm_steps {
     struct step_change slower;    /* of transfer_us */
     struct step_change waiting;   /* of wait_us */
     struct step_late late;
+};
+
+/* A SLOWER finding's evidence (analyze/slower_finding.c): a change point
+ * of a communicator's steps, in their transfer (bandwidth lost: the
+ * finding's op is the collective that rose most) or in their waiting
+ * (the finding's rank is the one late since, where one is). */
+enum slower_basis { SLOWER_TRANSFER, SLOWER_WAITING };
+struct slower_evidence {
+    enum slower_basis basis;
+    const struct comm_steps *steps;  /* the communicator's (the report's summary owns it) */
 };
 
 struct steps {

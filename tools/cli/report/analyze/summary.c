@@ -365,7 +365,9 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     mismatch_analyze(r, &s->mismatches);
     settings_analyze(r, &s->settings);
     steps_analyze(r, r->cross, &s->steps);
-    findings_analyze(r, &s->os, &s->mismatches, &s->settings, &s->findings);
+    const struct finding_sources in = { .r = r, .os = &s->os, .mm = &s->mismatches, .sd = &s->settings,
+                                        .steps = &s->steps };
+    findings_analyze(&in, &s->findings);
     late_procs(r, s);
     slow_lines(s);
     summarize_bench(r, s);

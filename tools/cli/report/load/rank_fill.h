@@ -12,8 +12,8 @@
  *  - histograms in the report's arena; the rejected entries said once,
  *    naming the process; arrays trimmed to what they hold;
  *  - the parts both readers keep as JSON (call sites and modules, the
- *    NCCL_* environment, the OS records) handed to their loaders as a
- *    jansson object, never as text;
+ *    NCCL_* environment, the program's step marks, the OS records) handed
+ *    to their loaders as a jansson object, never as text;
  *  - the filled process appended to the report.
  * Used on the report's loading thread. */
 #ifndef NCCLTAP_CLI_REPORT_RANK_FILL_H

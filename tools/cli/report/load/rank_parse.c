@@ -140,12 +140,13 @@ static const struct section sections[] = {
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
 /* Top-level members that loaders of their own read with jansson
- * (callsite_load.c, os_records.c, nccl_env.c; rank_fill_kept() hands them
- * over, as it does a trace's): they are built as JSON while the rest
- * streams. They are small (a few dozen call sites a process; "os" at most
- * the shim's 16,384 intervals). */
+ * (callsite_load.c, os_records.c, nccl_env.c, step_marks_load.c;
+ * rank_fill_kept() hands them over, as it does a trace's): they are built
+ * as JSON while the rest streams. They are small (a few dozen call sites a
+ * process; "os" at most the shim's 16,384 intervals, "steps" its 16,384
+ * marks). */
 static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os",
-                                         "nccl_env" };
+                                         "nccl_env", "steps" };
 #define NKEPT (sizeof kept_keys / sizeof kept_keys[0])
 #define MAX_KEPT_DEPTH 16
 

@@ -22,17 +22,11 @@ static void print_call_detail(const struct hang_call *c, FILE *out)
         fprintf(out, " root %d", c->root);
 }
 
-/* Whether a hang formed on a mismatch: every rank there, different calls. */
-static bool hang_mismatched(const struct finding *f)
-{
-    return f->hang && f->hang->ncalls >= 2 && !f->nmissing;
-}
-
 /* "rank 1 (host h, pid p) waits in AllGather 4.0M, where 3 ranks (0, 2-3)
  * wait in AllReduce 1.0M": the calls that differ, then the most common. */
 static void print_hang_calls(const struct finding *f, FILE *out)
 {
-    const struct hang_instance *h = f->hang;
+    const struct hang_instance *h = f->evidence.hang.hang;
     for (size_t k = 1; k <= h->ncalls; k++) {
         const struct hang_call *c = &h->calls[k % h->ncalls];
         char op[SHOWN_MAX], size[16];
@@ -53,49 +47,56 @@ static void print_hang_calls(const struct finding *f, FILE *out)
     }
 }
 
+/* Rank m never reached the stuck op: where it stopped. */
+static void print_missing(const struct finding *f, const struct hang_missing *m, FILE *out)
+{
+    fprintf(out, "rank %d", m->rank);
+    finding_process(f->file, out);
+    /* Below S - 1, the latest op known complete there: auto timed none
+     * of the ops between, and its GPU stopped somewhere after. */
+    if (m->issued_stuck && m->last_seq >= 0)
+        fprintf(out, m->last_seq + 1 == (int64_t)f->seq ? " never reached it (its GPU stopped at seq %" PRId64 ")"
+                : " never reached it (its GPU known to have completed up to seq %" PRId64 ")", m->last_seq);
+    else if (m->issued_stuck)
+        fputs(" never reached it (its GPU completed no op on this communicator)", out);
+    else if (m->last_seq >= 0)
+        fprintf(out, " never issued it (its last op is seq %" PRId64 ")", m->last_seq);
+    else
+        fputs(" issued no op on this communicator", out);
+}
+
 static void print_hang_finding(const struct finding *f, FILE *out)
 {
+    const struct hang_evidence *e = &f->evidence.hang;
+    const struct hang_instance *h = e->hang;
     char op[SHOWN_MAX], d[32];
     fprintf(out, "comm %016" PRIx64 " %s seq %" PRIu64 ": ", f->comm, shown(f->op, op), f->seq);
-    if (hang_mismatched(f)) {
+    if (e->mismatched) {
         fputs("a mismatch, not a missing rank: ", out);
         print_hang_calls(f, out);
-        fprintf(out, ", for %s", finding_duration(f->wait_us, d));
-    } else if (f->nmissing) {
-        const struct hang_missing *m = &f->missing[0];
-        fprintf(out, "rank %d", m->rank);
-        finding_process(f->file, out);
-        /* Below S - 1, the latest op known complete there: auto timed none
-         * of the ops between, and its GPU stopped somewhere after. */
-        if (m->issued_stuck && m->last_seq >= 0)
-            fprintf(out, m->last_seq + 1 == (int64_t)f->seq ? " never reached it (its GPU stopped at seq %" PRId64 ")"
-                    : " never reached it (its GPU known to have completed up to seq %" PRId64 ")", m->last_seq);
-        else if (m->issued_stuck)
-            fputs(" never reached it (its GPU completed no op on this communicator)", out);
-        else if (m->last_seq >= 0)
-            fprintf(out, " never issued it (its last op is seq %" PRId64 ")", m->last_seq);
-        else
-            fputs(" issued no op on this communicator", out);
-        if (f->nmissing > 1)
-            fprintf(out, ", and %zu more rank%s", f->nmissing - 1, f->nmissing == 2 ? "" : "s");
-        fprintf(out, ", %s ", f->nwaiting == 1 ? "rank" : "ranks");
-        if (f->nwaiting)
-            print_rank_list(f->waiting, f->nwaiting, out);
+        fprintf(out, ", for %s", finding_duration(e->waited_us, d));
+    } else if (h->nmissing) {
+        print_missing(f, &h->missing[0], out);
+        if (h->nmissing > 1)
+            fprintf(out, ", and %zu more rank%s", h->nmissing - 1, h->nmissing == 2 ? "" : "s");
+        fprintf(out, ", %s ", h->nstuck == 1 ? "rank" : "ranks");
+        if (h->nstuck)
+            print_rank_list(h->stuck, h->nstuck, out);
         else
             fputs("none", out);
-        fprintf(out, " waiting %s", finding_duration(f->wait_us, d));
+        fprintf(out, " waiting %s", finding_duration(e->waited_us, d));
     } else {
         fputs("ranks ", out);
-        print_rank_list(f->waiting, f->nwaiting, out);
-        fprintf(out, " all waiting %s %s: which rank's GPU did not reach it cannot be told", f->done_before >= 0 ?
-                "in it or before it" : "in it", finding_duration(f->wait_us, d));
-        if (f->done_before >= 0)
+        print_rank_list(h->stuck, h->nstuck, out);
+        fprintf(out, " all waiting %s %s: which rank's GPU did not reach it cannot be told", h->done_before >= 0 ?
+                "in it or before it" : "in it", finding_duration(e->waited_us, d));
+        if (h->done_before >= 0)
             fprintf(out, " (GPUs known to have completed up to seq %" PRId64 "; auto timed none of the ops since: "
-                    "NCCLTAP_TIMING=all times every op)", f->done_before);
-        else if (f->untimed)
+                    "NCCLTAP_TIMING=all times every op)", h->done_before);
+        else if (e->untimed)
             fputs(" (auto timed it on no rank; NCCLTAP_TIMING=all times every op)", out);
     }
-    print_finding_site(f->site, out);
+    print_finding_site(e->site, out);
 }
 
 /* A hang that completed later: who waited, for whom, how long. */
@@ -109,19 +110,20 @@ void finding_hang_line(const struct finding *f, const char *sep, FILE *out)
 void finding_stall_line(const struct finding *f, const char *sep, FILE *out)
 {
     (void)sep;
+    const struct hang_evidence *e = &f->evidence.hang;
     char op[SHOWN_MAX], d[32];
     fprintf(out, "comm %016" PRIx64 " %s seq %" PRIu64 ": ", f->comm, shown(f->op, op), f->seq);
-    fprintf(out, "%s ", f->nwaiting == 1 ? "rank" : "ranks");
-    print_rank_list(f->waiting, f->nwaiting, out);
-    fprintf(out, " waited %s for rank %d", finding_duration(f->wait_us, d), f->rank);
+    fprintf(out, "%s ", e->hang->nstuck == 1 ? "rank" : "ranks");
+    print_rank_list(e->hang->stuck, e->hang->nstuck, out);
+    fprintf(out, " waited %s for rank %d", finding_duration(e->waited_us, d), f->rank);
     finding_process(f->file, out);
     fputs(", past the hang timeout, then it completed", out);
-    print_finding_site(f->site, out);
+    print_finding_site(e->site, out);
 }
 
 void finding_hang_next(const struct finding *f, FILE *out)
 {
-    if (hang_mismatched(f)) {
+    if (f->evidence.hang.mismatched) {
         fprintf(out, "why rank %d's call at seq %" PRIu64 " differs (the call sites: the Hang section): a branch "
                 "on the rank, a size computed per rank; every rank's calls: NCCL_DEBUG=INFO "
                 "NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
@@ -151,40 +153,49 @@ void finding_stall_next(const struct finding *f, FILE *out)
 }
 
 /* A stall's evidence is a hang's, resolved: with how long it took. */
-void finding_stall_evidence(const struct finding *f, json_t *e)
+void finding_stall_evidence(const struct finding *f, json_t *j)
 {
-    json_object_set_new(e, "took_s", json_real(f->took_s));
-    finding_hang_evidence(f, e);
+    json_object_set_new(j, "took_s", json_real(f->evidence.hang.hang->took_s));
+    finding_hang_evidence(f, j);
 }
 
-void finding_hang_evidence(const struct finding *f, json_t *e)
+static json_t *ranks_json(const int *ranks, size_t n)
 {
-    json_t *w = json_array(), *m = json_array();
-    for (size_t i = 0; i < f->nwaiting; i++)
-        json_array_append_new(w, json_integer(f->waiting[i]));
-    for (size_t i = 0; i < f->nmissing; i++)
-        json_array_append_new(m, json_integer(f->missing[i].rank));
-    json_object_set_new(e, "waiting_ranks", w);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(ranks[i]));
+    return a;
+}
+
+/* What a group of the ranks issued at the stuck op. */
+static json_t *call_json(const struct hang_call *c)
+{
+    json_t *call = json_pack("{s:o, s:s, s:I}", "ranks", ranks_json(c->ranks, c->nranks), "op", c->op, "bytes",
+                             (json_int_t)c->bytes);
+    json_object_set_new(call, "dtype", c->dtype[0] ? json_string(c->dtype) : json_null());
+    json_object_set_new(call, "redop", op_redop_name(c->redop) ? json_string(op_redop_name(c->redop)) : json_null());
+    json_object_set_new(call, "root", c->root >= 0 ? json_integer(c->root) : json_null());
+    return call;
+}
+
+void finding_hang_evidence(const struct finding *f, json_t *j)
+{
+    const struct hang_evidence *e = &f->evidence.hang;
+    const struct hang_instance *h = e->hang;
+    json_t *m = json_array();
+    for (size_t i = 0; i < h->nmissing; i++)
+        json_array_append_new(m, json_integer(h->missing[i].rank));
+    json_object_set_new(j, "waiting_ranks", ranks_json(h->stuck, h->nstuck));
     json_t *calls = json_array();  /* two or more: the ranks issued different calls there */
-    for (size_t i = 0; f->hang && i < f->hang->ncalls; i++) {
-        const struct hang_call *c = &f->hang->calls[i];
-        json_t *ranks = json_array();
-        for (size_t k = 0; k < c->nranks; k++)
-            json_array_append_new(ranks, json_integer(c->ranks[k]));
-        json_t *call = json_pack("{s:o, s:s, s:I}", "ranks", ranks, "op", c->op, "bytes", (json_int_t)c->bytes);
-        json_object_set_new(call, "dtype", c->dtype[0] ? json_string(c->dtype) : json_null());
-        json_object_set_new(call, "redop", op_redop_name(c->redop) ? json_string(op_redop_name(c->redop))
-                                                                    : json_null());
-        json_object_set_new(call, "root", c->root >= 0 ? json_integer(c->root) : json_null());
-        json_array_append_new(calls, call);
-    }
-    json_object_set_new(e, "calls", calls);
-    json_object_set_new(e, "mismatch", json_boolean(hang_mismatched(f)));
-    json_object_set_new(e, "missing_ranks", m);
-    json_object_set_new(e, "untimed", json_boolean(f->untimed));
-    json_object_set_new(e, "done_before", f->done_before >= 0 ? json_integer(f->done_before) : json_null());
-    json_object_set_new(e, "last_seq", f->nmissing ? json_integer(f->missing[0].last_seq) : json_null());
-    json_object_set_new(e, "waited_s", json_real(f->wait_us / 1e6));
-    json_object_set_new(e, "site", f->site && f->site->nframes ? site_frame_json(&f->site->frames[0])
+    for (size_t i = 0; i < h->ncalls; i++)
+        json_array_append_new(calls, call_json(&h->calls[i]));
+    json_object_set_new(j, "calls", calls);
+    json_object_set_new(j, "mismatch", json_boolean(e->mismatched));
+    json_object_set_new(j, "missing_ranks", m);
+    json_object_set_new(j, "untimed", json_boolean(e->untimed));
+    json_object_set_new(j, "done_before", h->done_before >= 0 ? json_integer(h->done_before) : json_null());
+    json_object_set_new(j, "last_seq", h->nmissing ? json_integer(h->missing[0].last_seq) : json_null());
+    json_object_set_new(j, "waited_s", json_real(e->waited_us / 1e6));
+    json_object_set_new(j, "site", e->site && e->site->nframes ? site_frame_json(&e->site->frames[0])
                                                                 : json_null());
 }

@@ -1,5 +1,6 @@
 /* The HANG and STALL findings' renderers: a collective some rank never
  * reached, or one that stalled past the hang timeout and then completed.
+ * They read their struct hang_evidence.
  * Rows of finding_kinds.c: the evidence's words (`sep` between its
  * lines), the next step, the JSON evidence. finding_hang.c */
 #ifndef NCCLTAP_CLI_REPORT_FINDING_HANG_H

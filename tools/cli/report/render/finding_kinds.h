@@ -1,9 +1,13 @@
 /* The kinds of finding, one row each (finding_kinds.c): how a finding of
  * the kind is named in the text and in --json, the words of its evidence,
  * its next step, its JSON evidence, the fields of the finding's JSON that
- * the kind uses, and where the HTML page pictures it. A new verdict is an
- * analysis (analyze/findings.h's kind) and a row here, with its file of
- * renderers (finding_*.c). Read by findings_render.c and html.c. */
+ * the kind uses, and where the HTML page pictures it. A row's functions
+ * read the finding's common fields and its kind's own evidence
+ * (f->evidence.<kind>, declared by analyze/<kind>_finding.h), no other
+ * kind's. A new verdict is an analysis (analyze/<kind>_finding.c, its
+ * kind in findings.h) and a row here, with its file of renderers
+ * (finding_<kind>.c): docs/development.md, "Adding a finding". Read by
+ * findings_render.c and html.c. */
 #ifndef NCCLTAP_CLI_REPORT_FINDING_KINDS_H
 #define NCCLTAP_CLI_REPORT_FINDING_KINDS_H
 

@@ -1,24 +1,21 @@
-/* The MISMATCH and SETTINGS findings' words, next steps and JSON
- * evidence: ranks that issued different collectives at one seq, NCCL
- * settings that differ between ranks (rows of finding_kinds.c). */
+/* The MISMATCH finding's words, next step and JSON evidence: ranks that
+ * issued different collectives at one seq (a row of finding_kinds.c). */
 #include "finding_mismatch.h"
 #include "finding_text.h"
 #include "escape.h"
 #include "format.h"
-
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
 #include "mismatch.h"
 #include "render.h"
-#include "settings.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 
 /* Who issued what at the communicator's first mismatched collective:
  * the sides that differ, then what most ranks issued; 1 against 1, each. */
 void finding_mismatch_line(const struct finding *f, const char *sep, FILE *out)
 {
     (void)sep;
-    const struct mismatch *m = f->mismatch;
+    const struct mismatch *m = f->evidence.mismatch.mismatch;
     fprintf(out, "comm %016" PRIx64 " seq %" PRIu64, f->comm, f->seq);
     if (f->replay)
         fprintf(out, " replay %" PRIu64, f->replay);
@@ -43,20 +40,9 @@ void finding_mismatch_line(const struct finding *f, const char *sep, FILE *out)
         print_finding_site(s->site, out);
     }
     char n[32];
-    if (f->count > 1)
-        fprintf(out, "; %s collectives mismatched on it, this the first", finding_grouped(f->count, n));
-}
-
-/* The communicator's first setting that differs, and how many do. */
-void finding_settings_line(const struct finding *f, const char *sep, FILE *out)
-{
-    (void)sep;
-    fprintf(out, "comm %016" PRIx64 ": ", f->comm);
-    print_setting_diff(f->setting, true, out);
-    if (f->count > 1)
-        fprintf(out, "; %zu settings differ on it", f->count);
-    if (f->of)
-        fprintf(out, "; the same on %zu more communicator%s", f->of, f->of == 1 ? "" : "s");
+    if (f->evidence.mismatch.instances > 1)
+        fprintf(out, "; %s collectives mismatched on it, this the first",
+                finding_grouped(f->evidence.mismatch.instances, n));
 }
 
 void finding_mismatch_next(const struct finding *f, FILE *out)
@@ -66,28 +52,13 @@ void finding_mismatch_next(const struct finding *f, FILE *out)
             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL", f->rank, f->seq);
 }
 
-void finding_settings_next(const struct finding *f, FILE *out)
+void finding_mismatch_evidence(const struct finding *f, json_t *j)
 {
-    fprintf(out, "make every rank's NCCL settings the same: compare rank %d's environment (env | grep ^NCCL_ "
-            "in its process", f->rank);
-    finding_on_host(f, out);
-    fputs(") and the config each rank passes with the others' (the launcher, per-node profiles); "
-          "NCCL_DEBUG=INFO prints the values NCCL took", out);
-}
-
-void finding_mismatch_evidence(const struct finding *f, json_t *e)
-{
+    const struct mismatch_evidence *e = &f->evidence.mismatch;
     json_t *sides = json_array();
-    for (size_t i = 0; i < f->mismatch->nsides; i++)
-        json_array_append_new(sides, mismatch_side_json(&f->mismatch->sides[i]));
-    json_object_set_new(e, "sides", sides);  /* the most common first */
-    json_object_set_new(e, "majority", json_boolean(f->mismatch->majority));
-    json_object_set_new(e, "instances", json_integer((json_int_t)f->count));
-}
-
-void finding_settings_evidence(const struct finding *f, json_t *e)
-{
-    json_object_set_new(e, "setting", setting_diff_json(f->setting));
-    json_object_set_new(e, "differing", json_integer((json_int_t)f->count));
-    json_object_set_new(e, "more_comms", json_integer((json_int_t)f->of));
+    for (size_t i = 0; i < e->mismatch->nsides; i++)
+        json_array_append_new(sides, mismatch_side_json(&e->mismatch->sides[i]));
+    json_object_set_new(j, "sides", sides);  /* the most common first */
+    json_object_set_new(j, "majority", json_boolean(e->mismatch->majority));
+    json_object_set_new(j, "instances", json_integer((json_int_t)e->instances));
 }

@@ -1,5 +1,5 @@
-/* The MISMATCH and SETTINGS findings' renderers: ranks that issued
- * different collectives at one seq, NCCL settings that differ between ranks.
+/* The MISMATCH finding's renderers: ranks that issued different
+ * collectives at one seq; they read its struct mismatch_evidence.
  * Rows of finding_kinds.c: the evidence's words (`sep` between its
  * lines), the next step, the JSON evidence. finding_mismatch.c */
 #ifndef NCCLTAP_CLI_REPORT_FINDING_MISMATCH_H
@@ -13,8 +13,5 @@
 void finding_mismatch_line(const struct finding *f, const char *sep, FILE *out);
 void finding_mismatch_next(const struct finding *f, FILE *out);
 void finding_mismatch_evidence(const struct finding *f, json_t *e);
-void finding_settings_line(const struct finding *f, const char *sep, FILE *out);
-void finding_settings_next(const struct finding *f, FILE *out);
-void finding_settings_evidence(const struct finding *f, json_t *e);
 
 #endif

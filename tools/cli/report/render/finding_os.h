@@ -1,5 +1,6 @@
 /* The OS finding's renderers: a rank's threads descheduled before its
  * calls while the others waited.
+ * They read its struct os_evidence.
  * Rows of finding_kinds.c: the evidence's words (`sep` between its
  * lines), the next step, the JSON evidence. finding_os.c */
 #ifndef NCCLTAP_CLI_REPORT_FINDING_OS_H

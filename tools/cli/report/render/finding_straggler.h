@@ -1,5 +1,6 @@
 /* The STRAGGLER finding's renderers: a rank last to arrive while the
  * others wait.
+ * They read its struct straggler_evidence.
  * Rows of finding_kinds.c: the evidence's words (`sep` between its
  * lines), the next step, the JSON evidence. finding_straggler.c */
 #ifndef NCCLTAP_CLI_REPORT_FINDING_STRAGGLER_H

@@ -27,6 +27,7 @@ static const char *const section_titles[] = {
     [SECTION_SLOW_TRANSFERS] = "Slow transfers",
     [SECTION_OS_INTERFERENCE] = "OS interference",
     [SECTION_SETTINGS] = "Settings",
+    [SECTION_STEPS] = "Steps",
 };
 static const char *const section_keys[] = {
     [SECTION_MISMATCHES] = "mismatches",
@@ -35,7 +36,10 @@ static const char *const section_keys[] = {
     [SECTION_SLOW_TRANSFERS] = "slow_transfers",
     [SECTION_OS_INTERFERENCE] = "os_interference",
     [SECTION_SETTINGS] = "settings",
+    [SECTION_STEPS] = "steps",
 };
+_Static_assert(sizeof section_titles / sizeof section_titles[0] == SECTION_COUNT, "a title for every section");
+_Static_assert(sizeof section_keys / sizeof section_keys[0] == SECTION_COUNT, "a key for every section");
 
 /* What to do next about a finding: one line, what to look at and the
  * command (the alerts' descriptions say the same, docs/findings.md). */

@@ -3,8 +3,8 @@
  * and a Content-Security-Policy that forbids the page to fetch anything.
  * Top to bottom: the header and the Findings (the text's lines, each
  * linking to its picture), then the sections of html_charts.h,
- * html_links.h and html_tables.h, then the text report's evidence sections
- * as they print. */
+ * html_links.h and html_tables.h, then the evidence sections of
+ * html_evidence.h. */
 #include "render.h"
 #include "finding_kinds.h"
 #include "findings.h"
@@ -38,7 +38,6 @@ static const char style[] =
     "td.l,th.l{text-align:left}\n"
     "table.sortable th{cursor:pointer}table.sortable th[aria-sort=ascending]::after{content:' \\25B2'}"
     "table.sortable th[aria-sort=descending]::after{content:' \\25BC'}\n"
-    "pre{background:#f7f7f7;padding:.5em;overflow-x:auto}\n"
     "@media print{input{display:none}.chart{overflow:visible}h2{break-after:avoid}svg{break-inside:avoid}}\n";
 
 /* Sorting by a column's header, filtering rows by what they contain: no
@@ -124,40 +123,6 @@ static void print_header(const struct report *r, const struct report_summary *s,
     header_names_free(&h);
 }
 
-/* Text a text renderer prints, caught to be shown in the page. */
-struct caught {
-    char *buf;
-    size_t len;
-    FILE *m;
-};
-
-static FILE *catch_text(struct caught *c)
-{
-    c->buf = NULL;
-    c->len = 0;
-    c->m = open_memstream(&c->buf, &c->len);
-    return c->m;
-}
-
-/* Ends the catch: what was caught (malloc'ed, "" when nothing). */
-static char *caught_text(struct caught *c)
-{
-    fclose(c->m);
-    return c->buf;
-}
-
-/* What was caught, in <pre id=...>; nothing when it is empty. */
-static void print_caught(struct caught *c, const char *id, FILE *out)
-{
-    caught_text(c);
-    if (c->len) {
-        fprintf(out, "<pre id=\"%s\">", id);
-        html_text(out, c->buf[0] == '\n' ? c->buf + 1 : c->buf);
-        fputs("</pre>\n", out);
-    }
-    free(c->buf);
-}
-
 static void print_findings_list(const struct report_summary *s, FILE *out)
 {
     const struct findings *fs = &s->findings;
@@ -197,21 +162,14 @@ static void print_findings_list(const struct report_summary *s, FILE *out)
 }
 
 /* The evidence the findings link to: tables of the result's figures
- * (html_evidence.c); the mismatches and settings as the text says them. */
+ * (html_evidence.h). */
 static void print_evidence(const struct report *r, const struct report_summary *s, FILE *out)
 {
     fputs("<section id=\"evidence\">\n<h2>Evidence</h2>\n"
           "<p class=\"note\">The figures behind the findings, as <code>nccltap report</code>'s cross-rank "
           "sections and <code>--json</code> give them.</p>\n", out);
-    struct caught c;
-    if (catch_text(&c)) {
-        print_mismatches(s, c.m);
-        print_caught(&c, "text-mismatches", out);
-    }
-    if (catch_text(&c)) {
-        print_settings(s, c.m);
-        print_caught(&c, "text-settings", out);
-    }
+    html_evidence_mismatches(s, out);
+    html_evidence_settings(s, out);
     html_evidence_stragglers(r, out);
     html_evidence_slow(r, out);
     html_evidence_os(r, s, out);
@@ -230,6 +188,7 @@ int report_print_html(const struct report *r, const struct report_summary *s, co
     html_time(s, out);
     html_ranks(s, out);
     html_bandwidth(r, s, out);
+    html_steps(s, out);
     html_links(r, out);
     html_hang(s, out);
     html_strip(r, strip, out);

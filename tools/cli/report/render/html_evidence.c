@@ -9,33 +9,6 @@
 #include "summary.h"
 
 #include <inttypes.h>
-#include <string.h>
-
-/* <div id=id><h3>title</h3><table><tr><th>...</th>...</tr> */
-static void open_table(FILE *out, const char *id, const char *title, const char *const *cols, size_t n)
-{
-    fprintf(out, "<div id=\"%s\">\n<h3>%s</h3>\n<table class=\"evidence\">\n<thead><tr>", id, title);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "<th>%s</th>", cols[i]);
-    fputs("</tr></thead>\n<tbody>\n", out);
-}
-
-static void close_table(FILE *out)
-{
-    fputs("</tbody>\n</table>\n</div>\n", out);
-}
-
-static void name_td(FILE *out, const char *s)
-{
-    fputs("<td class=\"l\">", out);
-    html_name(out, s);
-    fputs("</td>", out);
-}
-
-static void comm_td(FILE *out, uint64_t comm)
-{
-    fprintf(out, "<td class=\"l\">%016" PRIx64 "</td>", comm);
-}
 
 /* The worst instances' seqs, "3, 17 replay 2". */
 static void seqs_td(FILE *out, const uint64_t *seq, const uint64_t *replay, size_t n)
@@ -57,35 +30,35 @@ void html_evidence_stragglers(const struct report *r, FILE *out)
     static const char *const cols[] = { "comm", "rank", "host", "pid", "caused", "caused_ms", "op", "last",
                                         "told", "wait_us_mean", "wait_us_median", "gap_late_us",
                                         "gap_others_us", "worst seqs" };
-    open_table(out, "text-stragglers", "Stragglers: ranks that start collectives last, while the others wait",
+    html_table_open(out, "text-stragglers", "Stragglers: ranks that start collectives last, while the others wait",
                cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < x->nstragglers; i++) {
         const struct xr_straggler *s = &x->stragglers[i];
         const struct rank_file *f = &r->files[s->file];
         fputs("<tr>", out);
-        comm_td(out, s->comm);
+        html_comm_td(out, s->comm);
         fprintf(out, "<td>%d</td>", s->rank);
-        name_td(out, f->host);
+        html_name_td(out, f->host);
         fprintf(out, "<td>%lld</td><td>%.0f%%</td><td>%.3f</td>", f->pid, 100 * s->caused_share,
                 s->caused_us_total / 1e3);
-        name_td(out, report_name(r, s->op));
+        html_name_td(out, report_name(r, s->op));
         fprintf(out, "<td>%zu</td><td>%zu</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>", s->last,
                 s->decided, s->wait_us_mean, s->wait_us_median, s->gap_late_us, s->gap_other_us);
         seqs_td(out, s->worst_seq, s->worst_replay, s->nworst);
         fputs("</tr>\n", out);
     }
-    close_table(out);
+    html_table_close(out);
     static const char *const wcols[] = { "comm", "rank", "wait_us_mean", "wait_us_total", "wait_us_max", "told" };
-    open_table(out, "text-waits", "Each rank's own wait: the latest start minus its own, over its collectives",
+    html_table_open(out, "text-waits", "Each rank's own wait: the latest start minus its own, over its collectives",
                wcols, sizeof wcols / sizeof wcols[0]);
     for (size_t i = 0; i < x->nwaits; i++) {
         const struct xr_wait *w = &x->waits[i];
         fputs("<tr>", out);
-        comm_td(out, w->comm);
+        html_comm_td(out, w->comm);
         fprintf(out, "<td>%d</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%zu</td></tr>\n", w->rank,
                 w->wait_us_mean, w->wait_us_total, w->wait_us_max, w->decided);
     }
-    close_table(out);
+    html_table_close(out);
 }
 
 static const char *reference_of(enum xr_reference ref)
@@ -102,13 +75,13 @@ void html_evidence_slow(const struct report *r, FILE *out)
     if (x->nslow) {
         static const char *const cols[] = { "comm", "op", "bytes", "ranks", "busbw_gbs", "reference_gbs",
                                             "reference", "slow", "instances", "worst seqs" };
-        open_table(out, "slow-transfers", "Slow transfers: busbw from the last arrival to the end, under half "
+        html_table_open(out, "slow-transfers", "Slow transfers: busbw from the last arrival to the end, under half "
                    "the reference", cols, sizeof cols / sizeof cols[0]);
         for (size_t i = 0; i < x->nslow; i++) {
             const struct xr_slow *s = &x->slow[i];
             fputs("<tr>", out);
-            comm_td(out, s->comm);
-            name_td(out, report_name(r, s->op));
+            html_comm_td(out, s->comm);
+            html_name_td(out, report_name(r, s->op));
             fprintf(out, "<td>%" PRIu64 "</td>", s->bytes);
             if (s->p2p)
                 fprintf(out, "<td class=\"l\">%d -&gt; %d</td>", s->src, s->dst);
@@ -120,17 +93,17 @@ void html_evidence_slow(const struct report *r, FILE *out)
             seqs_td(out, s->worst_seq, s->worst_replay, s->nworst);
             fputs("</tr>\n", out);
         }
-        close_table(out);
+        html_table_close(out);
     }
     if (x->nslow_links) {
         static const char *const cols[] = { "comm", "at", "bytes", "busbw_gbs", "others_gbs", "pairs",
                                             "transfer_us", "others_us", "reference" };
-        open_table(out, "slow-links", "Slow links: ranks (or pairs) whose transfers stand apart", cols,
+        html_table_open(out, "slow-links", "Slow links: ranks (or pairs) whose transfers stand apart", cols,
                    sizeof cols / sizeof cols[0]);
         for (size_t i = 0; i < x->nslow_links; i++) {
             const struct xr_slow_link *l = &x->slow_links[i];
             fputs("<tr>", out);
-            comm_td(out, l->comm);
+            html_comm_td(out, l->comm);
             if (l->rank >= 0)
                 fprintf(out, "<td class=\"l\">rank %d</td>", l->rank);
             else
@@ -144,7 +117,7 @@ void html_evidence_slow(const struct report *r, FILE *out)
                         l->others_us);
             fprintf(out, "<td class=\"l\">%s</td></tr>\n", reference_of(l->reference));
         }
-        close_table(out);
+        html_table_close(out);
     }
     fputs("</div>\n", out);
 }
@@ -157,39 +130,39 @@ void html_evidence_os(const struct report *r, const struct report_summary *s, FI
     fputs("<div id=\"text-os\">\n", out);
     static const char *const pcols[] = { "rank", "host", "pid", "offcpu_us", "preempted_us", "irq_us",
                                          "explained_wait_us" };
-    open_table(out, "os-processes", "OS interference: each process, over its ops", pcols,
+    html_table_open(out, "os-processes", "OS interference: each process, over its ops", pcols,
                sizeof pcols / sizeof pcols[0]);
     for (size_t i = 0; i < os->nprocs; i++) {
         const struct os_proc *p = &os->procs[i];
         fprintf(out, "<tr><td>%d</td>", p->file->nranks ? p->file->ranks[0] : -1);
-        name_td(out, p->file->host);
+        html_name_td(out, p->file->host);
         fprintf(out, "<td>%lld</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n", p->file->pid,
                 (double)p->offcpu_ns / 1e3, (double)p->preempted_ns / 1e3, (double)p->irq_ns / 1e3,
                 (double)p->explained_ns / 1e3);
     }
-    close_table(out);
+    html_table_close(out);
     if (os->nrows) {
         static const char *const cols[] = { "rank", "comm", "seq", "op", "late_us", "offcpu_us", "preempted_us",
                                             "preempted_by", "irq_us", "thread" };
-        open_table(out, "os-rows", "The ops most affected: the rank's calling and NCCL threads during each",
+        html_table_open(out, "os-rows", "The ops most affected: the rank's calling and NCCL threads during each",
                    cols, sizeof cols / sizeof cols[0]);
         for (size_t i = 0; i < os->nrows; i++) {
             const struct os_row *w = &os->rows[i];
             fprintf(out, "<tr><td>%d</td>", w->op->rank);
-            comm_td(out, w->op->comm);
+            html_comm_td(out, w->op->comm);
             fprintf(out, "<td>%" PRIu64 "</td>", w->op->seq);
-            name_td(out, report_name(r, w->op->op));
+            html_name_td(out, report_name(r, w->op->op));
             if (w->straggler)
                 fprintf(out, "<td>%.1f</td>", (double)w->wait_ns / 1e3);
             else
                 fputs("<td>-</td>", out);
             fprintf(out, "<td>%.1f</td><td>%.1f</td>", (double)w->offcpu_ns / 1e3, (double)w->preempted_ns / 1e3);
-            name_td(out, w->preempted_by ? w->preempted_by : "");
+            html_name_td(out, w->preempted_by ? w->preempted_by : "");
             fprintf(out, "<td>%.1f</td>", (double)w->irq_ns / 1e3);
-            name_td(out, w->thread ? w->thread->comm : "");
+            html_name_td(out, w->thread ? w->thread->comm : "");
             fputs("</tr>\n", out);
         }
-        close_table(out);
+        html_table_close(out);
     }
     fputs("</div>\n", out);
 }
@@ -200,17 +173,17 @@ void html_evidence_clocks(const struct report *r, FILE *out)
     if (!x || (!x->ninstances && !x->npairs))
         return;
     static const char *const cols[] = { "host", "offset_s", "error_us", "spread_us", "processes", "estimated" };
-    open_table(out, "text-clocks", "Clocks, aligned on the ends of AllReduce, AllGather, ReduceScatter and "
+    html_table_open(out, "text-clocks", "Clocks, aligned on the ends of AllReduce, AllGather, ReduceScatter and "
                "AlltoAll", cols, sizeof cols / sizeof cols[0]);
     for (size_t h = 0; h < x->nhosts; h++) {
         const struct xr_host *host = &x->hosts[h];
         fputs("<tr>", out);
-        name_td(out, host->host);
+        html_name_td(out, host->host);
         fprintf(out, "<td>%+.9f</td><td>%.1f</td><td>%.1f</td><td>%zu</td><td class=\"l\">%s</td></tr>\n",
                 (double)host->offset_ns / 1e9, host->error_ns / 1e3, host->spread_ns / 1e3, host->files,
                 h == 0 ? "reference" : host->estimated ? "yes" : "no: not comparable");
     }
-    close_table(out);
+    html_table_close(out);
     fprintf(out, "<p class=\"note\">A skew under %.1f us is not called a straggler; the ends agree within %.1f "
             "us.</p>\n", x->threshold_ns / 1e3, x->clock_error_ns / 1e3);
 }

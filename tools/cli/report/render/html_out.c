@@ -3,6 +3,7 @@
 #include "escape.h"
 #include "format.h"
 
+#include <inttypes.h>
 #include <math.h>
 
 const char *const html_colours[HTML_NCOLOURS] = {
@@ -31,6 +32,32 @@ void html_name(FILE *out, const char *s)
 {
     char buf[SHOWN_MAX];
     html_text(out, shown(s, buf));
+}
+
+/* <div id=id><h3>title</h3><table><tr><th>...</th>...</tr> */
+void html_table_open(FILE *out, const char *id, const char *title, const char *const *cols, size_t n)
+{
+    fprintf(out, "<div id=\"%s\">\n<h3>%s</h3>\n<table class=\"evidence\">\n<thead><tr>", id, title);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "<th>%s</th>", cols[i]);
+    fputs("</tr></thead>\n<tbody>\n", out);
+}
+
+void html_table_close(FILE *out)
+{
+    fputs("</tbody>\n</table>\n</div>\n", out);
+}
+
+void html_name_td(FILE *out, const char *s)
+{
+    fputs("<td class=\"l\">", out);
+    html_name(out, s);
+    fputs("</td>", out);
+}
+
+void html_comm_td(FILE *out, uint64_t comm)
+{
+    fprintf(out, "<td class=\"l\">%016" PRIx64 "</td>", comm);
 }
 
 double svg_at(const struct svg_scale *s, double v)

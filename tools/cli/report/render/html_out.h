@@ -10,6 +10,8 @@
 #define NCCLTAP_CLI_REPORT_HTML_OUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* `s` with &, <, >, " and ' as character references: for text the
@@ -17,6 +19,16 @@
 void html_text(FILE *out, const char *s);
 /* A name from the inputs: shown(), then html_text(). */
 void html_name(FILE *out, const char *s);
+
+/* The evidence tables (html_evidence.h): <div id=id><h3>title</h3>
+ * <table> with a header of `n` columns (text the renderer made), its
+ * body's rows the caller's, then the closing tags. */
+void html_table_open(FILE *out, const char *id, const char *title, const char *const *cols, size_t n);
+void html_table_close(FILE *out);
+/* A left-aligned cell of a name from the inputs (html_name). */
+void html_name_td(FILE *out, const char *s);
+/* A left-aligned cell of a communicator's id, 16 hex digits. */
+void html_comm_td(FILE *out, uint64_t comm);
 
 /* Okabe and Ito's palette, told apart with the common colour-vision
  * deficiencies: series colours, in order. */

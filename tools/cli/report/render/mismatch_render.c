@@ -1,8 +1,8 @@
 /* The Mismatches section (analyze/mismatch.h, s->mismatches): each
  * collective the ranks issued differently, what each group of ranks
  * issued and where; its pieces also spell the MISMATCH finding
- * (findings_render.c). Text and --json's "mismatches"; the HTML page
- * shows the text. */
+ * (finding_mismatch.c). Text and --json's "mismatches"; the HTML page
+ * has its own table (html_disagree.c). */
 #include "render.h"
 #include "escape.h"
 #include "format.h"

@@ -1,9 +1,9 @@
 /* The Settings section (analyze/settings.h, s->settings): each NCCL
  * setting that differs between the ranks of a communicator, its values
  * and who has each; its pieces also spell the SETTINGS finding
- * (findings_render.c). A variable's value is shown as its hash only
+ * (finding_settings.c). A variable's value is shown as its hash only
  * ("#e347a123"): the shim never writes values. Text and --json's
- * "settings"; the HTML page shows the text. */
+ * "settings"; the HTML page has its own table (html_disagree.c). */
 #include "render.h"
 #include "escape.h"
 #include "format.h"

@@ -113,8 +113,9 @@ void print_steps(const struct report *r, const struct report_summary *s, FILE *o
         const struct comm_steps *c = &st->comms[i];
         fprintf(out, "  comm %016" PRIx64 ": %zu steps of %zu collective%s from seq %" PRIu64 " (%s)\n", c->comm,
                 c->nsteps, c->period, c->period == 1 ? "" : "s", c->first_seq,
-                c->by_gap ? "each after the host's longest time between calls"
-                          : "the pattern of ops and sizes, from its longest gap");
+                c->by_marks ? "at the program's nccltap_step() marks"
+                : c->by_gap ? "each after the host's longest time between calls"
+                            : "the pattern of ops and sizes, from its longest gap");
         fprintf(out, "    step %.3f ms median; in its collectives %.3f ms, of it waiting for the last rank %.3f ms",
                 c->step_us_median / 1e3, c->comm_us_median / 1e3, c->wait_us_median / 1e3);
         fprintf(out, ", transfer %.3f ms\n", c->transfer_us_median / 1e3);
@@ -192,9 +193,9 @@ json_t *steps_json(const struct report *r, const struct report_summary *s)
         const struct comm_steps *c = &s->steps.comms[i];
         char id[17];
         snprintf(id, sizeof id, "%016" PRIx64, c->comm);
-        json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o, s:o, s:o}", "comm", id, "nranks",
-                              c->nranks, "period", (json_int_t)c->period, "pattern", (json_int_t)c->pattern, "by_gap",
-                              c->by_gap, "first_seq", (json_int_t)c->first_seq, "nsteps", (json_int_t)c->nsteps,
+        json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:b, s:b, s:I, s:I, s:o, s:o, s:o, s:o}", "comm", id, "nranks",
+                              c->nranks, "period", (json_int_t)c->period, "pattern", (json_int_t)c->pattern,
+                              "by_marks", c->by_marks, "by_gap", c->by_gap, "first_seq", (json_int_t)c->first_seq, "nsteps", (json_int_t)c->nsteps,
                               "step_us_median", real_or_null(c->step_us_median), "comm_us_median",
                               real_or_null(c->comm_us_median), "wait_us_median", real_or_null(c->wait_us_median),
                               "transfer_us_median", real_or_null(c->transfer_us_median));

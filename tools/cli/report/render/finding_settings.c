@@ -1,0 +1,40 @@
+/* The SETTINGS finding's words, next step and JSON evidence: NCCL
+ * settings (environment, config) that differ between the ranks of a
+ * communicator (a row of finding_kinds.c). */
+#include "finding_settings.h"
+#include "finding_text.h"
+#include "render.h"
+#include "settings.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* The communicator's first setting that differs, and how many do. */
+void finding_settings_line(const struct finding *f, const char *sep, FILE *out)
+{
+    (void)sep;
+    const struct settings_evidence *e = &f->evidence.settings;
+    fprintf(out, "comm %016" PRIx64 ": ", f->comm);
+    print_setting_diff(e->setting, true, out);
+    if (e->differing > 1)
+        fprintf(out, "; %zu settings differ on it", e->differing);
+    if (e->more_comms)
+        fprintf(out, "; the same on %zu more communicator%s", e->more_comms, e->more_comms == 1 ? "" : "s");
+}
+
+void finding_settings_next(const struct finding *f, FILE *out)
+{
+    fprintf(out, "make every rank's NCCL settings the same: compare rank %d's environment (env | grep ^NCCL_ "
+            "in its process", f->rank);
+    finding_on_host(f, out);
+    fputs(") and the config each rank passes with the others' (the launcher, per-node profiles); "
+          "NCCL_DEBUG=INFO prints the values NCCL took", out);
+}
+
+void finding_settings_evidence(const struct finding *f, json_t *j)
+{
+    const struct settings_evidence *e = &f->evidence.settings;
+    json_object_set_new(j, "setting", setting_diff_json(e->setting));
+    json_object_set_new(j, "differing", json_integer((json_int_t)e->differing));
+    json_object_set_new(j, "more_comms", json_integer((json_int_t)e->more_comms));
+}
