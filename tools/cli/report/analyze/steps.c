@@ -44,13 +44,16 @@ static uint32_t key_of(uint64_t *seen, size_t *nseen, const struct xr_instance *
 static void gaps(const struct report *r, const struct crossrank *x, struct view *v)
 {
     int maxrank = 0;
-    for (size_t i = 0; i < v->n; i++)
+    size_t most = 1;  /* members of an instance, at most: a damaged file may repeat a rank */
+    for (size_t i = 0; i < v->n; i++) {
+        most = v->in[i]->n > most ? v->in[i]->n : most;
         for (size_t k = 0; k < v->in[i]->n; k++) {
             int rank = xr_event(r, x->members[v->in[i]->first + k])->rank;
             maxrank = rank > maxrank ? rank : maxrank;
         }
+    }
     uint64_t *last = xcalloc((size_t)maxrank + 1, sizeof *last);
-    double *g = xmalloc(((size_t)maxrank + 1) * sizeof *g);
+    double *g = xmalloc(most * sizeof *g);
     for (size_t i = 0; i < v->n; i++) {
         size_t ng = 0;
         for (size_t k = 0; k < v->in[i]->n; k++) {
