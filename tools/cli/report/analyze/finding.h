@@ -82,6 +82,8 @@ struct findings {
     size_t n;
     /* What was checked, for the healthy line. */
     bool records;            /* per-op records were matched across ranks */
+    bool one_rank_records;   /* per-op records, none of a collective or a send/recv pair
+                                (one-sided ops only: nothing to match across ranks) */
     size_t collectives, pairs;  /* instances and send/recv pairs examined */
     size_t compared;         /* instances compared for mismatches (mismatch.h) */
     size_t settings_comms;   /* communicators whose settings were compared (settings.h) */

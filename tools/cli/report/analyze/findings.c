@@ -61,6 +61,8 @@ void findings_analyze(const struct finding_sources *in, struct findings *out)
         out->collectives = x->ninstances;
         out->pairs = x->npairs;
     }
+    for (size_t i = 0; !out->records && i < in->r->nfiles; i++)
+        out->one_rank_records |= in->r->files[i].nevents > 0;
     for (size_t i = 0; i < sizeof producers / sizeof producers[0]; i++)
         producers[i](in, out);
     if (out->n > 1)

@@ -365,6 +365,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     mismatch_analyze(r, &s->mismatches);
     settings_analyze(r, &s->settings);
     steps_analyze(r, r->cross, &s->steps);
+    onesided_analyze(r, &s->onesided);
     const struct finding_sources in = { .r = r, .os = &s->os, .mm = &s->mismatches, .sd = &s->settings,
                                         .steps = &s->steps };
     findings_analyze(&in, &s->findings);
@@ -391,5 +392,6 @@ void report_summary_free(struct report_summary *s)
     mismatches_free(&s->mismatches);
     settings_drift_free(&s->settings);
     steps_free(&s->steps);
+    onesided_free(&s->onesided);
     memset(s, 0, sizeof *s);
 }

@@ -11,6 +11,7 @@
 #include "merge.h"
 #include "mismatch.h"
 #include "settings.h"
+#include "onesided.h"
 #include "steps.h"
 #include "model.h"
 #include "os_interference.h"
@@ -138,6 +139,7 @@ struct report_summary {
     struct mismatches mismatches;  /* collectives the ranks issued differently (mismatch.h) */
     struct settings_drift settings;  /* NCCL settings that differ between ranks (settings.h) */
     struct steps steps;         /* each communicator's steps (steps.h) */
+    struct onesided onesided;   /* puts, signals and waits (onesided.h) */
     struct findings findings;   /* what is wrong, worst first (findings.h) */
     struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
     size_t nbench;

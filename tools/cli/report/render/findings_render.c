@@ -73,6 +73,11 @@ static void print_finding(const struct finding *f, const char *sep, FILE *out)
 static void print_healthy(const struct findings *fs, FILE *out)
 {
     char c[32], p[32];
+    if (fs->one_rank_records) {
+        fputs("  None: no hang; the per-op records hold no collective or send/recv pair to compare across\n"
+              "  ranks (one-sided calls only: see One-sided)\n", out);
+        return;
+    }
     if (!fs->records) {
         fputs("  None: no hang; no per-op records to look for stragglers or slow transfers in\n"
               "  (NCCLTAP_OPS_MAX_MB=0, or no call timed)\n", out);

@@ -58,6 +58,11 @@ void print_slow_transfers(const struct report *r, FILE *out);
 void print_steps(const struct report *r, const struct report_summary *s, FILE *out);
 json_t *steps_json(const struct report *r, const struct report_summary *s);
 
+/* The One-sided section, and --json's "onesided" (analyze/onesided.h,
+ * s->onesided): puts and signals by pair, waits by rank. onesided_render.c */
+void print_onesided(const struct report_summary *s, FILE *out);
+json_t *onesided_json(const struct report_summary *s);
+
 /* `nccltap report --compare A B` (analyze/compare.h), as text or one
  * JSON document {"format": "nccltap-compare/1", "a", "b", "ops"}. 0, or
  * -1 when it could not be written. compare_render.c */
