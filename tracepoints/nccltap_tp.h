@@ -134,6 +134,15 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, python_unread,
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, calls, calls)))
 
+/* The program marked a step's start (nccltap_step(), include/nccltap.h):
+ * the steps marked so far, this one included, and its time
+ * (CLOCK_MONOTONIC, the ops' clock). */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, step,
+    LTTNG_UST_TP_ARGS(uint64_t, step, uint64_t, time_ns),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, step, step)
+        lttng_ust_field_integer(uint64_t, time_ns, time_ns)))
+
 /* A loaded object that a call site's frames are in, once per process:
  * what symbolizes the frames (file address = address - base). */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, module,

@@ -7,8 +7,11 @@
 #include "nccltap.h"
 
 #include "state/step_marks.h"
+#include "writers/tracing.h"
 
 __attribute__((visibility("default"))) void nccltap_step(void)
 {
-    tap_step_mark();
+    uint64_t now_ns;
+    uint64_t n = tap_step_mark(&now_ns);
+    TAP_TRACE(step, n, now_ns);
 }

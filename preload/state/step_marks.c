@@ -7,10 +7,12 @@
 static _Atomic uint64_t marks[TAP_STEP_MARKS];
 static _Atomic uint64_t total;
 
-void tap_step_mark(void)
+uint64_t tap_step_mark(uint64_t *now_ns)
 {
     uint64_t n = atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
-    atomic_store_explicit(&marks[n % TAP_STEP_MARKS], tap_monotonic_ns(), memory_order_release);
+    *now_ns = tap_monotonic_ns();
+    atomic_store_explicit(&marks[n % TAP_STEP_MARKS], *now_ns, memory_order_release);
+    return n + 1;
 }
 
 uint64_t tap_step_marks_total(void)

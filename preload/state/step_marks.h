@@ -18,8 +18,9 @@
 
 #define TAP_STEP_MARKS 16384
 
-/* Marks a step's start, now. */
-void tap_step_mark(void);
+/* Marks a step's start, now: returns how many were marked with it, and
+ * sets *now_ns to the mark's time. */
+uint64_t tap_step_mark(uint64_t *now_ns);
 
 /* Marks made in all. */
 uint64_t tap_step_marks_total(void);

@@ -54,13 +54,14 @@ class Env:
         p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=e)
         return p.returncode, p.stdout, p.stderr
 
-    def traced(self, name, *run_opts, bench=BENCH, env=None, extra=()):
-        """`nccltap run --lttng --sim` of the bench; returns (dir, stderr)."""
+    def traced(self, name, *run_opts, bench=BENCH, env=None, extra=(), app=None):
+        """`nccltap run --lttng --sim` of the bench (or of `app`, a command
+        line); returns (dir, stderr)."""
         d = os.path.join(self.work, name)
         env = dict(env or {})
         env.setdefault("NCCLTAP_TIMING", "all")
         rc, out, err = self.run([self.nccltap, "run", "--lttng", "--sim", *run_opts, "--dir", d,
-                                 "--", self.bench, *bench, *extra], env=env)
+                                 "--", *(app or [self.bench, *bench, *extra])], env=env)
         if not check(rc == 0, f"{name}: nccltap run exits 0 (got {rc})\n{err}"):
             raise SystemExit(1)
         check(f"nccltap: trace in {d}/lttng" in err, f"{name}: says where the trace is")
@@ -438,7 +439,8 @@ CASES = {
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
-         "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t)}
+         "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
+         "steps": lambda t: case_steps(t)}
 
 
 
@@ -565,6 +567,23 @@ def case_straggler(t):
         check(s["rank"] == 2 and s["last_fraction"] >= 0.95 and abs(s["wait_us_mean"] - 500) <= 25,
               f"rank 2, last in >= 95%, 500 us +-5%: {s}")
     check(rep["slow_transfers"] == [], f"a late rank is not a slow transfer: {rep['slow_transfers']}")
+
+
+def case_steps(t):
+    """Steps a program marks (step_app: 40 steps of 2 micro-batches, each
+    rank calling nccltap_step()): one `step` event a mark, its count and
+    time; the report from the trace alone finds 40 steps of 4 collectives
+    at the marks, as it does from the rank files."""
+    app = os.path.join(os.path.dirname(t.bench), "step_app")
+    d, _ = t.traced("steps", app=[app, "4", "40", "accumulate", "2", "mark"], env={"NCCLTAP_TIMING": "auto"})
+    steps = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "step"]
+    check(len(steps) == 4 * 40 and sorted({int(f["step"]) for f in steps}) == list(range(1, 41)),
+          f"160 step events, numbered 1 to 40 on each rank: {len(steps)}")
+    for path in (os.path.join(d, "lttng"), d):
+        rep, _ = t.report(path)
+        c = rep["steps"][0] if len(rep["steps"]) == 1 else {}
+        check(c.get("by_marks") and c["nsteps"] == 40 and c["period"] == 4,
+              f"{path}: 40 steps of 4 at the marks: {[(s['nsteps'], s['period'], s['by_marks']) for s in rep['steps']]}")
 
 
 def case_callsites(t):

@@ -20,6 +20,7 @@ static const struct {
     { "nccltap:python_frame", TEV_PYTHON_FRAME },
     { "nccltap:python_unread", TEV_PYTHON_UNREAD },
     { "nccltap:os_offcpu", TEV_OS_OFFCPU },
+    { "nccltap:step", TEV_STEP },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
     { "sched_process_fork", TEV_PROCESS_FORK },
@@ -223,7 +224,8 @@ static void get_frames(const struct payload *p, struct tev *e)
 static void decode_payload(const struct payload *p, struct tev *e)
 {
     bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE &&
-                    e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME && e->kind != TEV_PYTHON_UNREAD;
+                    e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME && e->kind != TEV_PYTHON_UNREAD &&
+                    e->kind != TEV_STEP;
     e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
@@ -305,6 +307,10 @@ static void decode_payload(const struct payload *p, struct tev *e)
         break;
     case TEV_PYTHON_UNREAD:
         e->calls = get_u64(p, "calls");
+        break;
+    case TEV_STEP:
+        e->calls = get_u64(p, "step");
+        e->out_ns = get_u64(p, "time_ns");
         break;
     case TEV_OS_OFFCPU:
         e->tid = get_i64(p, "tid");

@@ -257,6 +257,19 @@ static void fill_process(struct rank_fill *w, const struct tm_proc *p, const str
     f->totals.simulated = t->simulated;
 }
 
+/* "steps" as a rank file has it: the marks made, and the last
+ * STEP_MARKS_KEPT of their times. */
+#define STEP_MARKS_KEPT 16384
+static json_t *steps_json(const struct tm_proc *p)
+{
+    json_t *marks = json_array();
+    size_t from = p->nstep_marks > STEP_MARKS_KEPT ? p->nstep_marks - STEP_MARKS_KEPT : 0;
+    for (size_t i = from; i < p->nstep_marks; i++)
+        json_array_append_new(marks, json_integer((json_int_t)p->step_marks[i]));
+    uint64_t marked = p->steps_marked > p->nstep_marks ? p->steps_marked : p->nstep_marks;
+    return json_pack("{s:I, s:o}", "marked", (json_int_t)marked, "marks_ns", marks);
+}
+
 /* The members that a rank file's reader keeps as JSON, as the rank file
  * has them (rank_parse.c's kept_keys): call sites, modules and the OS
  * records, for the loaders that read them (rank_fill_kept). Takes
@@ -269,6 +282,8 @@ static json_t *kept_json(const struct tm_proc *p, json_t *by_site)
                              "modules", modules_json(p));
     if (kept)
         add_os(p, kept);
+    if (kept && p->steps_marked)
+        json_object_set_new(kept, "steps", steps_json(p));
     return kept;
 }
 

@@ -21,6 +21,7 @@ enum tev_kind {
     TEV_PYTHON_FRAME,        /* a line of Python that call sites name */
     TEV_PYTHON_UNREAD,       /* calls whose Python frame could not be read, so far */
     TEV_OS_OFFCPU,           /* the shim's own record of a thread off its CPU (NCCLTAP_OS) */
+    TEV_STEP,                /* the program marked a step (nccltap_step()) */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,
@@ -84,7 +85,8 @@ struct tev {
     size_t nframes;
     const uint64_t *python;
     size_t npython;
-    /* python_unread: `calls` */
+    /* python_unread: `calls`; step: the steps marked so far (`calls`), and
+     * the mark's time (`out_ns`, CLOCK_MONOTONIC) */
     uint64_t calls;
     /* python_frame: its id (`site` unused), file, line and function */
     uint64_t py_id;

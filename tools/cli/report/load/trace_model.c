@@ -196,6 +196,18 @@ static void on_python_frame(struct tm_proc *p, const struct tev *e)
                                                        line };
 }
 
+/* A step mark: kept in time order (a mark from another thread may come
+ * out of order in the trace: left out, as the shim's ring leaves it). */
+static void on_step(struct tm_proc *p, const struct tev *e)
+{
+    if (e->calls > p->steps_marked)
+        p->steps_marked = e->calls;
+    if (!e->out_ns || (p->nstep_marks && e->out_ns < p->step_marks[p->nstep_marks - 1]))
+        return;
+    p->step_marks = xgrow(p->step_marks, &p->cap_step_marks, p->nstep_marks, sizeof *p->step_marks, 64);
+    p->step_marks[p->nstep_marks++] = e->out_ns;
+}
+
 static void on_module(struct tm_proc *p, const struct tev *e)
 {
     for (size_t i = 0; i < p->nmodules; i++)
@@ -280,6 +292,9 @@ void trace_model_add(const struct tev *e, void *model)
         if (e->calls > p->python_unread)
             p->python_unread = e->calls;
         break;
+    case TEV_STEP:
+        on_step(p, e);
+        break;
     case TEV_OS_OFFCPU:
         on_offcpu(p, e);
         break;
@@ -319,6 +334,7 @@ void trace_model_free(struct trace_model *m)
         free(p->modules);
         free(p->offs);
         free(p->os_threads);
+        free(p->step_marks);
         free(p->host);
     }
     free(m->procs);

@@ -106,6 +106,8 @@ struct tm_proc {
     int nccl_version;            /* NCCL_VERSION_CODE of its first comm_init */
     uint64_t captured;           /* op_captured events */
     uint64_t python_unread;      /* the largest python_unread count */
+    uint64_t steps_marked;       /* the largest step count of its step events */
+    TM_ARRAY(uint64_t, step_marks);  /* their times, as the events came */
     TM_ARRAY(struct tm_comm, comms);
     TM_ARRAY(struct tm_op, ops);
     TM_ARRAY(struct tm_done, done);      /* of calls: what the rows are made of */
