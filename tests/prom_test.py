@@ -734,7 +734,7 @@ def case_dashboard(args, work):
         run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_JOB_ID": "prom-test-job",
                              "NCCLTAP_INTERVAL_MS": "200"},
                 ["--ranks", str(NRANKS), "--op", "allreduce", "--bytes", str(ALLREDUCE_BYTES),
-                 "--iters", "8000", "--warmup", "2"], watch=check)
+                 "--iters", "8000", "--warmup", "2", "--mark-steps"], watch=check)
         bounds = sorted({float(r["metric"]["le"]) for r in
                          services.query('nccltap_op_duration_seconds_bucket{op="AllReduce"}')})
     finally:
@@ -784,6 +784,11 @@ def case_dashboard(args, work):
         vals = panel(title, expr)
         if any(v != 0 for v in vals.values()):
             fail("the %s calls panel: %s, not 0" % (expr, vals))
+    # A step a call issued (--mark-steps, marked on the host ahead of the
+    # GPU): every process steps.
+    steps = panel("Steps", "nccltap_steps_total")
+    if len(steps) != NRANKS or not all(v > 0 for v in steps.values()):
+        fail("the steps panel: %s steps/s, want %d processes, each above 0" % (steps, NRANKS))
     print("ok: p50 %.6f s in the bucket (%.6g, %.6g] of the simulated %.6f s; p99 %.6f s; %.1f calls/s "
           "of %d bytes; busbw %.2f GB/s; nothing dropped or untimed"
           % (p50, lower, upper, want, p99, calls, ALLREDUCE_BYTES, busbw))

@@ -397,9 +397,11 @@ static void step_families(FILE *f, const char *gpu)
         return;
     process_counter(f, gpu, "nccltap_steps_total", "Training steps the program marked with nccltap_step()", steps);
     uint64_t last = tap_step_last_ns();
-    if (last)
-        file_gauge(f, gpu, "nccltap_step_last_seconds", "Seconds the last whole step marked took, mark to mark",
-                   (double)last / 1e9);
+    if (!last)
+        return;
+    tap_prom_family(f, "nccltap_step_last_seconds", "gauge", "Seconds the last whole step marked took, mark to mark");
+    process_series(f, gpu, "nccltap_step_last_seconds");
+    fprintf(f, " %.9g\n", (double)last / 1e9);  /* a step may take microseconds */
 }
 
 void tap_prom_metrics_write(FILE *f, const char *gpu, bool process, const struct tap_snapshot *snap)

@@ -1,5 +1,6 @@
 #include "measure.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <time.h>
@@ -90,9 +91,14 @@ void measure_step(struct worker *w, enum bench_op op, size_t count, int variant,
     /* Everything back to back, one synchronization at the end: the wall
      * time per call is what nccl-tests reports, and what overhead
      * comparisons with and without the shim use. */
+    /* nccltap's, when it is preloaded and steps are to be marked
+     * (include/nccltap.h: looked up, so the bench runs without it). */
+    void (*step_mark)(void) = o->mark_steps ? (void (*)(void))dlsym(RTLD_DEFAULT, "nccltap_step") : NULL;
     uint64_t t0 = tap_monotonic_ns();
     int units = 0;
     for (int done = 0; done < o->iters; done += k, units++) {
+        if (step_mark)
+            step_mark();
         CU_CHECK(drv, cuEventRecord, (w->ev_start[units], w->stream));
         measure_issue(op, &call, min_int(k, o->iters - done), grouped, delay_us, o->work_us);
         CU_CHECK(drv, cuEventRecord, (w->ev_end[units], w->stream));

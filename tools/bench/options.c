@@ -40,6 +40,9 @@ static void usage(FILE *f)
 "  --check            verify every result: rank- and index-dependent data in,\n"
 "                     wrong elements counted in #wrong; exit 3 when any is wrong\n"
 "                     (one more call per op, size, variant and thread)\n"
+"  --mark-steps       under nccltap, call nccltap_step() before each timed call\n"
+"                     (or group): each is a training step to the report and to\n"
+"                     Prometheus (nccltap_steps_total)\n"
 "  --json FILE        per-rank results in FILE with .rank<R> before the extension\n"
 "  --per-call         put every call's duration in the JSON\n"
 "  --timeout SEC      give up waiting for other ranks after SEC (default 300):\n"
@@ -108,7 +111,7 @@ out:
 enum {
     OPT_RANKS = 256, OPT_ID_FILE, OPT_OP, OPT_BYTES, OPT_FACTOR, OPT_ITERS,
     OPT_WARMUP, OPT_DTYPE, OPT_ROOT, OPT_GROUP, OPT_THREADS, OPT_JSON,
-    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US, OPT_WORK_US, OPT_IN_PLACE, OPT_CHECK,
+    OPT_PER_CALL, OPT_TIMEOUT, OPT_DELAY_RANK, OPT_DELAY_US, OPT_WORK_US, OPT_IN_PLACE, OPT_CHECK, OPT_MARK_STEPS,
     OPT_VERSION
 };
 
@@ -132,6 +135,7 @@ static const struct option longopts[] = {
     { "work-us",  required_argument, NULL, OPT_WORK_US },
     { "in-place", required_argument, NULL, OPT_IN_PLACE },
     { "check",    no_argument,       NULL, OPT_CHECK },
+    { "mark-steps", no_argument,     NULL, OPT_MARK_STEPS },
     { "version",  no_argument,       NULL, OPT_VERSION },
     { "help",     no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -207,6 +211,9 @@ static int take(struct bench_opts *o, int c, const char *arg,
         o->in_place = v;
         return -1;
     }
+    case OPT_MARK_STEPS:
+        o->mark_steps = true;
+        return -1;
     case OPT_CHECK:
         o->check = true;
         return -1;

@@ -31,6 +31,7 @@ struct bench_opts {
     bool per_call;
     bool in_place;              /* --in-place 1: the in-place variant too */
     bool check;                 /* --check: verify every result's data */
+    bool mark_steps;            /* --mark-steps: each timed unit (a call, or --group's group) a step */
     int timeout_s;              /* id file and barrier waits */
     int delay_rank;             /* --delay-rank: sleeps delay_us before each op; -1: none */
     int delay_us;
