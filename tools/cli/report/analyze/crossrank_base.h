@@ -113,6 +113,7 @@ struct xr_straggler {
      * either way (the truth may be above the threshold or below it). */
     size_t decided;
     size_t last;                /* those it started last in, by more than the threshold */
+    size_t late_all;            /* its communicator's instances where any rank started last so */
     /* Of its communicator's late instances, the heaviest that caused
      * XR_HEAVY_SHARE of the waiting at them (heavy_all), and those of them
      * it was last in (last_heavy). */

@@ -63,12 +63,15 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
  * whose arrivals are a coin toss) each cause about as much. */
 #define FINDING_STRAGGLER_MIN_LEAD 2.0
 /* ... and it is last more often than chance makes a rank last: of the L
- * heaviest late collectives of its communicator (XR_HEAVY_SHARE: those
- * that made most of the waiting; some rank started last beyond the
- * threshold, where the records tell), at least L/n plus this many
- * standard deviations of that count (binomial, p = 1/n). A short run's
- * ranks descheduled in turn on a busy host each cause a burst of
- * waiting; a rank slower than the others is last again and again. */
+ * collectives of its communicator that some rank started last (beyond
+ * the threshold, where the records tell), or of the L heaviest of them
+ * (XR_HEAVY_SHARE: those that made most of the waiting), at least L/n
+ * plus this many standard deviations of that count (binomial, p = 1/n).
+ * A short run's ranks descheduled in turn on a busy host each cause a
+ * burst of waiting; a rank slower than the others is last again and
+ * again: at every collective (a few bursts of another rank's may then be
+ * the heaviest), or at the first of each step, by far the most (the
+ * others' jitter then last as often). */
 #define FINDING_STRAGGLER_MIN_Z 3.0
 
 /* The size of s's communicator, from its process's entry; 0 unknown. */
@@ -81,14 +84,20 @@ static int comm_size(const struct report *r, const struct xr_straggler *s)
     return 0;
 }
 
+/* Whether `last` of `all` is beyond chance for a rank of n. */
+static bool beyond_chance(size_t last, size_t all, int n)
+{
+    double p = 1.0 / n, l = (double)all;
+    return (double)last >= p * l + FINDING_STRAGGLER_MIN_Z * sqrt(l * p * (1.0 - p));
+}
+
 /* Whether s was last more often than chance (FINDING_STRAGGLER_MIN_Z). */
 static bool last_beyond_chance(const struct report *r, const struct xr_straggler *s)
 {
     int n = comm_size(r, s);
     if (n < 2)
         return true;  /* not known: the cost alone judges */
-    double p = 1.0 / n, l = (double)s->heavy_all;
-    return (double)s->last_heavy >= p * l + FINDING_STRAGGLER_MIN_Z * sqrt(l * p * (1.0 - p));
+    return beyond_chance(s->last, s->late_all, n) || beyond_chance(s->last_heavy, s->heavy_all, n);
 }
 
 /* Its threads' loss to the OS before its calls at its late instances of

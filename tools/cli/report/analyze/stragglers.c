@@ -173,8 +173,10 @@ static void count_heavy(struct lates *l, struct rank_acc *acc, int maxrank)
         sum += l->v[n].caused_us;
         acc[l->v[n++].rank].s.last_heavy++;
     }
-    for (int rank = 0; rank <= maxrank; rank++)
+    for (int rank = 0; rank <= maxrank; rank++) {
         acc[rank].s.heavy_all = n;
+        acc[rank].s.late_all = l->n;
+    }
 }
 
 /* Adds one instance told to the ranks' sums (a late one also to *lates). */
