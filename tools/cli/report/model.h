@@ -325,6 +325,12 @@ struct env_var {
 };
 
 /* One per-rank file, or one traced process. */
+/* An NCCL entry point's calls in one process, and how many NCCL refused. */
+struct entry_count {
+    const char *name;        /* "ncclCommRegister" (interned) */
+    uint64_t calls, failed;
+};
+
 struct rank_file {
     char *path;              /* what messages name it by */
     bool final;              /* written at exit, not at an interval */
@@ -379,6 +385,11 @@ struct rank_file {
      * a shim that writes "nccl_env" does; an older one's files, and
      * traces, say nothing of them (not "unset"). */
     bool config_read;
+    /* Its NCCL calls that neither move data nor make or end a
+     * communicator ("entry_points": memory, registration, windows,
+     * suspend/resume, revoke...), by name (interned; arena). */
+    struct entry_count *entry_points;
+    size_t nentry_points;
     /* The program's nccltap_step() marks ("steps"): made in all, and the
      * kept ones (CLOCK_MONOTONIC ns, increasing; arena). 0: none marked. */
     uint64_t steps_marked;

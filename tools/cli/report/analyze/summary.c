@@ -366,6 +366,7 @@ void report_summarize(const struct report *r, const struct summary_options *o,
     settings_analyze(r, &s->settings);
     steps_analyze(r, r->cross, &s->steps);
     onesided_analyze(r, &s->onesided);
+    entry_points_analyze(r, &s->entry_points);
     const struct finding_sources in = { .r = r, .os = &s->os, .mm = &s->mismatches, .sd = &s->settings,
                                         .steps = &s->steps };
     findings_analyze(&in, &s->findings);
@@ -393,5 +394,6 @@ void report_summary_free(struct report_summary *s)
     settings_drift_free(&s->settings);
     steps_free(&s->steps);
     onesided_free(&s->onesided);
+    entry_points_free(&s->entry_points);
     memset(s, 0, sizeof *s);
 }

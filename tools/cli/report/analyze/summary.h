@@ -11,6 +11,7 @@
 #include "merge.h"
 #include "mismatch.h"
 #include "settings.h"
+#include "entry_points.h"
 #include "onesided.h"
 #include "steps.h"
 #include "model.h"
@@ -140,6 +141,7 @@ struct report_summary {
     struct settings_drift settings;  /* NCCL settings that differ between ranks (settings.h) */
     struct steps steps;         /* each communicator's steps (steps.h) */
     struct onesided onesided;   /* puts, signals and waits (onesided.h) */
+    struct entry_points entry_points;  /* NCCL's other calls (entry_points.h) */
     struct findings findings;   /* what is wrong, worst first (findings.h) */
     struct bench_summary *bench;  /* by op, then bytes; NULL: no bench results beside the run */
     size_t nbench;

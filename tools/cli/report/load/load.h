@@ -51,6 +51,10 @@ int report_load_os(struct report *r, json_t *root, struct rank_file *f, char *wh
 /* A rank file's "nccl_env" (kept as JSON) into f->env: names and value
  * hashes; none when absent. -1 with `why` when it is damaged. nccl_env.c */
 int report_load_nccl_env(struct report *r, json_t *root, struct rank_file *f, char *why, size_t why_len);
+/* A rank file's "entry_points" (kept as JSON: the process's calls of
+ * NCCL's other entry points, by name) into f->entry_points; none when
+ * absent. -1 with `why` when it is damaged. entry_points_load.c */
+int report_load_entry_points(struct report *r, json_t *root, struct rank_file *f, char *why, size_t why_len);
 /* A rank file's "steps" (kept as JSON: the program's nccltap_step()
  * marks) into f->steps_marked and step_marks; none when absent. -1 with
  * `why` when it is damaged. step_marks_load.c */

@@ -156,6 +156,8 @@ int rank_fill_kept(struct rank_fill *w, json_t *kept, char *why, size_t why_len)
         return -1;
     if (report_load_step_marks(w->r, kept, w->f, why, why_len) != 0)
         return -1;
+    if (report_load_entry_points(w->r, kept, w->f, why, why_len) != 0)
+        return -1;
     return report_load_os(w->r, kept, w->f, why, why_len);
 }
 

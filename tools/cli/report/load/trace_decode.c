@@ -21,6 +21,7 @@ static const struct {
     { "nccltap:python_unread", TEV_PYTHON_UNREAD },
     { "nccltap:os_offcpu", TEV_OS_OFFCPU },
     { "nccltap:step", TEV_STEP },
+    { "nccltap:entry_point", TEV_ENTRY_POINT },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
     { "sched_process_fork", TEV_PROCESS_FORK },
@@ -225,7 +226,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
 {
     bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE &&
                     e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME && e->kind != TEV_PYTHON_UNREAD &&
-                    e->kind != TEV_STEP;
+                    e->kind != TEV_STEP && e->kind != TEV_ENTRY_POINT;
     e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
@@ -307,6 +308,10 @@ static void decode_payload(const struct payload *p, struct tev *e)
         break;
     case TEV_PYTHON_UNREAD:
         e->calls = get_u64(p, "calls");
+        break;
+    case TEV_ENTRY_POINT:
+        e->name = get_str(p, "name");
+        e->result = get_i64(p, "result");
         break;
     case TEV_STEP:
         e->calls = get_u64(p, "step");

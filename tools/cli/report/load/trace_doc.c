@@ -270,6 +270,16 @@ static json_t *steps_json(const struct tm_proc *p)
     return json_pack("{s:I, s:o}", "marked", (json_int_t)marked, "marks_ns", marks);
 }
 
+/* "entry_points" as a rank file has it: {name: {calls, failed}}. */
+static json_t *entries_json(const struct tm_proc *p)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < p->nentries; i++)
+        json_object_set_new(o, p->entries[i].name, json_pack("{s:I, s:I}", "calls", (json_int_t)p->entries[i].calls,
+                                                            "failed", (json_int_t)p->entries[i].failed));
+    return o;
+}
+
 /* The members that a rank file's reader keeps as JSON, as the rank file
  * has them (rank_parse.c's kept_keys): call sites, modules and the OS
  * records, for the loaders that read them (rank_fill_kept). Takes
@@ -284,6 +294,8 @@ static json_t *kept_json(const struct tm_proc *p, json_t *by_site)
         add_os(p, kept);
     if (kept && p->steps_marked)
         json_object_set_new(kept, "steps", steps_json(p));
+    if (kept && p->nentries)
+        json_object_set_new(kept, "entry_points", entries_json(p));
     return kept;
 }
 

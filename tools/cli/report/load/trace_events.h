@@ -22,6 +22,7 @@ enum tev_kind {
     TEV_PYTHON_UNREAD,       /* calls whose Python frame could not be read, so far */
     TEV_OS_OFFCPU,           /* the shim's own record of a thread off its CPU (NCCLTAP_OS) */
     TEV_STEP,                /* the program marked a step (nccltap_step()) */
+    TEV_ENTRY_POINT,         /* a call of NCCL's other entry points (memory, registration...) */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,
@@ -85,6 +86,8 @@ struct tev {
     size_t nframes;
     const uint64_t *python;
     size_t npython;
+    /* entry_point: the function (`name`) and what NCCL returned */
+    int64_t result;
     /* python_unread: `calls`; step: the steps marked so far (`calls`), and
      * the mark's time (`out_ns`, CLOCK_MONOTONIC) */
     uint64_t calls;

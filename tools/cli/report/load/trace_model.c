@@ -208,6 +208,21 @@ static void on_step(struct tm_proc *p, const struct tev *e)
     p->step_marks[p->nstep_marks++] = e->out_ns;
 }
 
+/* Counted by name, refused when NCCL returned neither ncclSuccess (0)
+ * nor ncclInProgress (7), as the rank file's entry_points count. */
+static void on_entry_point(struct tm_proc *p, const struct tev *e)
+{
+    size_t i = 0;
+    while (i < p->nentries && strcmp(p->entries[i].name, e->name) != 0)
+        i++;
+    if (i == p->nentries) {
+        p->entries = xgrow(p->entries, &p->cap_entries, p->nentries, sizeof *p->entries, 16);
+        p->entries[p->nentries++] = (struct tm_entry){ xstrdup(e->name), 0, 0 };
+    }
+    p->entries[i].calls++;
+    p->entries[i].failed += e->result != 0 && e->result != 7;
+}
+
 static void on_module(struct tm_proc *p, const struct tev *e)
 {
     for (size_t i = 0; i < p->nmodules; i++)
@@ -295,6 +310,9 @@ void trace_model_add(const struct tev *e, void *model)
     case TEV_STEP:
         on_step(p, e);
         break;
+    case TEV_ENTRY_POINT:
+        on_entry_point(p, e);
+        break;
     case TEV_OS_OFFCPU:
         on_offcpu(p, e);
         break;
@@ -335,6 +353,9 @@ void trace_model_free(struct trace_model *m)
         free(p->offs);
         free(p->os_threads);
         free(p->step_marks);
+        for (size_t j = 0; j < p->nentries; j++)
+            free(p->entries[j].name);
+        free(p->entries);
         free(p->host);
     }
     free(m->procs);

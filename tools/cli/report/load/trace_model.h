@@ -97,6 +97,12 @@ struct tm_group {
     bool simulated, failed;
 };
 
+/* A function's entry_point events: calls, and those NCCL refused. */
+struct tm_entry {
+    char *name;
+    uint64_t calls, failed;
+};
+
 #define TM_ARRAY(type, name) type *name; size_t n##name, cap_##name
 
 struct tm_proc {
@@ -108,6 +114,7 @@ struct tm_proc {
     uint64_t python_unread;      /* the largest python_unread count */
     uint64_t steps_marked;       /* the largest step count of its step events */
     TM_ARRAY(uint64_t, step_marks);  /* their times, as the events came */
+    TM_ARRAY(struct tm_entry, entries);  /* entry_point events, by name */
     TM_ARRAY(struct tm_comm, comms);
     TM_ARRAY(struct tm_op, ops);
     TM_ARRAY(struct tm_done, done);      /* of calls: what the rows are made of */

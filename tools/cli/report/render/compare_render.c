@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "escape.h"
 #include "format.h"
 
 #define COMPARE_ROWS 20  /* rows of the text; --json has them all */
@@ -27,8 +28,8 @@ static void print_run(const char *label, const char *path, size_t ranks, double 
 
 static void print_op(const struct compare_op *o, FILE *out)
 {
-    char size[16];
-    fprintf(out, "  %-14s %-9s %6s %9llu %9llu", o->op, o->dtype, human_bytes(o->bytes, size),
+    char size[16], op[SHOWN_MAX], dtype[SHOWN_MAX];  /* names from the files */
+    fprintf(out, "  %-14s %-9s %6s %9llu %9llu", shown(o->op, op), shown(o->dtype, dtype), human_bytes(o->bytes, size),
             (unsigned long long)o->a.calls, (unsigned long long)o->b.calls);
     print_num(out, 9, 1, o->a.us_mean);
     print_num(out, 9, 1, o->b.us_mean);

@@ -1,6 +1,7 @@
 /* The SLOWER finding's words, next step and JSON evidence (a row of
  * finding_kinds.c). */
 #include "finding_slower.h"
+#include "escape.h"
 #include "finding_text.h"
 #include "format.h"
 
@@ -16,8 +17,9 @@ static const struct step_change *change_of(const struct slower_evidence *e)
 /* "AllReduce 1M (collective 1 of 2 a step)" */
 static void print_position(const struct finding *f, size_t pos, FILE *out)
 {
-    char size[16];
-    fprintf(out, "%s %s (collective %zu of %zu a step)", f->op, human_bytes((double)f->bytes, size), pos + 1,
+    char size[16], op[SHOWN_MAX];
+    fprintf(out, "%s %s (collective %zu of %zu a step)", shown(f->op, op), human_bytes((double)f->bytes, size),
+            pos + 1,
             f->evidence.slower.steps->period);
 }
 

@@ -418,6 +418,7 @@ int report_print_json(const struct report *r, const struct report_summary *s, FI
     rc |= member("slow_transfers", slow_transfers_json(r), false, out);
     rc |= member("steps", steps_json(r, s), false, out);
     rc |= member("onesided", onesided_json(s), false, out);
+    rc |= member("entry_points", entry_points_json(s), false, out);
     rc |= member("callsite_depth", json_integer(s->callsites.depth), false, out);
     rc |= member("callsites", callsites_json(&s->callsites), false, out);
     rc |= member("callsite_python_unread", json_integer((json_int_t)s->callsites.python_unread), false, out);

@@ -58,6 +58,11 @@ void print_slow_transfers(const struct report *r, FILE *out);
 void print_steps(const struct report *r, const struct report_summary *s, FILE *out);
 json_t *steps_json(const struct report *r, const struct report_summary *s);
 
+/* The Entry points section, and --json's "entry_points"
+ * (analyze/entry_points.h): NCCL's other calls, by name. entry_points_render.c */
+void print_entry_points(const struct report_summary *s, FILE *out);
+json_t *entry_points_json(const struct report_summary *s);
+
 /* The One-sided section, and --json's "onesided" (analyze/onesided.h,
  * s->onesided): puts and signals by pair, waits by rank. onesided_render.c */
 void print_onesided(const struct report_summary *s, FILE *out);

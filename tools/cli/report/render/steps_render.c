@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "escape.h"
 #include "format.h"
 #include "summary.h"
 
@@ -15,9 +16,9 @@
 
 static const char *position_name(const struct report *r, const struct comm_steps *c, size_t pos, char buf[64])
 {
-    char size[16];
+    char size[16], op[SHOWN_MAX];
     const struct step_position *p = &c->positions[pos];
-    snprintf(buf, 64, "%zu %s %s", pos + 1, report_name(r, p->op), human_bytes((double)p->bytes, size));
+    snprintf(buf, 64, "%zu %s %s", pos + 1, shown(report_name(r, p->op), op), human_bytes((double)p->bytes, size));
     return buf;
 }
 
@@ -28,12 +29,12 @@ static void print_positions(const struct report *r, const struct comm_steps *c, 
     bool after = c->slower.found;
     fprintf(out, "    %4s  %-14s %6s %12s %10s%s%s\n", "pos", "op", "size", "transfer_us", c->timed ? "busbw GB/s" : "",
             after ? "  after: transfer_us" : "", after && c->timed ? " busbw GB/s" : "");
-    size_t shown = c->period < 8 ? c->period : 8;
-    for (size_t p = 0; p < shown; p++) {
+    size_t listed = c->period < 8 ? c->period : 8;
+    for (size_t p = 0; p < listed; p++) {
         const struct step_position *sp = &c->positions[p];
-        char size[16];
-        fprintf(out, "    %4zu  %-14s %6s %12.1f", p + 1, report_name(r, sp->op), human_bytes((double)sp->bytes, size),
-                sp->transfer_before_us);
+        char size[16], op[SHOWN_MAX];
+        fprintf(out, "    %4zu  %-14s %6s %12.1f", p + 1, shown(report_name(r, sp->op), op),
+                human_bytes((double)sp->bytes, size), sp->transfer_before_us);
         if (c->timed)
             fprintf(out, " %10.2f", sp->busbw_before_gbs);
         else if (after)
@@ -44,8 +45,8 @@ static void print_positions(const struct report *r, const struct comm_steps *c, 
             fprintf(out, " %10.2f", sp->busbw_after_gbs);
         fputc('\n', out);
     }
-    if (shown < c->period)
-        fprintf(out, "    ... %zu more collectives a step (--json has them all)\n", c->period - shown);
+    if (listed < c->period)
+        fprintf(out, "    ... %zu more collectives a step (--json has them all)\n", c->period - listed);
 }
 
 static int cmp_comm_us(const void *a, const void *b)

@@ -550,6 +550,7 @@ int report_print_text(const struct report *r, const struct report_summary *s,
     print_slow_transfers(r, out);
     print_steps(r, s, out);
     print_onesided(s, out);
+    print_entry_points(s, out);
     print_hang(r, &s->findings.hangs, out);
     print_totals(r, s, out);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
