@@ -101,11 +101,19 @@ def late(run):
 
 def no_steps(run):
     """nccl-tests' loop: one AllReduce size, back to back with no host
-    gap between them: no steps, and the section says so."""
+    gap between them: no steps, and the section says so; nor in a sweep of
+    sizes."""
     run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "200"], NCCLTAP_OS="off")
     rep, text, _ = run.report()
     check(rep["steps"] == [], "steps found in a loop of one collective: %s" % rep["steps"])
     check("Steps: " in text and "None found" in text, "the Steps section does not say none:\n" + text[-3000:])
+    # nccl-tests' sweep: each size back to back, a pause between sizes: the
+    # sizes are phases, not steps (the calls do not repeat from one to the next).
+    shutil.rmtree(run.dir, ignore_errors=True)
+    run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "8:64K", "--iters", "200", "--warmup", "0"],
+                  NCCLTAP_OS="off")
+    rep, _, _ = run.report()
+    check(rep["steps"] == [], "steps found in a sweep of sizes: %s" % [(c["nsteps"], c["period"]) for c in rep["steps"]])
 
 
 def marked(run):

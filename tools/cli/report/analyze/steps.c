@@ -104,18 +104,24 @@ static void window(const struct view *v, size_t *from, size_t *len)
     *from = (v->n - *len) / 2;
 }
 
+/* Whether the window's keys repeat at period p (STEPS_MIN_MATCH of them). */
+static bool keys_repeat(const struct view *v, size_t p)
+{
+    size_t from, len, same = 0;
+    window(v, &from, &len);
+    if (3 * p > len)
+        return false;
+    for (size_t i = from; i + p < from + len; i++)
+        same += v->key[i] == v->key[i + p];
+    return (double)same >= STEPS_MIN_MATCH * (double)(len - p);
+}
+
 /* P0: the shortest period at which the keys repeat; 0 none. */
 static size_t pattern_period(const struct view *v)
 {
-    size_t from, len;
-    window(v, &from, &len);
-    for (size_t p = 1; p <= STEPS_MAX_PERIOD && 3 * p <= len; p++) {
-        size_t same = 0;
-        for (size_t i = from; i + p < from + len; i++)
-            same += v->key[i] == v->key[i + p];
-        if ((double)same >= STEPS_MIN_MATCH * (double)(len - p))
+    for (size_t p = 1; p <= STEPS_MAX_PERIOD; p++)
+        if (keys_repeat(v, p))
             return p;
-    }
     return 0;
 }
 
@@ -162,7 +168,8 @@ static bool regular_starts(const struct view *v, double threshold, size_t q, siz
 
 /* The step's period and phase from the gaps that stand out: the shortest
  * multiple q of the pattern at which the top 1/q of the gaps start steps
- * regularly. */
+ * regularly, and the calls repeat (a size sweep's phases, each one size
+ * called back to back, are no steps). */
 static bool steps_by_gap(const struct view *v, size_t pattern, size_t *period, size_t *phase)
 {
     size_t from, len, ng = 0;
@@ -175,7 +182,7 @@ static bool steps_by_gap(const struct view *v, size_t pattern, size_t *period, s
     bool found = false;
     for (size_t q = pattern < 2 ? 2 : pattern; !found && q <= STEPS_MAX_PERIOD && 3 * q <= ng; q += pattern) {
         *phase = 0;
-        if (regular_starts(v, g[ng - ng / q], q, phase)) {
+        if (keys_repeat(v, q) && regular_starts(v, g[ng - ng / q], q, phase)) {
             *period = q;
             found = true;
         }
