@@ -94,6 +94,14 @@ typedef struct {
 } ncclWaitSignalDesc_t;
 #endif /* NCCL_H_ */
 
+/* The device API's host side (NCCL 2.28.3, nccl_device/core.h, which
+ * nccl.h does not include): a device communicator made from `comm` to
+ * the requirements given, filled into the caller's ncclDevComm_t. nccltap
+ * passes both by pointer only; C11 lets these typedefs repeat the
+ * header's. */
+typedef struct ncclDevCommRequirements ncclDevCommRequirements_t;
+typedef struct ncclDevComm ncclDevComm_t;
+
 /* First NCCL version whose ncclConfig_t has commName. */
 #define NCCLTAP_CONFIG_COMMNAME_VERSION 22700
 

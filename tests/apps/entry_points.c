@@ -13,9 +13,11 @@
  *   premulsum  two PreMulSum ops made (slots 0 and 1), 3 AllReduces with
  *          the second and 1 with the first, then both destroyed: the
  *          per-op log names them premulsum#1 (3 lines) and #0 (1).
- *   events memory, registration, windows, suspend/resume and revoke, each
- *          counted per entry point in the rank file, a refused call as
- *          failed, beside 2 AllReduces.
+ *   events memory, registration, windows, device communicators,
+ *          suspend/resume and revoke, each counted per entry point in the
+ *          rank file, a refused call as failed (a second ncclCommSuspend;
+ *          an ncclDevCommCreate with no requirements), beside 2
+ *          AllReduces.
  *   onesided  NCCL 2.29.2's ncclPutSignal, ncclSignal and ncclWaitSignal
  *          on two ranks of one process (ncclCommInitAll): a wait issued
  *          30 ms before its put, which it waits for; a signal, then its
@@ -30,6 +32,7 @@
 #include <time.h>
 
 #include "nccl_app.h"
+#include "sim_device_comm.h"
 
 #define COUNT 1024
 
@@ -159,7 +162,12 @@ static int scenario_events(void)
     CHECK_NCCL(ncclMemAlloc(&buf, COUNT * 4));
     CHECK_NCCL(ncclCommRegister(comm, buf, COUNT * 4, &handle));
     CHECK_NCCL(ncclCommWindowRegister(comm, buf, COUNT * 4, &win, 0));
+    ncclDevCommRequirements_t reqs = {sizeof reqs, 0, 0};
+    ncclDevComm_t dev;
+    CHECK_NCCL(ncclDevCommCreate(comm, &reqs, &dev));
+    int dev_refused = ncclDevCommCreate(comm, NULL, &dev) != ncclSuccess; /* no requirements */
     CHECK_NCCL(ncclAllReduce(buf, buf, COUNT, ncclFloat32, ncclSum, comm, s));
+    CHECK_NCCL(ncclDevCommDestroy(comm, &dev));
     CHECK_NCCL(ncclCommWindowDeregister(comm, win));
     CHECK_NCCL(ncclCommDeregister(comm, handle));
     CHECK_CU(cu.cuStreamSynchronize(s));
@@ -172,12 +180,15 @@ static int scenario_events(void)
     CHECK_NCCL(ncclCommDestroy(comm));
     CHECK_NCCL(ncclMemFree(buf));
     printf("{\"result\": \"refused\", \"code\": %d}\n", refused);
+    printf("{\"result\": \"dev_refused\", \"code\": %d}\n", dev_refused);
     expect_calls("init", 0, "AllReduce", 2);
     expect_entry("ncclMemAlloc", 1, 0);
     expect_entry("ncclCommRegister", 1, 0);
     expect_entry("ncclCommDeregister", 1, 0);
     expect_entry("ncclCommWindowRegister", 1, 0);
     expect_entry("ncclCommWindowDeregister", 1, 0);
+    expect_entry("ncclDevCommCreate", 2, 1);
+    expect_entry("ncclDevCommDestroy", 1, 0);
     expect_entry("ncclCommSuspend", 2, 1);
     expect_entry("ncclCommResume", 1, 0);
     expect_entry("ncclCommRevoke", 1, 0);

@@ -7,6 +7,7 @@
 #include "nccl_internal.h"
 #include "nccl_job.h"
 #include "nccl_segment.h"
+#include "sim_device_comm.h"
 #include "sim_cuda_private.h"
 
 ncclResult_t sim_ncclGetVersion(int *version)
@@ -253,4 +254,23 @@ ncclResult_t sim_ncclCommResume(ncclComm_t comm)
 ncclResult_t sim_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     return comm && revokeFlags == 0 ? ncclSuccess : ncclInvalidArgument;
+}
+
+/* Device communicators (2.28.3): made from a communicator with no
+ * resources behind them (no kernel of the simulator reads them); NULL
+ * arguments refused as NCCL refuses them, and a device communicator
+ * destroyed with another communicator than its own. */
+ncclResult_t sim_ncclDevCommCreate(ncclComm_t comm, ncclDevCommRequirements_t const *reqs, ncclDevComm_t *outDevComm)
+{
+    if (!comm || !reqs || !outDevComm)
+        return ncclInvalidArgument;
+    *outDevComm = (ncclDevComm_t){comm, comm->rank, comm->nranks};
+    return ncclSuccess;
+}
+
+ncclResult_t sim_ncclDevCommDestroy(ncclComm_t comm, ncclDevComm_t const *devComm)
+{
+    if (!comm || !devComm)
+        return ncclInvalidArgument;
+    return devComm->comm == comm ? ncclSuccess : ncclInvalidUsage;
 }

@@ -1354,7 +1354,7 @@ static const char *const new_apis[] = {
     "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclCommShrink", "ncclCommGrow",
     "ncclCommInitRankScalable", "ncclGroupSimulateEnd", "ncclAllReduceConfig", "ncclAlltoAllConfig",
     "ncclScatterConfig", "ncclMemAlloc", "ncclCommRegister", "ncclCommWindowRegister", "ncclCommSuspend",
-    "ncclCommRevoke", "ncclPutSignal", "ncclSignal", "ncclWaitSignal",
+    "ncclCommRevoke", "ncclDevCommCreate", "ncclDevCommDestroy", "ncclPutSignal", "ncclSignal", "ncclWaitSignal",
 };
 
 static void check_exported(void *lib, const char *name, int want)
