@@ -213,6 +213,17 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
         lttng_ust_field_integer(uint64_t, pending_ns, h->age_ns)
         lttng_ust_field_integer(uint16_t, site, h->site)))
 
+/* An entry-point event's call returned (state/entry_events.h: memory,
+ * registration, windows, device communicators, suspend/resume, revoke,
+ * PreMulSum): its name, a key of the rank file's entry_points
+ * ("ncclCommRegister"; a pncclX call is named ncclX), and the
+ * ncclResult_t NCCL returned. One event per call the rank file counts. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, entry_point,
+    LTTNG_UST_TP_ARGS(const char *, name, int32_t, result),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_string(name, name)
+        lttng_ust_field_integer(int32_t, result, result)))
+
 /* The outermost ncclGroupEnd (or ncclGroupSimulateEnd) of a group. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, group_end,
     LTTNG_UST_TP_ARGS(const struct tap_group_end_rec *, g),

@@ -15,6 +15,7 @@
 #include "entry/onesided.h"
 #include "nccl/real_nccl.h"
 #include "state/entry_events.h"
+#include "writers/tracing.h"
 
 #define TAP_EXPORT __attribute__((visibility("default")))
 #define TAP_UNPAREN(...) __VA_ARGS__
@@ -30,9 +31,15 @@
 
 /* Inside the call the thread is marked busy, as for TAP_COMM: NCCL's own
  * calls of its API from there (ncclMemAlloc from a window's registration)
- * are not the program's. */
+ * are not the program's. After it, the call is counted and traced
+ * (nccltap:entry_point, named as its row, pncclX as ncclX). */
 #define TAP_BEGIN_TAP_EVENT(name, args) (tap_enter(), true)
-#define TAP_END_TAP_EVENT(name, args) (tap_leave(), tap_entry_event_done(TAP_EV_##name, result))
+#define TAP_END_TAP_EVENT(name, args)                   \
+    do {                                                \
+        tap_leave();                                    \
+        tap_entry_event_done(TAP_EV_##name, result);    \
+        TAP_TRACE(entry_point, #name, (int32_t)result); \
+    } while (0)
 
 #define TAP_BEGIN_TAP_GROUP(name, args) tap_group_before_##name()
 #define TAP_END_TAP_GROUP(name, args) tap_group_after_##name(result)

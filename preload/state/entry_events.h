@@ -1,11 +1,13 @@
 /* NCCL calls that are neither operations nor communicator changes, counted
  * per entry point: memory (ncclMemAlloc/Free, 2.19), buffer registration
  * (ncclCommRegister/Deregister, 2.19), windows (ncclCommWindowRegister/
- * Deregister, 2.27), ncclCommSuspend/Resume (2.29.7), ncclCommRevoke
- * (2.28.7), ncclRedOpCreatePreMulSum/ncclRedOpDestroy (2.11). The
- * table's TAP_EVENT rows (abi/nccl_api.def) name them; the rank file
- * writes those called (writers/rank_file.c). Counters only: any thread,
- * lock-free, no allocation. */
+ * Deregister, 2.27), device communicators (ncclDevCommCreate/Destroy,
+ * 2.28.3), ncclCommSuspend/Resume (2.29.7), ncclCommRevoke (2.28.7),
+ * ncclRedOpCreatePreMulSum/ncclRedOpDestroy (2.11). The table's TAP_EVENT
+ * rows (abi/nccl_api.def) name them; the rank file writes those called
+ * (writers/rank_file.c); entry/wrappers.c also traces each call
+ * (nccltap:entry_point). Counters only: any thread, lock-free, no
+ * allocation. */
 #ifndef NCCLTAP_ENTRY_EVENTS_H
 #define NCCLTAP_ENTRY_EVENTS_H
 

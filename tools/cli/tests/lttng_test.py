@@ -100,7 +100,11 @@ def bench_calls(d):
 
 def case_counts(t):
     """(a) babeltrace2 reads the trace; one op_enqueue and one op_complete
-    per call the bench made, each with the process and thread contexts."""
+    per call the bench made, each with the process and thread contexts.
+    Then entry_points' memory, registration, window, device communicator,
+    suspend/resume and revoke calls: one entry_point event per call that
+    the rank file's entry_points counts, named as there, NCCL's result in
+    each (the refused ones' codes as the simulator returned them)."""
     d, _ = t.traced("counts", extra=("--json", os.path.join(t.work, "counts", "bench.json")))
     calls = bench_calls(d)
     check(calls == 4 * 10 * 7 * 20, f"the bench made 5600 calls (got {calls})")
@@ -113,6 +117,20 @@ def case_counts(t):
     check(all("vpid" in c and "vtid" in c and c.get("procname") == "nccltap-bench" for c in ctx),
           "every event has vpid, vtid and procname")
     check(len({c["vpid"] for c in ctx}) == 4, "events from 4 processes (the forked ranks)")
+
+    app = os.path.join(os.path.dirname(t.bench), "entry_points")
+    d, _ = t.traced("entry_points", app=[app, "events"])
+    results = collections.defaultdict(collections.Counter)
+    for name, _, f in events(os.path.join(d, "lttng")):
+        if name == "entry_point":
+            results[f["name"]][int(f["result"])] += 1
+    got = {name: {"calls": sum(r.values()), "failed": sum(n for code, n in r.items() if code not in (0, 7))}
+           for name, r in results.items()}
+    rank_files = glob.glob(os.path.join(d, "nccltap-*.json"))
+    want = json.load(open(rank_files[0])).get("entry_points") if len(rank_files) == 1 else None
+    check(want and got == want, f"entry_point events {got}, the rank file's entry_points {want}")
+    check(results["ncclCommSuspend"][5] == 1 and results["ncclDevCommCreate"][4] == 1,
+          f"refusals traced with NCCL's codes (invalid usage 5, invalid argument 4): {dict(results)}")
 
 
 def case_durations(t):
