@@ -20,10 +20,11 @@ uint64_t tap_step_marks_total(void)
     return atomic_load_explicit(&total, memory_order_acquire);
 }
 
-size_t tap_step_marks_each(void (*fn)(uint64_t t, void *arg), void *arg)
+size_t tap_step_marks_each(size_t max, void (*fn)(uint64_t t, void *arg), void *arg)
 {
     uint64_t n = tap_step_marks_total();
     uint64_t kept = n < TAP_STEP_MARKS ? n : TAP_STEP_MARKS, last = 0;
+    kept = kept < max ? kept : max;
     size_t got = 0;
     for (uint64_t i = n - kept; i < n; i++) {
         uint64_t t = atomic_load_explicit(&marks[i % TAP_STEP_MARKS], memory_order_acquire);

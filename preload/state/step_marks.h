@@ -25,10 +25,10 @@ uint64_t tap_step_mark(uint64_t *now_ns);
 /* Marks made in all. */
 uint64_t tap_step_marks_total(void);
 
-/* Calls fn(t, arg) for each kept mark, oldest first, in increasing
- * times (a mark still being stored, or stored out of order by another
- * thread, left out); returns how many. */
-size_t tap_step_marks_each(void (*fn)(uint64_t t, void *arg), void *arg);
+/* Calls fn(t, arg) for each of the last `max` kept marks, oldest first,
+ * in increasing times (a mark still being stored, or stored out of order
+ * by another thread, left out); returns how many. */
+size_t tap_step_marks_each(size_t max, void (*fn)(uint64_t t, void *arg), void *arg);
 
 /* The last whole step marked, ns: the last mark less the one before; 0
  * until two were made (or while one of them is being stored). */

@@ -177,14 +177,20 @@ static void write_mark(uint64_t t, void *arg)
     o->any = true;
 }
 
-static void write_step_marks(FILE *f)
+/* The file written at each interval holds the last TAP_STEP_MARKS_INTERVAL
+ * marks, the final one all kept: a reducer formatting 16,384 numbers at
+ * every interval falls behind the events it recycles (a job issuing ahead
+ * of its GPU then goes untimed); a killed job's report has its last steps. */
+#define TAP_STEP_MARKS_INTERVAL 1024
+
+static void write_step_marks(FILE *f, bool final)
 {
     uint64_t total = tap_step_marks_total();
     if (!total)
         return;
     struct marks_out o = { f, false };
     fprintf(f, ",\n  \"steps\": {\"marked\": %llu, \"marks_ns\": [", (unsigned long long)total);
-    tap_step_marks_each(write_mark, &o);
+    tap_step_marks_each(final ? TAP_STEP_MARKS : TAP_STEP_MARKS_INTERVAL, write_mark, &o);
     fputs("]}", f);
 }
 
@@ -316,7 +322,7 @@ static void write_body(FILE *f, const struct tap_snapshot *snap, bool final)
                 (unsigned long long)atomic_load(&tap_graph_untracked));
     fputs("}", f);
     write_entry_events(f);
-    write_step_marks(f);
+    write_step_marks(f, final);
     fputs("\n}\n", f);
 }
 
