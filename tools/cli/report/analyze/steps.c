@@ -437,8 +437,25 @@ static void change_point(const double *v, size_t n, struct step_change *c)
     c->found = c->after_us >= (1 + STEPS_CHANGE_MIN_RISE) * c->before_us && c->after_us > 0;
 }
 
+/* v[0..n) with each value the median of the 5 around it: a step that one
+ * descheduled rank or one late poll made long moves no change point. */
+static double *median_of_5(const double *v, size_t n)
+{
+    double *out = xmalloc((n + 1) * sizeof *out), w[5];
+    for (size_t i = 0; i < n; i++) {
+        size_t from = i >= 2 ? i - 2 : 0, to = i + 3 < n ? i + 3 : n, k = 0;
+        for (size_t j = from; j < to; j++)
+            w[k++] = v[j];
+        out[i] = xr_median(w, k);
+    }
+    return out;
+}
+
 /* The change point of field `off` over the steps with nothing missing,
- * measured as cs->timed says (from: an index into cs->steps). */
+ * measured as cs->timed says (from: an index into cs->steps): found on
+ * the series' running medians, its rise read from the steps themselves;
+ * from stamps, a rise within their resolution (the median span of an
+ * end, cs->stamp_span_us) is not told. */
 static void steps_change(const struct comm_steps *cs, size_t off, struct step_change *c)
 {
     double *v = xmalloc((cs->nsteps + 1) * sizeof *v);
@@ -448,11 +465,35 @@ static void steps_change(const struct comm_steps *cs, size_t off, struct step_ch
             at[n] = k;
             v[n++] = *(const double *)((const char *)&cs->steps[k] + off);
         }
-    change_point(v, n, c);
+    double *smooth = median_of_5(v, n);
+    change_point(smooth, n, c);
+    if (c->found) {
+        c->before_us = xr_median(v, c->from);  /* reorders v: the split is read from `at` only */
+        c->after_us = xr_median(v + c->from, n - c->from);
+        c->found = c->after_us >= (1 + STEPS_CHANGE_MIN_RISE) * c->before_us &&
+                   (cs->timed || c->after_us - c->before_us >= cs->stamp_span_us);
+    }
     if (c->found)
         c->from = at[c->from];
+    free(smooth);
     free(v);
     free(at);
+}
+
+/* The median span of the stamped ends of the communicator's collectives,
+ * us: what a stamp's time is known to within. */
+static double stamp_span_us(const struct report *r, const struct crossrank *x, const struct view *v)
+{
+    double *s = xmalloc((v->n + 1) * sizeof *s);
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct op_event *e = xr_event(r, x->members[v->in[i]->first]);
+        if (e->flags & OP_STAMPED)
+            s[n++] = (double)e->end_span_us;
+    }
+    double m = n ? xr_median(s, n) : 0;
+    free(s);
+    return m;
 }
 
 /* The transfer time of position p over the steps [from, to) measured
@@ -574,6 +615,7 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
     for (size_t k = 0; k < cs->nsteps; k++)
         timed += cs->steps[k].timed;
     cs->timed = 2 * timed > cs->nsteps;
+    cs->stamp_span_us = stamp_span_us(r, x, &v);
     cs->step_us_median = steps_median(cs, 0, cs->nsteps - 1, offsetof(struct step, step_us));
     cs->comm_us_median = steps_median(cs, 0, cs->nsteps, offsetof(struct step, comm_us));
     cs->wait_us_median = steps_median(cs, 0, cs->nsteps, offsetof(struct step, wait_us));

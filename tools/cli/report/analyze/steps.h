@@ -97,6 +97,7 @@ struct comm_steps {
     /* Most steps timed (else stamped): the medians, changes and positions'
      * figures are over the steps measured so. */
     bool timed;
+    double stamp_span_us;         /* a stamped end's span, median, us (0: none stamped) */
     uint64_t first_seq;           /* the first step's first collective */
     struct step_position *positions;  /* period of them */
     struct step *steps;
