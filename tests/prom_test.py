@@ -333,7 +333,8 @@ def case_sigterm(args, work):
     """`nccltap run` stopped by SIGTERM, as schedulers and torchrun stop
     ranks: the ranks die without removing their files, and nccltap run
     removes them once its command has ended (their writers' locks free),
-    saying so: node_exporter serves no dead job's values."""
+    saying so: node_exporter serves no dead job's values. A temporary file
+    of a writer killed mid-write goes too."""
     seen = set()
 
     def watch(proc, prom):
@@ -345,6 +346,13 @@ def case_sigterm(args, work):
 
     output = []
     prom = os.path.join(work, "prom")
+    # What a rank killed between writing its file and renaming it leaves:
+    # the writer's temporary file (preload/base/out_file.c), its lock free.
+    os.makedirs(prom)
+    gpu = "GPU-00000000-0000-0000-0000-00000000beef"
+    for planted in (".nccltap_%s.lock" % gpu, ".nccltap_%s.prom.99999.0123456789abcdef.tmp" % gpu):
+        with open(os.path.join(prom, planted), "w") as f:
+            f.write("nccltap_ops_total 1\n" if planted.endswith(".tmp") else "")
     env = dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_INTERVAL_MS="50", NCCLTAP_TIMING="all")
     cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",
            os.path.join(args.bin, "nccltap-bench"), "--ranks", "2", "--op", "allreduce", "--bytes", "64M",

@@ -21,6 +21,20 @@ static bool prom_name(const char *name, char *lock, size_t n)
     return snprintf(lock, n, ".nccltap_%.*s.lock", (int)(len - 13), name + 8) < (int)n;
 }
 
+/* Whether `name` is a writer's temporary file of nccltap_<part>.prom,
+ * .nccltap_<part>.prom.<pid>.<16 hex digits>.tmp (preload/base/out_file.c):
+ * left by a rank killed between writing it and renaming it into place;
+ * its lock's name into lock[]. */
+static bool prom_tmp_name(const char *name, char *lock, size_t n)
+{
+    size_t len = strlen(name);
+    const char *prom = strstr(name, ".prom.");
+    if (strncmp(name, ".nccltap_", 9) != 0 || len < 4 || strcmp(name + len - 4, ".tmp") != 0 || !prom ||
+        prom <= name + 9)
+        return false;
+    return snprintf(lock, n, ".nccltap_%.*s.lock", (int)(prom - (name + 9)), name + 9) < (int)n;
+}
+
 /* Whether nobody holds `lock` in `dir`: taken here and let go at once. A
  * file with no lock at all was not written by a shim that locks: left. */
 static bool lock_free(int dir, const char *lock)
@@ -51,7 +65,8 @@ unsigned prom_sweep(void)
     char lock[NAME_MAX + 16];
     while ((e = readdir(d))) {
         struct stat st;
-        if (!prom_name(e->d_name, lock, sizeof lock) || fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        if (!(prom_name(e->d_name, lock, sizeof lock) || prom_tmp_name(e->d_name, lock, sizeof lock)) ||
+            fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !lock_free(dir, lock))
             continue;
         removed += unlinkat(dir, e->d_name, 0) == 0;

@@ -5,7 +5,8 @@
  * pending ops do not read as a hang for ever. A file is stale when the
  * lock its writer holds for its whole life (.nccltap_<gpu>.lock beside
  * nccltap_<gpu>.prom, preload/writers/prom_file.c) is free: no process
- * writes it any more, whatever job it was. Called on nccltap's thread,
+ * writes it any more, whatever job it was; so is a writer's temporary
+ * file of it that a rank killed mid-write left. Called on nccltap's thread,
  * once the command has been waited for. */
 #ifndef NCCLTAP_CLI_RUN_PROM_SWEEP_H
 #define NCCLTAP_CLI_RUN_PROM_SWEEP_H
