@@ -27,9 +27,10 @@ static void child(int fd, char *const *dirs, size_t n)
 {
     /* A crash ends it with its own signal, whatever handlers the report
      * had (a fuzzer's): the parent names the signal. */
-    static const int crashes[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+    static const int crashes[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGALRM };
     for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
         signal(crashes[i], SIG_DFL);
+    alarm(TRACE_READ_IDLE_S);  /* a reader that never ends is ended (trace_events.h) */
     FILE *out = fdopen(fd, "w");
     if (!out)
         _exit(1);
@@ -117,6 +118,9 @@ int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_
     char *traces = traces_named(dirs, n);
     if (!ok)
         *error = xasprintf("the reader of the trace in %s sent what no reader writes: it is not trusted", traces);
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        *error = xasprintf("libbabeltrace2 read nothing for %d s in the trace in %s: its reader was ended",
+                           TRACE_READ_IDLE_S, traces);
     else if (WIFSIGNALED(status))
         *error = xasprintf("libbabeltrace2 died of signal %d (%s) reading the trace in %s", WTERMSIG(status),
                            strsignal(WTERMSIG(status)), traces);

@@ -149,6 +149,12 @@ int trace_read(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_
 /* The child's part of trace_read, in the calling process: trace_read.c,
  * with libbabeltrace2; trace_read_none.c when nccltap was built without
  * it. The same contract, but for TRACE_READ_DIED. */
+/* The reader child ends (SIGALRM) when libbabeltrace2 gives it no message
+ * for this long: a crafted trace can make it loop for ever, and the
+ * report must not hang (trace_child.c arms it, trace_read.c re-arms it at
+ * each batch of messages). */
+#define TRACE_READ_IDLE_S 8
+
 int trace_read_in_process(char *const *dirs, size_t n, tev_fn fn, void *data, struct trace_stats *stats,
                           char **error);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct sink {
     tev_fn fn;
@@ -67,6 +68,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
     default:
         return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
     }
+    alarm(TRACE_READ_IDLE_S);  /* progress: the reader child's watchdog starts again (trace_events.h) */
     for (uint64_t i = 0; i < n; i++) {
         on_message(data, msgs[i]);
         bt_message_put_ref(msgs[i]);
