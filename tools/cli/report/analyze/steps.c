@@ -38,20 +38,27 @@ static uint32_t key_of(uint64_t *seen, size_t *nseen, const struct xr_instance *
     return (uint32_t)(*nseen)++;
 }
 
+/* The highest rank among the view's instances. */
+static int max_rank(const struct report *r, const struct crossrank *x, const struct view *v)
+{
+    int maxrank = 0;
+    for (size_t i = 0; i < v->n; i++)
+        for (size_t k = 0; k < v->in[i]->n; k++) {
+            int rank = xr_event(r, x->members[v->in[i]->first + k])->rank;
+            maxrank = rank > maxrank ? rank : maxrank;
+        }
+    return maxrank;
+}
+
 /* Each position's gap: per rank, its call's time less its previous call's
  * (each in its own clock: a difference needs no alignment), the median of
  * the ranks'. */
 static void gaps(const struct report *r, const struct crossrank *x, struct view *v)
 {
-    int maxrank = 0;
+    int maxrank = max_rank(r, x, v);
     size_t most = 1;  /* members of an instance, at most: a damaged file may repeat a rank */
-    for (size_t i = 0; i < v->n; i++) {
+    for (size_t i = 0; i < v->n; i++)
         most = v->in[i]->n > most ? v->in[i]->n : most;
-        for (size_t k = 0; k < v->in[i]->n; k++) {
-            int rank = xr_event(r, x->members[v->in[i]->first + k])->rank;
-            maxrank = rank > maxrank ? rank : maxrank;
-        }
-    }
     uint64_t *last = xcalloc((size_t)maxrank + 1, sizeof *last);
     double *g = xmalloc(most * sizeof *g);
     for (size_t i = 0; i < v->n; i++) {
@@ -335,16 +342,6 @@ static void add_to_step(const struct report *r, const struct crossrank *x, const
     }
 }
 
-static int max_rank(const struct report *r, const struct crossrank *x, const struct view *v)
-{
-    int maxrank = 0;
-    for (size_t i = 0; i < v->n; i++)
-        for (size_t k = 0; k < v->in[i]->n; k++) {
-            int rank = xr_event(r, x->members[v->in[i]->first + k])->rank;
-            maxrank = rank > maxrank ? rank : maxrank;
-        }
-    return maxrank;
-}
 
 /* The figures of each whole step from `phase` on. */
 static void fill_steps(const struct report *r, const struct crossrank *x, const struct view *v, size_t phase,
