@@ -7,7 +7,7 @@ first key after "format") says the same, and `--findings` prints the block
 alone and exits 1 on a finding, 0 when healthy.
 
 usage: findings_test.py CASE NCCLTAP WORKDIR
-  CASE  healthy | straggler2 | straggler4 | straggler8 | hang | below_expected
+  CASE  healthy | straggler2 | straggler4 | straggler8 | bursts | hang | below_expected
         | slow_link8 | slow_link4 | slow_link2 | trace_straggler | trace_hang
         | trace_slow_link | trace_healthy
 Exits 77 (skipped) for a trace case when lttng-sessiond is not installed.
@@ -229,6 +229,20 @@ def case_hang(run):
     check(t["in_flight"] > 0, "totals.in_flight is 0 in a hang: %s" % t)
 
 
+def case_bursts(run):
+    """A rank late by 20 ms at every 7th collective (the first, seq 0, is
+    not told): 3 times in 21 is no evidence of a straggler (4 ranks on a
+    busy host each burst in turn; one rank's 3 by chance is 1.6%); 7 times
+    in 49 is (0.006%)."""
+    run.quietly(lambda: run.bench(4, iters=22, NCCLSIM_SLOW_RANK=0, NCCLSIM_SLOW_US=20000, NCCLSIM_SLOW_EVERY=7),
+                attempts=3)
+    assert_findings(run, [])
+    shutil.rmtree(run.dir)
+    run.bench(4, iters=50, NCCLSIM_SLOW_RANK=0, NCCLSIM_SLOW_US=20000, NCCLSIM_SLOW_EVERY=7)
+    f, = assert_findings(run, [("straggler", 0, None)])
+    check(f["evidence"]["last"] >= 7, "rank 0 last %d times, want its 7 bursts" % f["evidence"]["last"])
+
+
 def case_hang_untimed(run):
     """The same hang under auto, whose sample leaves most ops past a size's
     first 17 untimed. Where no rank timed seq 20 (one in 128 is sampled),
@@ -408,6 +422,7 @@ CASES = {
     "straggler4": lambda run: straggler(run, 4),
     "straggler8": lambda run: straggler(run, 8),
     "hang": case_hang,
+    "bursts": case_bursts,
     "hang_untimed": case_hang_untimed,
     "hang_one_timed": case_hang_one_timed,
     "hang_mismatch": case_hang_mismatch,

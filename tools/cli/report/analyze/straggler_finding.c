@@ -65,14 +65,17 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
 /* ... and it is last more often than chance makes a rank last: of the L
  * collectives of its communicator that some rank started last (beyond
  * the threshold, where the records tell), or of the L heaviest of them
- * (XR_HEAVY_SHARE: those that made most of the waiting), at least L/n
- * plus this many standard deviations of that count (binomial, p = 1/n).
- * A short run's ranks descheduled in turn on a busy host each cause a
- * burst of waiting; a rank slower than the others is last again and
- * again: at every collective (a few bursts of another rank's may then be
- * the heaviest), or at the first of each step, by far the most (the
- * others' jitter then last as often). */
-#define FINDING_STRAGGLER_MIN_Z 3.0
+ * (XR_HEAVY_SHARE: those that made most of the waiting), so often that a
+ * rank last at random (binomial, p = 1/n) would be so with at most this
+ * probability. A short run's ranks descheduled in turn on a busy host
+ * each cause a burst of waiting, and 3 bursts may make most of a short
+ * run's waiting (one rank's all 3 by chance: 1.6% with 4 ranks, so the
+ * exact tail, not a normal approximation, is what small counts need); a
+ * rank slower than the others is last again and again: at every
+ * collective (a few bursts of another rank's may then be the heaviest),
+ * or at the first of each step, by far the most (the others' jitter then
+ * last as often). */
+#define FINDING_STRAGGLER_MAX_CHANCE 1e-3
 
 /* The size of s's communicator, from its process's entry; 0 unknown. */
 static int comm_size(const struct report *r, const struct xr_straggler *s)
@@ -84,14 +87,27 @@ static int comm_size(const struct report *r, const struct xr_straggler *s)
     return 0;
 }
 
-/* Whether `last` of `all` is beyond chance for a rank of n. */
+/* Whether `last` of `all` is beyond chance for a rank of n: the
+ * binomial upper tail P(X >= last), X ~ B(all, 1/n), at most
+ * FINDING_STRAGGLER_MAX_CHANCE (summed in logs: `all` may be thousands). */
 static bool beyond_chance(size_t last, size_t all, int n)
 {
-    double p = 1.0 / n, l = (double)all;
-    return (double)last >= p * l + FINDING_STRAGGLER_MIN_Z * sqrt(l * p * (1.0 - p));
+    if (last == 0 || last > all)
+        return false;
+    double lp = log(1.0 / n), lq = log1p(-1.0 / n), l = (double)all, tail = 0;
+    for (size_t k = last; k <= all; k++) {
+        double x = (double)k;
+        double term = exp(lgamma(l + 1) - lgamma(x + 1) - lgamma(l - x + 1) + x * lp + (l - x) * lq);
+        tail += term;
+        if (tail > FINDING_STRAGGLER_MAX_CHANCE)
+            return false;
+        if (term < tail * 1e-12)
+            break;  /* the terms fall from here on: the rest is nothing */
+    }
+    return true;
 }
 
-/* Whether s was last more often than chance (FINDING_STRAGGLER_MIN_Z). */
+/* Whether s was last more often than chance (FINDING_STRAGGLER_MAX_CHANCE). */
 static bool last_beyond_chance(const struct report *r, const struct xr_straggler *s)
 {
     int n = comm_size(r, s);
