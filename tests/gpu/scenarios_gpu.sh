@@ -1,5 +1,6 @@
 #!/bin/sh
-# The GPU scenario suite (issue 32): each fault under torchrun on 4 GPUs,
+# The GPU scenario suite (issue 32): each fault under torchrun on NGPUS
+# GPUs (4; with 2, the culprits below that are rank 2 or 3 are rank 1),
 # PyTorch's NCCL, in the default timing and in `all`; each fault's culprit
 # must be the first finding, the healthy run must have none.
 #   healthy    DDP (torch_steps.py ddp), nobody slower
@@ -7,8 +8,10 @@
 #   host       DDP, rank 1's host sleeps 50 ms before every 5th step
 #   late       rank 2 3 ms late before each all-reduce, all-gather right after
 #   hang       rank 3 stops issuing; NCCLTAP_HANG_TIMEOUT_S=5, stopped at 25 s
+#   marked     healthy DDP whose steps begin with nccltap_step()
+# A name with a number after it (healthy2) runs the scenario again.
 # Usage: scenarios_gpu.sh PREFIX OUT [SCENARIO...]; MODES (default
-# "auto all"). Writes OUT/<scenario>-<mode>/{report.txt,report.json} and
+# "auto all"); KEEP_OPS=1 keeps each run's files (OUT/<scenario>-<mode>/out). Writes OUT/<scenario>-<mode>/{report.txt,report.json} and
 # OUT/scenarios.json, the verdicts (scenarios_summary.py).
 set -u
 prefix=$(cd "$1" && pwd)
@@ -18,15 +21,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 nccltap=$prefix/bin/nccltap
-torchrun4="torchrun --standalone --nproc-per-node 4"
+ngpus=${NGPUS:-4}
+torchrun4="torchrun --standalone --nproc-per-node $ngpus"
+r2=$((ngpus > 2 ? 2 : ngpus - 1)) r3=$((ngpus - 1))
 log=$out/scenarios.log
 say() { echo "== $*" | tee -a "$log"; }
 
-one() {  # one NAME MODE ARGS...
+one() {  # one NAME MODE CULPRIT ARGS...; CULPRIT: the rank to be named, or -1
     name=$1 mode=$2
-    shift 2
     d=$out/$name-$mode
     mkdir -p "$d"
+    echo "$3" >"$d/culprit"
+    shift 3
     say "$name, $mode timing: torch_steps.py $*"
     if [ "$name" = hang ]; then
         NCCLTAP_TIMING=$mode NCCLTAP_HANG_TIMEOUT_S=5 timeout -s INT 25 \
@@ -37,18 +43,22 @@ one() {  # one NAME MODE ARGS...
     fi
     "$nccltap" report --json "$d/out" >"$d/report.json" 2>>"$log"
     "$nccltap" report "$d/out" 2>>"$log" | head -n 60 >"$d/report.txt"
-    rm -rf "$d/out"  # the per-op files: tens of MB, not wanted back
+    # The per-op files: tens of MB, wanted back only to study the verdicts.
+    [ -n "${KEEP_OPS:-}" ] || rm -rf "$d/out"
 }
 
 scenarios=${*:-healthy compute host late hang}
 for mode in ${MODES:-auto all}; do
     for s in $scenarios; do
         case $s in
-        healthy) one healthy "$mode" ddp 120 -1 0 ;;
-        compute) one compute "$mode" ddp 120 2 20 ;;
-        host) one host "$mode" ddp_host 120 1 50 ;;
-        late) one late "$mode" late 300 2 3 ;;
-        hang) one hang "$mode" hang 200 3 ;;
+        marked*) TORCH_STEPS_MARK=1; export TORCH_STEPS_MARK
+            one "$s" "$mode" -1 ddp 120 -1 0
+            unset TORCH_STEPS_MARK ;;
+        healthy*) one "$s" "$mode" -1 ddp 120 -1 0 ;;
+        compute) one compute "$mode" $r2 ddp 120 $r2 20 ;;
+        host) one host "$mode" 1 ddp_host 120 1 50 ;;
+        late) one late "$mode" $r2 late 300 $r2 3 ;;
+        hang) one hang "$mode" $r3 hang 200 $r3 ;;
         *) echo "scenarios_gpu.sh: no scenario $s" >&2; exit 2 ;;
         esac
     done

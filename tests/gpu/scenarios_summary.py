@@ -1,14 +1,38 @@
 #!/usr/bin/env python3
 """The verdicts of scenarios_gpu.sh: per scenario and mode, the first
-finding against the culprit wanted (healthy: none), and what it says.
+finding against the culprit wanted (the scenario's file `culprit`; -1,
+healthy: none), and what it says;
+and the steps (issue 35): the report's steps of the busiest communicator
+against the script's (as many, within 2: the first steps may be taken as
+warm-up), its median step time against the script's (median over ranks
+of each rank's median after step 20: within 5%).
 Usage: scenarios_summary.py OUT; writes OUT/scenarios.json."""
 import glob
 import json
 import os
 import sys
 
-WANT = {"healthy": None, "compute": ("straggler", 2), "host": ("straggler", 1), "late": ("straggler", 2),
-        "hang": ("hang", 3)}
+KIND = {"compute": "straggler", "host": "straggler", "late": "straggler", "hang": "hang"}
+
+
+def steps_check(report, app_path):
+    """(ok, what) of the report's steps against the script's lines."""
+    try:
+        app = [json.loads(l) for l in open(app_path) if l.startswith("{")]
+    except (OSError, ValueError):
+        return False, "no script output"
+    app = [a for a in app if "step_ms" in a]
+    comms = report.get("steps") or []
+    if not app or not comms:
+        return False, "script ranks %d, report's communicators with steps %d" % (len(app), len(comms))
+    c = max(comms, key=lambda c: c["nsteps"])
+    want_n = app[0]["steps"]
+    want_ms = sorted(a["step_ms"] for a in app)[len(app) // 2]
+    got_ms = (c["step_us_median"] or 0) / 1e3
+    ok = want_n - 2 <= c["nsteps"] <= want_n and abs(got_ms - want_ms) <= 0.05 * want_ms
+    return ok, "steps %d of %d (%s), %.3f ms a step against the script's %.3f (%+.1f%%)" % (
+        c["nsteps"], want_n, "marks" if c["by_marks"] else "found", got_ms, want_ms,
+        100.0 * (got_ms / want_ms - 1) if want_ms else 0)
 
 
 def main():
@@ -23,10 +47,14 @@ def main():
             continue
         f = rep.get("findings", [])
         got = (f[0]["kind"], f[0]["rank"]) if f else None
-        want = WANT.get(name)
+        culprit = int(open(os.path.join(os.path.dirname(path), "culprit")).read())
+        want = (KIND[name.rstrip("0123456789")], culprit) if culprit >= 0 else None
         ok = got == want and (want is not None or not f)
         ev = f[0].get("evidence", {}) if f else {}
+        steps_ok, steps = (True, "") if name == "hang" else steps_check(
+            rep, os.path.join(os.path.dirname(path), "app.jsonl"))
         rows.append({"scenario": name, "mode": mode, "ok": ok, "want": want, "got": got,
+                     "steps_ok": steps_ok, "steps": steps,
                      "findings": [g["text"] for g in f], "share": ev.get("nccl_time_share"),
                      "others_wait_us": ev.get("others_wait_us"), "calls": rep.get("totals", {}).get("calls")})
     json.dump(rows, open(os.path.join(out, "scenarios.json"), "w"), indent=1)
@@ -34,7 +62,9 @@ def main():
         print("%-8s %-5s %-4s want %-16s got %-16s %s" % (r["scenario"], r["mode"], "OK" if r["ok"] else "FAIL",
                                                        r.get("want"), r.get("got"),
                                                        (r.get("findings") or ["(none)"])[0][:150]))
-    sys.exit(0 if rows and all(r["ok"] for r in rows) else 1)
+        if r.get("steps"):
+            print("%-8s %-5s %-4s %s" % ("", "", "OK" if r["steps_ok"] else "FAIL", r["steps"]))
+    sys.exit(0 if rows and all(r["ok"] and r.get("steps_ok", True) for r in rows) else 1)
 
 
 if __name__ == "__main__":

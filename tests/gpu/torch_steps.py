@@ -20,9 +20,14 @@ on GPUs (issues 30 and 32). One process per GPU, PyTorch's NCCL.
       the same DDP steps; SLOW_RANK's host sleeps SLOW_MS before every 5th
       step (data loading, a host straggler), on no stream.
 
+With TORCH_STEPS_MARK=1 each step begins with nccltap_step() (the
+preloaded shim's, through ctypes), so that the report's steps are the
+marks; otherwise the report finds them from the collectives alone.
+
 Prints one JSON line per rank: {"rank", "mode", "steps", "step_ms"
 (median over the steps after the first 20), "calls"}; "calls" is the
 NCCL collectives this script issued itself (not DDP's)."""
+import ctypes
 import json
 import os
 import statistics
@@ -33,6 +38,17 @@ import torch
 import torch.distributed as dist
 
 
+def step_marker():
+    """nccltap_step of the preloaded shim when TORCH_STEPS_MARK=1, else a
+    function that does nothing."""
+    if os.environ.get("TORCH_STEPS_MARK") != "1":
+        return lambda: None
+    return ctypes.CDLL(None).nccltap_step
+
+
+MARK = step_marker()
+
+
 def sync_steps(mode, steps, special, late_ms, rank, dev):
     grad = torch.ones(256 * 1024, device=dev)
     part = torch.ones(16 * 1024, device=dev)
@@ -40,6 +56,7 @@ def sync_steps(mode, steps, special, late_ms, rank, dev):
     times, calls = [], 0
     for i in range(steps):
         t0 = time.perf_counter()
+        MARK()
         time.sleep(0.0002)
         if mode == "late" and rank == special:
             time.sleep(late_ms / 1000.0)
@@ -74,6 +91,7 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
     for i in range(steps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
+        MARK()
         if host and rank == slow_rank and i % 5 == 0:
             time.sleep(slow_ms / 1000.0)
         opt.zero_grad(set_to_none=True)
