@@ -15,10 +15,21 @@ import sys
 KIND = {"compute": "straggler", "host": "straggler", "late": "straggler", "hang": "hang"}
 
 
+def script_lines(text):
+    """The script's JSON objects: one a line, or run together where two
+    ranks wrote at once ({...}{...})."""
+    dec, out, i = json.JSONDecoder(), [], text.find("{")
+    while i >= 0:
+        obj, end = dec.raw_decode(text, i)
+        out.append(obj)
+        i = text.find("{", end)
+    return out
+
+
 def steps_check(report, app_path):
     """(ok, what) of the report's steps against the script's lines."""
     try:
-        app = [json.loads(l) for l in open(app_path) if l.startswith("{")]
+        app = script_lines(open(app_path).read())
     except (OSError, ValueError):
         return False, "no script output"
     app = [a for a in app if "step_ms" in a]

@@ -26,7 +26,10 @@ marks; otherwise the report finds them from the collectives alone.
 
 Prints one JSON line per rank: {"rank", "mode", "steps", "step_ms"
 (median over the steps after the first 20), "calls"}; "calls" is the
-NCCL collectives this script issued itself (not DDP's)."""
+NCCL collectives this script issued itself (not DDP's); in the DDP modes
+also "fwd_ms" and "bwd_ms", the host's time in the forward and in the
+backward call, medians likewise (DDP issues its all-reduces from the
+backward: a rank whose host is slower there is late at them)."""
 import ctypes
 import json
 import os
@@ -68,7 +71,7 @@ def sync_steps(mode, steps, special, late_ms, rank, dev):
         calls += 2
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
-    return times, calls
+    return times, calls, {}
 
 
 def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
@@ -87,7 +90,7 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
             a @ a
         torch.cuda.synchronize()
         reps = max(1, int(slow_ms / 1000.0 / ((time.perf_counter() - t0) / 20)))
-    times = []
+    times, host = [], {"fwd": [], "bwd": []}
     for i in range(steps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
@@ -95,14 +98,19 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
         if host and rank == slow_rank and i % 5 == 0:
             time.sleep(slow_ms / 1000.0)
         opt.zero_grad(set_to_none=True)
+        t1 = time.perf_counter()
         y = ddp(x)
         for _ in range(reps):
             a @ a
+        t2 = time.perf_counter()
         y.sum().backward()
+        t3 = time.perf_counter()
         opt.step()
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
-    return times, 0
+        host["fwd"].append(t2 - t1)
+        host["bwd"].append(t3 - t2)
+    return times, 0, host
 
 
 def main():
@@ -114,12 +122,14 @@ def main():
     dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
     torch.cuda.set_device(dev)
     if mode in ("ddp", "ddp_host"):
-        times, calls = ddp_steps(steps, special, ms, rank, dev, host=mode == "ddp_host")
+        times, calls, host = ddp_steps(steps, special, ms, rank, dev, host=mode == "ddp_host")
     else:
-        times, calls = sync_steps(mode, steps, special, ms, rank, dev)
+        times, calls, host = sync_steps(mode, steps, special, ms, rank, dev)
     steady = times[20:] if len(times) > 40 else times
-    print(json.dumps({"rank": rank, "mode": mode, "steps": steps, "calls": calls,
-                      "step_ms": 1000.0 * statistics.median(steady)}), flush=True)
+    line = {"rank": rank, "mode": mode, "steps": steps, "calls": calls, "step_ms": 1000.0 * statistics.median(steady)}
+    for part, t in host.items():  # the host's time in the forward and backward calls
+        line[part + "_ms"] = 1000.0 * statistics.median(t[20:] if len(t) > 40 else t)
+    print(json.dumps(line) + "\n", end="", flush=True)
     dist.barrier()
     dist.destroy_process_group()
 
