@@ -150,6 +150,33 @@ def marked(run):
         check(steps and steps["marked"] == 100 and len(steps["marks_ns"]) == 100, "%s: steps %s" % (path, steps))
 
 
+def slower_small(run):
+    """Transfers 1.5 times as long from step 100 (+0.45 ms a step), in
+    steps of 5 ms of the host's own work, every op timed (the rise stands
+    out: t in the thousands): a change under a tenth of the step is not
+    SLOWER (on a shared host the waiting drifts as much)."""
+    rep, _, _ = step_app(run, [4, 200, "work", 5000], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
+                         NCCLSIM_SLOWER_FACTOR=1.5, NCCLTAP_TIMING="all")
+    c = only_comm(rep)
+    check(c["slower"] is None, "a change of %.0f us in a %.0f us step told: %s" % (
+        (c["slower"] or {}).get("after_us", 0) - (c["slower"] or {}).get("before_us", 0), c["step_us_median"],
+        c["slower"]))
+    check(not [f for f in rep["findings"] if f["kind"] == "slower"], "a SLOWER finding: %s" % rep["findings"])
+
+
+def marked_setup(run):
+    """Marked steps whose first has 3 broadcasts of its own (DDP's first
+    iteration does): the steps start where the regular ones do, at an
+    AllReduce, not 3 collectives early in every step after the first."""
+    rep, _, _ = step_app(run, [4, 100, "accumulate", 2, "mark", "setup", 3])
+    c = only_comm(rep)
+    ops = [p["op"] for p in c["positions"]]
+    check(c["by_marks"] and c["period"] == 4 and c["first_seq"] == 3 and c["nsteps"] >= 99,
+          "found %d steps of %d from seq %d (by marks: %s), want 99 or more of 4 from seq 3" %
+          (c["nsteps"], c["period"], c["first_seq"], c["by_marks"]))
+    check(ops == ["AllReduce", "AllGather", "AllReduce", "AllGather"], "a step's collectives: %s" % ops)
+
+
 def compare(run):
     """`nccltap report --compare A B`: B's transfers 4 times as long as
     A's (NCCLSIM_SLOWER_FACTOR from the first collective): the op that
@@ -185,7 +212,8 @@ def main():
     a = ap.parse_args()
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
-             "compare": compare, "marked": marked}
+             "compare": compare, "marked": marked, "marked_setup": marked_setup,
+             "slower_small": slower_small}
     try:
         cases[a.case](run)
     finally:

@@ -20,7 +20,7 @@
  *
  * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
- *                 [accumulate K] [mark]
+ *                 [accumulate K] [mark] [setup K] [work US]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -100,6 +100,8 @@ struct step_opts {
     struct env_one env;
     int accumulate;  /* micro-batches a step */
     int mark;        /* call nccltap_step() at each step */
+    int setup;       /* broadcasts in the first step */
+    long work_us;    /* every rank's own work before each all-reduce */
 };
 
 /* One micro-batch: its work, then its all-reduce and all-gather (or the
@@ -108,7 +110,7 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
                         CUdeviceptr gathered)
 {
     const struct mismatch mismatch = o->mismatch;
-    sleep_us(200); /* every rank's own work */
+    sleep_us(o->work_us); /* every rank's own work */
     if (rank == o->late_rank)
         sleep_us(o->late_us);
     if (o->buckets) {
@@ -150,6 +152,8 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const st
     for (long i = 0; i < steps; i++) {
         if (step_mark)
             step_mark();
+        for (int k = 0; i == 0 && k < o->setup; k++)
+            CHECK(ncclBroadcast((void *)grad, (void *)grad, 1, ncclFloat32, 0, comm, s), ncclSuccess);
         if (rank == stall.rank && i % stall.every == 0)
             sleep_us(stall.us);
         for (int k = 0; k < o->accumulate; k++)
@@ -168,7 +172,7 @@ int main(int argc, char **argv)
 {
     int bad = argc < 3;
     struct step_opts o = { .late_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
-                           .env = { -1, NULL }, .accumulate = 1 };
+                           .env = { -1, NULL }, .accumulate = 1, .work_us = 200 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
             o.late_rank = atoi(argv[i + 1]);
@@ -197,6 +201,10 @@ int main(int argc, char **argv)
             bad = o.accumulate < 1 || o.accumulate > 64;
         } else if (!strcmp(argv[i], "mark")) {
             o.mark = 1;
+        } else if (!strcmp(argv[i], "work") && i + 1 < argc) {
+            o.work_us = atol(argv[++i]);
+        } else if (!strcmp(argv[i], "setup") && i + 1 < argc) {
+            o.setup = atoi(argv[++i]);
         } else {
             bad = 1;
         }

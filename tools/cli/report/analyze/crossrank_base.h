@@ -266,8 +266,11 @@ struct xr_slow_link {
  * last_heavy): the heaviest, which caused this share of the waiting at
  * late instances. A rank whose host stalls at every 10th step is last at
  * 5% of the collectives, and at each costs 1000 times what the others'
- * jitter of a few us, last at the rest, costs. */
-#define XR_HEAVY_SHARE 0.8
+ * jitter of a few us, last at the rest, costs. Half, not more: on 2
+ * GPUs a DDP rank whose host slept 50 ms every 5th step caused 75% of the
+ * waiting in its 24 stalls, and the next 80% took in 10 of the other
+ * rank's 1.5 ms bursts (30 of 40: not beyond chance with 2 ranks). */
+#define XR_HEAVY_SHARE 0.5
 #define XR_STRAGGLER_MIN_LAST 3
 
 struct crossrank {

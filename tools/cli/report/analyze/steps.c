@@ -16,6 +16,10 @@
 #define STEPS_CHANGE_MIN_SIDE 5
 #define STEPS_CHANGE_MIN_RISE 0.2
 #define STEPS_CHANGE_MIN_T 8.0
+/* ... and that costs the step this share of its median time: on a shared
+ * host the waiting for a rank drifts as its CPU does (healthy DDP on 2
+ * GPUs: 1.6 -> 2.1 ms in a 6.9 ms step), what a user calls noise. */
+#define STEPS_CHANGE_MIN_STEP_SHARE 0.1
 /* A rank is late at a position of most steps: the late rank of this share
  * of the steps (of the run from the change point, if any), at one position. */
 #define STEPS_LATE_MIN_SHARE 0.5
@@ -242,9 +246,24 @@ static size_t marks_before(const struct rank_file *f, uint64_t t)
     return lo;
 }
 
+/* The phase most regular marked steps start at: of the steps with q
+ * collectives, the most common start modulo q, as the first index from
+ * `first` with that remainder. A first step with set-up collectives of
+ * its own (DDP's broadcasts) must not shift every step after it. */
+static size_t marked_phase(const size_t *count, const size_t *start, size_t nsteps, size_t q, size_t first)
+{
+    size_t *votes = xcalloc(q, sizeof *votes), best = first % q;
+    for (size_t k = 0; k < nsteps; k++)
+        if (count[k] == q && ++votes[start[k] % q] > votes[best])
+            best = start[k] % q;
+    free(votes);
+    return first + (best + q - first % q) % q;
+}
+
 /* Steps at the program's marks: the collectives the marking rank called
  * between two marks are a step, if most marked steps have the same
- * number of them (a multiple of the pattern). */
+ * number of them (a multiple of the pattern); they start where most of
+ * those steps start (marked_phase). */
 static bool steps_by_marks(const struct report *r, const struct crossrank *x, const struct view *v, size_t pattern,
                            size_t *period, size_t *phase)
 {
@@ -253,14 +272,15 @@ static bool steps_by_marks(const struct report *r, const struct crossrank *x, co
     if (rank < 0)
         return false;
     size_t nsteps = f->nstep_marks - 1, first = SIZE_MAX;
-    size_t *count = xcalloc(nsteps, sizeof *count);
+    size_t *count = xcalloc(nsteps, sizeof *count), *start = xcalloc(nsteps, sizeof *start);
     for (size_t i = 0; i < v->n; i++) {
         const struct op_event *e = event_of(r, x, v->in[i], rank);
         size_t k = e ? marks_before(f, e->enqueue_ns) : 0;
         if (!k || k > nsteps)
             continue;  /* before the first kept mark, or after the last whole step */
         first = first == SIZE_MAX ? i : first;
-        count[k - 1]++;
+        if (!count[k - 1]++)
+            start[k - 1] = i;
     }
     double *c = xmalloc(nsteps * sizeof *c);
     for (size_t k = 0; k < nsteps; k++)
@@ -269,13 +289,14 @@ static bool steps_by_marks(const struct report *r, const struct crossrank *x, co
     for (size_t k = 0; k < nsteps; k++)
         same += count[k] == q;
     free(c);
-    free(count);
     bool ok = first != SIZE_MAX && q && q <= STEPS_MAX_PERIOD && q % pattern == 0 &&
               (double)same >= STEPS_MIN_REGULAR * (double)nsteps;
     if (ok) {
         *period = q;
-        *phase = first;
+        *phase = marked_phase(count, start, nsteps, q, first);
     }
+    free(count);
+    free(start);
     return ok;
 }
 
@@ -452,7 +473,7 @@ static double *median_of_5(const double *v, size_t n)
  * measured as cs->timed says (from: an index into cs->steps): found on
  * the series' running medians, its rise read from the steps themselves;
  * from stamps, a rise within their resolution (the median span of an
- * end, cs->stamp_span_us) is not told. */
+ * end, cs->stamp_span_us) is not told, nor one under a tenth of a step. */
 static void steps_change(const struct comm_steps *cs, size_t off, struct step_change *c)
 {
     double *v = xmalloc((cs->nsteps + 1) * sizeof *v);
@@ -467,8 +488,10 @@ static void steps_change(const struct comm_steps *cs, size_t off, struct step_ch
     if (c->found) {
         c->before_us = xr_median(v, c->from);  /* reorders v: the split is read from `at` only */
         c->after_us = xr_median(v + c->from, n - c->from);
+        double rise = c->after_us - c->before_us;
         c->found = c->after_us >= (1 + STEPS_CHANGE_MIN_RISE) * c->before_us &&
-                   (cs->timed || c->after_us - c->before_us >= cs->stamp_span_us);
+                   (cs->timed || rise >= cs->stamp_span_us) &&
+                   !(rise < STEPS_CHANGE_MIN_STEP_SHARE * cs->step_us_median);
     }
     if (c->found)
         c->from = at[c->from];
