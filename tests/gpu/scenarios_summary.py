@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The verdicts of scenarios_gpu.sh: per scenario and mode, the first
 finding against the culprit wanted (the scenario's file `culprit`; -1,
-healthy: none), and what it says;
+healthy: none, unless the script's own backward times show a rank's host
+20% slower than the fastest's: then that rank, a straggler, and between
+10% and 20% either), and what it says;
 and the steps (issue 35): the report's steps of the busiest communicator
 against the script's (as many, within 2: the first steps may be taken as
 warm-up), its median step time against the script's (median over ranks
@@ -13,6 +15,26 @@ import os
 import sys
 
 KIND = {"compute": "straggler", "host": "straggler", "late": "straggler", "hang": "hang"}
+
+
+# A run where nobody was made slower: a finding is wanted when the
+# script's own figures show a rank's host this much slower in backward
+# than the fastest's, none below HOST_EVEN; between, either.
+HOST_SLOWER = 1.2
+HOST_EVEN = 1.1
+
+
+def slower_host(app_path):
+    """(rank, slowest / fastest) of the ranks' host time in backward from
+    the script's lines; (None, None) where it did not print them."""
+    try:
+        bwd = {a["rank"]: a["bwd_ms"] for a in script_lines(open(app_path).read()) if "bwd_ms" in a}
+    except (OSError, ValueError):
+        return None, None
+    if len(bwd) < 2 or min(bwd.values()) <= 0:
+        return None, None
+    slow = max(bwd, key=bwd.get)
+    return slow, bwd[slow] / min(bwd.values())
 
 
 def script_lines(text):
@@ -60,11 +82,19 @@ def main():
         got = (f[0]["kind"], f[0]["rank"]) if f else None
         culprit = int(open(os.path.join(os.path.dirname(path), "culprit")).read())
         want = (KIND[name.rstrip("0123456789")], culprit) if culprit >= 0 else None
+        slow, ratio = slower_host(os.path.join(os.path.dirname(path), "app.jsonl"))
+        if want is None and ratio is not None:
+            # Nobody made slower: the script's own backward times say
+            # whether a rank's host was anyway (a shared machine's CPUs).
+            if ratio >= HOST_SLOWER:
+                want = ("straggler", slow)
+            elif ratio > HOST_EVEN and got == ("straggler", slow):
+                want = got
         ok = got == want and (want is not None or not f)
         ev = f[0].get("evidence", {}) if f else {}
         steps_ok, steps = (True, "") if name == "hang" else steps_check(
             rep, os.path.join(os.path.dirname(path), "app.jsonl"))
-        rows.append({"scenario": name, "mode": mode, "ok": ok, "want": want, "got": got,
+        rows.append({"scenario": name, "mode": mode, "ok": ok, "want": want, "got": got, "host_ratio": ratio,
                      "steps_ok": steps_ok, "steps": steps,
                      "findings": [g["text"] for g in f], "share": ev.get("nccl_time_share"),
                      "others_wait_us": ev.get("others_wait_us"), "calls": rep.get("totals", {}).get("calls")})
@@ -73,6 +103,9 @@ def main():
         print("%-8s %-5s %-4s want %-16s got %-16s %s" % (r["scenario"], r["mode"], "OK" if r["ok"] else "FAIL",
                                                        r.get("want"), r.get("got"),
                                                        (r.get("findings") or ["(none)"])[0][:150]))
+        if r.get("host_ratio"):
+            print("%-8s %-5s      the slowest rank's host time in backward %.2f x the fastest's" % (
+                "", "", r["host_ratio"]))
         if r.get("steps"):
             print("%-8s %-5s %-4s %s" % ("", "", "OK" if r["steps_ok"] else "FAIL", r["steps"]))
     sys.exit(0 if rows and all(r["ok"] and r.get("steps_ok", True) for r in rows) else 1)
