@@ -19,7 +19,8 @@
  * behind that rank); where none did, all may be stopped at that same
  * untimed op, and it is counted with the ranks waiting, untimed.
  *
- * Ranks that report S pending as different calls (op or size) issued a
+ * Ranks that report S pending as different calls (op or size), or that
+ * completed S as another call than the ranks waiting in it, issued a
  * mismatch: the calls are kept, for the finding to say so. */
 #include "hang_summary.h"
 #include "callsites.h"
@@ -192,44 +193,81 @@ static int cmp_call(const void *a, const void *b)
     return (x->ranks[0] > y->ranks[0]) - (x->ranks[0] < y->ranks[0]);
 }
 
-static bool same_call(const struct hang_call *c, const struct hang_comm *e, bool exact)
+static bool same_call(const struct hang_call *c, const struct hang_call *e, bool exact)
 {
     return c->bytes == e->bytes && !strcmp(c->op, e->op) &&
            (!exact || (!strcmp(c->dtype, e->dtype) && c->redop == e->redop && c->root == e->root));
 }
 
-/* The calls the ranks reporting S pending made as S (hang_instance.calls):
- * by op and size, and by datatype, reduction and root where every one of
- * those reports says them (older shims' do not). None where any of them
- * is a send or a receive: the two sides of a transfer are different calls
- * at one seq by design, and ranks' sends and receives need not share
- * seqs with each other's collectives, so no mismatch can be told. */
+/* The report of `rank` pending at S, NULL if it has none. */
+static const struct hang_comm *pending_at(const struct report *r, const struct hang_instance *h, int rank)
+{
+    const struct rank_file *file;
+    const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+    return e && e->pending && e->seq == h->seq && e->op ? e : NULL;
+}
+
+/* The per-op record of S by `rank`, where it completed S (r->cross). */
+static const struct op_event *completed_at(const struct report *r, const struct hang_instance *h, int rank)
+{
+    const struct xr_instance *in = r->cross ? xr_find(r->cross, h->comm, h->seq, 0) : NULL;
+    for (size_t k = 0; in && k < in->n; k++) {
+        const struct op_event *e = xr_event(r, r->cross->members[in->first + k]);
+        if (e->rank == rank)
+            return e;
+    }
+    return NULL;
+}
+
+/* `rank`'s call at S: pending (its hang report) or completed (its
+ * record); false where neither says. */
+static bool call_of(const struct report *r, const struct hang_instance *h, int rank, struct hang_call *c)
+{
+    const struct hang_comm *e = pending_at(r, h, rank);
+    if (e) {
+        *c = (struct hang_call){ e->op, e->dtype ? e->dtype : "", e->redop, e->root, e->bytes, NULL, 0, false };
+        return true;
+    }
+    const struct op_event *d = completed_at(r, h, rank);
+    if (!d)
+        return false;
+    *c = (struct hang_call){ report_name(r, d->op), report_name(r, d->dtype), d->redop, d->peer, d->bytes, NULL, 0,
+                             true };
+    return true;
+}
+
+/* The calls the ranks made as S (hang_instance.calls): pending in their
+ * hang reports, or completed in their per-op records; by op and size,
+ * and by datatype, reduction and root where every one says them (older
+ * shims' do not). None where any of them is a send or a receive: the two
+ * sides of a transfer are different calls at one seq by design, and
+ * ranks' sends and receives need not share seqs with each other's
+ * collectives, so no mismatch can be told. */
 static void name_calls(const struct report *r, struct hang_instance *h)
 {
     bool exact = true;
+    struct hang_call c;
     for (int rank = 0; rank < h->nranks; rank++) {
-        const struct rank_file *file;
-        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
-        if (!e || !e->pending || e->seq != h->seq || !e->op)
+        if (!call_of(r, h, rank, &c))
             continue;
-        if (xr_is_p2p(e->op))
+        if (xr_is_p2p(c.op))
             return;
-        if (!e->dtype || !e->dtype[0] || e->redop == OP_REDOP_UNKNOWN)
+        if (!c.dtype[0] || c.redop == OP_REDOP_UNKNOWN)
             exact = false;
     }
     h->calls = xcalloc((size_t)h->nranks + 1, sizeof *h->calls);
     for (int rank = 0; rank < h->nranks; rank++) {
-        const struct rank_file *file;
-        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
-        if (!e || !e->pending || e->seq != h->seq || !e->op)
+        if (!call_of(r, h, rank, &c))
             continue;
         size_t i = 0;
-        while (i < h->ncalls && !same_call(&h->calls[i], e, exact))
+        while (i < h->ncalls && !same_call(&h->calls[i], &c, exact))
             i++;
-        if (i == h->ncalls)
-            h->calls[h->ncalls++] = (struct hang_call){ e->op, exact ? e->dtype : "", exact ? e->redop : OP_REDOP_UNKNOWN,
-                                                        exact ? e->root : -1, e->bytes,
-                                                        xcalloc((size_t)h->nranks, sizeof(int)), 0 };
+        if (i == h->ncalls) {
+            if (!exact)
+                c = (struct hang_call){ c.op, "", OP_REDOP_UNKNOWN, -1, c.bytes, NULL, 0, c.completed };
+            c.ranks = xcalloc((size_t)h->nranks, sizeof(int));
+            h->calls[h->ncalls++] = c;
+        }
         h->calls[i].ranks[h->calls[i].nranks++] = rank;
     }
     qsort(h->calls, h->ncalls, sizeof *h->calls, cmp_call);

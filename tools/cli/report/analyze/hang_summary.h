@@ -32,6 +32,10 @@ struct hang_call {
     uint64_t bytes;
     int *ranks;              /* ascending */
     size_t nranks;
+    /* Its ranks completed it and went on (their per-op records hold it):
+     * NCCL paired it with the others' call, which still waits (a
+     * mismatch of the same bytes). */
+    bool completed;
 };
 
 struct hang_instance {
@@ -59,11 +63,13 @@ struct hang_instance {
     bool resolved;
     double took_s;
     int late_rank;           /* resolved: the rank that started it last, the one waited for */
-    /* The calls the ranks that report S pending issued as S, the most
-     * ranks first (ties: the lowest rank). Two or more: the ranks issued
-     * different collectives at S, a mismatch, not a missing rank (NCCL
-     * pairs calls by order: with different sizes it waits for bytes that
-     * never come). */
+    /* The calls the ranks that report S pending issued as S, and those
+     * that ranks which went past S completed as S (their per-op records,
+     * r->cross), the most ranks first (ties: the lowest rank). Two or
+     * more: the ranks issued different collectives at S, a mismatch, not a
+     * missing rank (NCCL pairs calls by order: with different sizes it
+     * waits for bytes that never come; with the same bytes it may
+     * complete on some ranks and not others). */
     struct hang_call *calls;
     size_t ncalls;
 };

@@ -23,7 +23,9 @@ static void print_call_detail(const struct hang_call *c, FILE *out)
 }
 
 /* "rank 1 (host h, pid p) waits in AllGather 4.0M, where 3 ranks (0, 2-3)
- * wait in AllReduce 1.0M": the calls that differ, then the most common. */
+ * wait in AllReduce 1.0M": the calls that differ, then the most common;
+ * a call that completed on its ranks' side (the same bytes: NCCL paired
+ * it) "called ..., which completed on its side". */
 static void print_hang_calls(const struct finding *f, FILE *out)
 {
     const struct hang_instance *h = f->evidence.hang.hang;
@@ -41,9 +43,14 @@ static void print_hang_calls(const struct finding *f, FILE *out)
         }
         if (k == 1)
             finding_process(f->file, out);
-        fprintf(out, " wait%s in %s %s", c->nranks == 1 ? "s" : "", shown(c->op, op),
-                human_bytes((double)c->bytes, size));
+        if (c->completed)
+            fprintf(out, " called %s %s", shown(c->op, op), human_bytes((double)c->bytes, size));
+        else
+            fprintf(out, " wait%s in %s %s", c->nranks == 1 ? "s" : "", shown(c->op, op),
+                    human_bytes((double)c->bytes, size));
         print_call_detail(c, out);
+        if (c->completed)
+            fputs(c->nranks == 1 ? ", which completed on its side" : ", which completed on their side", out);
     }
 }
 
@@ -86,9 +93,10 @@ static void print_hang_finding(const struct finding *f, FILE *out)
             fputs("none", out);
         fprintf(out, " waiting %s", finding_duration(e->waited_us, d));
     } else {
-        fputs("ranks ", out);
+        fputs(h->nstuck == 1 ? "rank " : "ranks ", out);
         print_rank_list(h->stuck, h->nstuck, out);
-        fprintf(out, " all waiting %s %s: which rank's GPU did not reach it cannot be told", h->done_before >= 0 ?
+        fprintf(out, "%s waiting %s %s: which rank's GPU did not reach it cannot be told", h->nstuck == 1 ? "" : " all",
+                h->done_before >= 0 ?
                 "in it or before it" : "in it", finding_duration(e->waited_us, d));
         if (h->done_before >= 0)
             fprintf(out, " (GPUs known to have completed up to seq %" PRId64 "; auto timed none of the ops since: "
@@ -175,6 +183,7 @@ static json_t *call_json(const struct hang_call *c)
     json_object_set_new(call, "dtype", c->dtype[0] ? json_string(c->dtype) : json_null());
     json_object_set_new(call, "redop", op_redop_name(c->redop) ? json_string(op_redop_name(c->redop)) : json_null());
     json_object_set_new(call, "root", c->root >= 0 ? json_integer(c->root) : json_null());
+    json_object_set_new(call, "completed", json_boolean(c->completed));
     return call;
 }
 

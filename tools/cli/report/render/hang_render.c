@@ -48,7 +48,8 @@ void print_hang(const struct report *r, const struct hang_summary *hs, FILE *out
             fputs(k ? "; " : "    MISMATCH: the ranks issued different calls as this seq: ", out);
             fputs(h->calls[k].nranks == 1 ? "rank " : "ranks ", out);
             print_rank_list(h->calls[k].ranks, h->calls[k].nranks, out);
-            fprintf(out, " %s %s", shown(h->calls[k].op, cop), human_bytes((double)h->calls[k].bytes, size));
+            fprintf(out, " %s %s%s", shown(h->calls[k].op, cop), human_bytes((double)h->calls[k].bytes, size),
+                    h->calls[k].completed ? " (completed on its side)" : "");
             if (k + 1 == h->ncalls)
                 fputc('\n', out);
         }
