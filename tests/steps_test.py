@@ -119,8 +119,18 @@ def late_small(run):
     work: the late rank of the steps still (the Steps section says who),
     but the others lose 3 to 8% of their step to it (the simulator's
     sleeps overshoot): no STRAGGLER (healthy DDP ranks' hosts differ by
-    that much on a shared machine); at 2 ms (40%) it is one."""
-    rep, _, _ = step_app(run, [4, STEPS, "work", 5000, "late", 2, 150], NCCLTAP_TIMING="all")
+    that much on a shared machine), judged on a quiet machine (another
+    process's burst makes a rank late for real); at 2 ms (40%) it is one."""
+    for attempt in range(5):  # judged on a quiet machine only, as found() is
+        shutil.rmtree(run.dir, ignore_errors=True)
+        with OthersShare() as load:
+            rep, _, _ = step_app(run, [4, STEPS, "work", 5000, "late", 2, 150], NCCLTAP_TIMING="all")
+        if load.share <= 0.10:
+            break
+        print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
+    else:
+        print("SKIP: the machine was busy with other work in all 5 runs")
+        sys.exit(77)
     c = only_comm(rep)
     check(c["late"] is not None and c["late"]["rank"] == 2, "late: %s" % c["late"])
     check(not [f for f in rep["findings"] if f["kind"] == "straggler"], "a STRAGGLER for under 10%% of the step: %s"
