@@ -495,6 +495,39 @@ def mismatch_redop(run):
           % sorted({str(l.get("redop")) for l in lines}))
 
 
+def settings_params(run):
+    """NCCL's effective parameters (its parameter API, 2.30.3+): rank 1's
+    NCCL has another build's defaults (NCCLSIM_PARAM_BUILD=1, set before it
+    creates its communicator), its environment the same as the others'.
+    The SETTINGS finding names rank 1 and NCCL_BUFFSIZE as NCCL's effective
+    value ("param"), and NCCL_NTHREADS differs too; the rank files hold the
+    parameters' names and hashes only. A variable that differs (NCCL_PROTO
+    on rank 2) is said once, as the variable."""
+    rep, text, _ = step_app(run, [4, 10, "env", 1, "NCCLSIM_PARAM_BUILD=1", "env", 2, "NCCL_PROTO=Simple"],
+                            allow=("settings",))
+    differ = {(d["kind"], d["name"]) for d in rep["settings"]["differ"]}
+    check(differ == {("param", "NCCL_BUFFSIZE"), ("param", "NCCL_NTHREADS"), ("env", "NCCL_PROTO")},
+          "the settings that differ: %s" % sorted(differ))
+    found = [f for f in rep["findings"] if f["kind"] == "settings"]
+    check(len(found) == 1, "settings findings: %s" % [f["text"] for f in found])
+    f = found[0]
+    d = f["evidence"]["setting"]
+    check(d["kind"] == "env" and d["name"] == "NCCL_PROTO" and f["rank"] == 2 and f["evidence"]["differing"] == 3,
+          "the finding names the variable first: %s" % f["text"])
+    params = [d for d in rep["settings"]["differ"] if d["kind"] == "param"]
+    check([[v["ranks"] for v in d["values"]] for d in params] == [[[0, 2, 3], [1]]] * 2,
+          "who has each value: %s" % params)
+    check("NCCL_BUFFSIZE (NCCL's effective value) is set (value #" in text and "on rank 1" in text,
+          "the Settings section: %s" % text.split("\nSettings")[-1][:600])
+    for path in glob.glob(os.path.join(run.dir, "*.json")):
+        with open(path) as fh:
+            doc = json.load(fh)
+        if "nccl_params" in doc:
+            names = [v["name"] for v in doc["nccl_params"]["vars"]]
+            check(doc["nccl_params"]["read"] and "NCCL_NTHREADS" in names and
+                  all(set(v) == {"name", "hash"} for v in doc["nccl_params"]["vars"]), "%s: %s" % (path, names))
+
+
 def settings_comms(run):
     """A process's environment is its every communicator's: 2 ranks, 2
     threads each with its own communicator (nccltap-bench --threads 2),
@@ -1347,6 +1380,7 @@ def main():
         "mismatch_unaligned": lambda: mismatch_unaligned(run),
         "settings": lambda: settings(run),
         "settings_comms": lambda: settings_comms(run),
+        "settings_params": lambda: settings_params(run),
     }
     try:
         cases[a.case]()

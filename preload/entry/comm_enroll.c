@@ -20,7 +20,9 @@ void tap_comm_enroll(ncclComm_t handle, uint64_t id, uint64_t parent, enum tap_c
                      uint64_t start_ns)
 {
     uint64_t init_ns = start_ns ? tap_monotonic_ns() - start_ns : 0;
-    tap_nccl_env_snapshot(); /* once: NCCL has read its variables by now */
+    const struct real_nccl *nccl = real_nccl(NULL);
+    struct tap_param_api params = { nccl->ncclParamGetAllParameterKeys, nccl->ncclParamGetParameter };
+    tap_nccl_env_snapshot(&params); /* once: NCCL has read its variables by now */
     tap_bring_up();
     if (tap_gpu_init())
         tap_pool_of_current_context();

@@ -35,10 +35,24 @@ struct tap_nccl_env {
     struct tap_nccl_var vars[TAP_NCCL_ENV_MAX];
 };
 
-/* Takes the snapshot if this process image has none yet; thread-safe. */
-void tap_nccl_env_snapshot(void);
+/* NCCL's parameter API (2.30.3+), passed down from the layer that
+ * resolves NCCL: both NULL where the NCCL in use lacks it. */
+struct tap_param_api {
+    ncclResult_t (*keys)(const char ***table, int *len);
+    ncclResult_t (*get)(const char *key, const char **value, int *len);
+};
+
+/* Takes the snapshot if this process image has none yet: the NCCL_*
+ * environment and, through `api`, the effective value of each parameter
+ * NCCL publishes (its defaults and what its environment plugin gave,
+ * which the environment does not show: a rank with another NCCL build
+ * differs there alone); names and hashes only. Thread-safe; cold path. */
+void tap_nccl_env_snapshot(const struct tap_param_api *api);
 /* The snapshot (read false before any communicator). Not changed once read. */
 const struct tap_nccl_env *tap_nccl_env(void);
+/* The effective parameters (read false where NCCL has no parameter API,
+ * or before any communicator). Not changed once read. */
+const struct tap_nccl_env *tap_nccl_params(void);
 /* In a forked child: its environment may differ from its parent's. */
 void tap_nccl_env_reset(void);
 

@@ -106,19 +106,25 @@ static void write_config(FILE *f, const struct tap_comm_config *c)
     fputc('}', f);
 }
 
-/* The process's NCCL_* variables when its first communicator was created:
- * names and hashes of the values, never the values (state/comm_config.h). */
-static void write_nccl_env(FILE *f)
+/* The process's NCCL_* variables when its first communicator was created
+ * ("nccl_env"), and NCCL's effective parameters then ("nccl_params",
+ * where NCCL has its parameter API): names and hashes of the values, never
+ * the values (state/comm_config.h). */
+static void write_vars(FILE *f, const char *key, const struct tap_nccl_env *e)
 {
-    const struct tap_nccl_env *e = tap_nccl_env();
-    fprintf(f, "  \"nccl_env\": {\"read\": %s, \"not_kept\": %u, \"vars\": [", e->read ? "true" : "false",
-            e->more);
+    fprintf(f, "  \"%s\": {\"read\": %s, \"not_kept\": %u, \"vars\": [", key, e->read ? "true" : "false", e->more);
     for (unsigned i = 0; i < e->n; i++) {
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
         json_string(f, e->vars[i].name);
         fprintf(f, ", \"hash\": \"%016llx\"}", (unsigned long long)e->vars[i].hash);
     }
     fputs("]},\n", f);
+}
+
+static void write_nccl_env(FILE *f)
+{
+    write_vars(f, "nccl_env", tap_nccl_env());
+    write_vars(f, "nccl_params", tap_nccl_params());
 }
 
 static void write_comms(FILE *f)

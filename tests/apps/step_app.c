@@ -10,9 +10,9 @@
  * AllGather of the same count where the others call AllReduce (HOW
  * `allgather`, the default), or AllReduce with ncclMax (`max`), or of half
  * the count (`half`), then all go on, as a rank-dependent branch would. Settings that differ (`env RANK
- * NAME=VALUE`): rank RANK sets NAME in its environment before it creates
- * its communicator, as a launcher that gives one node another setting
- * would. Gradient accumulation (`accumulate K`): each step is K
+ * NAME=VALUE`, up to 4 times): rank RANK sets NAME in its environment
+ * before it creates its communicator, as a launcher that gives one node
+ * another setting would. Gradient accumulation (`accumulate K`): each step is K
  * micro-batches, each its own work, all-reduce and all-gather, the same
  * calls K times (its steps cannot be told from its calls). Marked steps
  * (`mark`): each rank calls nccltap_step() as each step begins, when
@@ -97,7 +97,8 @@ struct step_opts {
     int buckets;
     struct stall stall;
     struct mismatch mismatch;
-    struct env_one env;
+    struct env_one env[4];  /* `env` given up to 4 times */
+    int nenv;
     int accumulate;  /* micro-batches a step */
     int mark;        /* call nccltap_step() at each step */
     int setup;       /* broadcasts in the first step */
@@ -131,11 +132,11 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
 
 static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const struct step_opts *o)
 {
-    const struct env_one env = o->env;
     const struct stall stall = o->stall;
     void (*step_mark)(void) = o->mark ? (void (*)(void))dlsym(RTLD_DEFAULT, "nccltap_step") : NULL;
-    if (rank == env.rank && env.assignment)
-        CHECK(putenv(env.assignment), 0);
+    for (int k = 0; k < o->nenv; k++)
+        if (rank == o->env[k].rank)
+            CHECK(putenv(o->env[k].assignment), 0);
     CUcontext ctx;
     CUstream s;
     CUdeviceptr grad, gathered;
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
 {
     int bad = argc < 3;
     struct step_opts o = { .late_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
-                           .env = { -1, NULL }, .accumulate = 1, .work_us = 200 };
+                           .accumulate = 1, .work_us = 200 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
             o.late_rank = atoi(argv[i + 1]);
@@ -190,8 +191,9 @@ int main(int argc, char **argv)
                                  !strcmp(argv[i + 1], "half")))
                 o.mismatch.how = argv[++i];
         } else if (!strcmp(argv[i], "env") && i + 2 < argc) {
-            o.env = (struct env_one){ atoi(argv[i + 1]), argv[i + 2] };
-            bad = o.env.rank < 0 || !strchr(o.env.assignment, '=');
+            bad = o.nenv == 4 || atoi(argv[i + 1]) < 0 || !strchr(argv[i + 2], '=');
+            if (!bad)
+                o.env[o.nenv++] = (struct env_one){ atoi(argv[i + 1]), argv[i + 2] };
             i += 2;
         } else if (!strcmp(argv[i], "buckets") && i + 1 < argc) {
             o.buckets = atoi(argv[++i]);
@@ -211,7 +213,7 @@ int main(int argc, char **argv)
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
-                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);

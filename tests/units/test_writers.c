@@ -365,6 +365,28 @@ static void test_ops_bound(void)
 }
 
 /* The rank file's text, malloc'ed ("" when unreadable). */
+/* NCCL's parameter API as a 2.30.3 NCCL answers it: two published keys,
+ * unsorted, their values in buffers of its own. */
+static const char *fake_keys[] = { "NCCL_PROTO", "NCCL_BUFFSIZE" };
+
+static ncclResult_t fake_param_keys(const char ***table, int *len)
+{
+    *table = fake_keys;
+    *len = 2;
+    return ncclSuccess;
+}
+
+static ncclResult_t fake_param_get(const char *key, const char **value, int *len)
+{
+    static char held[64];
+    snprintf(held, sizeof held, "secret-param-%s", key);
+    *value = held;
+    *len = (int)strlen(held);
+    return ncclSuccess;
+}
+
+static const struct tap_param_api fake_params = { fake_param_keys, fake_param_get };
+
 static char *rank_file_text(void)
 {
     char name[512], path[1024];
@@ -407,9 +429,13 @@ static void test_comm_config(void)
     setenv("NCCL_ZZ_TEST", "secret-value-1", 1);
     setenv("NCCL_AA_TEST", "secret-value-1", 1);
     tap_nccl_env_reset();
-    CHECK(!tap_nccl_env()->read);
-    tap_nccl_env_snapshot();
-    const struct tap_nccl_env *e = tap_nccl_env();
+    CHECK(!tap_nccl_env()->read && !tap_nccl_params()->read);
+    tap_nccl_env_snapshot(&fake_params);
+    const struct tap_nccl_env *e = tap_nccl_env(), *p = tap_nccl_params();
+    /* The effective parameters: sorted by key, hashed, never the values. */
+    CHECK(p->read && p->n == 2 && !strcmp(p->vars[0].name, "NCCL_BUFFSIZE") &&
+          !strcmp(p->vars[1].name, "NCCL_PROTO") && p->vars[0].hash != p->vars[1].hash);
+    CHECK(!memmem(p, sizeof *p, "secret-param", 12));
     const struct tap_nccl_var *aa = NULL, *zz = NULL;
     for (unsigned i = 0; i < e->n; i++) {
         CHECK(!i || strcmp(e->vars[i - 1].name, e->vars[i].name) < 0);
@@ -420,10 +446,13 @@ static void test_comm_config(void)
     CHECK(!memmem(e, sizeof *e, "secret-value", 12));
     uint64_t before = aa ? aa->hash : 0;
     setenv("NCCL_AA_TEST", "secret-value-2", 1);  /* read once: a later change is not seen... */
-    tap_nccl_env_snapshot();
+    tap_nccl_env_snapshot(&fake_params);
     CHECK(aa && aa->hash == before);
     tap_nccl_env_reset();  /* ...until a forked child reads its own */
-    tap_nccl_env_snapshot();
+    tap_nccl_env_snapshot(NULL);  /* an NCCL without the parameter API */
+    CHECK(!tap_nccl_params()->read);
+    tap_nccl_env_reset();
+    tap_nccl_env_snapshot(&fake_params);
     for (unsigned i = 0; i < e->n; i++)
         if (!strcmp(e->vars[i].name, "NCCL_AA_TEST"))
             CHECK(e->vars[i].hash != before);
@@ -433,7 +462,7 @@ static void test_comm_config(void)
     CHECK(tap_comm_register((ncclComm_t)0x4000, 0xd4d4d4d4d4d4d4d4ull, 0, TAP_ORIGIN_CONFIG, "delta", &c, 0, 2, 0));
     CHECK(tap_rank_file_write(&snap, true) == 0);
     char *text = rank_file_text();
-    CHECK(!strstr(text, "secret-value"));
+    CHECK(!strstr(text, "secret-value") && !strstr(text, "secret-param"));
     free(text);
     json_t *doc = load_json(".json");
     json_t *env = json_object_get(doc, "nccl_env"), *vars = json_object_get(env, "vars");
@@ -445,6 +474,9 @@ static void test_comm_config(void)
             found = strlen(string_at(v, "hash")) == 16;
     }
     CHECK(found);
+    json_t *params = json_object_get(doc, "nccl_params"), *pvars = json_object_get(params, "vars");
+    CHECK(json_is_true(json_object_get(params, "read")) && json_array_size(pvars) == 2 &&
+          !strcmp(string_at(json_array_get(pvars, 1), "name"), "NCCL_PROTO"));
     json_t *comms = json_object_get(doc, "comms"), *delta = NULL;
     for (size_t i = 0; i < json_array_size(comms); i++)
         if (!strcmp(string_at(json_array_get(comms, i), "name"), "delta"))

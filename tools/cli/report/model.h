@@ -381,6 +381,11 @@ struct rank_file {
     struct env_var *env;
     size_t nenv;
     bool env_read;
+    /* NCCL's effective parameters then ("nccl_params": its parameter API,
+     * 2.30.3+), likewise; params_read false where the file has none. */
+    struct env_var *params;
+    size_t nparams;
+    bool params_read;
     /* Its communicators' config fields (comms[].config) were recorded:
      * a shim that writes "nccl_env" does; an older one's files, and
      * traces, say nothing of them (not "unset"). */

@@ -1,6 +1,6 @@
 /* Settings drift (settings.h): per communicator, its ranks' NCCL_*
- * variables and config fields, grouped by value; those with two values
- * or more. */
+ * variables, NCCL's effective parameters and config fields, grouped by
+ * value; those with two values or more. */
 #include "settings.h"
 #include "util.h"
 
@@ -97,7 +97,7 @@ static void host_apart(struct setting_value *vals, size_t nvals, const struct me
 
 /* Groups m[0..n)'s values seen[0..n); adds a diff when there are two or more. */
 static void judge(struct settings_drift *out, const struct member *m, const struct seen *seen, size_t n, bool env,
-                  const char *name)
+                  bool effective, const char *name)
 {
     struct setting_value *vals = xcalloc(n, sizeof *vals);
     size_t *rep = xmalloc(n * sizeof *rep), nvals = 0;
@@ -126,7 +126,7 @@ static void judge(struct settings_drift *out, const struct member *m, const stru
     }
     qsort(vals, nvals, sizeof *vals, cmp_value);
     out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
-    out->v[out->n++] = (struct setting_diff){ m[0].comm, env, name, vals, nvals };
+    out->v[out->n++] = (struct setting_diff){ m[0].comm, env, effective, name, vals, nvals };
 }
 
 /* NCCL's logging: not what it does. */
@@ -140,14 +140,26 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static const struct env_var *env_find(const struct rank_file *f, const char *name)
+/* The list of names and hashes compared: the environment's, or NCCL's
+ * effective parameters. */
+struct vars {
+    const struct env_var *v;
+    size_t n;
+};
+
+static struct vars vars_of(const struct rank_file *f, bool effective)
 {
-    size_t lo = 0, hi = f->nenv;
+    return effective ? (struct vars){ f->params, f->nparams } : (struct vars){ f->env, f->nenv };
+}
+
+static const struct env_var *var_find(struct vars l, const char *name)
+{
+    size_t lo = 0, hi = l.n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(f->env[mid].name, name);
+        int c = strcmp(l.v[mid].name, name);
         if (!c)
-            return &f->env[mid];
+            return &l.v[mid];
         if (c < 0)
             lo = mid + 1;
         else
@@ -156,31 +168,44 @@ static const struct env_var *env_find(const struct rank_file *f, const char *nam
     return NULL;
 }
 
-/* The communicator m[0..n)'s NCCL_* variables, by name. Returns whether
- * two of its ranks said theirs. */
-static bool compare_env(struct settings_drift *out, const struct member *all, size_t n, struct seen *seen)
+/* Whether out->v[from..] already holds the variable `name` of `comm`. */
+static bool said(const struct settings_drift *out, size_t from, uint64_t comm, const char *name)
+{
+    for (size_t i = from; i < out->n; i++)
+        if (out->v[i].comm == comm && out->v[i].env && !strcmp(out->v[i].name, name))
+            return true;
+    return false;
+}
+
+/* The communicator m[0..n)'s NCCL_* variables, or NCCL's effective
+ * parameters, by name (a parameter whose variable differs already, from
+ * out->v[from] on, is not said again). Returns whether two of its ranks
+ * said theirs. */
+static bool compare_vars(struct settings_drift *out, size_t from, const struct member *all, size_t n,
+                         struct seen *seen, bool effective)
 {
     struct member *m = xmalloc(n * sizeof *m);
     size_t k = 0, nnames = 0;
     for (size_t i = 0; i < n; i++)
-        if (all[i].file->env_read) {
+        if (effective ? all[i].file->params_read : all[i].file->env_read) {
             m[k++] = all[i];
-            nnames += all[i].file->nenv;
+            nnames += vars_of(all[i].file, effective).n;
         }
     const char **names = xmalloc((nnames ? nnames : 1) * sizeof *names);
     nnames = 0;
     for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < m[i].file->nenv; j++)
-            names[nnames++] = m[i].file->env[j].name;
+        for (size_t j = 0; j < vars_of(m[i].file, effective).n; j++)
+            names[nnames++] = vars_of(m[i].file, effective).v[j].name;
     qsort(names, nnames, sizeof *names, cmp_name);
     for (size_t i = 0; k >= 2 && i < nnames; i++) {
-        if ((i && !strcmp(names[i], names[i - 1])) || ignored(names[i]))
+        if ((i && !strcmp(names[i], names[i - 1])) || ignored(names[i]) ||
+            (effective && said(out, from, m[0].comm, names[i])))
             continue;
         for (size_t j = 0; j < k; j++) {
-            const struct env_var *v = env_find(m[j].file, names[i]);
+            const struct env_var *v = var_find(vars_of(m[j].file, effective), names[i]);
             seen[j] = (struct seen){ .set = v != NULL, .hash = v ? v->hash : 0 };
         }
-        judge(out, m, seen, k, true, names[i]);
+        judge(out, m, seen, k, true, effective, names[i]);
     }
     free(names);
     free(m);
@@ -220,13 +245,13 @@ static void compare_config(struct settings_drift *out, const struct member *all,
             int v = *(const int *)(const void *)((const char *)c + config_fields[f].offset);
             seen[i] = (struct seen){ .set = c->version && v != COMM_CONFIG_UNSET, .number = v };
         }
-        judge(out, m, seen, n, false, config_fields[f].name);
+        judge(out, m, seen, n, false, false, config_fields[f].name);
     }
     for (size_t i = 0; i < n; i++) {
         const struct comm_config *c = &m[i].entry->config;
         seen[i] = (struct seen){ .set = c->version && c->net_name && c->net_name[0], .text = c->net_name };
     }
-    judge(out, m, seen, n, false, "net_name");
+    judge(out, m, seen, n, false, false, "net_name");
     free(m);
 }
 
@@ -241,7 +266,10 @@ void settings_analyze(const struct report *r, struct settings_drift *out)
         while (j < n && m[j].comm == m[i].comm)
             j++;
         if (j - i >= 2) {
-            out->comms += compare_env(out, m + i, j - i, seen);
+            size_t from = out->n;
+            bool env = compare_vars(out, from, m + i, j - i, seen, false);
+            bool params = compare_vars(out, from, m + i, j - i, seen, true);
+            out->comms += env || params;
             compare_config(out, m + i, j - i, seen);
         }
         i = j;

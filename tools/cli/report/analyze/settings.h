@@ -7,7 +7,11 @@
  *
  * From the rank files: each process's NCCL_* environment when its first
  * communicator was created (names, value hashes: the values are never
- * written) and the ncclConfig_t each communicator's creation was given.
+ * written), NCCL's effective parameters then (NCCL 2.30.3's parameter
+ * API: its defaults and its environment plugin's values, which the
+ * environment does not show; a name whose variable already differs is
+ * not said again) and the ncclConfig_t each communicator's creation was
+ * given.
  * A variable set on some ranks and not on others, or to different values,
  * differs; so does a config field. NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
  * NCCL_DEBUG_FILE are left out: they change NCCL's logging, not what it
@@ -47,6 +51,9 @@ struct setting_value {
 struct setting_diff {
     uint64_t comm;
     bool env;                /* an NCCL_* variable; false: a config field */
+    bool effective;          /* env: NCCL's effective parameter (its parameter API, 2.30.3+),
+                                where the environment agrees: a default of another
+                                NCCL build, a value its environment plugin gave */
     const char *name;        /* "NCCL_PROTO", or the config field ("blocking"); interned or static */
     struct setting_value *values;  /* nvalues >= 2 */
     size_t nvalues;

@@ -146,7 +146,7 @@ static const struct section sections[] = {
  * process; "os" at most the shim's 16,384 intervals, "steps" its 16,384
  * marks). */
 static const char *const kept_keys[] = { "callsite_depth", "callsite_python_unread", "callsites", "modules", "os",
-                                         "nccl_env", "steps", "entry_points" };
+                                         "nccl_env", "nccl_params", "steps", "entry_points" };
 #define NKEPT (sizeof kept_keys / sizeof kept_keys[0])
 #define MAX_KEPT_DEPTH 16
 

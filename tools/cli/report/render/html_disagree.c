@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "format.h"
 #include "html_out.h"
+#include "render.h"
 #include "mismatch.h"
 #include "settings.h"
 #include "summary.h"
@@ -149,7 +150,7 @@ void html_evidence_settings(const struct report_summary *s, FILE *out)
             const struct setting_value *v = &d->values[k];
             fputs("<tr>", out);
             html_comm_td(out, d->comm);
-            fprintf(out, "<td class=\"l\">%s</td>", d->env ? "env" : "config");
+            fprintf(out, "<td class=\"l\">%s</td>", setting_kind(d));
             html_name_td(out, d->name);
             value_td(out, d, v);
             ranks_td(out, v->ranks, v->nranks);

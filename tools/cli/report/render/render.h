@@ -122,6 +122,7 @@ struct setting_diff;
 void print_settings(const struct report_summary *s, FILE *out);
 json_t *settings_json(const struct report_summary *s);
 json_t *setting_diff_json(const struct setting_diff *d);
+const char *setting_kind(const struct setting_diff *d);
 void print_setting_diff(const struct setting_diff *d, bool process, FILE *out);
 
 /* The Hang section and --json's "hang" (r->hangs). hang_render.c */

@@ -12,6 +12,13 @@
 
 #include <inttypes.h>
 
+/* "env" (an NCCL_* variable), "param" (NCCL's effective parameter) or
+ * "config" (a field of the communicator's ncclConfig_t). */
+const char *setting_kind(const struct setting_diff *d)
+{
+    return d->effective ? "param" : d->env ? "env" : "config";
+}
+
 static void print_value(const struct setting_diff *d, const struct setting_value *v, FILE *out)
 {
     char text[SHOWN_MAX];
@@ -39,7 +46,8 @@ static void print_ranks(const struct setting_value *v, FILE *out)
 void print_setting_diff(const struct setting_diff *d, bool process, FILE *out)
 {
     char name[SHOWN_MAX];
-    fprintf(out, "%s%s is ", d->env ? "" : "config ", shown(d->name, name));
+    fprintf(out, "%s%s%s is ", d->env ? "" : "config ", shown(d->name, name),
+            d->effective ? " (NCCL's effective value)" : "");
     for (size_t k = 1; k <= d->nvalues; k++) {  /* the others, then the most common */
         const struct setting_value *v = &d->values[k % d->nvalues];
         if (k > 1)
@@ -93,8 +101,8 @@ json_t *setting_diff_json(const struct setting_diff *d)
         json_object_set_new(o, "pid", v->file ? json_integer(v->file->pid) : json_null());
         json_array_append_new(values, o);
     }
-    return json_pack("{s:s, s:s, s:s, s:o}", "comm", comm, "kind", d->env ? "env" : "config", "name", d->name,
-                     "values", values);
+    return json_pack("{s:s, s:s, s:s, s:o}", "comm", comm, "kind", setting_kind(d), "name", d->name, "values",
+                     values);
 }
 
 json_t *settings_json(const struct report_summary *s)
