@@ -8,7 +8,8 @@
 #     RTLD_DEEPBIND and tool-chain cases, timing-bound Prometheus cases);
 #  4. the unit and shim tests (the threads of the shim: the application's,
 #     the reducer, fork, constructors) under ThreadSanitizer;
-#  5. the fuzz targets (clang's libFuzzer), 10 s each (NCCLTAP_FUZZ_SECONDS).
+#  5. the fuzz targets (clang's libFuzzer), 5 s each from their corpora
+#     (NCCLTAP_FUZZ_SECONDS; tests/fuzz/run.sh alone: 20 s).
 # Usage: tests/run.sh [build-directory-prefix]   (default: build)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,4 +69,4 @@ build "$prefix-tsan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=thread
 check "$prefix-tsan" '^(units|shim\.|security\.)' \
     '^shim\.(threads_deep_callsites|comm_churn_threads.*|comms_past_the_limit|exit_while_threads_call.*|lookup_in_a_constructor)$'
 echo "== libFuzzer: the rank-file, per-op file, per-op log, hang-report and bench-result readers, the trace events, the JSON writer, the configuration"
-NCCLTAP_FUZZ_SECONDS=${NCCLTAP_FUZZ_SECONDS:-10} "$top/tests/fuzz/run.sh" "$prefix-fuzz"
+NCCLTAP_FUZZ_SECONDS=${NCCLTAP_FUZZ_SECONDS:-5} "$top/tests/fuzz/run.sh" "$prefix-fuzz"
