@@ -1227,6 +1227,21 @@ def synthetic_report(run, *args):
     return rep
 
 
+def rooted_no_link(run):
+    """A broadcast's ranks end one after another down its pipeline (DDP's
+    one parameter broadcast of 96 MiB on 4 H200s ended ranks 2 and 3 240
+    us after rank 1): not a slow link. The synthetic run's first instance
+    is a Broadcast of 64 MiB whose rank r ends r x 200 us after the root;
+    its 499 AllReduces end together: no slow link named, rank 37 still the
+    one straggler."""
+    rep = synthetic_report(run, "--broadcast-ends-us", "200")
+    links = rep["crossrank"].get("slow_links") or []
+    check(not links and not [f for f in rep["findings"] if f["kind"] == "slow_link"],
+          "slow links from a broadcast's pipeline: %s" % links)
+    st = rep["stragglers"]
+    check(len(st) == 1 and st[0]["rank"] == 37, "stragglers %s, want rank 37 alone" % st)
+
+
 def clock_outliers(run):
     """40% of the ends of every rank but the reference recorded 300 us late
     (an end event read late, a calibration that jumped): the outliers are
@@ -1381,6 +1396,7 @@ def main():
         "settings": lambda: settings(run),
         "settings_comms": lambda: settings_comms(run),
         "settings_params": lambda: settings_params(run),
+        "rooted_no_link": lambda: rooted_no_link(run),
     }
     try:
         cases[a.case]()

@@ -14,13 +14,16 @@ find is built in:
     process that finished starting up later is: not a straggler at work;
   - with --end-jitter-us J, ends spread +-J us instead of +-0.5 us (a
     noisier clock alignment: a larger error for the report to state);
+  - with --broadcast-ends-us S, the first instance is a Broadcast of 64
+    MiB from rank 0 whose ranks end S us apart down its pipeline (rank r
+    at r x S after the root), as DDP's parameter broadcast does;
   - with --outliers F, a share F of every rank's ends but rank 0's (the
     report's reference: the first rank of the first instance) recorded
     --outlier-us later (300 by default), as an end event read late or a
     calibration that jumped: outliers for the clock estimate to reject.
 
 Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]] [--late-us US]
-       [--end-jitter-us US] [--outliers FRACTION [--outlier-us US]]
+       [--end-jitter-us US] [--outliers FRACTION [--outlier-us US]] [--broadcast-ends-us US]
 """
 import argparse
 import json
@@ -75,6 +78,7 @@ def main():
     ap.add_argument("--end-jitter-us", type=float, default=0.5)
     ap.add_argument("--outliers", type=float, default=0.0)
     ap.add_argument("--outlier-us", type=float, default=300.0)
+    ap.add_argument("--broadcast-ends-us", type=float, default=0.0)
     a = ap.parse_args()
     d, nranks, nops, straggler = a.dir, a.ranks, a.ops, a.straggler
     rng = random.Random(a.seed)
@@ -111,9 +115,13 @@ def main():
             e = end + rng.randint(-jitter_ns, jitter_ns)
             if rank and a.outliers and outlier_rng.random() < a.outliers:
                 e += outlier_ns
-            RECORD.pack_into(buf, k * RECORD.size, COMM, k, BYTES // 4, BYTES, 0, 0x7f0000001000,
-                             start + clock - 3000, start + clock, e + clock, rank, -1, pid, 1,
-                             op_index, dtype_index)
+            op, nbytes, peer = op_index, BYTES, -1
+            if k == 0 and a.broadcast_ends_us:
+                op, nbytes, peer = OPS.index("Broadcast"), 64 * BYTES, 0
+                e = last_arrival + TRANSFER_NS + int(rank * a.broadcast_ends_us * 1e3)
+            RECORD.pack_into(buf, k * RECORD.size, COMM, k, nbytes // 4, nbytes, 0, 0x7f0000001000,
+                             start + clock - 3000, start + clock, e + clock, rank, peer, pid, 1,
+                             op, dtype_index)
         base = os.path.join(d, "nccltap-scale@%s-%d" % (host, pid))
         with open(base + ".ops", "wb") as f:
             f.write(header(nops))

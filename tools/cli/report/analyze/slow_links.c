@@ -61,30 +61,87 @@ static void fill_cells(const struct report *r, const struct crossrank *x, size_t
     }
 }
 
-static bool eligible(const struct xr_instance *in)
+/* An (op, bytes) is compared over at least this many instances: one is
+ * no evidence (a communicator's first call of a size also connects). */
+#define LINK_MIN_INSTANCES 5
+
+/* Whether ranks of a collective end together but for their links: not
+ * where one rank is the source or the sink of the data (a broadcast's
+ * root ends first, the ranks down its pipeline later: on 4 H200s DDP's
+ * one parameter broadcast of 96 MiB named ranks 2 and 3 slow links). */
+static bool rootless(const struct report *r, const struct xr_instance *in)
+{
+    const char *op = report_name(r, in->op);
+    return strcmp(op, "Broadcast") && strcmp(op, "Reduce") && strcmp(op, "Gather") && strcmp(op, "Scatter");
+}
+
+static bool eligible(const struct report *r, const struct xr_instance *in)
 {
     /* Every member timed: a stamped end is known only to its span, more
      * than a fast transfer takes. */
-    return !in->grouped && in->nranks >= 2 && in->n == (size_t)in->nranks && in->transfer_ns > 0 && in->all_timed;
+    return !in->grouped && in->nranks >= 2 && in->n == (size_t)in->nranks && in->transfer_ns > 0 && in->all_timed &&
+           rootless(r, in);
+}
+
+struct size_key {
+    uint64_t bytes;
+    uint8_t op;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+    const struct size_key *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    return (x->op > y->op) - (x->op < y->op);
+}
+
+/* Of the eligible instances [i, end), the largest (op, bytes) that
+ * LINK_MIN_INSTANCES or more have (sorted: a sweep of sizes is not
+ * quadratic); false if none has. */
+static bool largest_common(const struct report *r, const struct crossrank *x, size_t i, size_t end,
+                           struct size_key *out)
+{
+    struct size_key *keys = xmalloc((end - i + 1) * sizeof *keys);
+    size_t n = 0;
+    for (size_t k = i; k < end; k++)
+        if (eligible(r, &x->instances[k]))
+            keys[n++] = (struct size_key){ x->instances[k].bytes, x->instances[k].op };
+    if (n)
+        qsort(keys, n, sizeof *keys, cmp_key);
+    bool found = false;
+    for (size_t j = 0; j < n;) {
+        size_t run = j;
+        while (run < n && !cmp_key(&keys[run], &keys[j]))
+            run++;
+        if (run - j >= LINK_MIN_INSTANCES) {
+            *out = keys[j];  /* ascending: the last such run is the largest */
+            found = true;
+        }
+        j = run;
+    }
+    free(keys);
+    return found;
 }
 
 /* Instances [i, end) of one communicator: each rank's transfer time at its
- * largest eligible (op, bytes). */
+ * largest eligible (op, bytes) of LINK_MIN_INSTANCES or more. */
 static void fill_transfer(const struct report *r, const struct crossrank *x, size_t i, size_t end,
                           struct xr_links *l)
 {
+    struct size_key key;
     const struct xr_instance *pick = NULL;
-    for (size_t k = i; k < end; k++)
-        if (eligible(&x->instances[k]) && (!pick || x->instances[k].bytes > pick->bytes))
-            pick = &x->instances[k];
-    if (!pick)
+    if (!largest_common(r, x, i, end, &key))
         return;
-    int n = pick->nranks;
     size_t count = 0;
     for (size_t k = i; k < end; k++) {
         const struct xr_instance *in = &x->instances[k];
-        count += eligible(in) && in->op == pick->op && in->bytes == pick->bytes;
+        if (eligible(r, in) && in->op == key.op && in->bytes == key.bytes) {
+            pick = pick ? pick : in;
+            count++;
+        }
     }
+    int n = pick->nranks;
     l->coll_op = pick->op;
     l->coll_bytes = pick->bytes;
     l->coll_instances = count;
@@ -99,7 +156,7 @@ static void fill_transfer(const struct report *r, const struct crossrank *x, siz
         size_t c = 0;
         for (size_t k = i; k < end; k++) {
             const struct xr_instance *in = &x->instances[k];
-            if (eligible(in) && in->op == pick->op && in->bytes == pick->bytes)
+            if (eligible(r, in) && in->op == pick->op && in->bytes == pick->bytes)
                 t[c++] = (double)(xr_end(r, x->members[in->first + (size_t)rank]) - in->latest_start_ns) / 1e3;
         }
         l->transfer_us[rank] = xr_median(t, c);
