@@ -515,6 +515,12 @@ def settings_params(run):
     check(d["kind"] == "env" and d["name"] == "NCCL_PROTO" and f["rank"] == 2 and f["evidence"]["differing"] == 3,
           "the finding names the variable first: %s" % f["text"])
     params = [d for d in rep["settings"]["differ"] if d["kind"] == "param"]
+    # Where only NCCL's own values differ, the next step is the NCCL each rank loads.
+    shutil.rmtree(run.dir, ignore_errors=True)
+    only = step_app(run, [4, 10, "env", 1, "NCCLSIM_PARAM_BUILD=1"], allow=("settings",))[0]
+    f1, = [f for f in only["findings"] if f["kind"] == "settings"]
+    check(f1["evidence"]["setting"]["kind"] == "param" and f1["rank"] == 1 and
+          "the same NCCL" in f1["next_step"] and "/maps" in f1["next_step"], "params alone: %s" % f1)
     check([[v["ranks"] for v in d["values"]] for d in params] == [[[0, 2, 3], [1]]] * 2,
           "who has each value: %s" % params)
     check("NCCL_BUFFSIZE (NCCL's effective value) is set (value #" in text and "on rank 1" in text,

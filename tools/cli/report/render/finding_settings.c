@@ -24,6 +24,19 @@ void finding_settings_line(const struct finding *f, const char *sep, FILE *out)
 
 void finding_settings_next(const struct finding *f, FILE *out)
 {
+    if (f->evidence.settings.setting->effective) {  /* the environment agrees: NCCL itself differs */
+        fprintf(out, "make every rank load the same NCCL: which libnccl rank %d's process maps (grep nccl "
+                "/proc/", f->rank);
+        if (f->file)
+            fprintf(out, "%lld", (long long)f->file->pid);
+        else
+            fputs("PID", out);
+        fputs("/maps", out);
+        finding_on_host(f, out);
+        fputs(") against the others', and its environment plugin (NCCL_ENV_PLUGIN); NCCL_DEBUG=INFO prints "
+              "the version and the values NCCL took", out);
+        return;
+    }
     fprintf(out, "make every rank's NCCL settings the same: compare rank %d's environment (env | grep ^NCCL_ "
             "in its process", f->rank);
     finding_on_host(f, out);
