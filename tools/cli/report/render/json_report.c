@@ -168,12 +168,13 @@ static void put_string(const char *s, FILE *out)
  * gives it; no comma when it is the first of its object. */
 static void put_real(const char *key, double v, bool first, FILE *out)
 {
+    fprintf(out, "%s\"%s\":", first ? "" : ",", key);
     if (v == floor(v) && fabs(v) < 9e15)  /* whole: exact, as number() keeps it */
-        fprintf(out, ",\"%s\":%.0f" + first, key, v);
+        fprintf(out, "%.0f", v);
     else if (isfinite(v))
-        fprintf(out, ",\"%s\":%.10g" + first, key, v);
+        fprintf(out, "%.10g", v);
     else
-        fprintf(out, ",\"%s\":null" + first, key);
+        fputs("null", out);
 }
 
 static void put_row(const struct op_row *row, const struct callsite_summary *cs, FILE *out)
