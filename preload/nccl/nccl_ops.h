@@ -34,6 +34,13 @@ static inline int tap_op_is_p2p(int op)
            op == TAP_OP_WAITSIGNAL;
 }
 
+/* Whether a collective has a root, the source or the sink of its data:
+ * its ranks end one after another down its pipeline, not together. */
+static inline int tap_op_is_rooted(int op)
+{
+    return op == TAP_OP_BROADCAST || op == TAP_OP_REDUCE || op == TAP_OP_GATHER || op == TAP_OP_SCATTER;
+}
+
 /* Bytes per element, 0 for a datatype this build does not know. Inline, as
  * tap_op_bytes: both run on every call. */
 static inline unsigned tap_dtype_size(int dtype)

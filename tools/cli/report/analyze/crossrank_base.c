@@ -15,6 +15,11 @@ bool xr_is_p2p(const char *name)
     return tap_op_is_p2p(tap_op_from_name(name));
 }
 
+bool xr_is_rooted(const char *name)
+{
+    return tap_op_is_rooted(tap_op_from_name(name));
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

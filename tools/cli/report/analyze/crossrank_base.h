@@ -360,6 +360,8 @@ double xr_bus_factor(const char *name, int n);
 /* Whether op `name` is one rank's call, never matched in instances: a
  * send or a receive (matched in pairs), or a one-sided op. */
 bool xr_is_p2p(const char *name);
+/* Whether op `name` has a root (tap_op_is_rooted). */
+bool xr_is_rooted(const char *name);
 
 /* Keeps the 3 worst (seq, replay, value) seen in seq[], replay[], val[]
  * (*n of them), worst first: the highest values when `highest`, else the

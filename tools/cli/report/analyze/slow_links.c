@@ -65,22 +65,16 @@ static void fill_cells(const struct report *r, const struct crossrank *x, size_t
  * no evidence (a communicator's first call of a size also connects). */
 #define LINK_MIN_INSTANCES 5
 
-/* Whether ranks of a collective end together but for their links: not
- * where one rank is the source or the sink of the data (a broadcast's
- * root ends first, the ranks down its pipeline later: on 4 H200s DDP's
- * one parameter broadcast of 96 MiB named ranks 2 and 3 slow links). */
-static bool rootless(const struct report *r, const struct xr_instance *in)
-{
-    const char *op = report_name(r, in->op);
-    return strcmp(op, "Broadcast") && strcmp(op, "Reduce") && strcmp(op, "Gather") && strcmp(op, "Scatter");
-}
-
+/* Ranks of a collective end together but for their links; not a rooted
+ * one (a broadcast's root ends first, the ranks down its pipeline later:
+ * on 4 H200s DDP's one parameter broadcast of 96 MiB named ranks 2 and 3
+ * slow links). */
 static bool eligible(const struct report *r, const struct xr_instance *in)
 {
     /* Every member timed: a stamped end is known only to its span, more
      * than a fast transfer takes. */
     return !in->grouped && in->nranks >= 2 && in->n == (size_t)in->nranks && in->transfer_ns > 0 && in->all_timed &&
-           rootless(r, in);
+           !xr_is_rooted(report_name(r, in->op));
 }
 
 struct size_key {
