@@ -16,11 +16,7 @@ import tempfile
 from collections import defaultdict
 
 from nccl_facts import FACTOR  # noqa: E402  busbw / algbw, nccl-tests conventions
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from testlib import fail  # noqa: E402
 
 
 def within(value, target, rel):

@@ -415,7 +415,7 @@ def case_cxx_names(a):
     out = os.path.join(a.work, "cxx_names")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    with open(os.path.join(a.src, "tools", "cli", "testdata", "callsites", "nccltap-node-1.json")) as f:
+    with open(os.path.join(a.src, "tests", "report", "testdata", "callsites", "nccltap-node-1.json")) as f:
         doc = json.load(f)
     for m in doc["modules"]:
         m["path"] = "/nonexistent/" + os.path.basename(m["path"])

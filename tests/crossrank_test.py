@@ -18,17 +18,7 @@ import sys
 import tempfile
 import time
 
-from machine_load import OthersShare
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
+from testlib import fail, check, on_a_quiet_machine, SKIP
 
 
 class Run:
@@ -168,18 +158,12 @@ def late_at_allreduce(run):
     makes it later for real (4 ranks on 2 CPUs), and a reducer kept off
     its CPU polls late: a disturbed run is retried, and the amounts are
     skipped (77) if every run was."""
-    for attempt in range(3):
+    def job():
         shutil.rmtree(run.dir, ignore_errors=True)
-        with OthersShare() as load:
-            rep, text, _ = step_app(run, [4, 300, "late", 2, 2000])
+        rep, text, _ = step_app(run, [4, 300, "late", 2, 2000])
         late_at_allreduce_found(rep, text)
-        if load.share > 0.10:
-            print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
-            continue
-        late_at_allreduce_amounts(rep)
-        return
-    print("SKIP: the amounts: the machine was busy with other work in all 3 runs")
-    sys.exit(77)
+        return rep
+    late_at_allreduce_amounts(on_a_quiet_machine(job, attempts=3, what="the amounts"))
 
 
 def late_at_allreduce_found(rep, text):
@@ -664,17 +648,11 @@ def jitter_healthy(run):
     a rank's CPU for a millisecond makes it late for real (4 ranks on 2
     CPUs), and the report rightly says so; a disturbed run is retried,
     and the test skipped (77) if every run was."""
-    for attempt in range(5):
+    def job():
         shutil.rmtree(run.dir, ignore_errors=True)
-        with OthersShare() as load:
-            rep, text, _ = step_app(run, [4, 150, "buckets", 6], NCCLSIM_JITTER_US=100)
-        if load.share > 0.10:
-            print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
-            continue
-        check(rep["findings"] == [], "jitter alone made findings: %s" % [f["text"] for f in rep["findings"]])
-        return
-    print("SKIP: the machine was busy with other work in all 5 runs")
-    sys.exit(77)
+        return step_app(run, [4, 150, "buckets", 6], NCCLSIM_JITTER_US=100)[0]
+    rep = on_a_quiet_machine(job)
+    check(rep["findings"] == [], "jitter alone made findings: %s" % [f["text"] for f in rep["findings"]])
 
 
 def straggler_no_link(run):
@@ -1309,9 +1287,6 @@ def scale(run):
     print("peak RSS %.1f MiB at 64 ranks, %.1f MiB at 256: %.1f bytes per extra record"
           % (rss[64] / 2**20, rss[256] / 2**20, per_record))
     check(asan or per_record <= 96, "%.1f bytes of peak RSS per extra record (budget 96)" % per_record)
-
-
-SKIP = 77
 
 
 def hosts(run):

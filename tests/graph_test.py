@@ -37,22 +37,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from testlib import fail, check  # noqa: E402
 
 ITERS = 1000
 # A slow simulated link, so that the GPU, not the launching host (slow
 # under sanitizers), sets the pace and ranks seldom wait for each other.
 LAT_US, BUSBW_GBS = 5.0, 10.0
 AR_BYTES, AG_SEND_BYTES = 1 << 20, 1 << 18
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 def model_busbw(op, nbytes, n):

@@ -26,11 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import inspector_reader  # noqa: E402
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from testlib import fail  # noqa: E402
 
 
 def run(bin_dir, work, env_extra, bench_args):

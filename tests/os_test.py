@@ -44,8 +44,8 @@ import sys
 import tempfile
 
 from machine_load import OthersShare
+from testlib import fail, check, SKIP  # noqa: E402
 
-SKIP = 77
 RANKS = 4
 ITERS = 5000        # about 0.6 s a run here
 LATE_RANK = 2
@@ -59,16 +59,6 @@ ATTEMPTS = 5        # a healthy run spoilt by a neighbour's burst is retried
 # this share of the machine's CPU time meanwhile (/proc/stat less the job's
 # own rusage): the machine's noise, which the shim rightly reports.
 DISTURBED = 0.10
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 # 2 ranks, each on its own CPU, computing before every op as a training

@@ -62,6 +62,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from testlib import fail  # noqa: E402
 
 BUSBW_GBS = 200.0
 NRANKS = 4
@@ -80,11 +81,6 @@ INSPECTOR_BUSBW_TOLERANCE = 0.03
 # Held by the process that writes a GPU's file while it lives; they stay.
 LOCK = re.compile(r"^\.nccltap_GPU-[0-9a-f-]{36}\.lock$")
 UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def tool(*names):

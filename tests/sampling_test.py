@@ -21,11 +21,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from testlib import fail  # noqa: E402
 
 
 def start_hog(seconds):

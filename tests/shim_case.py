@@ -19,11 +19,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from testlib import fail  # noqa: E402
 
 
 def run_and_kill(cmd, env, out_dir, sig):

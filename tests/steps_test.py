@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crossrank_test import Run, check, step_app  # noqa: E402  the shared runner
-from machine_load import OthersShare  # noqa: E402
+from testlib import on_a_quiet_machine  # noqa: E402
 
 STEPS = 200
 
@@ -33,15 +33,11 @@ def found(run):
     a quiet machine only (4 ranks on 2 CPUs: another process's burst late
     in the run slows the last steps for real); a disturbed run is retried,
     and the test skipped (77) if every run was."""
-    for attempt in range(5):
+    def job():
         shutil.rmtree(run.dir, ignore_errors=True)
-        with OthersShare() as load:
-            rep, text, _ = step_app(run, [4, STEPS])
-        if load.share <= 0.10:
-            return found_checks(rep, text)
-        print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
-    print("SKIP: the machine was busy with other work in all 5 runs")
-    sys.exit(77)
+        return step_app(run, [4, STEPS])
+    rep, text, _ = on_a_quiet_machine(job)
+    return found_checks(rep, text)
 
 
 def found_checks(rep, text):
@@ -121,16 +117,10 @@ def late_small(run):
     sleeps overshoot): no STRAGGLER (healthy DDP ranks' hosts differ by
     that much on a shared machine), judged on a quiet machine (another
     process's burst makes a rank late for real); at 2 ms (40%) it is one."""
-    for attempt in range(5):  # judged on a quiet machine only, as found() is
+    def job():  # judged on a quiet machine only, as found() is
         shutil.rmtree(run.dir, ignore_errors=True)
-        with OthersShare() as load:
-            rep, _, _ = step_app(run, [4, STEPS, "work", 5000, "late", 2, 150], NCCLTAP_TIMING="all")
-        if load.share <= 0.10:
-            break
-        print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
-    else:
-        print("SKIP: the machine was busy with other work in all 5 runs")
-        sys.exit(77)
+        return step_app(run, [4, STEPS, "work", 5000, "late", 2, 150], NCCLTAP_TIMING="all")[0]
+    rep = on_a_quiet_machine(job)
     c = only_comm(rep)
     check(c["late"] is not None and c["late"]["rank"] == 2, "late: %s" % c["late"])
     check(not [f for f in rep["findings"] if f["kind"] == "straggler"], "a STRAGGLER for under 10%% of the step: %s"

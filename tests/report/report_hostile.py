@@ -29,14 +29,11 @@ import shutil
 import subprocess
 import sys
 
-FAILED = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import Checks  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
+check = Checks(sys.stderr)
+FAILED = check.failed
 
 
 def fresh(d):

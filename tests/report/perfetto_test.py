@@ -26,16 +26,13 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAILED = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import Checks  # noqa: E402
+
+check = Checks(sys.stderr)
+FAILED = check.failed
 COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll",
                "Gather", "Scatter"}
-
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
 
 
 def run(args, env=None, timeout=120):

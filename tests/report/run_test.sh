@@ -210,7 +210,7 @@ messages)
 report_runs)
     # Two runs in one directory, and what a killed run leaves: the report
     # reads the newest run, names the other, ignores temporary files.
-    testdata=$(cd "$(dirname "$0")/../testdata/run4" && pwd)
+    testdata=$(cd "$(dirname "$0")/testdata/run4" && pwd)
     mkdir -p "$out"
     for f in nodeA-1001 nodeA-1002 nodeB-2001 nodeB-2002; do
         cp "$testdata/nccltap-$f.json" "$out/nccltap-old@$f.json"

@@ -23,7 +23,11 @@ import subprocess
 import sys
 import time
 
-FAILED = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import Checks  # noqa: E402
+
+check = Checks(sys.stderr)
+FAILED = check.failed
 SKIP = 77
 
 # The bench of the task: 4 ranks, every op, each call timed.
@@ -32,13 +36,6 @@ BENCH = ["--ranks", "4", "--op", "all", "--bytes", "1K:64K", "--iters", "20", "-
 # nccl-tests' bus bandwidth factors for n = 4 ranks (tests/sim/README.md).
 FACTOR = {"AllReduce": 2 * 3 / 4, "AllGather": 3 / 4, "ReduceScatter": 3 / 4, "AlltoAll": 3 / 4,
           "Gather": 3 / 4, "Scatter": 3 / 4, "Broadcast": 1, "Reduce": 1, "Send": 1, "Recv": 1}
-
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
 
 
 class Env:
@@ -459,7 +456,6 @@ CASES = {
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
          "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
          "steps": lambda t: case_steps(t)}
-
 
 
 def case_graph(t):

@@ -14,13 +14,11 @@ import subprocess
 import sys
 import tempfile
 
-FAILED = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import Checks  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
+check = Checks(sys.stderr)
+FAILED = check.failed
 
 
 def close(a, b, rel=1e-6):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The report's renderers against golden outputs: `nccltap report` of a
-fixed run (tools/cli/testdata/RUN, read by its relative name from
+fixed run (tests/report/testdata/RUN, read by its relative name from
 testdata/) in one format must print exactly golden/RUN.FORMAT.expect. A
 change to the report's output shows here as a diff; when it is meant,
 write the new outputs with NCCLTAP_GOLDEN_UPDATE=1 and commit them with
@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TESTDATA = os.path.join(HERE, "..", "testdata")
+TESTDATA = os.path.join(HERE, "testdata")
 
 ARGS = {"text": ["--format", "text"], "json": ["--format", "json"], "csv": ["--format", "csv"],
         "findings": ["--findings"], "findings-json": ["--findings", "--format", "json"]}

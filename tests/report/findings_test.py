@@ -20,20 +20,8 @@ import subprocess
 import sys
 import time
 
-SKIP = 77
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests"))
-from machine_load import OthersShare  # noqa: E402
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import fail, check, on_a_quiet_machine, SKIP  # noqa: E402
 
 
 class Run:
@@ -67,20 +55,12 @@ class Run:
             fail("the run exited %d:\n%s" % (p.returncode, p.stderr[-3000:]))
 
     def quietly(self, job, attempts=5):
-        """job() run until other processes took at most 10% of the CPUs
-        while it ran: a verdict that nothing is wrong holds only there (4
-        ranks on 2 CPUs: another process's burst makes a rank late for
-        real, and the report rightly says so). Exits SKIP if every run
-        was disturbed."""
-        for attempt in range(attempts):
+        """job() from an empty directory, judged on a quiet machine only
+        (testlib.on_a_quiet_machine)."""
+        def fresh():
             shutil.rmtree(self.dir, ignore_errors=True)
-            with OthersShare() as load:
-                job()
-            if load.share <= 0.10:
-                return
-            print("attempt %d: other processes took %.0f%% of the CPUs" % (attempt + 1, 100 * load.share))
-        print("SKIP: the machine was busy with other work in all %d runs" % attempts)
-        sys.exit(SKIP)
+            job()
+        on_a_quiet_machine(fresh, attempts)
 
     def hang(self, lttng=False, timing="all"):
         """4 ranks, rank 3 never reaches AllReduce seq 20: the job until

@@ -21,14 +21,11 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAILED = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import Checks  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
+check = Checks(sys.stderr)
+FAILED = check.failed
 
 
 def python_with_bt2():

@@ -40,17 +40,15 @@ import struct
 import subprocess
 import sys
 
-FAILED = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import Checks  # noqa: E402
+
+check = Checks(sys.stderr)
+FAILED = check.failed
 RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record
 HEADER_BYTES = 4096
 COMM = 0x5CA1AB1E00C0FFEE
 NOPS = 12
-
-
-def check(cond, what):
-    if not cond:
-        FAILED.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def fresh(d):

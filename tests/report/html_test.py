@@ -328,7 +328,7 @@ def case_hang(run, work):
     check(stuck == ["0", "1", "2"], "ranks waiting in the hang strip: %s" % stuck)
 
 
-PERF = os.path.join(HERE, "..", "..", "..", "tests", "perf")
+PERF = os.path.join(HERE, "..", "perf")
 OPS_RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # gen_ops_files.py's RECORD
 SCALE_ROWS = 60
 
@@ -421,7 +421,7 @@ def case_escape(run, work):
     script of theirs reaches the page (check_static: no src; the browser:
     no console message, no request), and the names read as the text
     report shows them."""
-    testdata = os.path.join(HERE, "..", "testdata", "run4")
+    testdata = os.path.join(HERE, "testdata", "run4")
     os.makedirs(run.dir)
     for name in sorted(os.listdir(testdata)):
         with open(os.path.join(testdata, name)) as f:
