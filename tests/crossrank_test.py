@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from testlib import fail, check, on_a_quiet_machine, SKIP
+from testlib import fail, check, skip, on_a_quiet_machine, SKIP
 
 
 class Run:
@@ -943,6 +943,68 @@ def hang_run(run):
     return stuck, err
 
 
+def stop_mid_step(run):
+    """step_app's 4 ranks, rank 3 stopping after 2 buckets of step 10,
+    until each rank wrote its hang file: {rank: its communicator's entry}."""
+    shutil.rmtree(run.dir, ignore_errors=True)
+    app = os.path.join(os.path.dirname(run.bench), "step_app")
+    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "20", "buckets", "6", "stop", "3", "10", "2"]
+    env = run.env(NCCLTAP_OS="off", NCCLTAP_HANG_TIMEOUT_S=1, NCCLTAP_POLL_US=20000)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < 15 and len(glob.glob(os.path.join(run.dir, "*.hang.json"))) < 4:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        check(p.poll() is None, "the job ended although rank 3 stopped")
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+    files = {}
+    for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+        c, = json.load(open(path))["comms"]
+        files[c["rank"]] = c
+    check(sorted(files) == [0, 1, 2, 3], "hang files of ranks %s, want 0-3" % sorted(files))
+    return files
+
+
+def hang_between(run):
+    """A rank stuck in its own code mid-step, the default timing: DDP's
+    pattern (step_app buckets 6: 6 AllReduces a step, 1 MiB halving), rank
+    3 issues 2 buckets of step 10 and stops; ranks 0-2 issue all 6 and
+    wait. With NCCLTAP_POLL_US=20000 a step's buckets fall between two
+    marks (10 ms apart), so the stuck op, bucket 2 (seq 62, 256 KiB), has
+    no events on any rank and is not the last any rank issued: the waiting
+    ranks' hang files list it among the burst's waiting ops ("between"),
+    and the report names it by them: AllReduce 256 KiB at seq 62, rank 3
+    never issued it (its last op seq 61), ranks 0-2 waiting. Before, the
+    op was "unknown"."""
+    for attempt in range(3):
+        files = stop_mid_step(run)
+        between = [r for r in range(3) if 62 in [b["seq"] for b in files[r]["between"]]]
+        if between == [0, 1, 2]:
+            break
+        # A host slowed by another process may take 10 ms over a step's
+        # buckets and mark the stuck op: then it is pending, not this case.
+        print("attempt %d: seq 62 between marks on ranks %s only" % (attempt + 1, between))
+    else:
+        skip("seq 62 was marked on some rank in all 3 runs (a busy machine)")
+    for rank in range(3):
+        called = {b["seq"]: b for b in files[rank]["between"]}
+        check(called[62]["op"] == "AllReduce" and called[62]["bytes"] == 256 * 1024
+              and called[62]["dtype"] == "float32", "rank %d's seq 62 between marks: %s" % (rank, called[62]))
+        check(files[rank]["pending"] is None or files[rank]["pending"]["seq"] != 62,
+              "rank %d's file has seq 62 pending and between marks" % rank)
+    check(files[3]["issued"] == 62, "rank 3 issued %d ops, want 62" % files[3]["issued"])
+    rep, text, _ = run.report(allow=("hang",))
+    f = rep["findings"][0]
+    check(f["kind"] == "hang" and f["seq"] == 62 and f["op"] == "AllReduce", "the first finding: %s" % f)
+    h, = rep["hang"]
+    check(h["op"] == "AllReduce" and h["bytes"] == 256 * 1024 and h["missing_ranks"] == [3]
+          and h["stuck_ranks"] == [0, 1, 2], "the hang: %s" % h)
+    check("AllReduce seq 62: rank 3" in text and "unknown" not in f["text"], "the finding's text: %s" % f["text"])
+
+
 HANG_LINE = re.compile(r"nccltap: hang: rank (\d+) comm ([0-9a-f]{16}): (\w+) seq (\d+)( \(not timed\))? "
                        r"pending for ([0-9.]+) s(?: from \S+(?: \([^)]*\))?)?; see (\S+\.hang\.json)$", re.M)
 
@@ -1356,6 +1418,7 @@ def main():
         "ring": lambda: ring(run),
         "hang": lambda: hang(run),
         "hang_first_op": lambda: hang_first_op(run),
+        "hang_between": lambda: hang_between(run),
         "hang_auto": lambda: hang_auto(run),
         "hang_off": lambda: hang_off(run),
         "late_at_allreduce": lambda: late_at_allreduce(run),

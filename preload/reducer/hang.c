@@ -2,6 +2,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "state/comm_registry.h"
 #include "base/config.h"
@@ -90,20 +91,43 @@ static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t
     c->enqueue_ns = u->enqueue_ns;
 }
 
+/* Keeps `op`, of a burst between marks, among c's TAP_HANG_BETWEEN_MAX
+ * newest, in seq order. */
+static void note_between(struct tap_hang_comm *c, const struct tap_op_rec *op)
+{
+    unsigned i = c->nbetween;
+    while (i > 0 && c->between[i - 1].seq > op->seq)
+        i--;
+    if (c->nbetween == TAP_HANG_BETWEEN_MAX) {
+        if (i == 0)
+            return;  /* older than every one kept */
+        /* The oldest makes room: the ones before the insertion point move down. */
+        memmove(&c->between[0], &c->between[1], (i - 1) * sizeof c->between[0]);
+        i--;
+    } else {
+        memmove(&c->between[i + 1], &c->between[i], (c->nbetween - i) * sizeof c->between[0]);
+        c->nbetween++;
+    }
+    c->between[i] = (struct tap_hang_call){ op->seq, op->bytes, op->op, op->dtype, op->redop, op->peer };
+}
+
 /* The oldest pending op of each communicator, into h->comms (found by
  * pointer: the registry's order). */
 static void note(const struct tap_op_rec *op, bool started, void *arg)
 {
     struct tap_hang *h = arg;
-    /* An op of a burst, between two marks: not known to be the one waited
-     * in (any op of the burst may be); reported as an op without events
-     * (tap_hang_note_untimed), with its communicator's last op issued. */
-    if (op->flags & TAP_OPF_BETWEEN)
-        return;
     for (unsigned i = 0; i < h->ncomms; i++) {
         struct tap_hang_comm *c = &h->comms[i];
         if (c->comm != op->comm)
             continue;
+        /* An op of a burst, between two marks: not known to be the one
+         * waited in (any op of the burst may be); reported as an op
+         * without events (tap_hang_note_untimed), with its communicator's
+         * last op issued, and kept as what was called at its seq. */
+        if (op->flags & TAP_OPF_BETWEEN) {
+            note_between(c, op);
+            return;
+        }
         if (!c->pending || op->seq < c->seq) {
             c->pending = true;
             c->timed = true;

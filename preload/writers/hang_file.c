@@ -46,7 +46,17 @@ static void write_comm(FILE *f, const struct tap_hang_comm *c)
             fputs("null}", f);
     } else
         fputs(", \"pending\": null", f);
-    fputc('}', f);
+    /* The ops of a burst between marks still waiting, oldest first: what
+     * was called at each seq. */
+    fputs(", \"between\": [", f);
+    for (unsigned i = 0; i < c->nbetween; i++) {
+        const struct tap_hang_call *b = &c->between[i];
+        char dtype[32];
+        fprintf(f, "%s{\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"dtype\": \"%s\", \"redop\": %d, "
+                "\"root\": %d}", i ? ", " : "", (unsigned long long)b->seq, tap_op_name((enum tap_op)b->op),
+                (unsigned long long)b->bytes, tap_dtype_name(b->dtype, dtype, sizeof dtype), b->redop, b->peer);
+    }
+    fputs("]}", f);
 }
 
 static void write_body(FILE *f, const struct tap_hang *h)

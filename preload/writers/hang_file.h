@@ -10,6 +10,23 @@
 
 #include "state/comm_registry.h"
 
+/* An op of a burst between two marks (TAP_OPF_BETWEEN) still waiting: not
+ * known to be the one waited in, but what was called at its seq, which
+ * the report names the stuck op by where the rank that did not call it is
+ * the culprit. */
+struct tap_hang_call {
+    uint64_t seq, bytes;
+    uint8_t op;                  /* enum tap_op */
+    int32_t dtype, redop, peer;  /* as the op record has them (-1: none) */
+};
+
+/* The newest of those kept per communicator: a rank goes on issuing
+ * after the op another rank never called only until its program waits
+ * for its GPU (at the latest at the end of its step), while the last op
+ * known complete may be any number of ops behind (a mark interval's: on
+ * the simulator, 17 ops before the stuck one with NCCLTAP_POLL_US=20000). */
+#define TAP_HANG_BETWEEN_MAX 32
+
 /* One communicator's state when the watchdog fired. */
 struct tap_hang_comm {
     const struct tap_comm *comm;
@@ -26,6 +43,8 @@ struct tap_hang_comm {
     bool started;             /* its GPU start event has completed (timed only) */
     uint64_t enqueue_ns;      /* when it was issued, CLOCK_MONOTONIC */
     uint64_t age_ns;          /* since then */
+    struct tap_hang_call between[TAP_HANG_BETWEEN_MAX];  /* by seq */
+    unsigned nbetween;
 };
 
 /* What the watchdog saw: every communicator, and the oldest pending op of

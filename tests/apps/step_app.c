@@ -14,15 +14,19 @@
  * before it creates its communicator, as a launcher that gives one node
  * another setting would. Gradient accumulation (`accumulate K`): each step is K
  * micro-batches, each its own work, all-reduce and all-gather, the same
- * calls K times (its steps cannot be told from its calls). Marked steps
+ * calls K times (its steps cannot be told from its calls). A rank that
+ * stops issuing (`stop RANK STEP AFTER`, with `buckets`): at step STEP,
+ * rank RANK issues AFTER buckets and then waits forever, as a rank stuck
+ * in its own code between two collectives does (a hang). Marked steps
  * (`mark`): each rank calls nccltap_step() as each step begins, when
  * nccltap is there (looked up, as programs do: include/nccltap.h).
  *
  * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
- *                 [accumulate K] [mark] [setup K] [work US]
+ *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +64,13 @@ static void sleep_us(long us)
 
 /* One step of DDP's backward: K buckets of gradients, 1 MiB halving,
  * each all-reduced once its layers' compute (100 us) is done. */
-static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets)
+static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets, int stop_after)
 {
     size_t count = AR_COUNT;
     for (int b = 0; b < buckets; b++) {
+        if (b == stop_after)
+            for (;;)
+                pause(); /* stuck in its own code: the job hangs */
         if (b)
             sleep_us(100);
         CHECK(ncclAllReduce((void *)grad, (void *)grad, count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
@@ -84,6 +91,13 @@ struct mismatch {
     const char *how;  /* "allgather", "max", "half" */
 };
 
+/* A rank that stops issuing after `after` buckets of one step. */
+struct stop {
+    int rank;
+    long step;
+    int after;
+};
+
 /* A setting one rank has that the others do not. */
 struct env_one {
     int rank;
@@ -97,6 +111,7 @@ struct step_opts {
     int buckets;
     struct stall stall;
     struct mismatch mismatch;
+    struct stop stop;
     struct env_one env[4];  /* `env` given up to 4 times */
     int nenv;
     int accumulate;  /* micro-batches a step */
@@ -115,7 +130,8 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
     if (rank == o->late_rank)
         sleep_us(o->late_us);
     if (o->buckets) {
-        bucket_step(comm, s, grad, o->buckets);
+        bool stops = rank == o->stop.rank && i == o->stop.step;
+        bucket_step(comm, s, grad, o->buckets, stops ? o->stop.after : -1);
     } else if (rank == mismatch.rank && i == mismatch.step) {
         if (!strcmp(mismatch.how, "allgather"))
             CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
@@ -173,7 +189,7 @@ int main(int argc, char **argv)
 {
     int bad = argc < 3;
     struct step_opts o = { .late_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
-                           .accumulate = 1, .work_us = 200 };
+                           .stop = { -1, -1, -1 }, .accumulate = 1, .work_us = 200 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
             o.late_rank = atoi(argv[i + 1]);
@@ -205,6 +221,10 @@ int main(int argc, char **argv)
             o.mark = 1;
         } else if (!strcmp(argv[i], "work") && i + 1 < argc) {
             o.work_us = atol(argv[++i]);
+        } else if (!strcmp(argv[i], "stop") && i + 3 < argc) {
+            o.stop = (struct stop){ atoi(argv[i + 1]), atol(argv[i + 2]), atoi(argv[i + 3]) };
+            bad = o.stop.rank < 0 || o.stop.step < 0 || o.stop.after < 0;
+            i += 3;
         } else if (!strcmp(argv[i], "setup") && i + 1 < argc) {
             o.setup = atoi(argv[++i]);
         } else {
@@ -213,7 +233,7 @@ int main(int argc, char **argv)
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
-                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);

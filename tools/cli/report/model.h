@@ -203,6 +203,16 @@ struct comm_entry {
 
 /* One communicator in a hang report (a hang file, or a trace's `hang`
  * event): where this rank stood when the watchdog fired. */
+/* An op of a burst between two marks that was still waiting on a rank
+ * (the hang file's "between"): what it called at that seq. */
+struct hang_call_at {
+    uint64_t seq, bytes;
+    const char *op, *dtype;  /* interned */
+    uint8_t redop;           /* op_redop_of() */
+    int root;                /* root or peer, -1: none */
+};
+#define HANG_BETWEEN_MAX 32  /* the shim writes at most this many (TAP_HANG_BETWEEN_MAX) */
+
 struct hang_comm {
     uint64_t comm;
     int rank, nranks;
@@ -220,6 +230,8 @@ struct hang_comm {
     double pending_s;        /* how long it had waited */
     unsigned site;           /* where it was called: the id of a callsite of its
                                 process (struct callsite.id), 0: not known */
+    struct hang_call_at between[HANG_BETWEEN_MAX];  /* waiting ops of a burst, by seq */
+    size_t nbetween;
 };
 
 /* One process's latest hang report (nccltap-<run>@<host>-<pid>.hang.json). */

@@ -169,20 +169,28 @@ static uint64_t stuck_seq_untimed(const struct report *r, uint64_t comm, int nra
     return seq < timed_seq ? seq : timed_seq;
 }
 
-/* The op and size of h->seq, from a report that has it pending. */
+/* The op and size of h->seq, from a report that has it pending, else
+ * from one that called it in a burst between marks (still waiting). */
 static void name_seq(const struct report *r, struct hang_instance *h)
 {
+    const struct hang_call_at *called = NULL;
     for (size_t j = 0; j < r->nhangs; j++)
         for (size_t m = 0; m < r->hangs[j].ncomms; m++) {
             const struct hang_comm *d = &r->hangs[j].comms[m];
-            if (d->comm == h->comm && d->pending && d->seq == h->seq) {
+            if (d->comm != h->comm)
+                continue;
+            if (d->pending && d->seq == h->seq) {
                 h->op = d->op;
                 h->bytes = d->bytes;
                 return;
             }
+            for (size_t k = 0; k < d->nbetween && !called; k++)
+                called = d->between[k].seq == h->seq ? &d->between[k] : NULL;
         }
-    h->op = "unknown";  /* no rank reports it: the one after the missing rank's last */
-    h->bytes = 0;
+    /* No rank reports it: the one after the missing rank's last, which
+     * another rank called between marks, or which none says. */
+    h->op = called ? called->op : "unknown";
+    h->bytes = called ? called->bytes : 0;
 }
 
 static int cmp_call(const void *a, const void *b)

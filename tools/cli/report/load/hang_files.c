@@ -27,6 +27,31 @@ static int int_of(json_t *v)
     return x >= INT_MIN && x <= INT_MAX ? (int)x : -1;
 }
 
+/* The waiting ops of a burst between marks (the first HANG_BETWEEN_MAX;
+ * an entry that is not an object with a seq is left out). */
+static void load_between(struct report *r, json_t *a, struct hang_comm *c)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(a, i, b) {
+        if (c->nbetween == HANG_BETWEEN_MAX)
+            break;
+        if (!json_is_integer(json_object_get(b, "seq")))
+            continue;
+        const char *op = json_string_value(json_object_get(b, "op"));
+        const char *dtype = json_string_value(json_object_get(b, "dtype"));
+        json_t *redop = json_object_get(b, "redop"), *root = json_object_get(b, "root");
+        c->between[c->nbetween++] = (struct hang_call_at){
+            .seq = u64(b, "seq"),
+            .bytes = u64(b, "bytes"),
+            .op = report_intern(r, op ? op : "unknown"),
+            .dtype = report_intern(r, dtype ? dtype : ""),
+            .redop = json_is_integer(redop) ? op_redop_of(json_integer_value(redop)) : OP_REDOP_UNKNOWN,
+            .root = json_is_integer(root) ? int_of(root) : -1,
+        };
+    }
+}
+
 static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
 {
     const char *id = json_string_value(json_object_get(o, "comm"));
@@ -60,6 +85,7 @@ static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
         c->pending_s = json_number_value(json_object_get(p, "pending_s"));
         c->site = (unsigned)u64(p, "site");
     }
+    load_between(r, json_object_get(o, "between"), c);  /* absent: an older shim */
     return true;
 }
 

@@ -76,6 +76,12 @@ const char *hang_comm_invalid(const struct hang_comm *c)
         return "a seq past 2^62";
     if (c->bytes > REPORT_MAX_OP_BYTES)
         return "a size past 256 TiB";
+    for (size_t i = 0; i < c->nbetween; i++) {
+        if (c->between[i].seq >= REPORT_MAX_COUNT)
+            return "a seq past 2^62";
+        if (c->between[i].bytes > REPORT_MAX_OP_BYTES)
+            return "a size past 256 TiB";
+    }
     return NULL;
 }
 
