@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -950,7 +951,9 @@ def stop_mid_step(run):
     app = os.path.join(os.path.dirname(run.bench), "step_app")
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "20", "buckets", "6", "stop", "3", "10", "2"]
     env = run.env(NCCLTAP_OS="off", NCCLTAP_HANG_TIMEOUT_S=1, NCCLTAP_POLL_US=20000)
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Its own session: step_app's ranks are forked processes, which the
+    # end of the test must end too (the waiting ones poll their streams).
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     t0 = time.monotonic()
     try:
         while time.monotonic() - t0 < 15 and len(glob.glob(os.path.join(run.dir, "*.hang.json"))) < 4:
@@ -958,7 +961,7 @@ def stop_mid_step(run):
         time.sleep(0.5)
         check(p.poll() is None, "the job ended although rank 3 stopped")
     finally:
-        p.terminate()
+        os.killpg(p.pid, signal.SIGKILL)
         p.wait(timeout=30)
     files = {}
     for path in glob.glob(os.path.join(run.dir, "*.hang.json")):

@@ -222,6 +222,58 @@ def compare(run):
     shutil.rmtree(a, ignore_errors=True)
 
 
+def prom_steps(prom_dir):
+    """Each rank's online steps from its Prometheus file: {rank: {metric:
+    value}} of the nccltap_comm_step* series (one communicator)."""
+    out = {}
+    for path in glob.glob(os.path.join(prom_dir, "*.prom")):
+        for line in open(path):
+            if line.startswith("nccltap_comm_step"):
+                name, labels, value = line.partition("{")[0], line.partition("{")[2], line.rsplit(" ", 1)[1]
+                rank = int(labels.split('rank="')[1].split('"')[0])
+                out.setdefault(rank, {})[name] = float(value)
+    return out
+
+
+def online(run):
+    """Steps found while the job runs (stats/steps_online.h), in each
+    rank's Prometheus file: DDP's buckets (step_app buckets 6: 6
+    all-reduces a step, 100 us of compute between them, 200 us of the
+    rank's own work before each step), 200 steps: every rank counts the 199
+    whole ones (the 200th has no next step to end it), 6 calls a step, the
+    last one's host time and NCCL time (the union of its calls' intervals:
+    at most the step, give or take the host's and the GPU's clocks'
+    offset within a step). A loop of one AllReduce, and a sweep of sizes,
+    have none. Found as the report finds them (the same algorithm):
+    judged on a quiet machine, as steps.found is."""
+    prom = os.path.join(run.work, "prom")
+
+    def job():
+        shutil.rmtree(run.dir, ignore_errors=True)
+        shutil.rmtree(prom, ignore_errors=True)
+        return step_app(run, [4, STEPS, "buckets", 6], NCCLTAP_PROM_DIR=prom, NCCLTAP_PROM_KEEP=1)
+    rep, _, _ = on_a_quiet_machine(job)
+    c = only_comm(rep)
+    check(c["nsteps"] == STEPS and c["period"] == 6, "the report found %d steps of %d" % (c["nsteps"], c["period"]))
+    got = prom_steps(prom)
+    check(sorted(got) == [0, 1, 2, 3], "online steps on ranks %s, want 0-3" % sorted(got))
+    for rank, m in sorted(got.items()):
+        check(m.get("nccltap_comm_steps_total") == STEPS - 1 and m.get("nccltap_comm_step_calls") == 6,
+              "rank %d: %s, want %d steps of 6 calls" % (rank, m, STEPS - 1))
+        last, nccl = m.get("nccltap_comm_step_last_seconds", 0), m.get("nccltap_comm_step_last_nccl_seconds", 0)
+        # At least its own work and the 5 pauses between buckets (700 us),
+        # less than a loaded machine's second.
+        check(700e-6 <= last < 1 and 0 < nccl <= 1.5 * last, "rank %d's last step %.6f s, NCCL %.6f s"
+              % (rank, last, nccl))
+    for args in (["--bytes", "1M", "--iters", "200"], ["--bytes", "8:64K", "--iters", "200", "--warmup", "0"]):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        shutil.rmtree(prom, ignore_errors=True)
+        run.bench_run(["--ranks", "4", "--op", "allreduce"] + args, NCCLTAP_OS="off", NCCLTAP_PROM_DIR=prom,
+                      NCCLTAP_PROM_KEEP=1)
+        check(glob.glob(os.path.join(prom, "*.prom")) and prom_steps(prom) == {},
+              "online steps in nccltap-bench %s: %s" % (" ".join(args), prom_steps(prom)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -230,7 +282,7 @@ def main():
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
              "compare": compare, "marked": marked, "marked_setup": marked_setup,
-             "slower_small": slower_small, "late_small": late_small}
+             "slower_small": slower_small, "late_small": late_small, "online": online}
     try:
         cases[a.case](run)
     finally:

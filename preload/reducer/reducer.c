@@ -22,6 +22,7 @@
 #include "base/monotonic.h"
 #include "reducer/os_switch.h"
 #include "stats/stats.h"
+#include "stats/steps_online.h"
 #include "writers/tracing.h"
 
 struct tap_reducer_counts tap_reducer_totals;
@@ -409,6 +410,7 @@ static void complete_op(struct tap_unit *u)
     count_completed(w.stamped, 1);
     note_done(op);
     tap_stats_record(op, 1, &t);
+    tap_steps_online_add(op, w.start_ns, w.duration_ns);
     if (w.start_ns)
         tap_busy_add(w.start_ns, w.start_ns + w.duration_ns);
     emit(op, 1, &t, &w);
@@ -450,6 +452,7 @@ static void complete_group(struct group *g, const struct tap_unit *u)
     for (uint32_t i = 0; i < g->n; i++) {
         note_done(&g->members[i]);
         tap_stats_record(&g->members[i], g->n, &t);
+        tap_steps_online_add(&g->members[i], w.start_ns, w.duration_ns);  /* counted once: the union */
         emit(&g->members[i], g->n, &t, &w);
     }
     count_completed(w.stamped, g->n);
@@ -568,6 +571,7 @@ static void fill_progress(void)
         struct tap_comm_progress *p = &progress[c->creation];
         p->completed = c->done_seq;
         p->issued = atomic_load_explicit(&c->seq, memory_order_relaxed);
+        p->has_steps = tap_steps_online_get(c, &p->steps);
         if (p->arrived < p->completed)
             p->arrived = p->completed;
     }

@@ -33,6 +33,7 @@
 #include "reducer/reducer.h"
 #include "stats/site_stats.h"
 #include "stats/stats.h"
+#include "stats/steps_online.h"
 #include "state/shared.h"
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -382,6 +383,7 @@ void tap_runtime_after_fork_child(void)
     tap_ops_log_reset();
     tap_rank_file_reset();
     tap_step_marks_reset();
+    tap_steps_online_reset();
     tap_ops_file_reset();
     tap_ops_bound_reset();
     tap_hang_reset();

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "stats/steps_online.h"
+
 /* Counted by the reducer. */
 struct tap_reducer_counts {
     uint64_t timed;     /* ops with a precise duration (a timed pair) */
@@ -39,6 +41,9 @@ struct tap_comm_progress {
      * of its call, its bytes and op. */
     uint64_t oldest_seq, oldest_enqueue_ns, oldest_bytes;
     uint8_t oldest_op;
+    /* Its steps, found from its calls while the job runs (has_steps). */
+    bool has_steps;
+    struct tap_comm_steps steps;
 };
 
 /* The OS's view of the process's threads (reducer/os_switch.c): each time

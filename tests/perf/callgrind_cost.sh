@@ -9,6 +9,9 @@
 # (calls back to back, nothing else); `both`, one then the other. Other
 # NCCLTAP_ variables set by the caller apply to the shim's runs, e.g.
 # NCCLTAP_CALLSITE_DEPTH=8.
+# COST_TIMING sets NCCLTAP_TIMING for the shim's runs (default off: the
+# budget's configuration); auto or all also count what the reducer does
+# with each completed call (BENCHMARKS.md).
 # NCCLTAP_OS is off unless the caller sets it: its cost is per context
 # switch, not per call (tests/perf/os_switch_cost.c), and valgrind, which
 # runs one thread at a time, makes the calling thread switch 15 times as
@@ -50,7 +53,7 @@ trap 'rm -rf "$tmp"' EXIT
 instructions() { # preload calls command...
     preload=$1 calls=$2
     shift 2
-    if ! LD_LIBRARY_PATH=$sim LD_PRELOAD=$preload NCCLTAP_TIMING=off NCCLTAP_OS=${NCCLTAP_OS:-off} \
+    if ! LD_LIBRARY_PATH=$sim LD_PRELOAD=$preload NCCLTAP_TIMING=${COST_TIMING:-off} NCCLTAP_OS=${NCCLTAP_OS:-off} \
         NCCLSIM_LAT_US=0 NCCLTAP_DIR=$tmp/out \
         valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$@" "$calls" >/dev/null 2>"$tmp/log"; then
         echo "valgrind ${preload:+with $preload }$* $calls failed:" >&2

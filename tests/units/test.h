@@ -22,5 +22,6 @@ void test_out(void);
 void test_prom(void);
 void test_pair_cost(void);
 void test_sampling(void);
+void test_steps_online(void);
 
 #endif

@@ -12,6 +12,7 @@ int main(void)
     test_prom();
     test_pair_cost();
     test_sampling();
+    test_steps_online();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "stats/step_pattern.h"
 
 /* The detection looks at a window of the positions (the middle of a long
  * run, past its warm-up): enough for 3 periods of the longest step. */
@@ -115,91 +116,24 @@ static void window(const struct view *v, size_t *from, size_t *len)
     *from = (v->n - *len) / 2;
 }
 
-/* Whether the window's keys repeat at period p (STEPS_MIN_MATCH of them). */
-static bool keys_repeat(const struct view *v, size_t p)
-{
-    size_t from, len, same = 0;
-    window(v, &from, &len);
-    if (3 * p > len)
-        return false;
-    for (size_t i = from; i + p < from + len; i++)
-        same += v->key[i] == v->key[i + p];
-    return (double)same >= STEPS_MIN_MATCH * (double)(len - p);
-}
-
-/* P0: the shortest period at which the keys repeat; 0 none. */
+/* P0: the shortest period at which the window's keys repeat; 0 none. */
 static size_t pattern_period(const struct view *v)
 {
-    for (size_t p = 1; p <= STEPS_MAX_PERIOD; p++)
-        if (keys_repeat(v, p))
-            return p;
-    return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Whether the calls of the window whose gap is `threshold` or more come
- * every `q` calls (STEPS_MIN_REGULAR of the distances between them) and
- * their gaps stand out (a median STEPS_MIN_BREAK times the others'):
- * *phase then, the most frequent of their positions modulo q. */
-static bool regular_starts(const struct view *v, double threshold, size_t q, size_t *phase)
-{
-    size_t from, len, nd = 0, same = 0, nb = 0, no = 0, prev = SIZE_MAX;
+    size_t from, len;
     window(v, &from, &len);
-    double *big = xmalloc(len * sizeof *big), *other = xmalloc(len * sizeof *other);
-    size_t *at = xcalloc(q, sizeof *at);
-    for (size_t i = from; i < from + len; i++) {
-        if (isnan(v->gap_ns[i]))
-            continue;
-        if (v->gap_ns[i] < threshold) {
-            other[no++] = v->gap_ns[i];
-            continue;
-        }
-        big[nb++] = v->gap_ns[i];
-        at[i % q]++;
-        if (prev != SIZE_MAX) {
-            nd++;
-            same += i - prev == q;
-        }
-        prev = i;
-    }
-    bool ok = nd >= 2 && no && (double)same >= STEPS_MIN_REGULAR * (double)nd &&
-              xr_median(big, nb) >= STEPS_MIN_BREAK * xr_median(other, no);
-    for (size_t f = 0; ok && f < q; f++)
-        *phase = at[f] > at[*phase] ? f : *phase;
-    free(big);
-    free(other);
-    free(at);
-    return ok;
+    return tap_step_pattern_period(v->key + from, len, STEPS_MAX_PERIOD);
 }
 
-/* The step's period and phase from the gaps that stand out: the shortest
- * multiple q of the pattern at which the top 1/q of the gaps start steps
- * regularly, and the calls repeat (a size sweep's phases, each one size
- * called back to back, are no steps). */
+/* The step's period and phase from the window's gaps that stand out
+ * (stats/step_pattern.h), the phase as an index of the whole view. */
 static bool steps_by_gap(const struct view *v, size_t pattern, size_t *period, size_t *phase)
 {
-    size_t from, len, ng = 0;
+    size_t from, len;
     window(v, &from, &len);
-    double *g = xmalloc(len * sizeof *g);
-    for (size_t i = from; i < from + len; i++)
-        if (!isnan(v->gap_ns[i]))
-            g[ng++] = v->gap_ns[i];
-    qsort(g, ng, sizeof *g, cmp_double);
-    bool found = false;
-    for (size_t q = pattern < 2 ? 2 : pattern; !found && q <= STEPS_MAX_PERIOD && 3 * q <= ng; q += pattern) {
-        *phase = 0;
-        if (keys_repeat(v, q) && regular_starts(v, g[ng - ng / q], q, phase)) {
-            *period = q;
-            found = true;
-        }
-    }
-    free(g);
-    return found;
+    if (!tap_step_by_gap(v->key + from, v->gap_ns + from, len, pattern, STEPS_MAX_PERIOD, period, phase))
+        return false;
+    *phase = (*phase + from) % *period;
+    return true;
 }
 
 /* The member of `in` that is `rank`, or NULL. */
@@ -290,7 +224,7 @@ static bool steps_by_marks(const struct report *r, const struct crossrank *x, co
         same += count[k] == q;
     free(c);
     bool ok = first != SIZE_MAX && q && q <= STEPS_MAX_PERIOD && q % pattern == 0 &&
-              (double)same >= STEPS_MIN_REGULAR * (double)nsteps;
+              (double)same >= TAP_STEP_MIN_REGULAR * (double)nsteps;
     if (ok) {
         *period = q;
         *phase = marked_phase(count, start, nsteps, q, first);
@@ -298,27 +232,6 @@ static bool steps_by_marks(const struct report *r, const struct crossrank *x, co
     free(count);
     free(start);
     return ok;
-}
-
-/* Without a gap that stands out: the pattern, from its longest gap. */
-static size_t phase_of_longest_gap(const struct view *v, size_t period)
-{
-    size_t best = 0;
-    double best_gap = -1;
-    for (size_t f = 0; f < period; f++) {
-        double sum = 0;
-        size_t n = 0;
-        for (size_t i = f; i < v->n; i += period)
-            if (!isnan(v->gap_ns[i])) {
-                sum += v->gap_ns[i];
-                n++;
-            }
-        if (n && sum / (double)n > best_gap) {
-            best_gap = sum / (double)n;
-            best = f;
-        }
-    }
-    return best;
 }
 
 static bool complete(const struct xr_instance *in)
@@ -615,7 +528,7 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
         cs->by_gap = !cs->by_marks && steps_by_gap(&v, pattern, &period, &phase);
         if (!cs->by_marks && !cs->by_gap) {
             period = pattern;
-            phase = pattern >= 2 ? phase_of_longest_gap(&v, period) : 0;
+            phase = pattern >= 2 ? tap_step_phase_of_longest_gap(v.gap_ns, v.n, period) : 0;
             ok = pattern >= 2;
         }
     }

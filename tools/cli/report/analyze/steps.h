@@ -2,13 +2,13 @@
  * bucket all-reduces, FSDP's all-gathers and reduce-scatters). Found per
  * communicator from its collectives alone, with no help from the program:
  * - the pattern: the shortest period P0 at which the (op, size) sequence
- *   repeats (STEPS_MIN_MATCH of it);
+ *   repeats (TAP_STEP_MIN_MATCH of it: stats/step_pattern.h);
  * - the step: the host's time between two calls is longest where a step
  *   begins (forward, data loading, the optimizer are not NCCL's), so the
  *   step is the shortest multiple q of P0 at which the calls after the
- *   longest 1/q of the gaps come every q calls (STEPS_MIN_REGULAR of
+ *   longest 1/q of the gaps come every q calls (TAP_STEP_MIN_REGULAR of
  *   them: a rank descheduled now and then makes a few gaps long) with
- *   gaps that stand out (STEPS_MIN_BREAK times the others'); where no gap
+ *   gaps that stand out (TAP_STEP_MIN_BREAK times the others'); where no gap
  *   stands out, a pattern of 2 or more collectives is the step, starting
  *   after its longest gap on average; one collective repeated is no step
  *   (nccl-tests' loop, or a step of one collective: nothing to tell them
@@ -34,9 +34,6 @@
 #include "model.h"
 
 #define STEPS_MAX_PERIOD 4096     /* collectives a step, at most */
-#define STEPS_MIN_MATCH 0.9       /* of the pattern's positions that repeat */
-#define STEPS_MIN_BREAK 3.0       /* a step's gap: this many times the other calls' (medians) */
-#define STEPS_MIN_REGULAR 0.8     /* of the distances between step starts that are the period */
 #define STEPS_MIN_STEPS 8         /* fewer: no steps (nothing to compare) */
 
 /* One collective of the step's pattern. */
