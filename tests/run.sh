@@ -34,6 +34,16 @@ names() {
     (cd "$1" && ctest -N) | sed -n 's/^ *Test *#[0-9]*: //p'
 }
 
+# A CTest -R pattern of exactly the tests named in FILE (one a line); one
+# that matches none where FILE is empty.
+only() {
+    if [ -s "$1" ]; then
+        printf '^(%s)$' "$(sed 's/[].[^$*+?(){}|\\]/\\&/g' "$1" | paste -sd'|')"
+    else
+        printf '^$'
+    fi
+}
+
 # Held to timings, run in the release build only. ASan slows the simulated
 # ranks unevenly (a rank descheduled for milliseconds is late for real,
 # and the report says so): the verdicts that a healthy run has no finding,
@@ -50,11 +60,14 @@ echo "== release build, warnings as errors"
 build "$prefix"
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 build "$prefix-asan" -DCMAKE_BUILD_TYPE=Debug -DNCCLTAP_SANITIZE=address,undefined
-check "$prefix-asan" "" "^($timed|$scale)\$"
-echo "== release build: the tests held to timings, and the release build's own"
+# The tests each stage runs are listed by name, chosen here with grep's
+# regular expressions: CTest's own take at most 9 groups, and ignores a
+# pattern with more (the ASan stage once ran the timed tests that way).
 names "$prefix-asan" | grep -Ev "^($timed|$scale)\$" >"$prefix/asan-ran.txt" || true
-check "$prefix" "^($(names "$prefix" | grep -vxF -f "$prefix/asan-ran.txt" | sed 's/[].[^$*+?(){}|\\]/\\&/g' |
-    paste -sd'|'))\$"
+check "$prefix-asan" "$(only "$prefix/asan-ran.txt")"
+echo "== release build: the tests held to timings, and the release build's own"
+names "$prefix" | grep -vxF -f "$prefix/asan-ran.txt" >"$prefix/release-ran.txt" || true
+check "$prefix" "$(only "$prefix/release-ran.txt")"
 echo "== ThreadSanitizer: unit and shim tests"
 # Deep call sites walk the stack with libunwind, whose per-thread destructor
 # locks a mutex after TSan has let go of the exiting thread: TSan's runtime
