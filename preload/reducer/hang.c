@@ -91,24 +91,35 @@ static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t
     c->enqueue_ns = u->enqueue_ns;
 }
 
-/* Keeps `op`, of a burst between marks, among c's TAP_HANG_BETWEEN_MAX
- * newest, in seq order. */
+/* Keeps x in v[0..*n), sorted by seq, among the TAP_HANG_BETWEEN_END
+ * lowest seqs (lowest) or highest. */
+static void keep_call(struct tap_hang_call *v, unsigned *n, const struct tap_hang_call *x, bool lowest)
+{
+    unsigned i = *n;
+    while (i > 0 && v[i - 1].seq > x->seq)
+        i--;
+    if (*n < TAP_HANG_BETWEEN_END) {
+        memmove(&v[i + 1], &v[i], (*n - i) * sizeof *v);
+        (*n)++;
+    } else if (lowest) {
+        if (i == TAP_HANG_BETWEEN_END)
+            return;  /* above every one kept */
+        memmove(&v[i + 1], &v[i], (TAP_HANG_BETWEEN_END - 1 - i) * sizeof *v);  /* the highest goes */
+    } else {
+        if (i == 0)
+            return;  /* below every one kept */
+        memmove(&v[0], &v[1], (i - 1) * sizeof *v);  /* the lowest goes */
+        i--;
+    }
+    v[i] = *x;
+}
+
+/* Keeps `op`, of a burst between marks, among c's oldest and newest. */
 static void note_between(struct tap_hang_comm *c, const struct tap_op_rec *op)
 {
-    unsigned i = c->nbetween;
-    while (i > 0 && c->between[i - 1].seq > op->seq)
-        i--;
-    if (c->nbetween == TAP_HANG_BETWEEN_MAX) {
-        if (i == 0)
-            return;  /* older than every one kept */
-        /* The oldest makes room: the ones before the insertion point move down. */
-        memmove(&c->between[0], &c->between[1], (i - 1) * sizeof c->between[0]);
-        i--;
-    } else {
-        memmove(&c->between[i + 1], &c->between[i], (c->nbetween - i) * sizeof c->between[0]);
-        c->nbetween++;
-    }
-    c->between[i] = (struct tap_hang_call){ op->seq, op->bytes, op->op, op->dtype, op->redop, op->peer };
+    struct tap_hang_call x = { op->seq, op->bytes, op->op, op->dtype, op->redop, op->peer };
+    keep_call(c->oldest, &c->noldest, &x, true);
+    keep_call(c->newest, &c->nnewest, &x, false);
 }
 
 /* The oldest pending op of each communicator, into h->comms (found by

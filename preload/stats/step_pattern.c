@@ -46,8 +46,8 @@ struct scratch {
  * (TAP_STEP_MIN_REGULAR of the distances between them) and their gaps
  * stand out (a median TAP_STEP_MIN_BREAK times the others'): *phase
  * then, the most frequent of their positions modulo q. */
-static bool regular_starts(const double *gap_ns, size_t n, double threshold, size_t q, struct scratch *w,
-                           size_t *phase)
+static bool regular_starts(const double *gap_ns, size_t n, size_t first, double threshold, size_t q,
+                           struct scratch *w, size_t *phase)
 {
     size_t nd = 0, same = 0, nb = 0, no = 0, prev = SIZE_MAX;
     for (size_t f = 0; f < q; f++)
@@ -60,7 +60,7 @@ static bool regular_starts(const double *gap_ns, size_t n, double threshold, siz
             continue;
         }
         w->big[nb++] = gap_ns[i];
-        w->at[i % q]++;
+        w->at[(first + i) % q]++;
         if (prev != SIZE_MAX) {
             nd++;
             same += i - prev == q;
@@ -100,8 +100,8 @@ static bool gaps_stand_out(const double *g, size_t ng, double threshold)
     return lo > 0 && median_sorted(g, lo, ng) >= TAP_STEP_MIN_BREAK * median_sorted(g, 0, lo);
 }
 
-bool tap_step_by_gap(const uint32_t *key, const double *gap_ns, size_t n, size_t pattern, size_t max_period,
-                     size_t *period, size_t *phase)
+bool tap_step_by_gap(const uint32_t *key, const double *gap_ns, size_t n, size_t first, size_t pattern,
+                     size_t max_period, size_t *period, size_t *phase)
 {
     double *g = malloc((n ? n : 1) * sizeof *g);
     struct scratch w = {malloc((n ? n : 1) * sizeof *w.big), malloc((n ? n : 1) * sizeof *w.other),
@@ -124,7 +124,7 @@ bool tap_step_by_gap(const uint32_t *key, const double *gap_ns, size_t n, size_t
         *phase = 0;
         double threshold = g[ng - ng / q];
         if (gaps_stand_out(g, ng, threshold) && tap_step_keys_repeat(key, n, q) &&
-            regular_starts(gap_ns, n, threshold, q, &w, phase)) {
+            regular_starts(gap_ns, n, first, threshold, q, &w, phase)) {
             *period = q;
             found = true;
         }

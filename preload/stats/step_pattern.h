@@ -32,10 +32,11 @@ bool tap_step_keys_repeat(const uint32_t *key, size_t n, size_t p);
 size_t tap_step_pattern_period(const uint32_t *key, size_t n, size_t max_period);
 
 /* The step's period (a multiple of `pattern`, at most max_period) and
- * phase (a step's first call's index modulo the period) from the gaps
- * that stand out; false where none do (or without memory). */
-bool tap_step_by_gap(const uint32_t *key, const double *gap_ns, size_t n, size_t pattern, size_t max_period,
-                     size_t *period, size_t *phase);
+ * phase (a step's first call's index modulo the period, the calls
+ * numbered from `first`: key[0] is the caller's call `first`) from the
+ * gaps that stand out; false where none do (or without memory). */
+bool tap_step_by_gap(const uint32_t *key, const double *gap_ns, size_t n, size_t first, size_t pattern,
+                     size_t max_period, size_t *period, size_t *phase);
 
 /* The phase of `period` whose calls' mean gap is the longest. */
 size_t tap_step_phase_of_longest_gap(const double *gap_ns, size_t n, size_t period);

@@ -90,7 +90,7 @@ static void look(struct online *o, uint64_t last_seq)
     size_t pattern = tap_step_pattern_period(key, o->n, TAP_STEPS_WINDOW / 3), period = 0, phase = 0;
     if (!pattern)
         return;
-    if (!tap_step_by_gap(key, gap, o->n, pattern, TAP_STEPS_WINDOW / 3, &period, &phase)) {
+    if (!tap_step_by_gap(key, gap, o->n, 0, pattern, TAP_STEPS_WINDOW / 3, &period, &phase)) {
         if (pattern < 2)
             return;  /* one call repeated: no step */
         period = pattern;
@@ -115,7 +115,7 @@ static void follow(struct online *o, uint64_t seq)
     if (o->n > period && o->key[k] != o->key[at(o, o->n - 1 - period)])
         o->misses++;
     if (seq % period == o->phase_seq) {
-        if (o->misses > (1 - TAP_STEP_MIN_MATCH) * period) {
+        if ((double)o->misses > (1 - TAP_STEP_MIN_MATCH) * period + 1e-9) {  /* 10% of 20 is 2, allowed */
             forget(o);
             return;
         }

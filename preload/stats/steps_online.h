@@ -8,13 +8,14 @@
  * it is looked for again; the count goes on.
  *
  * What a communicator's last whole step took is the host's time from its
- * first call to the next step's first call, and the time of its calls
- * summed (its NCCL time). Only calls with a time complete (not under
+ * first call to the next step's first call, and the time its calls ran on
+ * the GPU (its NCCL time: the union of their intervals, which a stamped
+ * call's may overlap). Only calls with a time complete (not under
  * NCCLTAP_TIMING=off); executions of captured calls are left out.
  *
- * Memory: TAP_STEPS_COMMS communicators at most, the first that complete
- * calls, about 20 KiB each, allocated by the reducer at a communicator's
- * first call; without memory that communicator has no steps.
+ * Memory: the first TAP_STEPS_COMMS communicators created, about 20 KiB
+ * each, allocated by the reducer at a communicator's first completed call;
+ * without memory that communicator has no steps.
  *
  * Reducer thread only (its pass, and the snapshot it takes). */
 #ifndef NCCLTAP_STEPS_ONLINE_H

@@ -19,6 +19,15 @@
 
 static atomic_flag error_said = ATOMIC_FLAG_INIT;
 
+/* One op between marks, the n-th of its list. */
+static void write_call(FILE *f, const struct tap_hang_call *b, unsigned n)
+{
+    char dtype[32];
+    fprintf(f, "%s{\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"dtype\": \"%s\", \"redop\": %d, "
+            "\"root\": %d}", n ? ", " : "", (unsigned long long)b->seq, tap_op_name((enum tap_op)b->op),
+            (unsigned long long)b->bytes, tap_dtype_name(b->dtype, dtype, sizeof dtype), b->redop, b->peer);
+}
+
 static void write_comm(FILE *f, const struct tap_hang_comm *c)
 {
     fprintf(f, "{\"comm\": \"%016llx\", \"rank\": %d, \"nranks\": %d, \"issued\": %llu, \"last_done\": ",
@@ -49,13 +58,12 @@ static void write_comm(FILE *f, const struct tap_hang_comm *c)
     /* The ops of a burst between marks still waiting, oldest first: what
      * was called at each seq. */
     fputs(", \"between\": [", f);
-    for (unsigned i = 0; i < c->nbetween; i++) {
-        const struct tap_hang_call *b = &c->between[i];
-        char dtype[32];
-        fprintf(f, "%s{\"seq\": %llu, \"op\": \"%s\", \"bytes\": %llu, \"dtype\": \"%s\", \"redop\": %d, "
-                "\"root\": %d}", i ? ", " : "", (unsigned long long)b->seq, tap_op_name((enum tap_op)b->op),
-                (unsigned long long)b->bytes, tap_dtype_name(b->dtype, dtype, sizeof dtype), b->redop, b->peer);
-    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < c->noldest; i++)
+        write_call(f, &c->oldest[i], n++);
+    for (unsigned i = 0; i < c->nnewest; i++)  /* those not already among the oldest */
+        if (!c->noldest || c->newest[i].seq > c->oldest[c->noldest - 1].seq)
+            write_call(f, &c->newest[i], n++);
     fputs("]}", f);
 }
 

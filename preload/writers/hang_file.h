@@ -20,12 +20,14 @@ struct tap_hang_call {
     int32_t dtype, redop, peer;  /* as the op record has them (-1: none) */
 };
 
-/* The newest of those kept per communicator: a rank goes on issuing
- * after the op another rank never called only until its program waits
- * for its GPU (at the latest at the end of its step), while the last op
- * known complete may be any number of ops behind (a mark interval's: on
- * the simulator, 17 ops before the stuck one with NCCLTAP_POLL_US=20000). */
-#define TAP_HANG_BETWEEN_MAX 32
+/* Those kept per communicator: the oldest and the newest, this many of
+ * each. The stuck op lies between the last op known complete and the
+ * last issued: after the first by up to a mark interval's ops (on the
+ * simulator, 17 ops with NCCLTAP_POLL_US=20000), before the second by the
+ * ops a rank issues until its program waits for its GPU (at the latest
+ * at its step's end: hundreds under FSDP). */
+#define TAP_HANG_BETWEEN_END 16
+#define TAP_HANG_BETWEEN_MAX (2 * TAP_HANG_BETWEEN_END)
 
 /* One communicator's state when the watchdog fired. */
 struct tap_hang_comm {
@@ -43,8 +45,10 @@ struct tap_hang_comm {
     bool started;             /* its GPU start event has completed (timed only) */
     uint64_t enqueue_ns;      /* when it was issued, CLOCK_MONOTONIC */
     uint64_t age_ns;          /* since then */
-    struct tap_hang_call between[TAP_HANG_BETWEEN_MAX];  /* by seq */
-    unsigned nbetween;
+    /* Ops between marks still waiting, by seq: the oldest, the newest
+     * (the two may hold the same ones). */
+    struct tap_hang_call oldest[TAP_HANG_BETWEEN_END], newest[TAP_HANG_BETWEEN_END];
+    unsigned noldest, nnewest;
 };
 
 /* What the watchdog saw: every communicator, and the oldest pending op of

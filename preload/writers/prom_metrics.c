@@ -372,7 +372,7 @@ static void comm_steps_families(FILE *f, const char *gpu, const struct tap_snaps
                       "Seconds the last whole step took, from its first call to the next step's",
                       offsetof(struct tap_comm_steps, last_ns), true);
     comm_steps_family(f, gpu, snap, "nccltap_comm_step_last_nccl_seconds", "gauge",
-                      "Seconds of NCCL time in the last whole step: its calls' times summed",
+                      "Seconds of NCCL time in the last whole step: the union of its calls' intervals",
                       offsetof(struct tap_comm_steps, last_nccl_ns), true);
 }
 

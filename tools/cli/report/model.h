@@ -201,8 +201,6 @@ struct comm_entry {
     struct comm_config config;
 };
 
-/* One communicator in a hang report (a hang file, or a trace's `hang`
- * event): where this rank stood when the watchdog fired. */
 /* An op of a burst between two marks that was still waiting on a rank
  * (the hang file's "between"): what it called at that seq. */
 struct hang_call_at {
@@ -213,6 +211,8 @@ struct hang_call_at {
 };
 #define HANG_BETWEEN_MAX 32  /* the shim writes at most this many (TAP_HANG_BETWEEN_MAX) */
 
+/* One communicator in a hang report (a hang file, or a trace's `hang`
+ * event): where this rank stood when the watchdog fired. */
 struct hang_comm {
     uint64_t comm;
     int rank, nranks;
@@ -230,8 +230,8 @@ struct hang_comm {
     double pending_s;        /* how long it had waited */
     unsigned site;           /* where it was called: the id of a callsite of its
                                 process (struct callsite.id), 0: not known */
-    struct hang_call_at between[HANG_BETWEEN_MAX];  /* waiting ops of a burst, by seq */
-    size_t nbetween;
+    struct hang_call_at *between;  /* waiting ops of a burst, by seq (owned; NULL: none) */
+    size_t nbetween;               /* at most HANG_BETWEEN_MAX */
 };
 
 /* One process's latest hang report (nccltap-<run>@<host>-<pid>.hang.json). */

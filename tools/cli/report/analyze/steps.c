@@ -125,15 +125,12 @@ static size_t pattern_period(const struct view *v)
 }
 
 /* The step's period and phase from the window's gaps that stand out
- * (stats/step_pattern.h), the phase as an index of the whole view. */
+ * (stats/step_pattern.h), the phase of the view's calls. */
 static bool steps_by_gap(const struct view *v, size_t pattern, size_t *period, size_t *phase)
 {
     size_t from, len;
     window(v, &from, &len);
-    if (!tap_step_by_gap(v->key + from, v->gap_ns + from, len, pattern, STEPS_MAX_PERIOD, period, phase))
-        return false;
-    *phase = (*phase + from) % *period;
-    return true;
+    return tap_step_by_gap(v->key + from, v->gap_ns + from, len, from, pattern, STEPS_MAX_PERIOD, period, phase);
 }
 
 /* The member of `in` that is `rank`, or NULL. */

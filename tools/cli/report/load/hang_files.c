@@ -31,8 +31,11 @@ static int int_of(json_t *v)
  * an entry that is not an object with a seq is left out). */
 static void load_between(struct report *r, json_t *a, struct hang_comm *c)
 {
-    size_t i;
+    size_t i, n = json_array_size(a);
     json_t *b;
+    if (!n)
+        return;
+    c->between = xcalloc(n < HANG_BETWEEN_MAX ? n : HANG_BETWEEN_MAX, sizeof *c->between);
     json_array_foreach(a, i, b) {
         if (c->nbetween == HANG_BETWEEN_MAX)
             break;
@@ -54,6 +57,7 @@ static void load_between(struct report *r, json_t *a, struct hang_comm *c)
 
 static bool load_comm(struct report *r, json_t *o, struct hang_comm *c)
 {
+    *c = (struct hang_comm){ 0 };  /* the slot of an entry left out before it is reused */
     const char *id = json_string_value(json_object_get(o, "comm"));
     json_t *rank = json_object_get(o, "rank"), *nranks = json_object_get(o, "nranks");
     if (!id || !json_is_integer(rank) || !json_is_integer(nranks))
@@ -123,9 +127,12 @@ static void load_one(struct report *r, size_t file, const char *path)
             continue;
         }
         const char *bad = hang_comm_invalid(&h.comms[h.ncomms]);
-        if (!bad)
+        if (!bad) {
             h.ncomms++;
-        else if (rejected++ == 0)
+            continue;
+        }
+        free(h.comms[h.ncomms].between);
+        if (rejected++ == 0)
             first = bad;
     }
     report_rejected(r, path, rejected, "hang entry", first);
@@ -149,8 +156,11 @@ void report_load_hangs(struct report *r)
 
 void report_hangs_free(struct report *r)
 {
-    for (size_t i = 0; i < r->nhangs; i++)
+    for (size_t i = 0; i < r->nhangs; i++) {
+        for (size_t k = 0; k < r->hangs[i].ncomms; k++)
+            free(r->hangs[i].comms[k].between);
         free(r->hangs[i].comms);
+    }
     free(r->hangs);
     r->hangs = NULL;
     r->nhangs = 0;
