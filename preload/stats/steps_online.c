@@ -54,6 +54,20 @@ static void forget(struct online *o)
     o->out.period = 0;
 }
 
+/* A step starts at the window's call in ring slot k: the one open, if
+ * any, is whole. */
+static void start_step(struct online *o, unsigned k)
+{
+    if (o->open) {
+        o->out.steps++;
+        o->out.last_ns = o->enqueue_ns[k] - o->start_ns;
+        o->out.last_nccl_ns = o->nccl_ns;
+    }
+    o->open = true;
+    o->start_ns = o->enqueue_ns[k];
+    o->nccl_ns = 0;
+}
+
 /* Counts the whole steps the window holds from its first step start
  * (window index `first`), and opens the last one. */
 static void count_window(struct online *o, unsigned first)
@@ -61,16 +75,8 @@ static void count_window(struct online *o, unsigned first)
     unsigned period = o->out.period;
     for (unsigned i = first; i < o->n; i++) {
         unsigned k = at(o, i);
-        if ((i - first) % period == 0) {
-            if (o->open) {
-                o->out.steps++;
-                o->out.last_ns = o->enqueue_ns[k] - o->start_ns;
-                o->out.last_nccl_ns = o->nccl_ns;
-            }
-            o->open = true;
-            o->start_ns = o->enqueue_ns[k];
-            o->nccl_ns = 0;
-        }
+        if ((i - first) % period == 0)
+            start_step(o, k);
         o->nccl_ns += o->ran_ns[k];
     }
 }
@@ -119,14 +125,7 @@ static void follow(struct online *o, uint64_t seq)
             forget(o);
             return;
         }
-        if (o->open) {
-            o->out.steps++;
-            o->out.last_ns = o->enqueue_ns[k] - o->start_ns;
-            o->out.last_nccl_ns = o->nccl_ns;
-        }
-        o->open = true;
-        o->start_ns = o->enqueue_ns[k];
-        o->nccl_ns = 0;
+        start_step(o, k);
         o->misses = 0;
     }
     o->nccl_ns += o->ran_ns[k];

@@ -18,7 +18,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from testlib import Checks  # noqa: E402
 
 check = Checks(sys.stderr)
-FAILED = check.failed
 
 
 def close(a, b, rel=1e-6):
@@ -375,11 +374,7 @@ def main():
     {"json": check_json, "text": check_text, "options": check_options, "format": check_format,
      "invalid": check_invalid,
      "empty": check_empty}[mode](nccltap, d)
-    if FAILED:
-        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return check.result()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from testlib import Checks  # noqa: E402
 
 check = Checks(sys.stderr)
-FAILED = check.failed
 SKIP = 77
 
 # The bench of the task: 4 ranks, every op, each call timed.
@@ -700,11 +699,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     CASES[case](Env(nccltap, work))
-    if FAILED:
-        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return check.result()
 
 
 if __name__ == "__main__":

@@ -44,7 +44,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from testlib import Checks  # noqa: E402
 
 check = Checks(sys.stderr)
-FAILED = check.failed
 RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record
 HEADER_BYTES = 4096
 COMM = 0x5CA1AB1E00C0FFEE
@@ -368,11 +367,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     {"ops": check_ops, "sparse": check_sparse, "modules": check_modules, "tid": check_tid,
      "threads": check_threads, "fsize": check_fsize}[mode](nccltap, testdata, work)
-    if FAILED:
-        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return check.result()
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from testlib import Checks  # noqa: E402
 
 check = Checks(sys.stderr)
-FAILED = check.failed
 
 
 def fresh(d):
@@ -219,11 +218,7 @@ def main():
     mode, nccltap, testdata, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
     {"fifo": check_fifo, "escape": check_escape, "escape_os": check_escape_os}[mode](nccltap, testdata, work)
-    if FAILED:
-        print(f"{len(FAILED)} check(s) failed", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return check.result()
 
 
 if __name__ == "__main__":
