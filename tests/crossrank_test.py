@@ -1294,6 +1294,28 @@ def rooted_no_link(run):
     check(len(st) == 1 and st[0]["rank"] == 37, "stragglers %s, want rank 37 alone" % st)
 
 
+def few_bursts(run):
+    """A rank late at about 7 of 70 collectives of 40 us, at random, all
+    the run's late ones (4 ranks, synthetic per-op files, arrivals
+    otherwise within 2 us): beyond chance, and the waiting is most of the
+    others' NCCL time. Late by 150 us, a few calls' time, as a healthy rank
+    descheduled now and then on a busy host is: no STRAGGLER (its bursts
+    are not 10 times its calls). Late by 20 ms, as a host that stalls: a
+    STRAGGLER."""
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perf", "gen_ops_files.py")
+    for late_us, want in ((150, []), (20000, [1])):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        subprocess.run([sys.executable, gen, run.dir, "4", "71", "1", "--late-every", "10", "--late-us",
+                        str(late_us), "--timeline-wall"], check=True)
+        rep, _, _ = run.report()
+        st = rep["stragglers"]
+        check(len(st) == 1 and st[0]["rank"] == 1 and 5 <= st[0]["last"] <= 10 and st[0]["last_fraction"] < 0.2,
+              "late by %d us: stragglers %s, want rank 1 last at about 7 of 70" % (late_us, st))
+        got = [f["rank"] for f in rep["findings"] if f["kind"] == "straggler"]
+        check(got == want, "late by %d us at about 7 of 70 collectives of 40 us: STRAGGLER findings %s, want %s"
+              % (late_us, got, want))
+
+
 def clock_outliers(run):
     """40% of the ends of every rank but the reference recorded 300 us late
     (an end event read late, a calibration that jumped): the outliers are
@@ -1447,6 +1469,7 @@ def main():
         "settings_comms": lambda: settings_comms(run),
         "settings_params": lambda: settings_params(run),
         "rooted_no_link": lambda: rooted_no_link(run),
+        "few_bursts": lambda: few_bursts(run),
     }
     try:
         cases[a.case]()

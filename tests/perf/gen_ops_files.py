@@ -14,6 +14,12 @@ find is built in:
     process that finished starting up later is: not a straggler at work;
   - with --end-jitter-us J, ends spread +-J us instead of +-0.5 us (a
     noisier clock alignment: a larger error for the report to state);
+  - with --late-every N, the straggler is late only at one collective in
+    N on average, chosen at random (the others all arrive within +-2 us of
+    each other), as a rank descheduled now and then is;
+  - with --timeline-wall, each rank file's wall time is the timeline's
+    (not 10 s) and its NCCL time its calls' intervals summed but the
+    first's (start-up), so that the report can weigh a straggler's cost;
   - with --broadcast-ends-us S, the first instance is a Broadcast of 64
     MiB from rank 0 whose ranks end S us apart down its pipeline (rank r
     at r x S after the root), as DDP's parameter broadcast does;
@@ -24,6 +30,7 @@ find is built in:
 
 Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]] [--late-us US]
        [--end-jitter-us US] [--outliers FRACTION [--outlier-us US]] [--broadcast-ends-us US]
+       [--late-every N] [--timeline-wall]
 """
 import argparse
 import json
@@ -79,6 +86,8 @@ def main():
     ap.add_argument("--outliers", type=float, default=0.0)
     ap.add_argument("--outlier-us", type=float, default=300.0)
     ap.add_argument("--broadcast-ends-us", type=float, default=0.0)
+    ap.add_argument("--late-every", type=int, default=1)
+    ap.add_argument("--timeline-wall", action="store_true")
     a = ap.parse_args()
     d, nranks, nops, straggler = a.dir, a.ranks, a.ops, a.straggler
     rng = random.Random(a.seed)
@@ -93,6 +102,8 @@ def main():
     # arrives and ends TRANSFER_NS later; the next is issued at once.
     t0 = 10 ** 12
     ends = []
+    late_at = {k for k in range(1, nops)
+               if a.late_every == 1 or random.Random(a.seed * 100003 + k).random() < 1 / a.late_every}
     t = t0
     for _ in range(nops):
         t += max(late_ns, LATE_NS) + TRANSFER_NS + jitter_ns
@@ -104,13 +115,16 @@ def main():
         pid = 1000 + rank
         clock = (rank // RANKS_PER_HOST) * 1_500_000_000 + rng.randint(-20000, 20000)
         buf = bytearray(RECORD.size * nops)
+        busy_ns = 0
         for k in range(nops):
             end = ends[k]
             last_arrival = end - TRANSFER_NS
             if k == 0:
                 last, early_ns = (straggler + 1) % nranks, START_UP_SKEW_NS
-            else:
+            elif k in late_at:
                 last, early_ns = straggler, late_ns
+            else:
+                last, early_ns = -1, 0  # all on time
             start = last_arrival if rank == last else last_arrival - early_ns + rng.randint(-2000, 2000)
             e = end + rng.randint(-jitter_ns, jitter_ns)
             if rank and a.outliers and outlier_rng.random() < a.outliers:
@@ -119,6 +133,7 @@ def main():
             if k == 0 and a.broadcast_ends_us:
                 op, nbytes, peer = OPS.index("Broadcast"), 64 * BYTES, 0
                 e = last_arrival + TRANSFER_NS + int(rank * a.broadcast_ends_us * 1e3)
+            busy_ns += e - start if k else 0
             RECORD.pack_into(buf, k * RECORD.size, COMM, k, nbytes // 4, nbytes, 0, 0x7f0000001000,
                              start + clock - 3000, start + clock, e + clock, rank, peer, pid, 1,
                              op, dtype_index)
@@ -126,8 +141,11 @@ def main():
         with open(base + ".ops", "wb") as f:
             f.write(header(nops))
             f.write(buf)
+        doc = rank_file(host, pid, rank, nranks, nops)
+        if a.timeline_wall:
+            doc.update(wall_s=(ends[-1] - t0) / 1e9 + 0.001, nccl_busy_s=busy_ns / 1e9, nccl_timed_s=busy_ns / 1e9)
         with open(base + ".json", "w") as f:
-            json.dump(rank_file(host, pid, rank, nranks, nops), f)
+            json.dump(doc, f)
 
 
 if __name__ == "__main__":

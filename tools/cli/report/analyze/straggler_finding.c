@@ -94,8 +94,8 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
 /* ... and, where it was last at few of its communicator's collectives
  * told (under this share: a few bursts, not a rank late again and
  * again), its bursts dwarf a collective: the others' mean wait where it
- * was last at least this many times the median time of its
- * communicator's calls (its process's rows, their p50). Ranks of a
+ * was last at least this many times the median time of its own calls of
+ * its communicator (its per-op records). Ranks of a
  * healthy job descheduled now and then on a busy host arrive a few
  * collectives' time late (100 us where a 1 MiB all-reduce took 30 us,
  * 7 times in 49, all one rank's, on a quiet 2-CPU host running 4
@@ -106,17 +106,18 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
 #define FINDING_STRAGGLER_FEW_LAST 0.2
 #define FINDING_STRAGGLER_MIN_BURST 10.0
 
-/* The median p50 time of the calls of s's communicator in its process's
- * rows, us; NaN where none was timed. */
+/* The median time of s's own calls of its communicator (its per-op
+ * records: where it is not late, the collective's own time), us; NaN
+ * where it has none. */
 static double typical_call_us(const struct report *r, const struct xr_straggler *s)
 {
     const struct rank_file *f = &r->files[s->file];
-    double *v = xmalloc((f->nops ? f->nops : 1) * sizeof *v);
+    double *v = xmalloc((f->nevents ? f->nevents : 1) * sizeof *v);
     size_t n = 0;
-    for (size_t i = 0; i < f->nops; i++) {
-        const struct op_row *o = &f->ops[i];
-        if (o->t_count && !isnan(o->us_p50) && strtoull(o->comm, NULL, 16) == s->comm)
-            v[n++] = o->us_p50;
+    for (size_t i = 0; i < f->nevents; i++) {
+        const struct op_event *e = &f->events[i];
+        if (e->comm == s->comm && e->rank == s->rank && e->end_ns > e->start_ns)
+            v[n++] = (double)(e->end_ns - e->start_ns) / 1e3;
     }
     double m = n ? xr_median(v, n) : NAN;
     free(v);
