@@ -3,6 +3,8 @@ failed checks, and judges a verdict about noise on a quiet machine only.
 
 A test in tests/ imports it directly; one in a folder below puts tests/ on
 sys.path first (tests/report/*.py do)."""
+import os
+import shutil
 import sys
 
 from machine_load import OthersShare
@@ -25,6 +27,13 @@ def check(cond, msg):
     """Ends the test as failed unless cond holds."""
     if not cond:
         fail(msg)
+
+
+def fresh(d):
+    """Directory d, empty (made or emptied)."""
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
 
 
 def skip(msg):

@@ -330,50 +330,52 @@ static void oldest_family(FILE *f, const char *gpu, const struct tap_snapshot *s
     }
 }
 
-/* One series per communicator on `gpu` whose steps were found from its
- * calls (stats/steps_online.h): the value `seconds` (ns, written as s)
- * or count at offset `member` of its steps. */
-static void comm_steps_family(FILE *f, const char *gpu, const struct tap_snapshot *snap, const char *name,
-                              const char *type, const char *help, size_t member, bool seconds)
-{
-    tap_prom_family(f, name, type, help);
-    for (unsigned i = 0; i < tap_comm_count() && i < snap->nprogress; i++) {
-        const struct tap_comm *c = tap_comm_at(i);
-        const struct tap_comm_progress *p = &snap->progress[c->creation];
-        if (!p->has_steps || strcmp(c->gpu_uuid, gpu))
-            continue;
-        const char *v = (const char *)&p->steps + member;
-        fputs(name, f);
-        comm_labels(f, c);
-        fputs("} ", f);
-        if (seconds)
-            fprintf(f, "%.9g\n", (double)*(const uint64_t *)v / 1e9);  /* a step may take microseconds */
-        else if (member == offsetof(struct tap_comm_steps, period))
-            fprintf(f, "%u\n", (unsigned)*(const uint32_t *)v);
-        else {
-            tap_prom_uint(f, *(const uint64_t *)v);
-            fputc('\n', f);
-        }
-    }
-}
+/* The series of the steps found from each communicator's calls while the
+ * job runs (stats/steps_online.h): a counter and the last whole step's
+ * figures. `seconds`: the value is ns, written as s. */
+static uint64_t steps_seen(const struct tap_comm_steps *s) { return s->steps; }
+static uint64_t step_calls(const struct tap_comm_steps *s) { return s->period; }
+static uint64_t step_last(const struct tap_comm_steps *s) { return s->last_ns; }
+static uint64_t step_last_nccl(const struct tap_comm_steps *s) { return s->last_nccl_ns; }
 
-/* The steps found from each communicator's calls while the job runs: a
- * counter and the last whole step's figures, one series each per
- * communicator (bounded: TAP_STEPS_COMMS). */
+static const struct {
+    const char *name, *type, *help;
+    uint64_t (*value)(const struct tap_comm_steps *);
+    bool seconds;
+} comm_steps_series[] = {
+    {"nccltap_comm_steps_total", "counter",
+     "Training steps found from the communicator's calls (their pattern and the host's gaps)", steps_seen, false},
+    {"nccltap_comm_step_calls", "gauge",
+     "Calls a step of the communicator (0: its calls no longer repeat as they did)", step_calls, false},
+    {"nccltap_comm_step_last_seconds", "gauge",
+     "Seconds the last whole step took, from its first call to the next step's", step_last, true},
+    {"nccltap_comm_step_last_nccl_seconds", "gauge",
+     "Seconds of NCCL time in the last whole step: the union of its calls' intervals", step_last_nccl, true},
+};
+
+/* Each of those families, a series per communicator on `gpu` whose steps
+ * were found (bounded: TAP_STEPS_COMMS). */
 static void comm_steps_families(FILE *f, const char *gpu, const struct tap_snapshot *snap)
 {
-    comm_steps_family(f, gpu, snap, "nccltap_comm_steps_total", "counter",
-                      "Training steps found from the communicator's calls (their pattern and the host's gaps)",
-                      offsetof(struct tap_comm_steps, steps), false);
-    comm_steps_family(f, gpu, snap, "nccltap_comm_step_calls", "gauge",
-                      "Calls a step of the communicator (0: its calls no longer repeat as they did)",
-                      offsetof(struct tap_comm_steps, period), false);
-    comm_steps_family(f, gpu, snap, "nccltap_comm_step_last_seconds", "gauge",
-                      "Seconds the last whole step took, from its first call to the next step's",
-                      offsetof(struct tap_comm_steps, last_ns), true);
-    comm_steps_family(f, gpu, snap, "nccltap_comm_step_last_nccl_seconds", "gauge",
-                      "Seconds of NCCL time in the last whole step: the union of its calls' intervals",
-                      offsetof(struct tap_comm_steps, last_nccl_ns), true);
+    for (size_t k = 0; k < sizeof comm_steps_series / sizeof comm_steps_series[0]; k++) {
+        tap_prom_family(f, comm_steps_series[k].name, comm_steps_series[k].type, comm_steps_series[k].help);
+        for (unsigned i = 0; i < tap_comm_count() && i < snap->nprogress; i++) {
+            const struct tap_comm *c = tap_comm_at(i);
+            const struct tap_comm_progress *p = &snap->progress[c->creation];
+            if (!p->has_steps || strcmp(c->gpu_uuid, gpu))
+                continue;
+            uint64_t v = comm_steps_series[k].value(&p->steps);
+            fputs(comm_steps_series[k].name, f);
+            comm_labels(f, c);
+            fputs("} ", f);
+            if (comm_steps_series[k].seconds)
+                fprintf(f, "%.9g\n", (double)v / 1e9);  /* a step may take microseconds */
+            else {
+                tap_prom_uint(f, v);
+                fputc('\n', f);
+            }
+        }
+    }
 }
 
 static void progress_families(FILE *f, const char *gpu, const struct tap_snapshot *snap)

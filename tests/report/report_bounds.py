@@ -41,19 +41,13 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testlib import Checks  # noqa: E402
+from testlib import Checks, fresh  # noqa: E402
 
 check = Checks(sys.stderr)
 RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record
 HEADER_BYTES = 4096
 COMM = 0x5CA1AB1E00C0FFEE
 NOPS = 12
-
-
-def fresh(d):
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    return d
 
 
 def report(nccltap, *args):

@@ -30,15 +30,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testlib import Checks  # noqa: E402
+from testlib import Checks, fresh  # noqa: E402
 
 check = Checks(sys.stderr)
-
-
-def fresh(d):
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    return d
 
 
 def report(nccltap, *args):
