@@ -398,7 +398,14 @@ def trace_case(run, kind):
                   NCCLSIM_SLOW_LINK_RANK=1, NCCLSIM_SLOW_LINK_FACTOR=4)
         want = [("slow_link", 1, None)]
     else:
-        run.quietly(lambda: run.bench(4, op="allreduce,sendrecv", lttng=True, NCCLTAP_TIMING="all"))
+        # 16 MB calls (373 us on the simulated GPU): each rank's host queues
+        # them far ahead of its GPU, as on a real one. At 1 MB (23 us) the
+        # host is the bottleneck once the tracepoints and LTTng's daemons
+        # share CI's 2 CPUs with 4 ranks: a rank's queue then runs dry
+        # whenever its host thread waits for a CPU, and it is late for
+        # real (rank 0 last at 26 of 49, 96 us each, on a quiet machine).
+        run.quietly(lambda: run.bench(4, op="allreduce,sendrecv", nbytes="16M", iters=30, lttng=True,
+                                      NCCLTAP_TIMING="all"))
         want = []
     assert_findings(run, want, path=os.path.join(run.dir, "lttng"))
 
