@@ -185,13 +185,19 @@ def marked_setup(run):
     """Marked steps whose first has 3 broadcasts of its own (DDP's first
     iteration does): the steps start where the regular ones do, at an
     AllReduce, not 3 collectives early in every step after the first."""
-    rep, _, _ = step_app(run, [4, 100, "accumulate", 2, "mark", "setup", 3])
+    rep, text, _ = step_app(run, [4, 100, "accumulate", 2, "mark", "setup", 3])
     c = only_comm(rep)
     ops = [p["op"] for p in c["positions"]]
     check(c["by_marks"] and c["period"] == 4 and c["first_seq"] == 3 and c["nsteps"] >= 99,
           "found %d steps of %d from seq %d (by marks: %s), want 99 or more of 4 from seq 3" %
           (c["nsteps"], c["period"], c["first_seq"], c["by_marks"]))
     check(ops == ["AllReduce", "AllGather", "AllReduce", "AllGather"], "a step's collectives: %s" % ops)
+    # Every collective is in a step or said to be outside them: the 3
+    # set-up broadcasts before, a step cut short after.
+    check(c["before"] == 3 and c["before"] + c["nsteps"] * 4 + c["after"] == 403,
+          "outside the steps: %d before, %d after, with %d steps of 4; want 3 before, 403 collectives in all"
+          % (c["before"], c["after"], c["nsteps"]))
+    check("outside the steps: 3 collectives before the first" in text, "the text does not say what is outside the steps")
 
 
 def compare(run):

@@ -63,8 +63,11 @@ def steps_check(report, app_path):
     want_ms = sorted(a["step_ms"] for a in app)[len(app) // 2]
     got_ms = (c["step_us_median"] or 0) / 1e3
     ok = want_n - 2 <= c["nsteps"] <= want_n and abs(got_ms - want_ms) <= 0.05 * want_ms
-    return ok, "steps %d of %d (%s), %.3f ms a step against the script's %.3f (%+.1f%%)" % (
-        c["nsteps"], want_n, "marks" if c["by_marks"] else "found", got_ms, want_ms,
+    outside = ""
+    if c.get("before") or c.get("after"):
+        outside = "; %d collectives before them, %d after" % (c.get("before", 0), c.get("after", 0))
+    return ok, "steps %d of %d (%s%s), %.3f ms a step against the script's %.3f (%+.1f%%)" % (
+        c["nsteps"], want_n, "marks" if c["by_marks"] else "found", outside, got_ms, want_ms,
         100.0 * (got_ms / want_ms - 1) if want_ms else 0)
 
 

@@ -541,6 +541,8 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
     cs->period = period;
     cs->first_seq = v.in[phase]->seq;
     fill_steps(r, x, &v, phase, cs);
+    cs->before = phase;
+    cs->after = v.n - phase - cs->nsteps * period;
     size_t timed = 0;
     for (size_t k = 0; k < cs->nsteps; k++)
         timed += cs->steps[k].timed;

@@ -96,6 +96,12 @@ struct comm_steps {
     bool timed;
     double stamp_span_us;         /* a stamped end's span, median, us (0: none stamped) */
     uint64_t first_seq;           /* the first step's first collective */
+    /* The communicator's collectives outside the whole steps: before the
+     * first (set-up; a first step unlike the rest, as DDP's, whose first
+     * backward all-reduces the whole model at once), after the last (a
+     * step cut short, a final barrier). A user counting the loop's
+     * iterations finds them here. */
+    size_t before, after;
     struct step_position *positions;  /* period of them */
     struct step *steps;
     size_t nsteps;
