@@ -890,7 +890,7 @@ def links_healthy(run):
 def ring(run):
     """NCCLTAP_OPS_MAX_MB bounds the per-op file: the oldest records are
     dropped, counted, and the report says so."""
-    capacity = (1 << 20) // 112  # 9,362 records of 112 bytes
+    capacity = (1 << 20) // 120  # 8,738 records of 120 bytes (per-op file version 5)
     # 300 bursts of 200 calls, each after a synchronize: the event pool,
     # grown during the first few, times most of the others; 60,000 calls,
     # five times the ring, so that it fills also where a busy machine

@@ -200,6 +200,45 @@ def marked_setup(run):
     check("outside the steps: 3 collectives before the first" in text, "the text does not say what is outside the steps")
 
 
+def tagged(run):
+    """NCCL 2.31's per-call configurations with a profiler tag (step_app
+    tags: the step's AllReduce tagged 1 and AllGather 2, through
+    ncclAllReduceConfig and ncclAllGatherConfig; 2 set-up broadcasts
+    through ncclBroadcastConfig with a configuration of an older NCCL,
+    whose size ends before the tag, and 99 past it): the steps start past
+    the broadcasts, which are outside them, and name each collective's tag,
+    in --json and the text; every op of the per-op files and the JSON
+    lines carries its call's tag (none for the broadcasts: 99 was not the
+    program's), and so does the Perfetto trace."""
+    rep, text, _ = step_app(run, [4, 60, "tags", "setup", 2], NCCLTAP_OPS_JSONL=1)
+    c = only_comm(rep)
+    check(c["period"] == 2 and c["first_seq"] == 2 and c["before"] == 2 and c["nsteps"] == 60,
+          "found %d steps of %d from seq %d, %d before; want 60 of 2 from seq 2, 2 before"
+          % (c["nsteps"], c["period"], c["first_seq"], c["before"]))
+    got = [(p["op"], p["tag"]) for p in c["positions"]]
+    check(got == [("AllReduce", 1), ("AllGather", 2)], "the step's collectives and tags: %s" % got)
+    check(any(l.split()[-1:] == ["1"] and "AllReduce" in l for l in text.split("\n")) and "  tag" in text,
+          "the text's step does not show the tags")
+    want = {"AllReduce": 1, "AllGather": 2, "Broadcast": 0}
+    lines = []
+    for path in glob.glob(os.path.join(run.dir, "*.ops.jsonl")):
+        with open(path) as f:
+            lines += [json.loads(l) for l in f]
+    bad = [(l["op"], l["seq"], l["tag"]) for l in lines if int(l["tag"], 16) != want[l["op"]]]
+    check(len(lines) == 4 * 122 and not bad, "%d JSON lines, wrong tags %s" % (len(lines), bad[:5]))
+    trace = os.path.join(run.dir, "trace.json")
+    p = subprocess.run([run.nccltap, "report", "--perfetto", trace, run.dir], capture_output=True, text=True,
+                       timeout=120, env=run.env())
+    check(p.returncode == 0, "report --perfetto exited %d: %s" % (p.returncode, p.stderr[-2000:]))
+    with open(trace) as f:
+        doc = json.load(f)
+    ops = [e for e in (doc["traceEvents"] if isinstance(doc, dict) else doc)
+           if e.get("cat") == "op" and e.get("ph") == "X"]
+    bad = [(e["name"], e["args"]["seq"], e["args"].get("tag")) for e in ops
+           if e["args"].get("tag", 0) != want.get(e["name"], -1)]
+    check(len(ops) == 4 * 122 and not bad, "%d ops in the trace, wrong tags %s" % (len(ops), bad[:5]))
+
+
 def compare(run):
     """`nccltap report --compare A B`: B's transfers 4 times as long as
     A's (NCCLSIM_SLOWER_FACTOR from the first collective): the op that
@@ -287,7 +326,7 @@ def main():
     a = ap.parse_args()
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
-             "compare": compare, "marked": marked, "marked_setup": marked_setup,
+             "compare": compare, "marked": marked, "marked_setup": marked_setup, "tagged": tagged,
              "slower_small": slower_small, "late_small": late_small, "online": online}
     try:
         cases[a.case](run)

@@ -175,7 +175,7 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_complete,
         lttng_ust_field_float(double, algbw_gbs, c->algbw_gbs)
         lttng_ust_field_float(double, busbw_gbs, c->busbw_gbs)
         lttng_ust_field_integer(uint32_t, group_ops, c->group_ops)
-        lttng_ust_field_integer(uint64_t, replay, c->op->replay)
+        lttng_ust_field_integer(uint64_t, replay, tap_op_replay(c->op))
         lttng_ust_field_integer(uint8_t, stamped, c->stamped ? 1 + c->start_at_call : 0)
         lttng_ust_field_integer(uint64_t, start_span_ns, c->start_span_ns)
         lttng_ust_field_integer(uint64_t, end_span_ns, c->end_span_ns)))

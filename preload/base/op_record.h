@@ -23,6 +23,7 @@ enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_E
                                  by polling them; or, with BETWEEN, it has none */
 #define TAP_OPF_BETWEEN  0x20 /* stamped from the marks around it on its stream:
                                  an op of a burst, none of its own */
+#define TAP_OPF_TAGGED   0x40 /* user_tag holds its call's profiler tag */
 
 struct tap_op_rec {
     struct tap_comm *comm;
@@ -30,26 +31,46 @@ struct tap_op_rec {
     uint64_t count;
     uint64_t bytes;      /* S, nccl-tests convention; 0 if datatype unknown */
     uint64_t enqueue_ns; /* CLOCK_MONOTONIC at the call */
-    uint64_t group_id;   /* 0 outside a group */
     void *stream;
     struct tap_event *ev_start, *ev_end;
-    uint64_t replay;     /* TAP_OPF_REPLAY: its execution number, from 1 (graph_table.h); else 0 */
+    uint64_t replay;     /* TAP_OPF_REPLAY: its execution number, from 1 (graph_table.h); else
+                            not set (the hot path stores nothing): read it with tap_op_replay */
+    /* With TAP_OPF_TAGGED, the userProfilerTag of an nccl<Coll>Config
+     * call's configuration (NCCL 2.31); else not set (a plain call's hot
+     * path stores nothing here): read it with tap_op_user_tag. */
+    uint64_t user_tag;
+    uint32_t group_id;   /* 0 outside a group (tap_group_id) */
     int32_t peer;        /* root or peer, -1 if none */
-    int32_t redop;       /* -1 if none */
-    int32_t dtype;
     uint32_t tid;
     uint32_t timing_cost_ns; /* host time of recording its two events (timed or marks) */
-    uint16_t site;       /* call site id (callsite.h), 0 if none; fits the padding */
+    /* 16 bits each: NCCL's types and reductions are small numbers (a
+     * user reduction is ncclNumOps plus its slot); a value past them is
+     * refused by NCCL, and the op is recorded as failed. */
+    int16_t redop;       /* -1 if none */
+    int16_t dtype;
+    uint16_t site;       /* call site id (callsite.h), 0 if none */
     uint8_t op;          /* enum tap_op */
     uint8_t flags;
 };
+
+/* An op's execution number (a replay of a captured call), 0 for a call. */
+static inline uint64_t tap_op_replay(const struct tap_op_rec *op)
+{
+    return op->flags & TAP_OPF_REPLAY ? op->replay : 0;
+}
+
+/* An op's profiler tag, 0 for none. */
+static inline uint64_t tap_op_user_tag(const struct tap_op_rec *op)
+{
+    return op->flags & TAP_OPF_TAGGED ? op->user_tag : 0;
+}
 
 /* Streams a group can be timed on; a group touching more is counted untimed. */
 #define TAP_GROUP_MAX_STREAMS 32
 
 /* One per stream a timed group used, just before its TAP_REC_GROUP_END. */
 struct tap_group_stream_rec {
-    uint64_t group_id;
+    uint32_t group_id;
     void *stream;
     struct tap_event *ev_start, *ev_end;
 };
@@ -61,13 +82,15 @@ struct tap_group_stream_rec {
 #define TAP_GRPF_STAMPED   0x8 /* ... marks */
 
 struct tap_group_end_rec {
-    uint64_t group_id;
+    uint32_t group_id;
     uint64_t end_ns;    /* CLOCK_MONOTONIC when ncclGroupEnd returned */
     uint32_t nops;      /* op records that carry this group id */
     uint32_t nstreams;  /* stream records sent before this one */
     uint8_t flags;
 };
 
+/* 112 bytes: copied into the queue and out of it for every call (16
+ * bytes more cost the hot path 2 instructions, issue 7's budget). */
 struct tap_record {
     uint32_t kind; /* enum tap_record_kind */
     union {
@@ -76,5 +99,7 @@ struct tap_record {
         struct tap_group_end_rec group;
     } u;
 };
+
+_Static_assert(sizeof(struct tap_record) == 112, "a record's size: see above");
 
 #endif

@@ -159,7 +159,7 @@ static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_e
         struct tap_record rec = {.kind = TAP_REC_OP};
         struct tap_op_rec *r = &rec.u.op;
         *r = s->ops[i].rec;
-        r->flags = TAP_OPF_CAPTURED | TAP_OPF_TIMED | TAP_OPF_REPLAY;
+        r->flags = TAP_OPF_CAPTURED | TAP_OPF_TIMED | TAP_OPF_REPLAY | (s->ops[i].rec.flags & TAP_OPF_TAGGED);
         r->stream = stream;
         r->ev_start = ev[2 * i];
         r->ev_end = ev[2 * i + 1];

@@ -13,7 +13,7 @@
 
 /* Per thread: the group being built (the rest is in tap_fast). */
 struct tap_thread {
-    uint64_t group_id;
+    uint32_t group_id;
     uint32_t group_nops;
     bool group_captured;
     bool group_streams_overflow;
@@ -36,7 +36,7 @@ struct tap_thread {
 };
 
 static __thread struct tap_thread th __attribute__((tls_model("initial-exec")));
-static _Atomic uint64_t next_group_id = 1;
+static _Atomic uint32_t next_group_id = 1;
 
 static void give_pair(struct tap_event *start, struct tap_event *end)
 {
@@ -306,7 +306,11 @@ void tap_group_start_done(ncclResult_t result)
     if (tap_op_failed(result))
         return;
     if (tap_fast.group_depth++ == 0) {
-        th.group_id = atomic_fetch_add_explicit(&next_group_id, 1, memory_order_relaxed);
+        /* 32 bits, wrapping after 4 billion groups past 0 (not grouped):
+         * the groups open at once are few. */
+        do
+            th.group_id = atomic_fetch_add_explicit(&next_group_id, 1, memory_order_relaxed);
+        while (!th.group_id);
         th.group_nops = 0;
         th.nstreams = 0;
         th.group_captured = false;

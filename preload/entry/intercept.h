@@ -7,6 +7,7 @@
 #define NCCLTAP_INTERCEPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "abi/nccl_abi.h"
 #include "state/callsite.h"
@@ -90,7 +91,6 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     r->group_id = 0;
     r->stream = stream;
     r->ev_start = r->ev_end = NULL;
-    r->replay = 0;
     r->peer = peer;
     r->redop = redop;
     r->dtype = dtype;
@@ -102,6 +102,26 @@ __attribute__((always_inline)) static inline bool tap_op_begin(struct tap_call *
     if (tap_fast.group_depth > 0 || tap_config.timing != TAP_TIMING_OFF)
         tap_op_begin_slow(c, tc, stream);
     tap_fast.busy = 1;
+    return true;
+}
+
+/* The userProfilerTag of a 2.31 per-call configuration, 0 where it has
+ * none: NULL (the plain call), or one older than the field (its `size`
+ * says how much of the struct the program has; the struct only grows). */
+static inline uint64_t tap_config_tag(const ncclCollConfig_t *config)
+{
+    if (!config || config->size < offsetof(ncclCollConfig_t, userProfilerTag) + sizeof config->userProfilerTag)
+        return 0;
+    return config->userProfilerTag;
+}
+
+/* Gives the op begun (tap_op_begin) its profiler tag, if any; true. */
+static inline bool tap_op_tag(struct tap_call *c, uint64_t tag)
+{
+    if (tag) {
+        c->rec.u.op.user_tag = tag;
+        c->rec.u.op.flags |= TAP_OPF_TAGGED;
+    }
     return true;
 }
 

@@ -26,6 +26,11 @@
                  (uintptr_t)__builtin_return_address(0)) TAP_IGNORE
 #define TAP_END_TAP_OP(op, count, dtype, peer, redop) tap_op_end(&call, result) TAP_IGNORE
 
+/* An nccl<Coll>Config row: the op, with its configuration's profiler tag. */
+#define TAP_BEGIN_TAP_OP_CONFIG(op, count, dtype, peer, redop) \
+    (TAP_BEGIN_TAP_OP(op, count, dtype, peer, redop)() && tap_op_tag(&call, tap_config_tag(config))) TAP_IGNORE
+#define TAP_END_TAP_OP_CONFIG TAP_END_TAP_OP
+
 #define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
 #define TAP_END_TAP_COMM(name, args) (tap_leave(), tap_comm_after_##name(result, TAP_UNPAREN args))
 

@@ -18,7 +18,8 @@
  * Versions: 1 (88-byte records) had no `replay`; 2 appends it; 3 appends
  * `flags` and the spans of stamped records (version 2's records were all
  * timed); 4 puts the reduction in version 3's `reserved` (0 there: a
- * reader takes version 3's as not recorded). A version only appends fields to the record, and record_bytes
+ * reader takes version 3's as not recorded); 5 appends the call's profiler
+ * tag. A version only appends fields to the record, and record_bytes
  * says its size, so a reader takes an older record's first record_bytes
  * and the rest as 0. */
 #ifndef NCCLTAP_OPS_FILE_FORMAT_H
@@ -28,9 +29,10 @@
 #include <stdint.h>
 
 #define TAP_OPS_MAGIC "NCCLTAP-OPS"  /* 12 bytes with its NUL */
-#define TAP_OPS_VERSION 4
+#define TAP_OPS_VERSION 5
 #define TAP_OPS_V1_RECORD_BYTES 88  /* version 1: up to dtype */
 #define TAP_OPS_V2_RECORD_BYTES 96  /* version 2: up to replay */
+#define TAP_OPS_V4_RECORD_BYTES 112 /* versions 3 and 4: up to redop */
 
 /* Flags of a record (version 3). */
 #define TAP_OPS_STAMPED 0x1  /* start and end from marks, to the polls' resolution */
@@ -77,10 +79,16 @@ struct tap_ops_record {
     /* Version 4: ncclRedOp_t, -1 for an op without one (version 3: 0,
      * reserved). */
     int32_t redop;
+    /* Version 5: the userProfilerTag of an nccl<Coll>Config call's
+     * configuration (NCCL 2.31), a label the program gives its calls (a
+     * phase); 0 for none, and for a plain call. */
+    uint64_t user_tag;
 };
 _Static_assert(offsetof(struct tap_ops_record, replay) == TAP_OPS_V1_RECORD_BYTES,
                "version 2 appends to version 1's record");
 _Static_assert(offsetof(struct tap_ops_record, flags) == TAP_OPS_V2_RECORD_BYTES,
                "version 3 appends to version 2's record");
+_Static_assert(offsetof(struct tap_ops_record, user_tag) == TAP_OPS_V4_RECORD_BYTES,
+               "version 5 appends to version 4's record");
 
 #endif

@@ -35,17 +35,18 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
                      "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"start_at_call\": %s, "
                      "\"start_span_ns\": %llu, \"end_span_ns\": %llu, \"polled_start_ns\": %llu, "
-                     "\"polled_end_ns\": %llu}\n",
+                     "\"polled_end_ns\": %llu, \"tag\": \"%llx\"}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
                      (unsigned long long)op->count, (unsigned long long)op->bytes, redop_json(op->redop, redop, sizeof redop), op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,
-                     (unsigned long long)op->replay, c->stamped ? "true" : "false",
+                     (unsigned long long)tap_op_replay(op), c->stamped ? "true" : "false",
                      c->stamped && c->start_at_call ? "true" : "false",
                      (unsigned long long)c->start_span_ns, (unsigned long long)c->end_span_ns,
-                     (unsigned long long)c->polled_start_ns, (unsigned long long)c->polled_end_ns);
+                     (unsigned long long)c->polled_start_ns, (unsigned long long)c->polled_end_ns,
+                     (unsigned long long)tap_op_user_tag(op));
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 

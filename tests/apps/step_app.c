@@ -20,13 +20,21 @@
  * in its own code between two collectives does (a hang). Marked steps
  * (`mark`): each rank calls nccltap_step() as each step begins, when
  * nccltap is there (looked up, as programs do: include/nccltap.h).
+ * Tagged calls (`tags`): the step's all-reduce and all-gather through
+ * NCCL 2.31's ncclAllReduceConfig and ncclAllGatherConfig, whose
+ * configurations carry userProfilerTag 1 and 2 (a phase label); the
+ * `setup` broadcasts through ncclBroadcastConfig with a configuration of
+ * an older NCCL, whose size ends before userProfilerTag (the 99 beyond
+ * it is not the program's: no tag).
  *
  * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
- *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER]
+ *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
+#include <limits.h>
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +126,43 @@ struct step_opts {
     int mark;        /* call nccltap_step() at each step */
     int setup;       /* broadcasts in the first step */
     long work_us;    /* every rank's own work before each all-reduce */
+    int tags;        /* the per-call configuration variants, tagged */
 };
+
+#define TAG_ALLREDUCE 1
+#define TAG_ALLGATHER 2
+
+/* NCCL_COLLCONFIG_INITIALIZER's fields (NCCL 2.31's nccl.h), with a tag;
+ * `size` as a program built against that header sets it. */
+static ncclCollConfig_t coll_config(unsigned long long tag, size_t size)
+{
+    return (ncclCollConfig_t){ .size = size, .magic = 0xcafebeef, .version = 23100, .minCTAs = INT_MIN,
+                               .maxCTAs = INT_MIN, .nvlsCTAs = INT_MIN, .cgaClusterSize = INT_MIN,
+                               .forceAlgSelection = 1, .CTAPolicy = INT_MIN, .userProfilerTag = tag };
+}
+
+/* The step's all-reduce and all-gather, plain or tagged. */
+static void step_calls(const struct step_opts *o, ncclComm_t comm, CUstream s, CUdeviceptr grad, CUdeviceptr gathered)
+{
+    if (!o->tags) {
+        CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
+        CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+        return;
+    }
+    ncclCollConfig_t ar = coll_config(TAG_ALLREDUCE, sizeof ar), ag = coll_config(TAG_ALLGATHER, sizeof ag);
+    CHECK(ncclAllReduceConfig((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s, &ar), ncclSuccess);
+    CHECK(ncclAllGatherConfig((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s, &ag), ncclSuccess);
+}
+
+static void setup_broadcast(const struct step_opts *o, ncclComm_t comm, CUstream s, CUdeviceptr grad)
+{
+    if (!o->tags) {
+        CHECK(ncclBroadcast((void *)grad, (void *)grad, 1, ncclFloat32, 0, comm, s), ncclSuccess);
+        return;
+    }
+    ncclCollConfig_t old = coll_config(99, offsetof(ncclCollConfig_t, userProfilerTag));
+    CHECK(ncclBroadcastConfig((void *)grad, (void *)grad, 1, ncclFloat32, 0, comm, s, &old), ncclSuccess);
+}
 
 /* One micro-batch: its work, then its all-reduce and all-gather (or the
  * mismatched call, at step i). */
@@ -141,8 +185,7 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
                   ncclSuccess);
         CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
     } else {
-        CHECK(ncclAllReduce((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s), ncclSuccess);
-        CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
+        step_calls(o, comm, s, grad, gathered);
     }
 }
 
@@ -170,7 +213,7 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const st
         if (step_mark)
             step_mark();
         for (int k = 0; i == 0 && k < o->setup; k++)
-            CHECK(ncclBroadcast((void *)grad, (void *)grad, 1, ncclFloat32, 0, comm, s), ncclSuccess);
+            setup_broadcast(o, comm, s, grad);
         if (rank == stall.rank && i % stall.every == 0)
             sleep_us(stall.us);
         for (int k = 0; k < o->accumulate; k++)
@@ -225,6 +268,8 @@ int main(int argc, char **argv)
             o.stop = (struct stop){ atoi(argv[i + 1]), atol(argv[i + 2]), atoi(argv[i + 3]) };
             bad = o.stop.rank < 0 || o.stop.step < 0 || o.stop.after < 0;
             i += 3;
+        } else if (!strcmp(argv[i], "tags")) {
+            o.tags = 1;
         } else if (!strcmp(argv[i], "setup") && i + 1 < argc) {
             o.setup = atoi(argv[++i]);
         } else {
@@ -233,7 +278,7 @@ int main(int argc, char **argv)
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
-                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);

@@ -191,6 +191,57 @@ uint16_t rank_file_stream(struct rank_file *f, uint64_t handle)
     return f->last_stream = (uint16_t)f->nstreams++;
 }
 
+void rank_file_add_tag(struct rank_file *f, uint64_t comm, int32_t rank, uint64_t seq, uint64_t tag)
+{
+    if (!tag)
+        return;
+    f->tags = xgrow(f->tags, &f->cap_tags, f->ntags, sizeof *f->tags, 16);
+    f->tags[f->ntags++] = (struct op_tag){comm, seq, tag, rank};
+}
+
+static int cmp_tag_key(uint64_t comm, int32_t rank, uint64_t seq, const struct op_tag *t)
+{
+    if (comm != t->comm)
+        return comm < t->comm ? -1 : 1;
+    if (rank != t->rank)
+        return rank < t->rank ? -1 : 1;
+    return seq < t->seq ? -1 : seq > t->seq;
+}
+
+static int cmp_tag(const void *a, const void *b)
+{
+    const struct op_tag *x = a;
+    return cmp_tag_key(x->comm, x->rank, x->seq, b);
+}
+
+void rank_file_sort_tags(struct rank_file *f)
+{
+    if (!f->ntags)
+        return;
+    qsort(f->tags, f->ntags, sizeof *f->tags, cmp_tag);
+    size_t kept = 1;
+    for (size_t i = 1; i < f->ntags; i++)
+        if (cmp_tag(&f->tags[i], &f->tags[kept - 1]) != 0)
+            f->tags[kept++] = f->tags[i];
+    f->ntags = kept;
+}
+
+uint64_t rank_file_tag(const struct rank_file *f, uint64_t comm, int32_t rank, uint64_t seq)
+{
+    size_t lo = 0, hi = f->ntags;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_tag_key(comm, rank, seq, &f->tags[mid]);
+        if (!c)
+            return f->tags[mid].tag;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
 void rank_file_streams_free(struct rank_file *f)
 {
     tdestroy(f->stream_tree, free);

@@ -317,6 +317,23 @@ void totals_add(struct totals *a, const struct totals *b);
 uint16_t rank_file_stream(struct rank_file *f, uint64_t handle);
 void rank_file_streams_free(struct rank_file *f);
 
+/* A call's profiler tag (NCCL 2.31's userProfilerTag, per-op file
+ * version 5): kept beside the op events, whose 80 bytes a report holds
+ * millions of, since few calls carry one. A file's tags are by (comm,
+ * rank, seq), one per call (the executions of a captured call share it). */
+struct op_tag {
+    uint64_t comm, seq, tag;
+    int32_t rank;
+};
+
+/* Adds the tag of call (comm, rank, seq) to f (load time; 0 is none and
+ * is not kept). */
+void rank_file_add_tag(struct rank_file *f, uint64_t comm, int32_t rank, uint64_t seq, uint64_t tag);
+/* Sorts f's tags, one per call; after loading. */
+void rank_file_sort_tags(struct rank_file *f);
+/* The tag of call (comm, rank, seq) in f; 0 for none. */
+uint64_t rank_file_tag(const struct rank_file *f, uint64_t comm, int32_t rank, uint64_t seq);
+
 /* The sizes of the communicators that files list ("comms"), by id, sorted
  * for comm_size_find; a loader checks ranks against them, the cross-rank
  * analysis sizes its arrays by them. */
@@ -374,6 +391,8 @@ struct rank_file {
     void *stream_tree;       /* handle -> index (tsearch), for rank_file_stream */
     uint16_t last_stream;
     uint64_t events_dropped; /* per-op records the shim dropped (NCCLTAP_OPS_MAX_MB) */
+    struct op_tag *tags;     /* its calls' profiler tags (rank_file_tag); may be none */
+    size_t ntags, cap_tags;
     struct totals totals;
     int callsite_depth;      /* frames per call site; 0: call sites off, or not recorded */
     uint64_t python_unread;  /* calls whose Python frame could not be read: at native sites */

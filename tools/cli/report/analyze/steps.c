@@ -274,6 +274,30 @@ static void add_to_step(const struct report *r, const struct crossrank *x, const
 }
 
 
+/* Whether the steps at i and j call the same collectives (op, size). */
+static bool same_step(const struct view *v, size_t i, size_t j, size_t q)
+{
+    for (size_t p = 0; p < q; p++)
+        if (v->key[i + p] != v->key[j + p])
+            return false;
+    return true;
+}
+
+/* The phase past the leading steps unlike the middle one (set-up
+ * collectives, a first step of its own: two broadcasts before steps of an
+ * all-reduce and an all-gather were a step of two broadcasts), which are
+ * then outside the steps. */
+static size_t past_irregular(const struct view *v, size_t q, size_t phase)
+{
+    size_t nsteps = (v->n - phase) / q;
+    if (nsteps < 3)
+        return phase;
+    size_t middle = phase + nsteps / 2 * q;
+    while (phase < middle && !same_step(v, phase, middle, q))
+        phase += q;
+    return phase;
+}
+
 /* The figures of each whole step from `phase` on. */
 static void fill_steps(const struct report *r, const struct crossrank *x, const struct view *v, size_t phase,
                        struct comm_steps *cs)
@@ -448,9 +472,23 @@ static double busbw(const struct report *r, const struct step_position *p, int n
     return us > 0 && !isnan(us) ? (double)p->bytes * xr_bus_factor(report_name(r, p->op), nranks) / (us * 1e3) : 0;
 }
 
+/* The profiler tag of an instance's call: the first of its ranks' that
+ * has one (rank_file_tag); 0 none. */
+static uint64_t instance_tag(const struct report *r, const struct crossrank *x, const struct xr_instance *in)
+{
+    for (size_t k = 0; k < in->n; k++) {
+        struct xr_member m = x->members[in->first + k];
+        uint64_t tag = rank_file_tag(&r->files[m.file], in->comm, xr_event(r, m)->rank, in->seq);
+        if (tag)
+            return tag;
+    }
+    return 0;
+}
+
 /* Each position's transfer before and after the change point (all
- * steps before, where none), and the position that rose most. */
-static void fill_positions(const struct report *r, const struct view *v, size_t phase, struct comm_steps *cs)
+ * steps before, where none), its tag, and the position that rose most. */
+static void fill_positions(const struct report *r, const struct crossrank *x, const struct view *v, size_t phase,
+                           struct comm_steps *cs)
 {
     size_t q = cs->period, split = cs->slower.found ? cs->slower.from : cs->nsteps;
     cs->positions = xcalloc(q, sizeof *cs->positions);
@@ -459,6 +497,8 @@ static void fill_positions(const struct report *r, const struct view *v, size_t 
         struct step_position *sp = &cs->positions[p];
         sp->op = v->in[phase + p]->op;
         sp->bytes = v->in[phase + p]->bytes;
+        sp->tag = instance_tag(r, x, v->in[phase + p]);
+        cs->tagged |= sp->tag != 0;
         sp->transfer_before_us = position_transfer(v, phase, cs, p, 0, split);
         sp->transfer_after_us = split < cs->nsteps ? position_transfer(v, phase, cs, p, split, cs->nsteps) : NAN;
         sp->busbw_before_gbs = busbw(r, sp, cs->nranks, sp->transfer_before_us);
@@ -529,6 +569,8 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
             ok = pattern >= 2;
         }
     }
+    if (ok)
+        phase = past_irregular(&v, period, phase);
     if (ok && (v.n - phase) / period < STEPS_MIN_STEPS)
         ok = false;
     if (!ok) {
@@ -564,7 +606,7 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
                        !(cs->transfer_us_median < cs->step_us_median)))
         cs->slower.found = false;
     steps_change(cs, offsetof(struct step, wait_us), &cs->waiting);
-    fill_positions(r, &v, phase, cs);
+    fill_positions(r, x, &v, phase, cs);
     find_late(cs, cs->waiting.found ? cs->waiting.from : 0, &cs->late);
     view_free(&v);
     return true;

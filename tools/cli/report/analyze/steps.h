@@ -44,6 +44,9 @@ struct step_position {
      * steps before and after the change point (all steps: before). */
     double transfer_before_us, transfer_after_us;
     double busbw_before_gbs, busbw_after_gbs;  /* S x bus factor over those; 0 unknown */
+    /* The profiler tag its calls carry (NCCL 2.31's userProfilerTag, a
+     * phase the program names): its first step's call's; 0 none. */
+    uint64_t tag;
 };
 
 /* One step. Times in us, summed over its collectives. */
@@ -103,6 +106,7 @@ struct comm_steps {
      * iterations finds them here. */
     size_t before, after;
     struct step_position *positions;  /* period of them */
+    bool tagged;                  /* some position has a tag */
     struct step *steps;
     size_t nsteps;
     double step_us_median, comm_us_median, wait_us_median, transfer_us_median;

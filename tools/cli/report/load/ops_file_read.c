@@ -1,5 +1,5 @@
 /* The per-op file of one process (preload/writers/ops_file_format.h: a
- * ring of fixed-size binary records, version 1, 3 or 4) into the document's
+ * ring of fixed-size binary records, version 1, 3, 4 or 5) into the document's
  * op events, executions of captured calls (replays) included, oldest
  * first; what the ring overwrote or could not write is counted in
  * f->events_dropped. */
@@ -49,9 +49,10 @@ static const char *check_header(const struct tap_ops_header *hd)
     if (hd->byte_order != TAP_OPS_BYTE_ORDER)
         return "written on a machine of another byte order";
     /* Version 1's records lack `replay` (ops_file_format.h): read as 0. */
-    /* Version 3's records are 4's, with `redop` reserved (read as not recorded). */
-    if (!(((hd->version == TAP_OPS_VERSION || hd->version == 3) &&
-           hd->record_bytes == sizeof(struct tap_ops_record)) ||
+    /* Version 3's records are 4's, with `redop` reserved (read as not
+     * recorded); 4's are 5's without `user_tag` (read as 0, no tag). */
+    if (!((hd->version == TAP_OPS_VERSION && hd->record_bytes == sizeof(struct tap_ops_record)) ||
+          ((hd->version == 3 || hd->version == 4) && hd->record_bytes == TAP_OPS_V4_RECORD_BYTES) ||
           (hd->version == 1 && hd->record_bytes == TAP_OPS_V1_RECORD_BYTES)))
         return "another version of the format";
     if (!hd->capacity)
@@ -144,7 +145,9 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
             if (!op_set_group_replay(&f->events[f->nevents - 1], rec->group, rec->replay)) {
                 f->nevents--;
                 grouped_replays++;
+                continue;
             }
+            rank_file_add_tag(f, rec->comm, rec->rank, rec->seq, rec->user_tag);
         }
         done += want;
     }
@@ -157,5 +160,6 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
     fclose(in);
     report_check_events(r, f, path);
     report_sort_events(f);
+    rank_file_sort_tags(f);
     return true;
 }

@@ -101,6 +101,9 @@ static bool parse_line(struct report *r, struct rank_file *f, const char *line, 
         e->enqueue_ns = u64(o, "enqueue_ns");
         e->start_ns = u64(o, "start_ns");
         e->end_ns = u64(o, "end_ns");
+        uint64_t tag = 0;  /* hex, as ids are: a tag may use all 64 bits */
+        if (hex(o, "tag", &tag))  /* absent: an older shim's line, no tag */
+            rank_file_add_tag(f, e->comm, e->rank, e->seq, tag);
     }
     json_decref(o);
     return ok;
@@ -141,4 +144,5 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
             path, bad, bad == 1 ? "" : "s", first_bad);
     report_check_events(r, f, path);
     report_sort_events(f);
+    rank_file_sort_tags(f);
 }

@@ -193,6 +193,7 @@ void rank_file_free(struct rank_file *f)
 {
     free(f->ops);
     free(f->events);
+    free(f->tags);
     rank_file_streams_free(f);
     free(f->comms);
     free(f->ranks);

@@ -149,6 +149,9 @@ static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
         fprintf(out, ",\"group\":%" PRIu64 ",\"group_ops\":%u", op_group(o), (unsigned)o->group_ops);
     else if (e->what == TL_OP && e->busbw_gbs > 0)
         fprintf(out, ",\"busbw_gbs\":%.3f", e->busbw_gbs);
+    uint64_t tag = rank_file_tag(e->file, o->comm, o->rank, o->seq);
+    if (tag)  /* NCCL 2.31's userProfilerTag of the call: the program's label */
+        fprintf(out, ",\"tag\":%" PRIu64, tag);
     if (e->site && e->site->nframes)
         callsite_arg(e->site, out);
 }

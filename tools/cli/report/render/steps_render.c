@@ -18,7 +18,10 @@ static const char *position_name(const struct report *r, const struct comm_steps
 {
     char size[16], op[SHOWN_MAX];
     const struct step_position *p = &c->positions[pos];
-    snprintf(buf, 64, "%zu %s %s", pos + 1, shown(report_name(r, p->op), op), human_bytes((double)p->bytes, size));
+    int n = snprintf(buf, 64, "%zu %s %s", pos + 1, shown(report_name(r, p->op), op),
+                     human_bytes((double)p->bytes, size));
+    if (p->tag && n > 0 && n < 64)
+        snprintf(buf + n, (size_t)(64 - n), " (tag %" PRIu64 ")", p->tag);
     return buf;
 }
 
@@ -27,8 +30,9 @@ static const char *position_name(const struct report *r, const struct comm_steps
 static void print_positions(const struct report *r, const struct comm_steps *c, FILE *out)
 {
     bool after = c->slower.found;
-    fprintf(out, "    %4s  %-14s %6s %12s %10s%s%s\n", "pos", "op", "size", "transfer_us", c->timed ? "busbw GB/s" : "",
-            after ? "  after: transfer_us" : "", after && c->timed ? " busbw GB/s" : "");
+    fprintf(out, "    %4s  %-14s %6s %12s %10s%s%s%s\n", "pos", "op", "size", "transfer_us", c->timed ? "busbw GB/s" : "",
+            after ? "  after: transfer_us" : "", after && c->timed ? " busbw GB/s" : after && c->tagged ? "           " : "",
+            c->tagged ? "  tag" : "");
     size_t listed = c->period < 8 ? c->period : 8;
     for (size_t p = 0; p < listed; p++) {
         const struct step_position *sp = &c->positions[p];
@@ -37,12 +41,16 @@ static void print_positions(const struct report *r, const struct comm_steps *c, 
                 human_bytes((double)sp->bytes, size), sp->transfer_before_us);
         if (c->timed)
             fprintf(out, " %10.2f", sp->busbw_before_gbs);
-        else if (after)
+        else if (after || c->tagged)
             fprintf(out, " %10s", "");
         if (after)
             fprintf(out, "  %19.1f", sp->transfer_after_us);
         if (after && c->timed)
             fprintf(out, " %10.2f", sp->busbw_after_gbs);
+        else if (after && c->tagged)
+            fprintf(out, " %10s", "");
+        if (sp->tag)  /* the program's label of these calls (NCCL 2.31's userProfilerTag) */
+            fprintf(out, "  %3" PRIu64, sp->tag);
         fputc('\n', out);
     }
     if (listed < c->period)
@@ -150,17 +158,27 @@ static json_t *change_json(const struct comm_steps *c, const struct step_change 
     return o ? o : json_null();
 }
 
+/* A tag: an integer; NCCL reserves those of 2^63 and up, kept exact as a
+ * string; null for none. */
+static json_t *tag_json(uint64_t tag)
+{
+    char big[24];
+    snprintf(big, sizeof big, "%" PRIu64, tag);
+    return !tag ? json_null() : tag <= INT64_MAX ? json_integer((json_int_t)tag) : json_string(big);
+}
+
 static json_t *positions_json(const struct report *r, const struct comm_steps *c)
 {
     json_t *a = json_array();
     for (size_t p = 0; p < c->period; p++) {
         const struct step_position *sp = &c->positions[p];
-        json_array_append_new(a, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o}", "op", report_name(r, sp->op), "bytes",
-                                           (json_int_t)sp->bytes, "transfer_before_us",
-                                           real_or_null(sp->transfer_before_us), "transfer_after_us",
-                                           real_or_null(sp->transfer_after_us), "busbw_before_gbs",
-                                           real_or_null(sp->busbw_before_gbs), "busbw_after_gbs",
-                                           real_or_null(sp->busbw_after_gbs)));
+        json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "op", report_name(r, sp->op), "bytes",
+                              (json_int_t)sp->bytes, "transfer_before_us", real_or_null(sp->transfer_before_us),
+                              "transfer_after_us", real_or_null(sp->transfer_after_us), "busbw_before_gbs",
+                              real_or_null(sp->busbw_before_gbs), "busbw_after_gbs",
+                              real_or_null(sp->busbw_after_gbs), "tag", tag_json(sp->tag));
+        if (o)
+            json_array_append_new(a, o);
     }
     return a;
 }
