@@ -101,7 +101,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_enqueue,
         lttng_ust_field_integer(int32_t, peer, r->peer)
         lttng_ust_field_integer_hex(uintptr_t, stream, (uintptr_t)r->stream)
         lttng_ust_field_integer(uint64_t, group_id, r->group_id)
-        lttng_ust_field_integer(uint16_t, site, r->site)))
+        lttng_ust_field_integer(uint16_t, site, r->site)
+        lttng_ust_field_integer(uint64_t, user_tag, tap_op_user_tag(r))))
 
 /* A call site, once per process, before or after the first op_enqueue that
  * names it: its return addresses, innermost first, and the Python frames

@@ -88,7 +88,8 @@ void report_hangs_free(struct report *r);
  * bench_files.c */
 void report_load_bench(struct report *r);
 
-/* Sorts f->events by (comm, rank, seq, replay). ops_log_read.c */
+/* Sorts f->events by (comm, rank, seq, replay), and its tags (rank_file_sort_tags).
+ * ops_log_read.c */
 void report_sort_events(struct rank_file *f);
 
 /* Loads an LTTng trace (a directory with a CTF `metadata` file, or one

@@ -160,6 +160,5 @@ bool report_load_ops_file(struct report *r, struct rank_file *f, const char *pat
     fclose(in);
     report_check_events(r, f, path);
     report_sort_events(f);
-    rank_file_sort_tags(f);
     return true;
 }

@@ -29,6 +29,7 @@ void report_sort_events(struct rank_file *f)
 {
     if (f->nevents)
         qsort(f->events, f->nevents, sizeof *f->events, cmp_event);
+    rank_file_sort_tags(f);
 }
 
 static uint64_t u64(json_t *o, const char *key)
@@ -144,5 +145,4 @@ void report_load_ops_log(struct report *r, struct rank_file *f, const char *path
             path, bad, bad == 1 ? "" : "s", first_bad);
     report_check_events(r, f, path);
     report_sort_events(f);
-    rank_file_sort_tags(f);
 }

@@ -57,7 +57,9 @@ static void join(struct report *r, struct rank_file *f, const struct tm_proc *p,
         if (!op_set_group_replay(&f->events[f->nevents - 1], o->group_id, d->replay)) {
             f->nevents--;
             (*rejected)++;
+            continue;
         }
+        rank_file_add_tag(f, o->comm_id, o->rank, o->seq, o->user_tag);
     }
 }
 

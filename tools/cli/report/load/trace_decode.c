@@ -260,6 +260,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->group_id = get_u64(p, "group_id");
         e->stream = get_u64(p, "stream");
         e->site = get_u64(p, "site");
+        e->user_tag = get_u64_since(p, "user_tag");
         break;
     case TEV_OP_COMPLETE:
         e->rank = get_i64(p, "rank");

@@ -66,6 +66,8 @@ struct tev {
     int64_t op_value, dtype_value;
     uint64_t count, bytes, group_id, stream;
     int64_t peer;
+    /* op_enqueue: the call's profiler tag (absent before nccltap read it: 0) */
+    uint64_t user_tag;
     /* op_complete; replay: 0 a call, N the Nth launch of a graph holding
      * call seq (absent from traces of nccltap before it: 0) */
     uint64_t start_ns, end_ns, duration_ns, group_ops, replay;

@@ -113,7 +113,7 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
         .comm_id = e->comm_id, .seq = e->seq, .count = e->count, .bytes = e->bytes,
         .group_id = e->group_id, .stream = e->stream, .ts_ns = e->ts_ns,
         .rank = int_field(e->rank), .peer = int_field(e->peer), .tid = e->vtid > 0 ? (uint32_t)e->vtid : 0,
-        .site = (unsigned)e->site, .op = label(m, e->op, e->op_value),
+        .site = (unsigned)e->site, .user_tag = e->user_tag, .op = label(m, e->op, e->op_value),
         .dtype = label(m, e->dtype, e->dtype_value),
     };
 }

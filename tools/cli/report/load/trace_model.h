@@ -26,6 +26,7 @@ struct tm_op {
     int rank, peer;
     uint32_t tid;     /* the vtid context, 0 when absent */
     unsigned site;    /* its call site, 0: none */
+    uint64_t user_tag; /* its profiler tag, 0: none */
     const char *op, *dtype;
 };
 
