@@ -4,7 +4,8 @@
  * step's end), STEPS times. One rank may compute longer before the
  * all-reduce (a straggler as real ones are: late at the first collective
  * after its own work, on time at the one right after it, which the
- * others reach only once it has caught up).
+ * others reach only once it has caught up), from step 0 or from step
+ * STEP on (`late RANK US from STEP`: a rank that became slower).
  *
  * A mismatch (`mismatch RANK STEP [HOW]`): at step STEP, rank RANK calls
  * AllGather of the same count where the others call AllReduce (HOW
@@ -27,7 +28,7 @@
  * an older NCCL, whose size ends before userProfilerTag (the 99 beyond
  * it is not the program's: no tag).
  *
- * Usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US]
+ * Usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
  *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
@@ -116,6 +117,7 @@ struct env_one {
 struct step_opts {
     int late_rank;
     long late_us;
+    long late_from;  /* the first step the late rank is late at */
     int buckets;
     struct stall stall;
     struct mismatch mismatch;
@@ -171,7 +173,7 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
 {
     const struct mismatch mismatch = o->mismatch;
     sleep_us(o->work_us); /* every rank's own work */
-    if (rank == o->late_rank)
+    if (rank == o->late_rank && i >= o->late_from)
         sleep_us(o->late_us);
     if (o->buckets) {
         bool stops = rank == o->stop.rank && i == o->stop.step;
@@ -237,6 +239,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
             o.late_rank = atoi(argv[i + 1]);
             o.late_us = atol(argv[i + 2]);
+            if (i + 4 < argc && !strcmp(argv[i + 3], "from")) {
+                o.late_from = atol(argv[i + 4]);
+                i += 2;
+            }
             i += 2;
         } else if (!strcmp(argv[i], "stall") && i + 3 < argc) {
             o.stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]) };
@@ -277,7 +283,7 @@ int main(int argc, char **argv)
         }
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
-        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US] [buckets K] [stall RANK EVERY US] "
+        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US] "
                 "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]\n");
         return 2;
     }
