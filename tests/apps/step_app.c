@@ -21,6 +21,9 @@
  * in its own code between two collectives does (a hang). Marked steps
  * (`mark`): each rank calls nccltap_step() as each step begins, when
  * nccltap is there (looked up, as programs do: include/nccltap.h).
+ * A backward slower on one rank (`slow_backward RANK US`, with `buckets`):
+ * RANK computes US more before each bucket, so that it falls further
+ * behind at each (US at the first, K x US at the last).
  * Tagged calls (`tags`): the step's all-reduce and all-gather through
  * NCCL 2.31's ncclAllReduceConfig and ncclAllGatherConfig, whose
  * configurations carry userProfilerTag 1 and 2 (a phase label); the
@@ -31,6 +34,7 @@
  * Usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
  *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]
+ *                 [slow_backward RANK US]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <limits.h>
 #include <dlfcn.h>
@@ -72,8 +76,9 @@ static void sleep_us(long us)
 }
 
 /* One step of DDP's backward: K buckets of gradients, 1 MiB halving,
- * each all-reduced once its layers' compute (100 us) is done. */
-static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets, int stop_after)
+ * each all-reduced once its layers' compute (100 us, and `extra_us` more
+ * on a rank whose backward is slower) is done. */
+static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets, int stop_after, long extra_us)
 {
     size_t count = AR_COUNT;
     for (int b = 0; b < buckets; b++) {
@@ -82,6 +87,7 @@ static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int bucke
                 pause(); /* stuck in its own code: the job hangs */
         if (b)
             sleep_us(100);
+        sleep_us(extra_us);
         CHECK(ncclAllReduce((void *)grad, (void *)grad, count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
         count = count > 1024 ? count / 2 : count;
     }
@@ -129,6 +135,8 @@ struct step_opts {
     int setup;       /* broadcasts in the first step */
     long work_us;    /* every rank's own work before each all-reduce */
     int tags;        /* the per-call configuration variants, tagged */
+    int slow_rank;   /* with `buckets`: this rank's backward is slower... */
+    long slow_us;    /* ... by this much before each bucket */
 };
 
 #define TAG_ALLREDUCE 1
@@ -177,7 +185,7 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
         sleep_us(o->late_us);
     if (o->buckets) {
         bool stops = rank == o->stop.rank && i == o->stop.step;
-        bucket_step(comm, s, grad, o->buckets, stops ? o->stop.after : -1);
+        bucket_step(comm, s, grad, o->buckets, stops ? o->stop.after : -1, rank == o->slow_rank ? o->slow_us : 0);
     } else if (rank == mismatch.rank && i == mismatch.step) {
         if (!strcmp(mismatch.how, "allgather"))
             CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
@@ -233,7 +241,7 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const st
 int main(int argc, char **argv)
 {
     int bad = argc < 3;
-    struct step_opts o = { .late_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
+    struct step_opts o = { .late_rank = -1, .slow_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
                            .stop = { -1, -1, -1 }, .accumulate = 1, .work_us = 200 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
@@ -274,6 +282,11 @@ int main(int argc, char **argv)
             o.stop = (struct stop){ atoi(argv[i + 1]), atol(argv[i + 2]), atoi(argv[i + 3]) };
             bad = o.stop.rank < 0 || o.stop.step < 0 || o.stop.after < 0;
             i += 3;
+        } else if (!strcmp(argv[i], "slow_backward") && i + 2 < argc) {
+            o.slow_rank = atoi(argv[i + 1]);
+            o.slow_us = atol(argv[i + 2]);
+            bad = o.slow_rank < 0 || o.slow_us < 0 || o.slow_us > 1000000;
+            i += 2;
         } else if (!strcmp(argv[i], "tags")) {
             o.tags = 1;
         } else if (!strcmp(argv[i], "setup") && i + 1 < argc) {
@@ -284,7 +297,7 @@ int main(int argc, char **argv)
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US] "
-                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags] [slow_backward RANK US]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);

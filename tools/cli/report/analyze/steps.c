@@ -274,32 +274,6 @@ static void add_to_step(const struct report *r, const struct crossrank *x, const
 }
 
 
-/* cs->origin_us: for each position, the others' wait at it that each
- * rank caused, summed over the steps; a rank's largest sum, per step. */
-static void fill_origins(const struct crossrank *x, const struct view *v, size_t phase, size_t nr,
-                         struct comm_steps *cs)
-{
-    size_t q = cs->period;
-    double *sum = xcalloc(nr, sizeof *sum);
-    cs->origin_us = xcalloc(nr, sizeof *cs->origin_us);
-    cs->norigin = nr;
-    for (size_t p = 0; p < q; p++) {
-        for (size_t k = 0; k < cs->nsteps; k++) {
-            const struct xr_instance *in = v->in[phase + k * q + p];
-            if (complete(in) && in->skew_sure_ns > x->threshold_ns && in->last_rank >= 0 &&
-                (size_t)in->last_rank < nr)
-                sum[in->last_rank] += in->others_wait_ns / 1e3;
-        }
-        for (size_t rank = 0; rank < nr; rank++) {
-            double per_step = sum[rank] / (double)cs->nsteps;
-            if (per_step > cs->origin_us[rank])
-                cs->origin_us[rank] = per_step;
-            sum[rank] = 0;
-        }
-    }
-    free(sum);
-}
-
 /* Whether the steps at i and j call the same collectives (op, size). */
 static bool same_step(const struct view *v, size_t i, size_t j, size_t q)
 {
@@ -649,7 +623,6 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
     if (cs->waiting.found && !steps_longer(cs, cs->waiting.from))
         cs->waiting.found = false;
     fill_positions(r, x, &v, phase, cs);
-    fill_origins(x, &v, phase, (size_t)max_rank(r, x, &v) + 1, cs);
     find_late(cs, cs->waiting.found ? cs->waiting.from : 0, &cs->late);
     view_free(&v);
     return true;
@@ -678,7 +651,6 @@ void steps_free(struct steps *s)
     for (size_t i = 0; i < s->ncomms; i++) {
         free(s->comms[i].positions);
         free(s->comms[i].steps);
-        free(s->comms[i].origin_us);
     }
     free(s->comms);
     memset(s, 0, sizeof *s);

@@ -113,16 +113,6 @@ struct comm_steps {
     struct step_change slower;    /* of transfer_us */
     struct step_change waiting;   /* of wait_us */
     struct step_late late;
-    /* Per rank (norigin of them, by rank): the others' mean wait per step
-     * at the one position of the step where the rank made them wait most,
-     * us (over all steps; 0 where it never did). A rank slower before a
-     * phase is late at the phase's first collective, and the others' wait
-     * there is what the step lost to it; the collectives after it queue
-     * behind that one and are late on every rank, so waits summed over
-     * the step count one lateness again and again (healthy DDP ranks on
-     * 2 and 4 H200s: 5-13% of a step at one position, 35-81% summed). */
-    double *origin_us;
-    size_t norigin;
 };
 
 /* A SLOWER finding's evidence (analyze/slower_finding.c): a change point

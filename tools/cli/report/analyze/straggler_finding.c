@@ -66,14 +66,6 @@ static double others_nccl_us(const struct report *r, const struct xr_straggler *
  * without nccltap in most runs (up to 57% in one), and a user's question
  * is what the step lost. */
 #define FINDING_STRAGGLER_MIN_STEP_SHARE 0.1
-/* ... and there, that at one position of the step it made the others
- * wait this share of a step, on average (comm_steps.origin_us: its
- * lateness where it arises, not again at every collective queued behind
- * it). On 2 and 4 H200s under PyTorch DDP (36 runs), healthy runs' most
- * waited-for rank 5-13% of a step, the injected stragglers (compute
- * before backward, a host stall every 5th step, 3 ms before each
- * all-reduce) 81-187%. */
-#define FINDING_STRAGGLER_MIN_ORIGIN_SHARE 0.2
 #define FINDING_STRAGGLER_MIN_CAUSED_SHARE 0.5
 /* ... and it stands out: at least this many times what any other rank of
  * its communicator caused. Ranks that arrive in turn (jitter; 2 ranks
@@ -220,19 +212,6 @@ static double others_steps_us(const struct steps *st, const struct xr_straggler 
     return NAN;
 }
 
-/* The others' mean wait per step at the position where s made them wait
- * most, over the median step (FINDING_STRAGGLER_MIN_ORIGIN_SHARE); NaN
- * where its communicator has no steps. */
-static double origin_share(const struct steps *st, const struct xr_straggler *s)
-{
-    for (size_t i = 0; st && i < st->ncomms; i++) {
-        const struct comm_steps *c = &st->comms[i];
-        if (c->comm == s->comm && c->step_us_median > 0)
-            return s->rank >= 0 && (size_t)s->rank < c->norigin ? c->origin_us[s->rank] / c->step_us_median : 0;
-    }
-    return NAN;
-}
-
 /* s's communicator's steps, where s is their usual late rank (late at
  * one position of most steps); NULL otherwise. */
 static const struct comm_steps *usual_late(const struct steps *st, const struct xr_straggler *s)
@@ -258,7 +237,6 @@ void straggler_findings(const struct finding_sources *in, struct findings *out)
             !(share >= FINDING_STRAGGLER_MIN_NCCL_SHARE) ||
             s->caused_us_total < FINDING_STRAGGLER_MIN_WALL_SHARE * wall ||
             s->caused_us_total < FINDING_STRAGGLER_MIN_STEP_SHARE * others_steps_us(in->steps, s) ||
-            origin_share(in->steps, s) < FINDING_STRAGGLER_MIN_ORIGIN_SHARE ||
             !last_beyond_chance(r, s) || !late_enough(r, s))
             continue;
         struct finding *v = finding_add(out, FINDING_STRAGGLER, SECTION_STRAGGLERS);
