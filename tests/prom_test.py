@@ -633,6 +633,34 @@ def case_services(args, work):
     with_services(args, work, check)
 
 
+# The dashboard's panel of the steps found from the calls (per
+# communicator, while the job runs: nccltap_comm_step_*).
+FOUND_STEPS_PANEL = "Steps found from the calls"
+
+
+def check_found_steps(services, panels, live):
+    """The found-steps panels over a job of DDP's buckets (step_app
+    buckets 6): each target a series per rank, the last step's time
+    positive and its NCCL time within it (the union of the step's calls'
+    intervals; 1.5x for the polls' resolution of stamped calls)."""
+    services.wait_for('nccltap_comm_step_last_seconds{job_id="prom-test-steps"}', NRANKS)
+    services.wait_for('nccltap_comm_step_last_nccl_seconds{job_id="prom-test-steps"}', NRANKS)
+    at, values = time.time(), {}
+    for panel in panels:
+        for target in panel["targets"]:
+            expr = dashboard_query(target["expr"])
+            res = [r for r in services.query(expr, at) if r["metric"].get("job_id") == "prom-test-steps"]
+            vals = {r["metric"].get("rank"): float(r["value"][1]) for r in res}
+            if len(vals) != NRANKS or not all(finite(v) and v > 0 for v in vals.values()):
+                fail("panel %r: %s gives %s, want a positive time per rank" % (panel["title"], expr, vals))
+            values[target["refId"]] = vals
+    step, nccl = values.get("A", {}), values.get("B", {})
+    if set(step) != set(nccl) or any(nccl[r] > 1.5 * step[r] for r in step):
+        fail("the last step's time %s and its NCCL time %s: want the NCCL time within the step" % (step, nccl))
+    live["found_steps"] = values
+    print("ok: the steps found from the calls, per rank: step %s s, NCCL %s s" % (step, nccl))
+
+
 def dashboard_query(expr):
     """A panel's query as Grafana sends it, its variables at "All"."""
     expr = expr.replace("$__rate_interval", "1m")
@@ -684,7 +712,12 @@ def case_dashboard(args, work):
     with open(dashboard) as f:
         board = json.load(f)
     check_import(board)
-    used = metrics_and_labels(board)
+    # Steps found from the calls need a job with steps: checked on a second
+    # job below (step_app's DDP buckets); the first is one AllReduce size.
+    found = [p for p in board["panels"] if p["title"].startswith(FOUND_STEPS_PANEL)]
+    if not found:
+        fail("no panel %r in %s" % (FOUND_STEPS_PANEL, dashboard))
+    used = metrics_and_labels(dict(board, panels=[p for p in board["panels"] if p not in found]))
     if not used:
         fail("no queries found in %s" % dashboard)
     exporter, server = need_tools("prometheus-node-exporter|node_exporter", "prometheus")
@@ -717,6 +750,8 @@ def case_dashboard(args, work):
         # in every rate's window.
         results, at = {}, time.time()
         for panel in board["panels"]:
+            if panel in found:
+                continue
             for target in panel["targets"]:
                 expr = dashboard_query(target["expr"])
                 res = services.query(expr, at)
@@ -741,10 +776,14 @@ def case_dashboard(args, work):
                  "--iters", "8000", "--warmup", "2", "--mark-steps"], watch=check)
         bounds = sorted({float(r["metric"]["le"]) for r in
                          services.query('nccltap_op_duration_seconds_bucket{op="AllReduce"}')})
+        run_job(args, work, {"NCCLTAP_PROM_KEEP": "1", "NCCLTAP_JOB_ID": "prom-test-steps",
+                             "NCCLTAP_INTERVAL_MS": "200"}, None,
+                app=[os.path.join(args.bin, "step_app"), str(NRANKS), "400", "buckets", "6"],
+                watch=lambda proc, _: check_found_steps(services, found, live))
     finally:
         services.stop()
         signal.signal(signal.SIGTERM, old)
-    if "results" not in live:
+    if "results" not in live or "found_steps" not in live:
         fail("the panels were not queried")
 
     def panel(title_part, expr_part):
