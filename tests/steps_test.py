@@ -147,6 +147,57 @@ def slow_backward(run):
     check(kinds[:1] == [("straggler", 2)], "findings %s, want STRAGGLER rank 2 first" % kinds)
 
 
+def python_function(run):
+    """nccltap's Python step marker: a loop in Python calling NCCL through
+    ctypes (tests/apps/py_steps.py, 2 ranks forked: one AllReduce of
+    set-up, 40 calls of train_step(), a last AllReduce) under `nccltap run
+    --step-function train_step`: each rank file says 40 steps marked, and
+    the report's steps are at the marks, 40 of 2 collectives, 1 outside
+    before and 1 after; a sitecustomize the program had on PYTHONPATH still
+    runs (nccltap's imports it); a name no function has marks none; a name
+    that is no function's is refused (exit 2); without nccltap in the
+    process, the marker says so and the program runs on."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "apps", "py_steps.py")
+    theirs = os.path.join(run.work, "theirs")
+    os.makedirs(theirs, exist_ok=True)
+    ran = os.path.join(run.work, "theirs-ran")
+    with open(os.path.join(theirs, "sitecustomize.py"), "w") as f:
+        f.write("open(%r, 'w').write('ran')\n" % ran)
+
+    def marked(spec):
+        shutil.rmtree(run.dir, ignore_errors=True)
+        p = subprocess.run([run.nccltap, "run", "--sim", "--step-function", spec, "--dir", run.dir, "--", "python3",
+                            script, "2", "40"], env=run.env(NCCLTAP_OS="off", PYTHONPATH=theirs),
+                           capture_output=True, text=True, timeout=180)
+        check(p.returncode == 0, "py_steps.py under --step-function %s exited %d:\n%s"
+              % (spec, p.returncode, p.stderr[-2000:]))
+        counts = []
+        for path in glob.glob(os.path.join(run.dir, "*.json")):
+            if not path.endswith(".hang.json"):
+                with open(path) as f:
+                    counts.append((json.load(f).get("steps") or {}).get("marked", 0))
+        return sorted(counts)
+
+    check(marked("train_step") == [40, 40], "steps marked per rank file: %s, want 40 each" % marked("train_step"))
+    rep, _, _ = run.report()
+    c = only_comm(rep)
+    check(c["by_marks"] and c["nsteps"] == 40 and c["period"] == 2 and c["before"] == 1 and c["after"] == 1,
+          "steps %d of %d (by marks: %s), %d before, %d after; want 40 of 2 at the marks, 1 and 1"
+          % (c["nsteps"], c["period"], c["by_marks"], c["before"], c["after"]))
+    check(os.path.exists(ran), "the program's own sitecustomize did not run")
+    check(marked("py_steps.py:train_step") == [40, 40], "FILE:NAME marked other than 40 steps a rank")
+    check(marked("py_steps.py:nothere") == [0, 0], "a function no one calls marked steps")
+    p = subprocess.run([run.nccltap, "run", "--sim", "--step-function", "1train", "--", "python3", "-c", "pass"],
+                       env=run.env(), capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and "--step-function" in p.stderr and "NAME" in p.stderr,
+          "--step-function 1train: exit %d, %r; want 2 and what it takes" % (p.returncode, p.stderr[-500:]))
+    python_dir = os.path.join(os.path.dirname(run.nccltap), "..", "lib", "nccltap", "python")
+    p = subprocess.run(["python3", "-c", "print('ran')"], capture_output=True, text=True, timeout=60,
+                       env=dict(run.env(), PYTHONPATH=python_dir, NCCLTAP_STEP_FUNCTION="train_step"))
+    check(p.returncode == 0 and p.stdout == "ran\n" and "nccltap is not loaded" in p.stderr,
+          "without the shim: exit %d, stdout %r, stderr %r" % (p.returncode, p.stdout, p.stderr))
+
+
 def more_waiting(run):
     """Rank 2 computes 2 ms longer from step 50 of 100 (step_app late 2
     2000 from 50), in steps of 2 ms of every rank's own work: the steps'
@@ -374,7 +425,7 @@ def main():
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
              "compare": compare, "marked": marked, "marked_setup": marked_setup, "tagged": tagged,
-             "more_waiting": more_waiting, "slow_backward": slow_backward,
+             "more_waiting": more_waiting, "slow_backward": slow_backward, "python_function": python_function,
              "slower_small": slower_small, "late_small": late_small, "online": online}
     try:
         cases[a.case](run)

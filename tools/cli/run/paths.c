@@ -64,6 +64,7 @@ int paths_find(struct nccltap_paths *p, char *why, size_t why_len)
     p->lttng_provider = xasprintf("%s/libnccltap-lttng.so", libdir);
     p->sim = xasprintf("%s/" NCCLTAP_SIM_SUBDIR, libdir);
     p->sim_legacy = xasprintf("%s/" NCCLTAP_SIM_LEGACY_SUBDIR, libdir);
+    p->python = xasprintf("%s/" NCCLTAP_PYTHON_SUBDIR, libdir);
     p->bench = xasprintf("%s/nccltap-bench", p->bindir);
     free(libdir);
     return 0;
@@ -76,6 +77,7 @@ void paths_free(struct nccltap_paths *p)
     free(p->lttng_provider);
     free(p->sim);
     free(p->sim_legacy);
+    free(p->python);
     free(p->bench);
     memset(p, 0, sizeof *p);
 }

@@ -12,6 +12,7 @@ struct nccltap_paths {
     char *lttng_provider; /* .../lib/libnccltap-lttng.so, the shim's tracepoints */
     char *sim;         /* .../lib/nccltap/sim */
     char *sim_legacy;  /* .../lib/nccltap/sim-legacy */
+    char *python;      /* .../lib/nccltap/python: the step marker's sitecustomize */
     char *bench;       /* .../bin/nccltap-bench */
 };
 

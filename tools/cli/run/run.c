@@ -114,6 +114,22 @@ static void say_where(const struct nccltap_paths *p, const char *dir, const char
     free(qself);
 }
 
+/* NCCLTAP_STEP_FUNCTION names a Python function whose calls start steps:
+ * the marker's sitecustomize goes first on PYTHONPATH (it imports the
+ * next one on the path itself). */
+static void step_function_env(const struct nccltap_paths *p)
+{
+    const char *f = getenv("NCCLTAP_STEP_FUNCTION");
+    if (!f || !*f)
+        return;
+    char *file = xasprintf("%s/sitecustomize.py", p->python);
+    if (path_exists(file))
+        env_prepend("PYTHONPATH", p->python);
+    else
+        msg("NCCLTAP_STEP_FUNCTION=%s: %s is missing (a broken install); no Python steps marked", f, file);
+    free(file);
+}
+
 int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
                    char *const argv[], char **outdir)
 {
@@ -144,6 +160,7 @@ int run_under_shim(const struct nccltap_paths *p, const struct run_opts *o,
     /* First, so that the shim's NCCL symbols are the ones the program binds
      * to, whatever else is preloaded. */
     env_prepend("LD_PRELOAD", p->shim);
+    step_function_env(p);
 
     int err;
     struct run_end end;
@@ -194,6 +211,7 @@ int cmd_run(int argc, char **argv)
         { "interval-ms", required_argument, NULL, OPT_SHIM_VAR },
         { "ops-jsonl", required_argument, NULL, OPT_SHIM_VAR },
         { "prom-dir", required_argument, NULL, OPT_SHIM_VAR },
+        { "step-function", required_argument, NULL, OPT_SHIM_VAR },
         { "help", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
     };

@@ -34,6 +34,27 @@ static bool ops_jsonl_valid(const char *s)
     return tap_parse_ops_jsonl(s, &v) == 0;
 }
 
+/* A Python function's name, as tools/python/sitecustomize.py takes it:
+ * NAME or Class.NAME (identifiers), optionally after FILE and a colon. */
+static bool step_function_valid(const char *s)
+{
+    const char *colon = strrchr(s, ':'), *p = colon ? colon + 1 : s;
+    bool start = true;
+    if (!*p)
+        return false;
+    for (; *p; p++) {
+        bool letter = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
+        bool digit = *p >= '0' && *p <= '9';
+        if (*p == '.' && !start)
+            start = true;
+        else if (letter || (digit && !start))
+            start = false;
+        else
+            return false;
+    }
+    return !start;
+}
+
 /* The shim keeps the directory's name in a buffer of 4096 bytes. */
 static bool dir_valid(const char *s) { return s[0] && strlen(s) < sizeof tap_config.prom_dir; }
 
@@ -52,6 +73,8 @@ static const struct {
       "milliseconds from " STR(TAP_INTERVAL_MS_MIN) " to " STR(TAP_INTERVAL_MS_MAX) },
     { "ops-jsonl", "NCCLTAP_OPS_JSONL", ops_jsonl_valid, "0, 1 or inspector" },
     { "prom-dir", "NCCLTAP_PROM_DIR", dir_valid, "a directory (at most 4095 bytes)" },
+    { "step-function", "NCCLTAP_STEP_FUNCTION", step_function_valid,
+      "a Python function's name: NAME, Class.NAME or FILE.py:NAME" },
 };
 
 int shim_var_set(const char *argv0, const char *option, const char *value)

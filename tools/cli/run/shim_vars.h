@@ -1,6 +1,7 @@
 /* The shim's variables as `nccltap run` sees them: the options that set
  * the common ones (--timing, --hang-timeout, --interval-ms, --ops-jsonl,
- * --prom-dir), their values checked by the shim's own parsers
+ * --prom-dir, and --step-function, which nccltap's Python step marker
+ * reads, not the shim), their values checked by the shim's own parsers
  * (base/config.h) so that a bad one stops the command line, not a job's
  * worth of ranks; and the environment's NCCLTAP_* names checked for
  * misspellings, said once for the job. Single-threaded, as the command
