@@ -147,6 +147,43 @@ def slow_backward(run):
     check(kinds[:1] == [("straggler", 2)], "findings %s, want STRAGGLER rank 2 first" % kinds)
 
 
+# Python 3.12's sys.monitoring as the marker uses it (its documented
+# API: tool ids, register_callback, set_events, PY_START, DISABLE), for
+# the marker's 3.12 path on an older Python; ctypes' nccltap_step counted.
+FAKE_MONITORING = """
+import sys, types
+calls = []
+class Events: PY_START = 1
+tools, callbacks = {}, {}
+mon = types.SimpleNamespace(
+    PROFILER_ID=2, DISABLE=object(), events=Events,
+    get_tool=lambda t: tools.get(t), use_tool_id=lambda t, name: tools.__setitem__(t, name),
+    register_callback=lambda t, e, f: callbacks.__setitem__((t, e), f),
+    set_events=lambda t, e: calls.append(("events", t, e)))
+sys.monitoring = mon
+tools[3] = "somebody else's"
+marks = []
+class Lib:
+    def __getattr__(self, name):
+        if name != "nccltap_step":
+            raise AttributeError(name)
+        def mark(): marks.append(1)
+        return mark
+fake = types.ModuleType("ctypes"); fake.CDLL = lambda path: Lib()
+sys.modules["ctypes"] = fake
+import runpy
+runpy.run_path(sys.argv[1])
+def train_step(): pass
+def other(): pass
+start = callbacks[(4, Events.PY_START)]
+assert tools[4] == "nccltap" and ("events", 4, Events.PY_START) in calls, (tools, calls)
+assert start(other.__code__, 0) is mon.DISABLE
+assert start(train_step.__code__, 0) is None and start(train_step.__code__, 0) is None
+assert len(marks) == 2, marks
+print("ok")
+"""
+
+
 def python_function(run):
     """nccltap's Python step marker: a loop in Python calling NCCL through
     ctypes (tests/apps/py_steps.py, 2 ranks forked: one AllReduce of
@@ -196,6 +233,14 @@ def python_function(run):
                        env=dict(run.env(), PYTHONPATH=python_dir, NCCLTAP_STEP_FUNCTION="train_step"))
     check(p.returncode == 0 and p.stdout == "ran\n" and "nccltap is not loaded" in p.stderr,
           "without the shim: exit %d, stdout %r, stderr %r" % (p.returncode, p.stdout, p.stderr))
+    # Python 3.12's path, on whatever Python runs the tests: sys.monitoring
+    # as documented, the tool id another tool holds left alone, each other
+    # function's event disabled, the named one marking at each call.
+    p = subprocess.run(["python3", "-c", FAKE_MONITORING, os.path.join(python_dir, "sitecustomize.py")],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(run.env(), NCCLTAP_STEP_FUNCTION="train_step"))
+    check(p.returncode == 0 and p.stdout == "ok\n", "the sys.monitoring path: exit %d, %r %r"
+          % (p.returncode, p.stdout, p.stderr[-1500:]))
 
 
 def more_waiting(run):
