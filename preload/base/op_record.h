@@ -33,21 +33,23 @@ struct tap_op_rec {
     uint64_t enqueue_ns; /* CLOCK_MONOTONIC at the call */
     void *stream;
     struct tap_event *ev_start, *ev_end;
-    uint64_t replay;     /* TAP_OPF_REPLAY: its execution number, from 1 (graph_table.h); else
-                            not set (the hot path stores nothing): read it with tap_op_replay */
     /* With TAP_OPF_TAGGED, the userProfilerTag of an nccl<Coll>Config
      * call's configuration (NCCL 2.31); else not set (a plain call's hot
      * path stores nothing here): read it with tap_op_user_tag. */
     uint64_t user_tag;
-    uint32_t group_id;   /* 0 outside a group (tap_group_id) */
+    /* TAP_OPF_REPLAY: its execution number, from 1 (graph_table.h), modulo
+     * 2^32 (a graph launched 4 billion times numbers its executions
+     * again: a per-op file holds no two so far apart); else not set (the
+     * hot path stores nothing): read it with tap_op_replay. */
+    uint32_t replay;
+    uint32_t group_id;   /* 0 outside a group (intercept.c: 32 bits, past 0 when they wrap) */
     int32_t peer;        /* root or peer, -1 if none */
+    int32_t redop;       /* -1 if none; a user reduction's handle is any 31-bit number
+                            (real NCCL scrambles it with the communicator's address) */
     uint32_t tid;
     uint32_t timing_cost_ns; /* host time of recording its two events (timed or marks) */
-    /* 16 bits each: NCCL's types and reductions are small numbers (a
-     * user reduction is ncclNumOps plus its slot); a value past them is
-     * refused by NCCL, and the op is recorded as failed. */
-    int16_t redop;       /* -1 if none */
-    int16_t dtype;
+    int16_t dtype;       /* ncclDataType_t (a dozen; a value past 16 bits is refused by
+                            NCCL, and the op recorded as failed) */
     uint16_t site;       /* call site id (callsite.h), 0 if none */
     uint8_t op;          /* enum tap_op */
     uint8_t flags;

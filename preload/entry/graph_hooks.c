@@ -163,7 +163,7 @@ static void submit(const struct tap_graph_slot *s, CUstream stream, struct tap_e
         r->stream = stream;
         r->ev_start = ev[2 * i];
         r->ev_end = ev[2 * i + 1];
-        r->replay = replay;
+        r->replay = (uint32_t)replay;  /* modulo 2^32: op_record.h */
         r->enqueue_ns = now;
         r->timing_cost_ns = 0;
         if (!q || !mpmc_push(q, &rec, sizeof rec)) {
