@@ -116,20 +116,20 @@ def late_small(run):
     but the others lose 3 to 8% of their step to it (the simulator's
     sleeps overshoot): no STRAGGLER (healthy DDP ranks' hosts differ by
     that much on a shared machine), judged on a quiet machine (another
-    process's burst makes a rank late for real); at 2 ms (28%) it is one."""
-    for late_us, steps in ((150, STEPS),):
-        def job():  # judged on a quiet machine only, as found() is
-            shutil.rmtree(run.dir, ignore_errors=True)
-            return step_app(run, [4, steps, "work", 5000, "late", 2, late_us], NCCLTAP_TIMING="all")[0]
-        rep = on_a_quiet_machine(job)
-        c = only_comm(rep)
-        check(c["late"] is not None and c["late"]["rank"] == 2, "%d us: late: %s" % (late_us, c["late"]))
-        check(not [f for f in rep["findings"] if f["kind"] == "straggler"], "%d us: a STRAGGLER for a small share "
-              "of the step: %s" % (late_us, [f["text"] for f in rep["findings"]]))
+    process's burst makes a rank late for real); at 2 ms (28% of a 7.2 ms
+    step) it is one."""
+    def job():  # judged on a quiet machine only, as found() is
+        shutil.rmtree(run.dir, ignore_errors=True)
+        return step_app(run, [4, STEPS, "work", 5000, "late", 2, 150], NCCLTAP_TIMING="all")[0]
+    rep = on_a_quiet_machine(job)
+    c = only_comm(rep)
+    check(c["late"] is not None and c["late"]["rank"] == 2, "late: %s" % c["late"])
+    check(not [f for f in rep["findings"] if f["kind"] == "straggler"], "a STRAGGLER for under 10%% of the step: %s"
+          % [f["text"] for f in rep["findings"]])
     shutil.rmtree(run.dir, ignore_errors=True)
     rep, _, _ = step_app(run, [4, 100, "work", 5000, "late", 2, 2000], NCCLTAP_TIMING="all")
     check([(f["kind"], f["rank"]) for f in rep["findings"]][:1] == [("straggler", 2)],
-          "no STRAGGLER rank 2 for 40%% of the step: %s" % [f["text"] for f in rep["findings"]])
+          "no STRAGGLER rank 2 for 28%% of the step: %s" % [f["text"] for f in rep["findings"]])
 
 
 def slow_backward(run):
@@ -182,6 +182,34 @@ assert start(train_step.__code__, 0) is None and start(train_step.__code__, 0) i
 assert len(marks) == 2, marks
 print("ok")
 """
+
+
+def odd_step(run):
+    """One step unlike the others in the middle of the run (step_app, 40
+    steps of AllReduce 1M and AllGather 256K; the per-op log of every rank
+    edited so that the AllGather of step 20 moved twice the bytes): the
+    steps are still the 40 from seq 0, nothing outside them, and a step's
+    collectives are the usual ones; leading steps are skipped only where
+    they differ from the usual step, not from the middle one."""
+    rep, _, _ = step_app(run, [4, 40], NCCLTAP_OPS_JSONL=1, NCCLTAP_TIMING="all")
+    for path in glob.glob(os.path.join(run.dir, "*.ops")):
+        os.remove(path)  # the report reads the per-op log then
+    for path in glob.glob(os.path.join(run.dir, "*.ops.jsonl")):
+        with open(path) as f:
+            lines = [json.loads(l) for l in f]
+        for l in lines:
+            if l["seq"] == 41:
+                l["bytes"] *= 2
+                l["count"] *= 2
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(l) + "\n" for l in lines))
+    rep, _, _ = run.report()
+    c = only_comm(rep)
+    got = [(p["op"], p["bytes"]) for p in c["positions"]]
+    check(c["nsteps"] == 40 and c["first_seq"] == 0 and c["before"] == 0,
+          "found %d steps from seq %d, %d before; want 40 from seq 0, none before" % (c["nsteps"], c["first_seq"],
+                                                                                   c["before"]))
+    check(got == [("AllReduce", 1 << 20), ("AllGather", 1 << 18)], "a step's collectives: %s" % got)
 
 
 def python_function(run):
@@ -370,6 +398,7 @@ def tagged(run):
            if e["args"].get("tag", 0) != want.get(e["name"], -1)]
     check(len(ops) == 4 * 122 and not bad, "%d ops in the trace, wrong tags %s" % (len(ops), bad[:5]))
     if not shutil.which("lttng-sessiond"):
+        check(os.environ.get("CI") != "true", "CI: lttng-sessiond is not installed")
         print("lttng-sessiond is not installed: the trace's tags not checked")
         return
     shutil.rmtree(run.dir, ignore_errors=True)
@@ -471,6 +500,7 @@ def main():
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
              "compare": compare, "marked": marked, "marked_setup": marked_setup, "tagged": tagged,
              "more_waiting": more_waiting, "slow_backward": slow_backward, "python_function": python_function,
+             "odd_step": odd_step,
              "slower_small": slower_small, "late_small": late_small, "online": online}
     try:
         cases[a.case](run)

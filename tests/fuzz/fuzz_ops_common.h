@@ -55,6 +55,7 @@ static inline void fuzz_ops_end(struct fuzz_ops *run)
     }
     unlink(run->path);
     free(run->f.events);
+    free(run->f.tags);
     rank_file_streams_free(&run->f);
     report_model_free(&run->r);
 }

@@ -283,17 +283,59 @@ static bool same_step(const struct view *v, size_t i, size_t j, size_t q)
     return true;
 }
 
-/* The phase past the leading steps unlike the middle one (set-up
+static uint64_t step_hash(const struct view *v, size_t i, size_t q)
+{
+    uint64_t h = 1469598103934665603ull;  /* FNV-1a over the step's keys */
+    for (size_t p = 0; p < q; p++)
+        h = (h ^ v->key[i + p]) * 1099511628211ull;
+    return h;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The start of a step as most steps from `phase` are (the same
+ * collectives), the first of them. */
+static size_t usual_step(const struct view *v, size_t q, size_t phase, size_t nsteps)
+{
+    uint64_t *h = xmalloc(nsteps * sizeof *h), *sorted = xmalloc(nsteps * sizeof *sorted);
+    for (size_t k = 0; k < nsteps; k++)
+        h[k] = sorted[k] = step_hash(v, phase + k * q, q);
+    qsort(sorted, nsteps, sizeof *sorted, cmp_hash);
+    uint64_t mode = sorted[0];
+    for (size_t i = 0, best = 0; i < nsteps;) {
+        size_t j = i;
+        while (j < nsteps && sorted[j] == sorted[i])
+            j++;
+        if (j - i > best) {
+            best = j - i;
+            mode = sorted[i];
+        }
+        i = j;
+    }
+    size_t k = 0;
+    while (h[k] != mode)
+        k++;
+    free(h);
+    free(sorted);
+    return phase + k * q;
+}
+
+/* The phase past the leading steps unlike the usual one (set-up
  * collectives, a first step of its own: two broadcasts before steps of an
  * all-reduce and an all-gather were a step of two broadcasts), which are
- * then outside the steps. */
+ * then outside the steps. The usual step, not the middle one: one odd
+ * step in the middle of the run must not put the first half outside. */
 static size_t past_irregular(const struct view *v, size_t q, size_t phase)
 {
     size_t nsteps = (v->n - phase) / q;
     if (nsteps < 3)
         return phase;
-    size_t middle = phase + nsteps / 2 * q;
-    while (phase < middle && !same_step(v, phase, middle, q))
+    size_t usual = usual_step(v, q, phase, nsteps);
+    while (phase < usual && !same_step(v, phase, usual, q))
         phase += q;
     return phase;
 }
@@ -499,6 +541,18 @@ static uint64_t instance_tag(const struct report *r, const struct crossrank *x, 
     return 0;
 }
 
+/* The tag position p's calls carry in every step; 0 where they carry
+ * none, or differ from step to step (a label that is not the position's). */
+static uint64_t position_tag(const struct report *r, const struct crossrank *x, const struct view *v, size_t phase,
+                             const struct comm_steps *cs, size_t p)
+{
+    uint64_t tag = instance_tag(r, x, v->in[phase + p]);
+    for (size_t k = 1; tag && k < cs->nsteps; k++)
+        if (instance_tag(r, x, v->in[phase + k * cs->period + p]) != tag)
+            return 0;
+    return tag;
+}
+
 /* Each position's transfer before and after the change point (all
  * steps before, where none), its tag, and the position that rose most. */
 static void fill_positions(const struct report *r, const struct crossrank *x, const struct view *v, size_t phase,
@@ -511,7 +565,7 @@ static void fill_positions(const struct report *r, const struct crossrank *x, co
         struct step_position *sp = &cs->positions[p];
         sp->op = v->in[phase + p]->op;
         sp->bytes = v->in[phase + p]->bytes;
-        sp->tag = instance_tag(r, x, v->in[phase + p]);
+        sp->tag = position_tag(r, x, v, phase, cs, p);
         cs->tagged |= sp->tag != 0;
         sp->transfer_before_us = position_transfer(v, phase, cs, p, 0, split);
         sp->transfer_after_us = split < cs->nsteps ? position_transfer(v, phase, cs, p, split, cs->nsteps) : NAN;

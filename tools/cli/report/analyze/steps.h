@@ -44,8 +44,9 @@ struct step_position {
      * steps before and after the change point (all steps: before). */
     double transfer_before_us, transfer_after_us;
     double busbw_before_gbs, busbw_after_gbs;  /* S x bus factor over those; 0 unknown */
-    /* The profiler tag its calls carry (NCCL 2.31's userProfilerTag, a
-     * phase the program names): its first step's call's; 0 none. */
+    /* The profiler tag its calls carry in every step (NCCL 2.31's
+     * userProfilerTag, a phase the program names); 0 none, or not the
+     * same in every step. */
     uint64_t tag;
 };
 
