@@ -1,5 +1,6 @@
 #include "nccl/nccl_ops.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,16 +40,29 @@ int tap_dtype_from_name(const char *name)
     return -1;
 }
 
-const char *tap_redop_name(int redop, char *buf, size_t len)
+static const char *const redop_names[] = {"sum", "prod", "max", "min", "avg"};
+enum { NUM_OPS = sizeof redop_names / sizeof redop_names[0] };
+
+int tap_redop_user_slot(const void *comm, int redop)
 {
-    static const char *const names[] = {"sum", "prod", "max", "min", "avg"};
-    enum { NUM_OPS = sizeof names / sizeof names[0] };
+    if (redop < NUM_OPS)
+        return -1;
+    uint64_t h = (uint64_t)(uintptr_t)comm;
+    h ^= h >> 32;
+    h *= 0x9e3779b97f4a7c13ull;  /* Knuth's multiplicative hash */
+    h = (h >> 32) & 0x7fffffffull;
+    int unscrambled = (int)h ^ redop;
+    return (unscrambled < NUM_OPS ? redop : unscrambled) - NUM_OPS;
+}
+
+const char *tap_redop_name(int redop, const void *comm, char *buf, size_t len)
+{
     if (redop == -1)
         return "none";
     if (redop >= 0 && redop < NUM_OPS)
-        return names[redop];
+        return redop_names[redop];
     if (redop >= NUM_OPS)
-        snprintf(buf, len, "premulsum#%d", redop - NUM_OPS);
+        snprintf(buf, len, "premulsum#%d", tap_redop_user_slot(comm, redop));
     else
         snprintf(buf, len, "unknown(%d)", redop);
     return buf;

@@ -57,12 +57,21 @@ const char *tap_dtype_name(int dtype, char *buf, size_t len);
 int tap_dtype_from_name(const char *name);
 
 /* A reduction op's name: "sum", "prod", "max", "min", "avg"; "none" for
- * an op without one (-1); "premulsum#N" for a value of ncclNumOps (5) + N,
- * the Nth user op slot of its communicator, which only
+ * an op without one (-1); "premulsum#N" for a user op of communicator
+ * `comm` in its slot N (tap_redop_user_slot), which only
  * ncclRedOpCreatePreMulSum creates (NCCL 2.11+; a slot is reused after
  * ncclRedOpDestroy); "unknown(N)" otherwise. Written into `buf` where it
  * is not a constant. */
-const char *tap_redop_name(int redop, char *buf, size_t len);
+const char *tap_redop_name(int redop, const void *comm, char *buf, size_t len);
+
+/* The slot in its communicator `comm` (the application's ncclComm_t) of
+ * a user reduction made by ncclRedOpCreatePreMulSum; -1 for a built-in
+ * one. NCCL hands one out as ncclNumOps plus its slot scrambled with the
+ * communicator's address, so that no handle of one communicator is
+ * another's (ncclUserRedOpMangle, since 2.11): a 31-bit hash of the
+ * address XORed in, a built-in value and its preimage left alone; the
+ * scrambling is its own inverse. */
+int tap_redop_user_slot(const void *comm, int redop);
 
 /* S for `count` elements (the count argument NCCL was given) on n ranks;
  * 0 when the datatype is unknown. */

@@ -10,16 +10,14 @@
 
 static struct tap_line_log ops_log;
 
-/* The "redop" of a line: NCCL's name quoted, "user" for a user-defined
- * one, null for an op without one. */
-/* The op's reduction as JSON: its name quoted (nccl_ops.h), null for an
- * op without one. */
-static const char *redop_json(int32_t redop, char *buf, size_t len)
+/* The op's reduction as JSON: its name quoted (nccl_ops.h; a user op by
+ * its slot in its communicator), null for an op without one. */
+static const char *redop_json(const struct tap_op_rec *op, char *buf, size_t len)
 {
     char name[24];
-    if (redop < 0)
+    if (op->redop < 0)
         return "null";
-    snprintf(buf, len, "\"%s\"", tap_redop_name(redop, name, sizeof name));
+    snprintf(buf, len, "\"%s\"", tap_redop_name(op->redop, op->comm->handle, name, sizeof name));
     return buf;
 }
 
@@ -38,7 +36,7 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "\"polled_end_ns\": %llu, \"tag\": \"%llx\"}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
                      tap_op_name((enum tap_op)op->op), tap_dtype_name(op->dtype, dtype, sizeof dtype),
-                     (unsigned long long)op->count, (unsigned long long)op->bytes, redop_json(op->redop, redop, sizeof redop), op->peer,
+                     (unsigned long long)op->count, (unsigned long long)op->bytes, redop_json(op, redop, sizeof redop), op->peer,
                      (unsigned long long)op->group_id, c->group_ops, op->stream, op->tid,
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,

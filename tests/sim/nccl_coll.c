@@ -2,6 +2,7 @@
  * operation is timed by the model and launched (or queued in a group). */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "nccl_group.h"
 #include "nccl_internal.h"
@@ -14,15 +15,37 @@
 #define NO_REDOP INT_MIN
 
 /* User reduction ops: ncclRedOpCreatePreMulSum takes the communicator's
- * lowest free slot of 32 and returns ncclNumOps + slot, as NCCL numbers
- * them; ncclRedOpDestroy frees it. The scalar is not read: a user op is
- * timed as any reduction. */
+ * lowest free slot of 32 and returns ncclNumOps + slot scrambled with the
+ * communicator's address, as NCCL does (scramble()); ncclRedOpDestroy
+ * frees it. The scalar is not read: a user op is timed as any reduction. */
 #define SIM_USER_OPS 32
+
+/* NCCL's scrambling of user reduction handles (ncclUserRedOpMangle, NCCL
+ * 2.11+): the upper 32 bits of the address folded onto the lower,
+ * multiplied by Knuth's 64-bit constant, the product's upper half cut to
+ * 31 bits and XORed into the value; built-in values, and values whose
+ * image would be one, are left alone. Its own inverse. */
+static int scramble(ncclComm_t comm, int redop)
+{
+    if (redop < SIM_NCCL_NUM_OPS)
+        return redop;
+    uint64_t h = (uint64_t)(uintptr_t)comm;
+    h ^= h >> 32;
+    h *= 0x9e3779b97f4a7c13ull;
+    int image = (int)((h >> 32) & 0x7fffffff) ^ redop;
+    return image < SIM_NCCL_NUM_OPS ? redop : image;
+}
+
+/* The slot of user op `redop` of comm, or -1. */
+static int user_slot(ncclComm_t comm, int redop)
+{
+    int slot = scramble(comm, redop) - SIM_NCCL_NUM_OPS;
+    return slot >= 0 && slot < SIM_USER_OPS && (comm->user_ops >> slot & 1u) ? slot : -1;
+}
 
 static int user_op(ncclComm_t comm, int redop)
 {
-    int slot = redop - SIM_NCCL_NUM_OPS;
-    return slot >= 0 && slot < SIM_USER_OPS && (comm->user_ops >> slot & 1u);
+    return user_slot(comm, redop) >= 0;
 }
 
 ncclResult_t sim_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype,
@@ -35,7 +58,7 @@ ncclResult_t sim_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDat
         return ncclInvalidUsage;
     int slot = __builtin_ctz(~comm->user_ops);
     comm->user_ops |= 1u << slot;
-    *op = (ncclRedOp_t)(SIM_NCCL_NUM_OPS + slot);
+    *op = (ncclRedOp_t)scramble(comm, SIM_NCCL_NUM_OPS + slot);
     return ncclSuccess;
 }
 
@@ -43,7 +66,7 @@ ncclResult_t sim_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
     if (!comm || !user_op(comm, (int)op))
         return ncclInvalidArgument;
-    comm->user_ops &= ~(1u << ((int)op - SIM_NCCL_NUM_OPS));
+    comm->user_ops &= ~(1u << user_slot(comm, (int)op));
     return ncclSuccess;
 }
 

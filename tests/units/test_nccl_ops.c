@@ -1,5 +1,6 @@
 /* Bytes and bus-bandwidth factors, as nccl-tests defines them. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nccl/nccl_ops.h"
@@ -33,11 +34,18 @@ void test_nccl_ops(void)
     CHECK(!strcmp(tap_dtype_name(12, buf, sizeof buf), "unknown(12)"));
     CHECK(!strcmp(tap_dtype_name(6, buf, sizeof buf), "float16"));
     CHECK(!strcmp(tap_op_name(TAP_OP_ALLTOALL), "AlltoAll"));
-    CHECK(!strcmp(tap_redop_name(-1, buf, sizeof buf), "none"));
-    CHECK(!strcmp(tap_redop_name(4, buf, sizeof buf), "avg"));
-    CHECK(!strcmp(tap_redop_name(5, buf, sizeof buf), "premulsum#0"));
-    CHECK(!strcmp(tap_redop_name(7, buf, sizeof buf), "premulsum#2"));
-    CHECK(!strcmp(tap_redop_name(-3, buf, sizeof buf), "unknown(-3)"));
+    CHECK(!strcmp(tap_redop_name(-1, NULL, buf, sizeof buf), "none"));
+    CHECK(!strcmp(tap_redop_name(4, NULL, buf, sizeof buf), "avg"));
+    CHECK(!strcmp(tap_redop_name(5, NULL, buf, sizeof buf), "premulsum#0"));
+    CHECK(!strcmp(tap_redop_name(7, NULL, buf, sizeof buf), "premulsum#2"));
+    CHECK(!strcmp(tap_redop_name(-3, NULL, buf, sizeof buf), "unknown(-3)"));
+    /* Real NCCL's handles, scrambled with the communicator's address
+     * (ncclUserRedOpMangle's formula, worked by hand for this address):
+     * slots 0 and 2 of the communicator at 0x7f12345678a0. */
+    const void *comm = (const void *)(uintptr_t)0x7f12345678a0ull;
+    CHECK(tap_redop_user_slot(comm, 0x7fdcc000) == 0 && tap_redop_user_slot(comm, 0x7fdcc002) == 2);
+    CHECK(!strcmp(tap_redop_name(0x7fdcc002, comm, buf, sizeof buf), "premulsum#2"));
+    CHECK(tap_redop_user_slot(comm, 3) == -1);
     for (int op = 0; op < TAP_OP_COUNT; op++)
         CHECK(tap_op_from_name(tap_op_name((enum tap_op)op)) == op);
     CHECK(tap_op_from_name("Broadcast") == TAP_OP_BROADCAST);  /* ncclBcast too */
