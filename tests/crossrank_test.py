@@ -1236,9 +1236,19 @@ def hang_first_op(run):
            "allreduce", "--bytes", "1K", "--iters", "10", "--warmup", "0"]
     env = run.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=1, NCCLSIM_HANG_SEQ=0)
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def written():
+        # Each rank's hang file, and its rank file written after it: the
+        # shim writes the hang file, then the rank file that holds the call
+        # sites (killed between the two, a rank's site was missing: 3 of 8
+        # runs under ASan).
+        hangs = glob.glob(os.path.join(run.dir, "*.hang.json"))
+        return len(hangs) == 2 and all(
+            os.path.exists(h[:-len(".hang.json")] + ".json") and
+            os.path.getmtime(h[:-len(".hang.json")] + ".json") >= os.path.getmtime(h) for h in hangs)
     try:
         t0 = time.monotonic()
-        while time.monotonic() - t0 < 10 and len(glob.glob(os.path.join(run.dir, "*.hang.json"))) < 2:
+        while time.monotonic() - t0 < 20 and not written():
             time.sleep(0.05)
     finally:
         p.terminate()
