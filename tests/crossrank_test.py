@@ -946,7 +946,11 @@ def hang_run(run):
 
 def stop_mid_step(run):
     """step_app's 4 ranks, rank 3 stopping after 2 buckets of step 10,
-    until each rank wrote its hang file: {rank: its communicator's entry}."""
+    until each rank wrote its hang file: {rank: its communicator's entry}.
+    Ranks 0-2 wait in a collective and always write one; rank 3 only while
+    its last ops wait for a mark after them (a host slow enough to mark
+    after them completes them, and rank 3, in its own code, has nothing
+    pending): given 4 s after the others'."""
     shutil.rmtree(run.dir, ignore_errors=True)
     app = os.path.join(os.path.dirname(run.bench), "step_app")
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "20", "buckets", "6", "stop", "3", "10", "2"]
@@ -955,8 +959,13 @@ def stop_mid_step(run):
     # end of the test must end too (the waiting ones poll their streams).
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     t0 = time.monotonic()
+    three = None
     try:
-        while time.monotonic() - t0 < 15 and len(glob.glob(os.path.join(run.dir, "*.hang.json"))) < 4:
+        while time.monotonic() - t0 < 15:
+            n = len(glob.glob(os.path.join(run.dir, "*.hang.json")))
+            three = three or (time.monotonic() if n >= 3 else None)
+            if n == 4 or (three and time.monotonic() - three > 4):
+                break
             time.sleep(0.1)
         time.sleep(0.5)
         check(p.poll() is None, "the job ended although rank 3 stopped")
@@ -970,7 +979,7 @@ def stop_mid_step(run):
     for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
         c, = json.load(open(path))["comms"]
         files[c["rank"]] = c
-    check(sorted(files) == [0, 1, 2, 3], "hang files of ranks %s, want 0-3" % sorted(files))
+    check([0, 1, 2] == sorted(files)[:3], "hang files of ranks %s, want 0-2 at least" % sorted(files))
     return files
 
 
@@ -988,13 +997,16 @@ def hang_between(run):
     for attempt in range(3):
         files = stop_mid_step(run)
         marked = [r for r in range(3) if files[r]["pending"] and files[r]["pending"]["seq"] == 62]
-        if not marked:
+        if not marked and 3 in files:
             break
         # A host slowed by another process may take 10 ms over a step's
-        # buckets and mark the stuck op: then it is pending, not this case.
-        print("attempt %d: seq 62 was marked (pending) on ranks %s" % (attempt + 1, marked))
+        # buckets and mark the stuck op: then it is pending, not this case;
+        # or mark after rank 3's last ops, which then complete: rank 3 has
+        # nothing pending and no hang file.
+        print("attempt %d: seq 62 was marked (pending) on ranks %s; rank 3's hang file %s" %
+              (attempt + 1, marked, "written" if 3 in files else "not written"))
     else:
-        skip("seq 62 was marked on some rank in all 3 runs (a busy machine)")
+        skip("seq 62 or rank 3's last op was marked in all 3 runs (a busy machine)")
     for rank in range(3):
         called = {b["seq"]: b for b in files[rank]["between"]}
         check(62 in called, "rank %d's waiting ops between marks lack seq 62: %s"
