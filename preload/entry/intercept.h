@@ -115,9 +115,16 @@ static inline uint64_t tap_config_tag(const ncclCollConfig_t *config)
     return config->userProfilerTag;
 }
 
-/* Gives the op begun (tap_op_begin) its profiler tag, if any; true. */
-static inline bool tap_op_tag(struct tap_call *c, uint64_t tag)
+/* An nccl<Coll>Config call: tap_op_begin, then its configuration's
+ * profiler tag, if any, on the record. */
+__attribute__((always_inline)) static inline bool tap_op_begin_config(struct tap_call *c, enum tap_op op,
+                                                                     ncclComm_t comm, cudaStream_t stream,
+                                                                     size_t count, int dtype, int peer, int redop,
+                                                                     uintptr_t ra, const ncclCollConfig_t *config)
 {
+    if (!tap_op_begin(c, op, comm, stream, count, dtype, peer, redop, ra))
+        return false;
+    uint64_t tag = tap_config_tag(config);
     if (tag) {
         c->rec.u.op.user_tag = tag;
         c->rec.u.op.flags |= TAP_OPF_TAGGED;

@@ -28,7 +28,8 @@
 
 /* An nccl<Coll>Config row: the op, with its configuration's profiler tag. */
 #define TAP_BEGIN_TAP_OP_CONFIG(op, count, dtype, peer, redop) \
-    (TAP_BEGIN_TAP_OP(op, count, dtype, peer, redop)() && tap_op_tag(&call, tap_config_tag(config))) TAP_IGNORE
+    tap_op_begin_config(&call, op, comm, stream, count, (int)(dtype), peer, (int)(redop), \
+                        (uintptr_t)__builtin_return_address(0), config) TAP_IGNORE
 #define TAP_END_TAP_OP_CONFIG TAP_END_TAP_OP
 
 #define TAP_BEGIN_TAP_COMM(name, args) tap_comm_call_begin()
