@@ -243,7 +243,8 @@ def python_function(run):
                     counts.append((json.load(f).get("steps") or {}).get("marked", 0))
         return sorted(counts)
 
-    check(marked("train_step") == [40, 40], "steps marked per rank file: %s, want 40 each" % marked("train_step"))
+    got = marked("train_step")
+    check(got == [40, 40], "steps marked per rank file: %s, want 40 each" % got)
     rep, _, _ = run.report()
     c = only_comm(rep)
     check(c["by_marks"] and c["nsteps"] == 40 and c["period"] == 2 and c["before"] == 1 and c["after"] == 1,

@@ -197,7 +197,7 @@ void rank_file_add_tag(struct rank_file *f, uint64_t comm, int32_t rank, uint64_
         return;
     const struct op_tag *last = f->ntags ? &f->tags[f->ntags - 1] : NULL;
     if (last && last->comm == comm && last->rank == rank && last->seq == seq)
-        return;  /* the executions of one captured call, in a row */
+        return;  /* the executions of one captured call, in a row: memory saved (the sort removes any repeat) */
     f->tags = xgrow(f->tags, &f->cap_tags, f->ntags, sizeof *f->tags, 16);
     f->tags[f->ntags++] = (struct op_tag){comm, seq, tag, rank};
 }

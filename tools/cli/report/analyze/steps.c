@@ -273,16 +273,6 @@ static void add_to_step(const struct report *r, const struct crossrank *x, const
     }
 }
 
-
-/* Whether the steps at i and j call the same collectives (op, size). */
-static bool same_step(const struct view *v, size_t i, size_t j, size_t q)
-{
-    for (size_t p = 0; p < q; p++)
-        if (v->key[i + p] != v->key[j + p])
-            return false;
-    return true;
-}
-
 static uint64_t step_hash(const struct view *v, size_t i, size_t q)
 {
     uint64_t h = 1469598103934665603ull;  /* FNV-1a over the step's keys */
@@ -291,36 +281,35 @@ static uint64_t step_hash(const struct view *v, size_t i, size_t q)
     return h;
 }
 
-static int cmp_hash(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* The start of a step as most steps from `phase` are (the same
- * collectives), the first of them. */
+/* The first step from `phase` that calls the same collectives as most
+ * steps do: every step before it calls others (its hash differs). */
 static size_t usual_step(const struct view *v, size_t q, size_t phase, size_t nsteps)
 {
-    uint64_t *h = xmalloc(nsteps * sizeof *h), *sorted = xmalloc(nsteps * sizeof *sorted);
+    uint64_t *h = xmalloc(nsteps * sizeof *h);
     for (size_t k = 0; k < nsteps; k++)
-        h[k] = sorted[k] = step_hash(v, phase + k * q, q);
-    qsort(sorted, nsteps, sizeof *sorted, cmp_hash);
-    uint64_t mode = sorted[0];
+        h[k] = step_hash(v, phase + k * q, q);
+    qsort(h, nsteps, sizeof *h, cmp_u64);
+    uint64_t mode = h[0];
     for (size_t i = 0, best = 0; i < nsteps;) {
         size_t j = i;
-        while (j < nsteps && sorted[j] == sorted[i])
+        while (j < nsteps && h[j] == h[i])
             j++;
         if (j - i > best) {
             best = j - i;
-            mode = sorted[i];
+            mode = h[i];
         }
         i = j;
     }
-    size_t k = 0;
-    while (h[k] != mode)
-        k++;
     free(h);
-    free(sorted);
+    size_t k = 0;
+    while (step_hash(v, phase + k * q, q) != mode)
+        k++;
     return phase + k * q;
 }
 
@@ -334,10 +323,7 @@ static size_t past_irregular(const struct view *v, size_t q, size_t phase)
     size_t nsteps = (v->n - phase) / q;
     if (nsteps < 3)
         return phase;
-    size_t usual = usual_step(v, q, phase, nsteps);
-    while (phase < usual && !same_step(v, phase, usual, q))
-        phase += q;
-    return phase;
+    return usual_step(v, q, phase, nsteps);
 }
 
 /* The figures of each whole step from `phase` on. */
@@ -566,7 +552,6 @@ static void fill_positions(const struct report *r, const struct crossrank *x, co
         sp->op = v->in[phase + p]->op;
         sp->bytes = v->in[phase + p]->bytes;
         sp->tag = position_tag(r, x, v, phase, cs, p);
-        cs->tagged |= sp->tag != 0;
         sp->transfer_before_us = position_transfer(v, phase, cs, p, 0, split);
         sp->transfer_after_us = split < cs->nsteps ? position_transfer(v, phase, cs, p, split, cs->nsteps) : NAN;
         sp->busbw_before_gbs = busbw(r, sp, cs->nranks, sp->transfer_before_us);
@@ -576,12 +561,6 @@ static void fill_positions(const struct report *r, const struct crossrank *x, co
             cs->slower.pos = p;
         }
     }
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The rank late at one position in most steps of the run from `from`:

@@ -107,7 +107,6 @@ struct comm_steps {
      * iterations finds them here. */
     size_t before, after;
     struct step_position *positions;  /* period of them */
-    bool tagged;                  /* some position has a tag */
     struct step *steps;
     size_t nsteps;
     double step_us_median, comm_us_median, wait_us_median, transfer_us_median;

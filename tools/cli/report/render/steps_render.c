@@ -30,10 +30,13 @@ static const char *position_name(const struct report *r, const struct comm_steps
 static void print_positions(const struct report *r, const struct comm_steps *c, FILE *out)
 {
     bool after = c->slower.found;
-    fprintf(out, "    %4s  %-14s %6s %12s %10s%s%s%s\n", "pos", "op", "size", "transfer_us", c->timed ? "busbw GB/s" : "",
-            after ? "  after: transfer_us" : "", after && c->timed ? " busbw GB/s" : after && c->tagged ? "           " : "",
-            c->tagged ? "  tag" : "");
     size_t listed = c->period < 8 ? c->period : 8;
+    bool tagged = false;  /* a tag column where a listed collective has a tag */
+    for (size_t p = 0; p < listed; p++)
+        tagged |= c->positions[p].tag != 0;
+    fprintf(out, "    %4s  %-14s %6s %12s %10s%s%s%s\n", "pos", "op", "size", "transfer_us", c->timed ? "busbw GB/s" : "",
+            after ? "  after: transfer_us" : "", after && c->timed ? " busbw GB/s" : after && tagged ? "           " : "",
+            tagged ? "  tag" : "");
     for (size_t p = 0; p < listed; p++) {
         const struct step_position *sp = &c->positions[p];
         char size[16], op[SHOWN_MAX];
@@ -41,13 +44,13 @@ static void print_positions(const struct report *r, const struct comm_steps *c, 
                 human_bytes((double)sp->bytes, size), sp->transfer_before_us);
         if (c->timed)
             fprintf(out, " %10.2f", sp->busbw_before_gbs);
-        else if (after || c->tagged)
+        else if (after || tagged)
             fprintf(out, " %10s", "");
         if (after)
             fprintf(out, "  %19.1f", sp->transfer_after_us);
         if (after && c->timed)
             fprintf(out, " %10.2f", sp->busbw_after_gbs);
-        else if (after && c->tagged)
+        else if (after && tagged)
             fprintf(out, " %10s", "");
         if (sp->tag)  /* the program's label of these calls (NCCL 2.31's userProfilerTag) */
             fprintf(out, "  %3" PRIu64, sp->tag);
