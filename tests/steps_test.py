@@ -318,6 +318,8 @@ def marked(run):
     check(c["by_marks"] and c["nsteps"] == 100 and c["period"] == 4,
           "found %d steps of %d (by marks: %s), want 100 of 4 at the marks" % (c["nsteps"], c["period"], c["by_marks"]))
     check("nccltap_step() marks" in text, "the text does not say the steps are the program's")
+    check(c.get("marked") == 100 and "the program marked 100 steps" in text,
+          "the program's steps: %s, want 100 in --json and the text" % c.get("marked"))
     for path in glob.glob(os.path.join(run.dir, "*.json")):
         if path.endswith(".hang.json"):
             continue
@@ -357,6 +359,9 @@ def marked_setup(run):
           "outside the steps: %d before, %d after, with %d steps of 4; want 3 before, 403 collectives in all"
           % (c["before"], c["after"], c["nsteps"]))
     check("outside the steps: 3 collectives before the first" in text, "the text does not say what is outside the steps")
+    # The program's own count, the first step with the set-up in it and
+    # the last one too: what a user counting the loop's iterations sees.
+    check(c.get("marked") == 100, "the program's marked steps: %s, want 100" % c.get("marked"))
 
 
 def tagged(run):

@@ -9,6 +9,7 @@
 #   late       rank 2 3 ms late before each all-reduce, all-gather right after
 #   hang       rank 3 stops issuing; NCCLTAP_HANG_TIMEOUT_S=5, stopped at 25 s
 #   marked     healthy DDP whose steps begin with nccltap_step()
+#   pymarked   healthy DDP marked from Python (--step-function train_step)
 # A name with a number after it (healthy2) runs the scenario again.
 # Usage: scenarios_gpu.sh PREFIX OUT [SCENARIO...]; MODES (default
 # "auto all"); KEEP_OPS=1 keeps each run's files (OUT/<scenario>-<mode>/out). Writes OUT/<scenario>-<mode>/{report.txt,report.json} and
@@ -36,9 +37,9 @@ one() {  # one NAME MODE CULPRIT ARGS...; CULPRIT: the rank to be named, or -1
     say "$name, $mode timing: torch_steps.py $*"
     if [ "$name" = hang ]; then
         NCCLTAP_TIMING=$mode NCCLTAP_HANG_TIMEOUT_S=5 timeout -s INT 25 \
-            "$nccltap" run --dir "$d/out" -- $torchrun4 "$here/torch_steps.py" "$@" >"$d/app.jsonl" 2>>"$log"
+            "$nccltap" run --dir "$d/out" ${run_flags:-} -- $torchrun4 "$here/torch_steps.py" "$@" >"$d/app.jsonl" 2>>"$log"
     else
-        NCCLTAP_TIMING=$mode "$nccltap" run --dir "$d/out" -- $torchrun4 "$here/torch_steps.py" "$@" \
+        NCCLTAP_TIMING=$mode "$nccltap" run --dir "$d/out" ${run_flags:-} -- $torchrun4 "$here/torch_steps.py" "$@" \
             >"$d/app.jsonl" 2>>"$log"
     fi
     "$nccltap" report --json "$d/out" >"$d/report.json" 2>>"$log"
@@ -54,6 +55,9 @@ for mode in ${MODES:-auto all}; do
         marked*) TORCH_STEPS_MARK=1; export TORCH_STEPS_MARK
             one "$s" "$mode" -1 ddp 120 -1 0
             unset TORCH_STEPS_MARK ;;
+        pymarked*) run_flags="--step-function train_step"
+            one "$s" "$mode" -1 ddp 120 -1 0
+            run_flags= ;;
         healthy*) one "$s" "$mode" -1 ddp 120 -1 0 ;;
         compute) one compute "$mode" $r2 ddp 120 $r2 20 ;;
         host) one host "$mode" 1 ddp_host 120 1 50 ;;

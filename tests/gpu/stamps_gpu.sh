@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every op of every rank stamped (issue 30), on 4 GPUs: what the default
+# Every op of every rank stamped (issue 30), on NGPUS GPUs (4): what the default
 # timing records and what it costs. Needs an nccltap install at PREFIX,
 # PyTorch with torchrun, and for `nccltests` an all_reduce_perf built with
 # MPI (ALL_REDUCE_PERF, default all_reduce_perf on PATH) and mpirun.
@@ -27,7 +27,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 NCCLTAP_OS=off
 nccltap=$prefix/bin/nccltap
-torchrun4="torchrun --standalone --nproc-per-node 4"
+ngpus=${NGPUS:-4}
+torchrun4="torchrun --standalone --nproc-per-node $ngpus"
 rounds=${ROUNDS:-8}
 log=$out/stamps.log
 say() { echo "== $*" | tee -a "$log"; }
@@ -66,11 +67,11 @@ validate() {
 }
 
 nccltests() {
-    # MODES: none, all, auto, or autoN (auto with NCCLTAP_POLL_US=N).
+    # MODES: none, all, auto, or autoN (auto with NCCLTAP_POLL_US=N; else the default).
     modes=${MODES:-none auto all}
-    say "nccltests: all_reduce_perf 8 B, 4 processes, $rounds alternating rounds of $modes"
+    say "nccltests: all_reduce_perf 8 B, $ngpus processes, $rounds alternating rounds of $modes"
     perf=${ALL_REDUCE_PERF:-all_reduce_perf}
-    mpi="mpirun --allow-run-as-root --oversubscribe -np 4 -x NCCL_NVLS_ENABLE -x NCCLTAP_OS"
+    mpi="mpirun --allow-run-as-root --oversubscribe -np $ngpus -x NCCL_NVLS_ENABLE -x NCCLTAP_OS"
     for r in $(seq "$rounds"); do
         for mode in $modes; do
             d=$out/nccltests/$mode-$r
@@ -80,7 +81,7 @@ nccltests() {
                 $mpi "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
             else
                 $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$timing -x NCCLTAP_DIR="$d" \
-                    -x NCCLTAP_POLL_US="${poll:-200}" "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
+                    ${poll:+-x NCCLTAP_POLL_US=$poll} "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
             fi
         done
     done
@@ -97,7 +98,7 @@ ddp() {
             if [ $mode = none ]; then
                 $torchrun4 "$here/torch_steps.py" ddp 300 -1 0 >"$d/app.jsonl" 2>>"$log"
             else
-                NCCLTAP_TIMING=$timing NCCLTAP_POLL_US=${poll:-200} "$nccltap" run --dir "$d" -- \
+                env NCCLTAP_TIMING=$timing ${poll:+NCCLTAP_POLL_US=$poll} "$nccltap" run --dir "$d" -- \
                     $torchrun4 "$here/torch_steps.py" ddp 300 -1 0 >"$d/app.jsonl" 2>>"$log"
             fi
         done

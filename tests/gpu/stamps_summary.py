@@ -119,8 +119,9 @@ def nccltests(out):
                 runs[int(rnd)][mode] = float(f[5])  # out-of-place time, us
     if not runs:
         return
-    print("nccl-tests all_reduce_perf 8 B, 4 processes: time us per round %s"
-          % {r: m for r, m in sorted(runs.items())})
+    procs = len(glob.glob(os.path.join(out, "nccltests", "auto-1", "nccltap-*.json")))  # a rank file each
+    print("nccl-tests all_reduce_perf 8 B, %d processes: time us per round %s"
+          % (procs, {r: m for r, m in sorted(runs.items())}))
     for mode, v in sorted(ratios(runs).items()):
         print("  %s / none: median %.3f (min %.3f, max %.3f, %d rounds)" % (mode, statistics.median(v), min(v),
                                                                           max(v), len(v)))

@@ -22,7 +22,9 @@ on GPUs (issues 30 and 32). One process per GPU, PyTorch's NCCL.
 
 With TORCH_STEPS_MARK=1 each step begins with nccltap_step() (the
 preloaded shim's, through ctypes), so that the report's steps are the
-marks; otherwise the report finds them from the collectives alone.
+marks; `nccltap run --step-function train_step` marks the DDP steps from
+Python instead; otherwise the report finds them from the collectives
+alone.
 
 Prints one JSON line per rank: {"rank", "mode", "steps", "step_ms"
 (median over the steps after the first 20), "calls"}; "calls" is the
@@ -97,20 +99,28 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
         MARK()
         if host and rank == slow_rank and i % 5 == 0:
             time.sleep(slow_ms / 1000.0)
-        opt.zero_grad(set_to_none=True)
-        t1 = time.perf_counter()
-        y = ddp(x)
-        for _ in range(reps):
-            a @ a
-        t2 = time.perf_counter()
-        y.sum().backward()
-        t3 = time.perf_counter()
-        opt.step()
+        fwd, bwd = train_step(ddp, opt, x, a, reps)
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
-        host["fwd"].append(t2 - t1)
-        host["bwd"].append(t3 - t2)
+        host["fwd"].append(fwd)
+        host["bwd"].append(bwd)
     return times, 0, host
+
+
+def train_step(ddp, opt, x, a, reps):
+    """One DDP iteration (`nccltap run --step-function train_step` marks a
+    step at each call); the host's seconds in the forward and in the
+    backward call."""
+    opt.zero_grad(set_to_none=True)
+    t1 = time.perf_counter()
+    y = ddp(x)
+    for _ in range(reps):
+        a @ a
+    t2 = time.perf_counter()
+    y.sum().backward()
+    t3 = time.perf_counter()
+    opt.step()
+    return t2 - t1, t3 - t2
 
 
 def main():

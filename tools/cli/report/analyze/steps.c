@@ -196,20 +196,23 @@ static size_t marked_phase(const size_t *count, const size_t *start, size_t nste
  * number of them (a multiple of the pattern); they start where most of
  * those steps start (marked_phase). */
 static bool steps_by_marks(const struct report *r, const struct crossrank *x, const struct view *v, size_t pattern,
-                           size_t *period, size_t *phase)
+                           size_t *period, size_t *phase, size_t *marked)
 {
     const struct rank_file *f = NULL;
     int rank = marking_rank(r, x, v, &f);
     if (rank < 0)
         return false;
+    /* count[k - 1]: the collectives after mark k; the last mark's step is
+     * the program's, though not whole (a final barrier may follow it). */
     size_t nsteps = f->nstep_marks - 1, first = SIZE_MAX;
-    size_t *count = xcalloc(nsteps, sizeof *count), *start = xcalloc(nsteps, sizeof *start);
+    size_t *count = xcalloc(nsteps + 1, sizeof *count), *start = xcalloc(nsteps + 1, sizeof *start);
     for (size_t i = 0; i < v->n; i++) {
         const struct op_event *e = event_of(r, x, v->in[i], rank);
         size_t k = e ? marks_before(f, e->enqueue_ns) : 0;
-        if (!k || k > nsteps)
-            continue;  /* before the first kept mark, or after the last whole step */
-        first = first == SIZE_MAX ? i : first;
+        if (!k)
+            continue;  /* before the first kept mark */
+        if (k <= nsteps)
+            first = first == SIZE_MAX ? i : first;
         if (!count[k - 1]++)
             start[k - 1] = i;
     }
@@ -225,6 +228,8 @@ static bool steps_by_marks(const struct report *r, const struct crossrank *x, co
     if (ok) {
         *period = q;
         *phase = marked_phase(count, start, nsteps, q, first);
+        for (size_t k = 0; k <= nsteps; k++)
+            *marked += count[k] > 0;
     }
     free(count);
     free(start);
@@ -608,7 +613,7 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
     size_t pattern = ok ? pattern_period(&v) : 0, period = 0, phase = 0;
     ok = pattern > 0;
     if (ok) {
-        cs->by_marks = steps_by_marks(r, x, &v, pattern, &period, &phase);
+        cs->by_marks = steps_by_marks(r, x, &v, pattern, &period, &phase, &cs->marked);
         cs->by_gap = !cs->by_marks && steps_by_gap(&v, pattern, &period, &phase);
         if (!cs->by_marks && !cs->by_gap) {
             period = pattern;

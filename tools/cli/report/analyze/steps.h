@@ -94,6 +94,10 @@ struct comm_steps {
     size_t period;                /* collectives a step */
     size_t pattern;               /* P0: the (op, size) pattern's period */
     bool by_marks;                /* at the program's nccltap_step() marks (rank_file.step_marks) */
+    /* With marks: the program's steps, the marks followed by a collective
+     * of the communicator before the next (the last mark's step too).
+     * The steps below are those alike; DDP's first is not (above). */
+    size_t marked;
     bool by_gap;                  /* steps start after a gap that stands out */
     /* Most steps timed (else stamped): the medians, changes and positions'
      * figures are over the steps measured so. */

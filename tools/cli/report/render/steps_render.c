@@ -131,6 +131,9 @@ void print_steps(const struct report *r, const struct report_summary *s, FILE *o
         fprintf(out, "    step %.3f ms median; in its collectives %.3f ms, of it waiting for the last rank %.3f ms",
                 c->step_us_median / 1e3, c->comm_us_median / 1e3, c->wait_us_median / 1e3);
         fprintf(out, ", transfer %.3f ms\n", c->transfer_us_median / 1e3);
+        if (c->by_marks)
+            fprintf(out, "    the program marked %zu steps with collectives of this communicator; the %zu above are "
+                    "those alike\n", c->marked, c->nsteps);
         if (c->before || c->after)
             fprintf(out, "    outside the steps: %zu collective%s before the first (set-up, or a first step unlike the rest), "
                     "%zu after the last\n", c->before, c->before == 1 ? "" : "s", c->after);
@@ -226,6 +229,8 @@ json_t *steps_json(const struct report *r, const struct report_summary *s)
                               "transfer_us_median", real_or_null(c->transfer_us_median));
         if (!o)
             continue;
+        if (c->by_marks)
+            json_object_set_new(o, "marked", json_integer((json_int_t)c->marked));
         json_object_set_new(o, "before", json_integer((json_int_t)c->before));
         json_object_set_new(o, "after", json_integer((json_int_t)c->after));
         json_object_set_new(o, "positions", positions_json(r, c));
