@@ -62,6 +62,27 @@ def buckets(run):
     check(c["positions"][0]["bytes"] == 1 << 20, "a step starts at %s, want the 1M bucket" % c["positions"][0])
 
 
+def within_step(run):
+    """A step's figures are the time its collectives cover, never more
+    than the step: DDP's buckets queued on the stream (6 all-reduces of
+    0.5 ms at 2 GB/s, 100 us of compute between), stamped in the default
+    timing with polls every 2 ms, so that each stamped interval spans
+    others (on 2 H200s the sums read 25 ms in collectives of a 7 ms step).
+    In every step but the last (which has no next start): time in
+    collectives, waiting and transfer each at most the step, the waiting
+    at most the time in collectives; and the medians likewise."""
+    rep, text, _ = step_app(run, [4, 60, "buckets", 6], NCCLSIM_BUSBW_GBS=2, NCCLTAP_POLL_US=2000)
+    c = only_comm(rep)
+    check(not c["by_marks"] and c["nsteps"] >= 58, "found %d steps" % c["nsteps"])
+    over = [(k, s["step_us"], s["comm_us"], s["wait_us"], s["transfer_us"]) for k, s in enumerate(c["steps"][:-1])
+            if not s["missing"] and (max(s["comm_us"], s["transfer_us"]) > s["step_us"] or s["wait_us"] > s["comm_us"])]
+    check(not over, "%d steps whose figures exceed the step (step, step_us, comm_us, wait_us, transfer_us): %s"
+          % (len(over), over[:3]))
+    check(max(c["comm_us_median"], c["transfer_us_median"]) <= c["step_us_median"] and
+          c["wait_us_median"] <= c["comm_us_median"], "medians: step %.0f us, in collectives %.0f, waiting %.0f, "
+          "transfer %.0f" % (c["step_us_median"], c["comm_us_median"], c["wait_us_median"], c["transfer_us_median"]))
+
+
 def slower(run):
     """Bandwidth lost part-way: from each communicator's collective 200
     (step 100) on, transfers take 4 times as long (NCCLSIM_SLOWER_*); ops
@@ -504,7 +525,7 @@ def main():
     a = ap.parse_args()
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
-             "compare": compare, "marked": marked, "marked_setup": marked_setup, "tagged": tagged,
+             "compare": compare, "within_step": within_step, "marked": marked, "marked_setup": marked_setup, "tagged": tagged,
              "more_waiting": more_waiting, "slow_backward": slow_backward, "python_function": python_function,
              "odd_step": odd_step,
              "slower_small": slower_small, "late_small": late_small, "online": online}

@@ -13,7 +13,7 @@
 #   validate  NCCLTAP_TIMING=all, per-op log: each timed op's own events
 #             polled as a stamp's would be, against its exact times
 #             (nccltap-bench 8 B to 64 MiB, and the `late` steps)
-#   nccltests all_reduce_perf 8 B, 4 processes (mpirun), without nccltap,
+#   nccltests all_reduce_perf 8 B, NGPUS processes (mpirun), ITERS iterations (20000), without nccltap,
 #             in auto and in all, 8 alternating rounds
 #   ddp       torch_steps.py ddp, without nccltap, auto and all, ROUNDS
 #             (default 8) alternating rounds
@@ -78,10 +78,10 @@ nccltests() {
             mkdir -p "$d"
             timing=${mode%%[0-9]*} poll=${mode#"$timing"}
             if [ $mode = none ]; then
-                $mpi "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
+                $mpi "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
             else
                 $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$timing -x NCCLTAP_DIR="$d" \
-                    ${poll:+-x NCCLTAP_POLL_US=$poll} "$perf" -b 8 -e 8 -n 20000 -w 2000 -g 1 >"$d/out.txt" 2>&1
+                    ${poll:+-x NCCLTAP_POLL_US=$poll} "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
             fi
         done
     done
