@@ -119,7 +119,9 @@ def nccltests(out):
                 runs[int(rnd)][mode] = float(f[5])  # out-of-place time, us
     if not runs:
         return
-    procs = len(glob.glob(os.path.join(out, "nccltests", "auto-1", "nccltap-*.json")))  # a rank file each
+    # a rank file each, in any timing's first round
+    procs = max([len(glob.glob(os.path.join(d, "nccltap-*.json")))
+                 for d in glob.glob(os.path.join(out, "nccltests", "*-1"))] or [0])
     print("nccl-tests all_reduce_perf 8 B, %d processes: time us per round %s"
           % (procs, {r: m for r, m in sorted(runs.items())}))
     for mode, v in sorted(ratios(runs).items()):

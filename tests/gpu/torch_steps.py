@@ -92,7 +92,7 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
             a @ a
         torch.cuda.synchronize()
         reps = max(1, int(slow_ms / 1000.0 / ((time.perf_counter() - t0) / 20)))
-    times, host = [], {"fwd": [], "bwd": []}
+    times, host_s = [], {"fwd": [], "bwd": []}
     for i in range(steps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
@@ -102,9 +102,9 @@ def ddp_steps(steps, slow_rank, slow_ms, rank, dev, host=False):
         fwd, bwd = train_step(ddp, opt, x, a, reps)
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
-        host["fwd"].append(fwd)
-        host["bwd"].append(bwd)
-    return times, 0, host
+        host_s["fwd"].append(fwd)
+        host_s["bwd"].append(bwd)
+    return times, 0, host_s
 
 
 def train_step(ddp, opt, x, a, reps):

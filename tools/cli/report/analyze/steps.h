@@ -58,6 +58,7 @@ struct step {
     double comm_us;               /* the ranks' mean time in its collectives */
     double wait_us;               /* of that, waiting for the last to arrive */
     double transfer_us;           /* end minus the last arrival */
+    double transfer_sum_us;       /* the collectives' transfers summed: past the step, the polls show */
     bool timed;                   /* every rank timed every collective of it (else stamps: their
                                      figures lean on the polls' resolution, not to be compared
                                      with timed steps') */
@@ -95,8 +96,9 @@ struct comm_steps {
     size_t pattern;               /* P0: the (op, size) pattern's period */
     bool by_marks;                /* at the program's nccltap_step() marks (rank_file.step_marks) */
     /* With marks: the program's steps, the marks followed by a collective
-     * of the communicator before the next (the last mark's step too).
-     * The steps below are those alike; DDP's first is not (above). */
+     * of the communicator before the next (the last mark's step too), and
+     * the marks the rank file did not keep. The steps below are the runs
+     * of `period` collectives alike; DDP's first is not (above). */
     size_t marked;
     bool by_gap;                  /* steps start after a gap that stands out */
     /* Most steps timed (else stamped): the medians, changes and positions'

@@ -132,8 +132,8 @@ void print_steps(const struct report *r, const struct report_summary *s, FILE *o
                 c->step_us_median / 1e3, c->comm_us_median / 1e3, c->wait_us_median / 1e3);
         fprintf(out, ", transfer %.3f ms\n", c->transfer_us_median / 1e3);
         if (c->by_marks)
-            fprintf(out, "    the program marked %zu steps with collectives of this communicator; the %zu above are "
-                    "those alike\n", c->marked, c->nsteps);
+            fprintf(out, "    the program marked %zu steps with collectives of this communicator (the %zu above: "
+                    "those of %zu alike)\n", c->marked, c->nsteps, c->period);
         if (c->before || c->after)
             fprintf(out, "    outside the steps: %zu collective%s before the first (set-up, or a first step unlike the rest), "
                     "%zu after the last\n", c->before, c->before == 1 ? "" : "s", c->after);
