@@ -26,11 +26,19 @@ find is built in:
   - with --outliers F, a share F of every rank's ends but rank 0's (the
     report's reference: the first rank of the first instance) recorded
     --outlier-us later (300 by default), as an end event read late or a
-    calibration that jumped: outliers for the clock estimate to reject.
+    calibration that jumped: outliers for the clock estimate to reject;
+  - with --stamped-span-us S, records of version 3 as `auto` writes them:
+    every instance stamped, its start and end each known to within S us
+    (the span's middle recorded), but every --timed-every Nth (8), timed
+    on every rank, as auto's sample is;
+  - with --blip RANK:K:US, rank RANK late by US at instances K, K+1 and
+    K+2 instead (the others, the straggler too, on time there), as a rank
+    whose host or GPU was held up once is.
 
 Usage: gen_ops_files.py DIR RANKS OPS [STRAGGLER [SEED]] [--late-us US]
        [--end-jitter-us US] [--outliers FRACTION [--outlier-us US]] [--broadcast-ends-us US]
-       [--late-every N] [--timeline-wall]
+       [--late-every N] [--timeline-wall] [--stamped-span-us S [--timed-every N]]
+       [--blip RANK:K:US]
 """
 import argparse
 import json
@@ -43,7 +51,9 @@ OPS = ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoA
        "Scatter", "Send", "Recv"]
 DTYPES = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64",
           "bfloat16", "fp8e4m3", "fp8e5m2"]
-RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record, 88 bytes
+RECORD = struct.Struct("<QQQQQQQQQiiIHBB")  # struct tap_ops_record, 88 bytes (version 1)
+RECORD_V3 = struct.Struct("<QQQQQQQQQiiIHBBQIIIi")  # version 3: replay, flags, spans, redop; 112 bytes
+STAMPED = 0x1  # TAP_OPS_STAMPED
 HEADER_BYTES = 4096
 RANKS_PER_HOST = 8
 COMM = 0x5ca1ab1e00c0ffee
@@ -53,9 +63,9 @@ LATE_NS = 500000
 START_UP_SKEW_NS = 50_000_000
 
 
-def header(n):
+def header(n, version=1, record=RECORD):
     names = b"".join(s.encode() + b"\0" for s in OPS + DTYPES)
-    h = struct.pack("<12sIIIQQQII", b"NCCLTAP-OPS\0", 0x01020304, 1, RECORD.size, n, n, 0,
+    h = struct.pack("<12sIIIQQQII", b"NCCLTAP-OPS\0", 0x01020304, version, record.size, n, n, 0,
                     len(OPS), len(DTYPES)) + names
     return h + b"\0" * (HEADER_BYTES - len(h))
 
@@ -88,7 +98,17 @@ def main():
     ap.add_argument("--broadcast-ends-us", type=float, default=0.0)
     ap.add_argument("--late-every", type=int, default=1)
     ap.add_argument("--timeline-wall", action="store_true")
+    ap.add_argument("--stamped-span-us", type=float, default=0.0)
+    ap.add_argument("--timed-every", type=int, default=8)
+    ap.add_argument("--blip", default="")
     a = ap.parse_args()
+    blip_rank, blip_at, blip_ns = -1, -1, 0
+    if a.blip:
+        r_, k_, us_ = a.blip.split(":")
+        blip_rank, blip_at, blip_ns = int(r_), int(k_), int(float(us_) * 1e3)
+    blips = set(range(blip_at, blip_at + 3)) if blip_rank >= 0 else set()
+    span_ns = int(a.stamped_span_us * 1e3)
+    record = RECORD_V3 if span_ns else RECORD
     d, nranks, nops, straggler = a.dir, a.ranks, a.ops, a.straggler
     rng = random.Random(a.seed)
     # Outliers from a generator of their own: the same seed gives the same
@@ -105,8 +125,8 @@ def main():
     late_at = {k for k in range(1, nops)
                if a.late_every == 1 or random.Random(a.seed * 100003 + k).random() < 1 / a.late_every}
     t = t0
-    for _ in range(nops):
-        t += max(late_ns, LATE_NS) + TRANSFER_NS + jitter_ns
+    for k in range(nops):
+        t += max(late_ns, LATE_NS) + TRANSFER_NS + jitter_ns + (blip_ns if k in blips else 0)
         ends.append(t)
     op_index = OPS.index("AllReduce")
     dtype_index = DTYPES.index("float32")
@@ -114,13 +134,15 @@ def main():
         host = "host%03d" % (rank // RANKS_PER_HOST)
         pid = 1000 + rank
         clock = (rank // RANKS_PER_HOST) * 1_500_000_000 + rng.randint(-20000, 20000)
-        buf = bytearray(RECORD.size * nops)
+        buf = bytearray(record.size * nops)
         busy_ns = 0
         for k in range(nops):
             end = ends[k]
             last_arrival = end - TRANSFER_NS
             if k == 0:
                 last, early_ns = (straggler + 1) % nranks, START_UP_SKEW_NS
+            elif k in blips:
+                last, early_ns = blip_rank, blip_ns
             elif k in late_at:
                 last, early_ns = straggler, late_ns
             else:
@@ -134,12 +156,15 @@ def main():
                 op, nbytes, peer = OPS.index("Broadcast"), 64 * BYTES, 0
                 e = last_arrival + TRANSFER_NS + int(rank * a.broadcast_ends_us * 1e3)
             busy_ns += e - start if k else 0
-            RECORD.pack_into(buf, k * RECORD.size, COMM, k, nbytes // 4, nbytes, 0, 0x7f0000001000,
-                             start + clock - 3000, start + clock, e + clock, rank, peer, pid, 1,
-                             op, dtype_index)
+            fields = (COMM, k, nbytes // 4, nbytes, 0, 0x7f0000001000, start + clock - 3000, start + clock,
+                      e + clock, rank, peer, pid, 1, op, dtype_index)
+            if span_ns:
+                stamped = k % a.timed_every != 0
+                fields += (0, STAMPED if stamped else 0, span_ns if stamped else 0, span_ns if stamped else 0, 0)
+            record.pack_into(buf, k * record.size, *fields)
         base = os.path.join(d, "nccltap-scale@%s-%d" % (host, pid))
         with open(base + ".ops", "wb") as f:
-            f.write(header(nops))
+            f.write(header(nops, 3 if span_ns else 1, record))
             f.write(buf)
         doc = rank_file(host, pid, rank, nranks, nops)
         if a.timeline_wall:
