@@ -23,5 +23,6 @@ void test_prom(void);
 void test_pair_cost(void);
 void test_sampling(void);
 void test_steps_online(void);
+void test_busy(void);
 
 #endif

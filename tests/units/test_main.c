@@ -13,6 +13,7 @@ int main(void)
     test_pair_cost();
     test_sampling();
     test_steps_online();
+    test_busy();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }
