@@ -292,10 +292,9 @@ static int max_rank(const struct report *r, const struct crossrank *x, size_t c,
  * once, 14 ms at 3 instances told, took 57% of the waiting imputed to
  * 437 untold instances when every told instance counted, and hid the
  * straggler late at all of them); calls not recorded (sampled modes) at
- * the mean of
- * those recorded. Per op, since
- * one op may be late and the next not: a sample's mix of ops is not the
- * run's. Returns the op's calls. */
+ * the mean of those recorded. Per op, since one op may be late and the
+ * next not: a sample's mix of ops is not the run's. Returns the op's
+ * calls. */
 static uint64_t find_in_op(const struct report *r, const struct crossrank *x, size_t from, size_t d, uint8_t op,
                            struct rank_acc *acc, int maxrank, struct lates *lates)
 {
