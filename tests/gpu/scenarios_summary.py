@@ -98,7 +98,10 @@ def main():
         if want is None and ratio is not None:
             # Nobody made slower: the script's own backward times say
             # whether a rank's host was anyway (a shared machine's CPUs).
-            named_slow = got is not None and got[0] == "straggler" and got[1] in slow
+            # Named as a straggler, or as the late rank of steps that got
+            # slower part-way (a host that slowed mid-run: 4 H200s, steps
+            # 8.7 -> 10.5 ms from step 61, rank 0 late in 56 of the 58).
+            named_slow = got is not None and got[0] in ("straggler", "slower") and got[1] in slow
             if ratio >= HOST_SLOWER:
                 want = got if named_slow else ("straggler", slow)
             elif ratio > HOST_EVEN and named_slow:
