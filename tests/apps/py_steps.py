@@ -9,6 +9,7 @@ Usage: py_steps.py NRANKS STEPS"""
 import ctypes
 import os
 import sys
+import traceback
 
 P = ctypes.c_void_p
 FLOAT32 = 7
@@ -60,10 +61,20 @@ def main():
     for rank in range(1, nranks):
         pid = os.fork()
         if pid == 0:
+            code = 1  # a failed check's exit, or any error, is the child's failure
             try:
                 rank_main(rank, nranks, uid, steps)
+                code = 0
+            except SystemExit as e:  # check()'s message, printed as Python would
+                if not isinstance(e.code, int):
+                    print("rank %d: %s" % (rank, e.code), file=sys.stderr)
+                code = e.code if isinstance(e.code, int) and e.code else 1
+            except BaseException:
+                traceback.print_exc()
             finally:
-                os._exit(0)
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
         children.append(pid)
     rank_main(0, nranks, uid, steps)
     status = 0

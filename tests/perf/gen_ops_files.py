@@ -27,7 +27,8 @@ find is built in:
     report's reference: the first rank of the first instance) recorded
     --outlier-us later (300 by default), as an end event read late or a
     calibration that jumped: outliers for the clock estimate to reject;
-  - with --stamped-span-us S, records of version 3 as `auto` writes them:
+  - with --stamped-span-us S, stamped records (version 3, as `auto`
+    wrote them before the reduction and the tag were added):
     every instance stamped, its start and end each known to within S us
     (the span's middle recorded), but every --timed-every Nth (8), timed
     on every rank, as auto's sample is;

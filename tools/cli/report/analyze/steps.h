@@ -50,7 +50,8 @@ struct step_position {
     uint64_t tag;
 };
 
-/* One step. Times in us, summed over its collectives. */
+/* One step. Times in us: each the time its collectives cover together
+ * within the step (steps.c, spans_to_step), not their sum. */
 struct step {
     uint64_t first_seq;           /* its first collective */
     int64_t start_ns;             /* that collective's earliest start (reference clock) */
