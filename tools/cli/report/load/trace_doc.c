@@ -255,6 +255,7 @@ static void fill_process(struct rank_fill *w, const struct tm_proc *p, const str
     f->totals.captured = p->captured;
     f->totals.failed = t->failed;
     f->totals.simulated = t->simulated;
+    f->totals.in_flight = t->in_flight;
 }
 
 /* "steps" as a rank file has it: the marks made, and the last

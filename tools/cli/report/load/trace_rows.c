@@ -208,6 +208,28 @@ static uint64_t group_size(const uint64_t *ids, size_t n, uint64_t id)
     return lo - first;
 }
 
+static const struct tm_done *done_of(const struct tm_proc *p, uint64_t comm, int rank, uint64_t seq)
+{
+    struct tm_done key = { .comm_id = comm, .rank = rank, .seq = seq };
+    return p->ndone ? bsearch(&key, p->done, p->ndone, sizeof key, cmp_done) : NULL;
+}
+
+/* Whether `op`, never completed, is behind the op its communicator's
+ * latest hang report found stuck, which never completed either: then it
+ * never ran (a communicator's ops run in order), and is in flight as the
+ * shim's rank file counts it, in no row. Counted as a call of its row, a
+ * hung rank's 80 calls queued behind the hang made its 19 collectives
+ * stand for 99 in every estimate over a row's calls. */
+static bool behind_hang(const struct tm_proc *p, const struct tm_op *op)
+{
+    for (size_t i = 0; i < p->nhangs; i++) {
+        const struct tm_hang *h = &p->hangs[i];
+        if (h->comm_id == op->comm_id && h->rank == op->rank)
+            return op->seq >= h->seq && !done_of(p, h->comm_id, h->rank, h->seq);
+    }
+    return false;
+}
+
 /* The calls that are in rows, each with its completion; counts the others. */
 static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row_totals *t)
 {
@@ -245,6 +267,10 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
                 t->failed++;
                 continue;
             }
+        }
+        if (!done && behind_hang(p, op)) {
+            t->in_flight++;
+            continue;
         }
         bool stamped = done && done->stamped;
         if (stamped)
