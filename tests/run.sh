@@ -49,12 +49,15 @@ only() {
 # and the report says so): the verdicts that a healthy run has no finding,
 # the timings held to the simulator's model (the bench's busbw within 5%,
 # 8 ranks' straggler on 2 CPUs, the traced straggler's 500 us within 5%,
+# the sampled straggler's 2 ms within 5% (its mean over 2,000 collectives
+# is estimated from the ~140 told exactly: a few of them that ASan's
+# uneven slowing made later for real weigh 13 times, 2,254 us once),
 # traced durations and the bench's groups within 1% of the model, the
 # measured busbw a BELOW EXPECTED finding shows within 5 GB/s, which
 # holds only while the host keeps the stream busy). And the scale cases (10^5 records, 1,024 ranks,
 # 10^4 graph updates), 5 to 10 times slower under ASan, whose code runs
 # under it in the smaller cases.
-timed='cli\.(findings|html)_healthy|cli\.findings_trace_healthy|cli\.lttng_(straggler|durations)|crossrank\.(slow_link_single|jitter_healthy|links_healthy)|os\.(healthy|nobody|competitor|lttng)|bench\.(busbw|group)|cli\.findings_(straggler8|below_expected)|steps\.(found|late_small|online)'
+timed='cli\.(findings|html)_healthy|cli\.findings_trace_healthy|cli\.lttng_(straggler|durations)|crossrank\.(straggler_auto|slow_link_single|jitter_healthy|links_healthy)|os\.(healthy|nobody|competitor|lttng)|bench\.(busbw|group)|cli\.findings_(straggler8|below_expected)|steps\.(found|late_small|online)'
 scale='cli\.(html_scale|report_scale|report_bounds_threads|lttng_fd_launcher)|crossrank\.(scale|hang_auto)|graph\.churn_update_timed_2|sampling\.aligned_(late_rank|under_load)'
 
 echo "== release build, warnings as errors"
