@@ -24,5 +24,6 @@ void test_pair_cost(void);
 void test_sampling(void);
 void test_steps_online(void);
 void test_busy(void);
+void test_intervals(void);
 
 #endif

@@ -14,6 +14,7 @@ int main(void)
     test_sampling();
     test_steps_online();
     test_busy();
+    test_intervals();
     printf("%s: %d failed checks\n", test_failures ? "FAIL" : "ok", test_failures);
     return test_failures != 0;
 }

@@ -1,6 +1,7 @@
 #include "os_interference.h"
 #include "os_threads.h"
 #include "crossrank_base.h"
+#include "intervals.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -264,25 +265,15 @@ static uint64_t explained(const struct os_row *row)
     return (uint64_t)((covered > 1 ? 1 : covered) * (double)row->others_waited_ns);
 }
 
-static int cmp_window(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
 /* The process's loss over the union of its ops' windows w[0..n) (pairs of
- * from, to), which this sorts. */
+ * from, to), which this merges in place (intervals_merge). */
 static struct os_proc proc_total(const struct rank_file *f, uint64_t (*w)[2], size_t n,
                                  const struct os_thread *const *threads, size_t nthreads)
 {
     struct os_proc p = { .file = f };
-    if (n)
-        qsort(w, n, sizeof *w, cmp_window);
-    for (size_t i = 0; i < n;) {
+    n = intervals_merge(w, n, NULL);
+    for (size_t i = 0; i < n; i++) {
         struct os_row u = { .file = f, .from_ns = w[i][0], .to_ns = w[i][1] };
-        for (i++; i < n && w[i][0] <= u.to_ns; i++)
-            if (w[i][1] > u.to_ns)
-                u.to_ns = w[i][1];
         measure(&u, threads, nthreads);
         p.offcpu_ns += u.offcpu_ns;
         p.preempted_ns += u.preempted_ns;

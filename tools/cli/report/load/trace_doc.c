@@ -2,6 +2,7 @@
  * its process, made from the process's events and filled through
  * rank_fill.h. */
 #include "trace_doc.h"
+#include "intervals.h"
 #include "rank_fill.h"
 #include "trace_rows.h"
 #include "util.h"
@@ -73,12 +74,6 @@ static void fill_comms(struct rank_fill *w, const struct tm_proc *p)
     }
 }
 
-static int cmp_interval(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
 /* What the shim writes as nccl_busy_s and nccl_timed_s (preload/reducer/
  * busy.c): the union of the timed intervals (the members of a group share
  * one), and their durations summed, a group once. */
@@ -97,19 +92,8 @@ static void busy_time(const struct tm_proc *p, double *busy_s, double *timed_s)
         n++;
         timed += (double)(d->end_ns - d->start_ns) / (double)(d->group_ops ? d->group_ops : 1);
     }
-    if (n > 1)
-        qsort(iv, n, sizeof *iv, cmp_interval);
-    uint64_t busy = 0, start = 0, end = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || iv[i][0] > end) {
-            busy += end - start;
-            start = iv[i][0];
-            end = iv[i][1];
-        } else if (iv[i][1] > end) {
-            end = iv[i][1];
-        }
-    }
-    busy += end - start;
+    uint64_t busy;
+    intervals_merge(iv, n, &busy);
     free(iv);
     *busy_s = (double)busy * 1e-9;
     *timed_s = timed * 1e-9;
