@@ -71,9 +71,7 @@ static int max_rank(const struct report *r, const struct crossrank *x, const str
 static void gaps(const struct report *r, const struct crossrank *x, struct view *v)
 {
     int maxrank = max_rank(r, x, v);
-    size_t most = 1;  /* members of an instance, at most: a damaged file may repeat a rank */
-    for (size_t i = 0; i < v->n; i++)
-        most = v->in[i]->n > most ? v->in[i]->n : most;
+    size_t most = max_members(v);  /* not maxrank + 1: a damaged file may repeat a rank */
     uint64_t *last = xcalloc((size_t)maxrank + 1, sizeof *last);
     double *g = xmalloc(most * sizeof *g);
     for (size_t i = 0; i < v->n; i++) {
@@ -406,6 +404,25 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The most frequent of v[0..n) (n > 0; the smallest of a tie), which
+ * this sorts; into *count how often it occurs. */
+static uint64_t mode_u64(uint64_t *v, size_t n, size_t *count)
+{
+    qsort(v, n, sizeof *v, cmp_u64);
+    uint64_t mode = v[0];
+    size_t best = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && v[j] == v[i]; j++)
+            ;
+        if (j - i > best) {
+            best = j - i;
+            mode = v[i];
+        }
+    }
+    *count = best;
+    return mode;
+}
+
 /* The first step from `phase` that calls the same collectives as most
  * steps do: every step before it calls others (its hash differs). */
 static size_t usual_step(const struct view *v, size_t q, size_t phase, size_t nsteps)
@@ -413,18 +430,8 @@ static size_t usual_step(const struct view *v, size_t q, size_t phase, size_t ns
     uint64_t *h = xmalloc(nsteps * sizeof *h);
     for (size_t k = 0; k < nsteps; k++)
         h[k] = step_hash(v, phase + k * q, q);
-    qsort(h, nsteps, sizeof *h, cmp_u64);
-    uint64_t mode = h[0];
-    for (size_t i = 0, best = 0; i < nsteps;) {
-        size_t j = i;
-        while (j < nsteps && h[j] == h[i])
-            j++;
-        if (j - i > best) {
-            best = j - i;
-            mode = h[i];
-        }
-        i = j;
-    }
+    size_t count;
+    uint64_t mode = mode_u64(h, nsteps, &count);
     free(h);
     size_t k = 0;
     while (step_hash(v, phase + k * q, q) != mode)
@@ -703,15 +710,8 @@ static void find_late(const struct comm_steps *cs, size_t from, struct step_late
     for (size_t i = from; i < cs->nsteps; i++)
         if (cs->steps[i].late_rank >= 0)
             k[nk++] = (uint64_t)cs->steps[i].late_rank << 32 | (uint32_t)cs->steps[i].late_pos;
-    qsort(k, nk, sizeof *k, cmp_u64);
-    for (size_t i = 0, j; i < nk; i = j) {
-        for (j = i; j < nk && k[j] == k[i]; j++)
-            ;
-        if (j - i > best) {
-            best = j - i;
-            mode = k[i];
-        }
-    }
+    if (nk)
+        mode = mode_u64(k, nk, &best);
     free(k);
     if (!n || (double)best < STEPS_LATE_MIN_SHARE * (double)n)
         return;
