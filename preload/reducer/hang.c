@@ -21,18 +21,12 @@ static uint64_t calls_changed_ns;  /* the look that saw them change */
 
 #define LOOK_EVERY_NS 100000000ull  /* 100 ms: a hang is looked for, not timed */
 
-/* The latest untimed op of each communicator (reducer thread only). */
-struct untimed {
-    const struct tap_comm *comm;
-    uint64_t seq, bytes, enqueue_ns;
-    uint8_t op;
-    uint16_t site;
-    int32_t dtype, redop, peer;
-};
-static struct untimed *untimed;
+/* The latest untimed op of each communicator, a copy of its record whose
+ * events are never looked at (reducer thread only). */
+static struct tap_op_rec *untimed;
 static unsigned nuntimed, untimed_cap, untimed_hit;
 
-static struct untimed *untimed_of(const struct tap_comm *comm)
+static struct tap_op_rec *untimed_of(const struct tap_comm *comm)
 {
     if (untimed_hit < nuntimed && untimed[untimed_hit].comm == comm)
         return &untimed[untimed_hit];
@@ -46,23 +40,37 @@ void tap_hang_note_last_untimed(const struct tap_op_rec *op)
 {
     if (!tap_config.hang_timeout_s || (op->flags & TAP_OPF_CAPTURED))
         return;
-    struct untimed *u = untimed_of(op->comm);
+    struct tap_op_rec *u = untimed_of(op->comm);
     if (!u) {
         if (nuntimed == untimed_cap) {
             unsigned cap = untimed_cap ? 2 * untimed_cap : 16;
-            struct untimed *v = realloc(untimed, cap * sizeof *v);
+            struct tap_op_rec *v = realloc(untimed, cap * sizeof *v);
             if (!v)
                 return;  /* no memory: this communicator's untimed ops go unwatched */
             untimed = v;
             untimed_cap = cap;
         }
         u = &untimed[untimed_hit = nuntimed++];
-        *u = (struct untimed){ .comm = op->comm };
     } else if (op->seq < u->seq) {
         return;  /* an older one, from another thread's queue slot */
     }
-    *u = (struct untimed){ op->comm, op->seq, op->bytes, op->enqueue_ns, op->op, op->site, op->dtype, op->redop,
-                           op->peer };
+    *u = *op;
+}
+
+/* c's pending op is `op`: what the hang report says of it. */
+static void set_pending(struct tap_hang_comm *c, const struct tap_op_rec *op, bool timed, bool started)
+{
+    c->pending = true;
+    c->timed = timed;
+    c->started = started;
+    c->seq = op->seq;
+    c->bytes = op->bytes;
+    c->op = op->op;
+    c->dtype = op->dtype;
+    c->redop = op->redop;
+    c->peer = op->peer;
+    c->site = op->site;
+    c->enqueue_ns = op->enqueue_ns;
 }
 
 /* A communicator with no timed op pending whose last op issued was not
@@ -73,22 +81,12 @@ void tap_hang_note_last_untimed(const struct tap_op_rec *op)
 static void note_untimed_last(struct tap_hang_comm *c, uint64_t now_ns, uint64_t timeout_ns,
                               uint64_t oldest_timed_ns)
 {
-    const struct untimed *u = untimed_of(c->comm);
+    const struct tap_op_rec *u = untimed_of(c->comm);
     if (c->pending || !u || u->seq + 1 != c->issued || c->done_seq > u->seq || u->enqueue_ns > oldest_timed_ns ||
         atomic_load_explicit(&c->comm->state, memory_order_relaxed) != TAP_COMM_ALIVE ||
         now_ns - calls_changed_ns < timeout_ns)
         return;
-    c->pending = true;
-    c->timed = false;
-    c->started = false;
-    c->seq = u->seq;
-    c->bytes = u->bytes;
-    c->op = u->op;
-    c->dtype = u->dtype;
-    c->redop = u->redop;
-    c->peer = u->peer;
-    c->site = u->site;
-    c->enqueue_ns = u->enqueue_ns;
+    set_pending(c, u, false, false);
 }
 
 /* Keeps x in v[0..*n), sorted by seq, among the TAP_HANG_BETWEEN_END
@@ -139,20 +137,8 @@ static void note(const struct tap_op_rec *op, bool started, void *arg)
             note_between(c, op);
             return;
         }
-        if (!c->pending || op->seq < c->seq) {
-            c->pending = true;
-            c->timed = true;
-            c->seq = op->seq;
-            c->bytes = op->bytes;
-            c->op = op->op;
-            c->dtype = op->dtype;
-            c->redop = op->redop;
-            c->peer = op->peer;
-            c->site = op->site;
-            c->enqueue_ns = op->enqueue_ns;
-            /* The stream reached the op, so this rank arrived. */
-            c->started = started;
-        }
+        if (!c->pending || op->seq < c->seq)
+            set_pending(c, op, true, started);  /* started: the stream reached it, the rank arrived */
         return;
     }
 }
