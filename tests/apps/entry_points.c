@@ -27,10 +27,10 @@
  *   onesided_hang  rank 1 waits for a signal rank 0 never sends: pending
  *          past the hang timeout (the test sets 1 s), the hang named as a
  *          WaitSignal whose root is its peer 0; then both ranks abort. */
-#include <limits.h>
 #include <string.h>
 #include <time.h>
 
+#include "coll_config.h"
 #include "nccl_app.h"
 #include "sim_device_comm.h"
 
@@ -98,9 +98,7 @@ static int scenario_config(void)
     ncclComm_t comm;
     CHECK_NCCL(ncclGetUniqueId(&id));
     CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
-    /* NCCL_COLLCONFIG_INITIALIZER of 2.31, with a profiler tag. */
-    ncclCollConfig_t cfg = {sizeof cfg, 0xcafebeef, 23100, NULL, INT_MIN, INT_MIN, INT_MIN, INT_MIN, NULL, 1,
-                            INT_MIN, 42};
+    ncclCollConfig_t cfg = app_coll_config(42, sizeof cfg);
     config_round(comm, s, a, b, &cfg);
     CHECK_NCCL(ncclGroupStart());
     config_round(comm, s, a, b, &cfg);

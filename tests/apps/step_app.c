@@ -36,7 +36,6 @@
  *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]
  *                 [slow_backward RANK US]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
-#include <limits.h>
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,6 +47,7 @@
 #include <unistd.h>
 
 #include "abi/nccl_abi.h"
+#include "coll_config.h"
 #include "cuda_exports.h"
 
 #define AR_COUNT (256 * 1024) /* 1 MiB of f32 */
@@ -142,15 +142,6 @@ struct step_opts {
 #define TAG_ALLREDUCE 1
 #define TAG_ALLGATHER 2
 
-/* NCCL_COLLCONFIG_INITIALIZER's fields (NCCL 2.31's nccl.h), with a tag;
- * `size` as a program built against that header sets it. */
-static ncclCollConfig_t coll_config(unsigned long long tag, size_t size)
-{
-    return (ncclCollConfig_t){ .size = size, .magic = 0xcafebeef, .version = 23100, .minCTAs = INT_MIN,
-                               .maxCTAs = INT_MIN, .nvlsCTAs = INT_MIN, .cgaClusterSize = INT_MIN,
-                               .forceAlgSelection = 1, .CTAPolicy = INT_MIN, .userProfilerTag = tag };
-}
-
 /* The step's all-reduce and all-gather, plain or tagged. */
 static void step_calls(const struct step_opts *o, ncclComm_t comm, CUstream s, CUdeviceptr grad, CUdeviceptr gathered)
 {
@@ -159,7 +150,7 @@ static void step_calls(const struct step_opts *o, ncclComm_t comm, CUstream s, C
         CHECK(ncclAllGather((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s), ncclSuccess);
         return;
     }
-    ncclCollConfig_t ar = coll_config(TAG_ALLREDUCE, sizeof ar), ag = coll_config(TAG_ALLGATHER, sizeof ag);
+    ncclCollConfig_t ar = app_coll_config(TAG_ALLREDUCE, sizeof ar), ag = app_coll_config(TAG_ALLGATHER, sizeof ag);
     CHECK(ncclAllReduceConfig((void *)grad, (void *)grad, AR_COUNT, ncclFloat32, ncclSum, comm, s, &ar), ncclSuccess);
     CHECK(ncclAllGatherConfig((void *)grad, (void *)gathered, AG_COUNT, ncclFloat32, comm, s, &ag), ncclSuccess);
 }
@@ -170,7 +161,7 @@ static void setup_broadcast(const struct step_opts *o, ncclComm_t comm, CUstream
         CHECK(ncclBroadcast((void *)grad, (void *)grad, 1, ncclFloat32, 0, comm, s), ncclSuccess);
         return;
     }
-    ncclCollConfig_t old = coll_config(99, offsetof(ncclCollConfig_t, userProfilerTag));
+    ncclCollConfig_t old = app_coll_config(99, offsetof(ncclCollConfig_t, userProfilerTag));
     CHECK(ncclBroadcastConfig((void *)grad, (void *)grad, 1, ncclFloat32, 0, comm, s, &old), ncclSuccess);
 }
 
