@@ -6,10 +6,16 @@
 #define NCCLTAP_CLI_REPORT_FORMAT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "callsites.h"
 #include "model.h"
+
+/* Whether every JSON reader holds n exactly: up to 2^53 - 1, a double's
+ * integers. Larger ones (a profiler tag) are written as decimal strings. */
+static inline bool json_exact_integer(uint64_t n) { return n < (1ull << 53); }
 
 /* 1536 -> "1.5K": binary units, as NCCL and nccl-tests print sizes. */
 const char *human_bytes(double b, char buf[16]);

@@ -5,6 +5,7 @@
  * to hold as one JSON tree. Times ("ts", "dur") are microseconds with
  * three decimals, printed from integer nanoseconds, so nothing is lost to
  * floating point. */
+#include "format.h"
 #include "render.h"
 #include "timeline.h"
 #include "util.h"
@@ -150,8 +151,8 @@ static void op_args(const struct report *r, const struct tl_event *e, FILE *out)
     else if (e->what == TL_OP && e->busbw_gbs > 0)
         fprintf(out, ",\"busbw_gbs\":%.3f", e->busbw_gbs);
     uint64_t tag = rank_file_tag(e->file, o->comm, o->rank, o->seq);
-    if (tag)  /* NCCL 2.31's userProfilerTag of the call: a number, a string past 2^53 - 1 */
-        fprintf(out, tag < (1ull << 53) ? ",\"tag\":%" PRIu64 : ",\"tag\":\"%" PRIu64 "\"", tag);
+    if (tag)  /* NCCL 2.31's userProfilerTag of the call */
+        fprintf(out, json_exact_integer(tag) ? ",\"tag\":%" PRIu64 : ",\"tag\":\"%" PRIu64 "\"", tag);
     if (e->site && e->site->nframes)
         callsite_arg(e->site, out);
 }

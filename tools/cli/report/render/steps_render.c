@@ -164,13 +164,13 @@ static json_t *change_json(const struct comm_steps *c, const struct step_change 
     return o ? o : json_null();
 }
 
-/* A tag: a number up to 2^53 - 1 (exact for every JSON reader), a
- * decimal string past it (as the Perfetto trace's); null for none. */
+/* A tag: a number, or a decimal string past json_exact_integer (as the
+ * Perfetto trace's); null for none. */
 static json_t *tag_json(uint64_t tag)
 {
     char big[24];
     snprintf(big, sizeof big, "%" PRIu64, tag);
-    return !tag ? json_null() : tag < (1ull << 53) ? json_integer((json_int_t)tag) : json_string(big);
+    return !tag ? json_null() : json_exact_integer(tag) ? json_integer((json_int_t)tag) : json_string(big);
 }
 
 static json_t *positions_json(const struct report *r, const struct comm_steps *c)
