@@ -195,10 +195,12 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, os_offcpu,
         lttng_ust_field_integer(uint64_t, in_ns, o->in_ns)
         lttng_ust_field_integer(uint8_t, preempted, o->preempted)))
 
-/* The hang watchdog fired (NCCLTAP_HANG_TIMEOUT_S): the oldest timed op
- * not complete, whether its GPU start event completed (the rank arrived)
- * and its call site (a `callsite` event's, 0: none). Again every timeout
- * while the hang lasts. */
+/* The hang watchdog fired (NCCLTAP_HANG_TIMEOUT_S): the stuck op, the
+ * oldest timed op not complete, whether its GPU start event completed
+ * (the rank arrived) and its call site (a `callsite` event's, 0: none);
+ * where no timed op is pending, the last op issued in a process quiet for
+ * the timeout, `untimed` 1 and `started` 0 (not known), as the hang file
+ * says it. Again every timeout while the hang lasts. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
     LTTNG_UST_TP_ARGS(const struct tap_hang_comm *, h),
     LTTNG_UST_TP_FIELDS(
@@ -212,7 +214,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
         lttng_ust_field_integer(uint64_t, issued, h->issued)
         lttng_ust_field_integer(uint64_t, done_seq, h->done_seq)
         lttng_ust_field_integer(uint64_t, pending_ns, h->age_ns)
-        lttng_ust_field_integer(uint16_t, site, h->site)))
+        lttng_ust_field_integer(uint16_t, site, h->site)
+        lttng_ust_field_integer(uint8_t, untimed, !h->timed)))
 
 /* An entry-point event's call returned (state/entry_events.h: memory,
  * registration, windows, device communicators, suspend/resume, revoke,

@@ -200,8 +200,7 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
         if (h.say)
             say_at_age_ns = reports == 1 ? 2 * timeout_ns : 2 * say_at_age_ns;
         tap_hang_file_write(&h);
-        if (h.comms[h.stuck].timed)
-            TAP_TRACE(hang, &h.comms[h.stuck]);
+        TAP_TRACE(hang, &h.comms[h.stuck]);
         next_report_ns = now_ns + timeout_ns;
         fired = true;
     }

@@ -451,7 +451,8 @@ CASES = {
          "blocking": case_blocking, "kernel": case_kernel, "env": case_env,
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
-         "hang": lambda t: case_hang(t), "damaged_metadata": lambda t: case_damaged_metadata(t),
+         "hang": lambda t: case_hang(t), "hang_untimed": lambda t: case_hang_untimed(t),
+         "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
          "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
          "steps": lambda t: case_steps(t)}
@@ -546,6 +547,39 @@ def case_hang(t):
     check(h and [s["ranks"] for s in h[0]["callsites"]] == [[0, 1]] and
           h[0]["callsites"][0]["frames"][0]["function"] == "op_issue",
           f"from the trace too, where both ranks issued it: the bench's op_issue: {h}")
+
+
+def case_hang_untimed(t):
+    """A hang whose stuck op no timing timed (NCCLTAP_TIMING=off): each
+    rank's `hang` event says so (`untimed` 1, `started` 0: not known), and
+    the report of the trace alone gives the HANG the rank files give (the
+    same op and seq, every rank waiting in it, none named missing), its
+    calls counted as the files count them. No event was emitted for such
+    a hang before, and the trace's report then said nothing of it."""
+    d = os.path.join(t.work, "hang_untimed")
+    env = dict(os.environ, NCCLTAP_TIMING="off", NCCLTAP_HANG_TIMEOUT_S="1",
+               NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ="5")
+    p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
+                          "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.5)  # two reports of each rank (every timeout)
+    p.terminate()
+    _, err = p.communicate(timeout=60)
+    hangs = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "hang"]
+    check({f["rank"] for f in hangs} == {"0", "1"} and all(f.get("untimed") == "1" and f["started"] == "0"
+                                                            for f in hangs),
+          f"untimed hang events from ranks 0 and 1: {hangs}")
+    trace, _ = t.report(os.path.join(d, "lttng"))
+    files, _ = t.report(d)
+    key = lambda rep: [(h["comm"], h["op"], h["seq"], h["missing_ranks"], h["stuck_ranks"]) for h in rep["hang"]]
+    check(key(trace) == key(files) and len(key(files)) == 1, f"the trace's hang {trace['hang']}, "
+          f"the files' {files['hang']}")
+    kinds = lambda rep: [(f["kind"], f["seq"]) for f in rep["findings"]]
+    check(kinds(trace) == kinds(files) and kinds(files)[:1] == [("hang", 9)],
+          f"findings: trace {kinds(trace)}, files {kinds(files)}; want the HANG at the last op, seq 9")
+    for k in ("calls", "in_flight"):
+        check(trace["totals"][k] == files["totals"][k], f"totals.{k}: trace {trace['totals'][k]}, "
+              f"files {files['totals'][k]}")
 
 
 def case_planted_links(t):

@@ -100,7 +100,8 @@ static void add_hangs(struct report *r, const struct tm_proc *p)
         *c = (struct hang_comm){
             .comm = t->comm_id, .rank = t->rank, .nranks = t->nranks, .issued = t->issued,
             .last_done = (int64_t)t->done_seq - 1, .pending = true, .seq = t->seq, .bytes = t->bytes,
-            .op = report_intern(r, t->op), .started = t->started, .pending_s = (double)t->pending_ns / 1e9,
+            .op = report_intern(r, t->op), .started = t->started, .untimed = t->untimed,
+            .pending_s = (double)t->pending_ns / 1e9,
             .site = t->site, .dtype = "", .root = -1,  /* the event has no datatype, reduction or root */
         };
         const char *bad = hang_comm_invalid(c);

@@ -289,6 +289,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->done_seq = get_u64(p, "done_seq");
         e->pending_ns = get_u64(p, "pending_ns");
         e->site = get_u64(p, "site");
+        e->untimed = get_u64_since(p, "untimed") != 0;
         break;
     case TEV_CALLSITE:
         e->site = get_u64(p, "site");

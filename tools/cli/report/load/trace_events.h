@@ -76,8 +76,9 @@ struct tev {
      * end known to within its span */
     bool stamped, start_at_call;  /* field `stamped` 1, 2 */
     uint64_t start_span_ns, end_span_ns;
-    /* hang (also rank, nranks, seq, op, bytes) */
-    bool started;
+    /* hang (also rank, nranks, seq, op, bytes); untimed: the stuck op is
+     * an untimed last op (absent before nccltap traced those: 0) */
+    bool started, untimed;
     uint64_t issued, done_seq, pending_ns;
     /* op_enqueue, hang, callsite: a call site's id (0: none) */
     uint64_t site;

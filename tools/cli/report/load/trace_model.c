@@ -146,7 +146,7 @@ static void on_hang(struct trace_model *m, struct tm_proc *p, const struct tev *
     struct tm_hang h = {
         .comm_id = e->comm_id, .seq = e->seq, .bytes = e->bytes, .issued = e->issued,
         .done_seq = e->done_seq, .pending_ns = e->pending_ns, .rank = int_field(e->rank),
-        .nranks = int_field(e->nranks), .op = label(m, e->op, e->op_value), .started = e->started,
+        .nranks = int_field(e->nranks), .op = label(m, e->op, e->op_value), .started = e->started, .untimed = e->untimed,
         .reports = 1, .site = (unsigned)e->site,
     };
     for (size_t i = 0; i < p->nhangs; i++)

@@ -46,7 +46,7 @@ struct tm_hang {
     uint64_t comm_id, seq, bytes, issued, done_seq, pending_ns;
     int rank, nranks;
     const char *op;
-    bool started;
+    bool started, untimed;  /* untimed: the stuck op is an untimed last op */
     unsigned reports;    /* hang events of this communicator */
     unsigned site;       /* the stuck op's call site, 0: none */
 };

@@ -214,18 +214,20 @@ static const struct tm_done *done_of(const struct tm_proc *p, uint64_t comm, int
     return p->ndone ? bsearch(&key, p->done, p->ndone, sizeof key, cmp_done) : NULL;
 }
 
-/* Whether `op`, never completed, is behind the op its communicator's
- * latest hang report found stuck, which never completed either: then it
- * never ran (a communicator's ops run in order), and is in flight as the
- * shim's rank file counts it, in no row. Counted as a call of its row, a
- * hung rank's 80 calls queued behind the hang made its 19 collectives
- * stand for 99 in every estimate over a row's calls. */
+/* Whether `op`, never completed, is behind the timed op its
+ * communicator's latest hang report found stuck, which never completed
+ * either: then it never ran (a communicator's ops run in order), and is
+ * in flight as the shim's rank file counts it, in no row. Counted as a
+ * call of its row, a hung rank's 80 calls queued behind the hang made its
+ * 19 collectives stand for 99 in every estimate over a row's calls. (An
+ * untimed stuck op, the last one issued, is in its row as the file has
+ * it under NCCLTAP_TIMING=off.) */
 static bool behind_hang(const struct tm_proc *p, const struct tm_op *op)
 {
     for (size_t i = 0; i < p->nhangs; i++) {
         const struct tm_hang *h = &p->hangs[i];
         if (h->comm_id == op->comm_id && h->rank == op->rank)
-            return op->seq >= h->seq && !done_of(p, h->comm_id, h->rank, h->seq);
+            return !h->untimed && op->seq >= h->seq && !done_of(p, h->comm_id, h->rank, h->seq);
     }
     return false;
 }
