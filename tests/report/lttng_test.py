@@ -452,6 +452,7 @@ CASES = {
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "hang_untimed": lambda t: case_hang_untimed(t),
+         "hang_auto": lambda t: case_hang_auto(t),
          "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
          "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
@@ -549,37 +550,64 @@ def case_hang(t):
           f"from the trace too, where both ranks issued it: the bench's op_issue: {h}")
 
 
-def case_hang_untimed(t):
-    """A hang whose stuck op no timing timed (NCCLTAP_TIMING=off): each
-    rank's `hang` event says so (`untimed` 1, `started` 0: not known), and
-    the report of the trace alone gives the HANG the rank files give (the
-    same op and seq, every rank waiting in it, none named missing), its
-    calls counted as the files count them. No event was emitted for such
-    a hang before, and the trace's report then said nothing of it."""
-    d = os.path.join(t.work, "hang_untimed")
-    env = dict(os.environ, NCCLTAP_TIMING="off", NCCLTAP_HANG_TIMEOUT_S="1",
-               NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ="5")
+def traced_hang(t, name, timing, ranks, nbytes, iters, seq):
+    """Rank `ranks - 1` never reaches collective `seq` under `timing`:
+    (the trace's hang events, the report of the trace, of the rank files)."""
+    d = os.path.join(t.work, name)
+    env = dict(os.environ, NCCLTAP_TIMING=timing, NCCLTAP_HANG_TIMEOUT_S="1",
+               NCCLSIM_HANG_RANK=str(ranks - 1), NCCLSIM_HANG_SEQ=str(seq))
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
-                          "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
+                          "--ranks", str(ranks), "--bytes", nbytes, "--iters", str(iters), "--warmup", "0"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(3.5)  # two reports of each rank (every timeout)
     p.terminate()
-    _, err = p.communicate(timeout=60)
+    p.communicate(timeout=60)
     hangs = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "hang"]
-    check({f["rank"] for f in hangs} == {"0", "1"} and all(f.get("untimed") == "1" and f["started"] == "0"
-                                                            for f in hangs),
-          f"untimed hang events from ranks 0 and 1: {hangs}")
-    trace, _ = t.report(os.path.join(d, "lttng"))
-    files, _ = t.report(d)
+    return hangs, t.report(os.path.join(d, "lttng"))[0], t.report(d)[0]
+
+
+def same_hang(trace, files):
+    """The report of the trace alone gives what the rank files give: the
+    hang, the findings, and the calls counted alike (those the hang held
+    in flight, in no row)."""
     key = lambda rep: [(h["comm"], h["op"], h["seq"], h["missing_ranks"], h["stuck_ranks"]) for h in rep["hang"]]
     check(key(trace) == key(files) and len(key(files)) == 1, f"the trace's hang {trace['hang']}, "
           f"the files' {files['hang']}")
-    kinds = lambda rep: [(f["kind"], f["seq"]) for f in rep["findings"]]
-    check(kinds(trace) == kinds(files) and kinds(files)[:1] == [("hang", 9)],
-          f"findings: trace {kinds(trace)}, files {kinds(files)}; want the HANG at the last op, seq 9")
-    for k in ("calls", "in_flight"):
+    kinds = lambda rep: [(f["kind"], f["rank"], f["seq"]) for f in rep["findings"]]
+    check(kinds(trace) == kinds(files), f"findings: trace {kinds(trace)}, files {kinds(files)}")
+    for k in ("calls", "timed", "in_flight"):
         check(trace["totals"][k] == files["totals"][k], f"totals.{k}: trace {trace['totals'][k]}, "
               f"files {files['totals'][k]}")
+    rows = lambda d: sorted((o["rank"], o["op"], o["size_class"], o["calls"], o["timed"]) for o in d["ops"])
+    check(rows(trace) == rows(files), f"the rows' calls: trace {rows(trace)}, files {rows(files)}")
+
+
+def case_hang_untimed(t):
+    """A hang whose stuck op no timing timed (NCCLTAP_TIMING=off): each
+    rank's `hang` event says so (`untimed` 1, `started` 0: not known), and
+    the trace's report is the files' (the HANG at the last op, seq 9,
+    every rank waiting in it, none named missing; every call in a row, as
+    off counts them). No event was emitted for such a hang before, and the
+    trace's report then said nothing of it."""
+    hangs, trace, files = traced_hang(t, "hang_untimed", "off", 2, "1K", 10, 5)
+    check({f["rank"] for f in hangs} == {"0", "1"} and all(f.get("untimed") == "1" and f["started"] == "0"
+                                                            for f in hangs),
+          f"untimed hang events from ranks 0 and 1: {hangs}")
+    check([(f["kind"], f["seq"]) for f in files["findings"]][:1] == [("hang", 9)] and
+          files["totals"]["in_flight"] == 0, f"the files: {files['findings']}, {files['totals']}")
+    same_hang(trace, files)
+
+
+def case_hang_auto(t):
+    """A hang under the default timing, 16 MB (auto times a size's first
+    17 calls, then samples): the calls issued past what the ranks knew
+    complete were counted in the trace's rows (26 a rank where the files
+    had 16: the untimed ones before the stuck op, and all of them when no
+    hang event came) and are in flight in both now."""
+    hangs, trace, files = traced_hang(t, "hang_auto", "auto", 4, "16M", 100, 20)
+    check(len(hangs) >= 4, f"hang events from the 4 ranks: {hangs}")
+    check(files["totals"]["in_flight"] >= 4 * 70, f"the calls queued behind the hang in flight: {files['totals']}")
+    same_hang(trace, files)
 
 
 def case_planted_links(t):

@@ -208,27 +208,52 @@ static uint64_t group_size(const uint64_t *ids, size_t n, uint64_t id)
     return lo - first;
 }
 
-static const struct tm_done *done_of(const struct tm_proc *p, uint64_t comm, int rank, uint64_t seq)
+/* Whether the communicator's rank has a completion: seq `seq` (any one
+ * when `seq` is UINT64_MAX). p->done sorted by cmp_done. */
+static bool has_done(const struct tm_proc *p, uint64_t comm, int rank, uint64_t seq)
 {
-    struct tm_done key = { .comm_id = comm, .rank = rank, .seq = seq };
-    return p->ndone ? bsearch(&key, p->done, p->ndone, sizeof key, cmp_done) : NULL;
+    size_t lo = 0, hi = p->ndone;
+    uint64_t from = seq == UINT64_MAX ? 0 : seq;
+    while (lo < hi) {  /* the first completion at or past (comm, rank, from) */
+        size_t mid = lo + (hi - lo) / 2;
+        const struct tm_done *d = &p->done[mid];
+        if (cmp_seq(d->comm_id, d->rank, d->seq, comm, rank, from) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct tm_done *d = lo < p->ndone ? &p->done[lo] : NULL;
+    return d && d->comm_id == comm && d->rank == rank && (seq == UINT64_MAX || d->seq == seq);
 }
 
-/* Whether `op`, never completed, is behind the timed op its
- * communicator's latest hang report found stuck, which never completed
- * either: then it never ran (a communicator's ops run in order), and is
- * in flight as the shim's rank file counts it, in no row. Counted as a
- * call of its row, a hung rank's 80 calls queued behind the hang made its
- * 19 collectives stand for 99 in every estimate over a row's calls. (An
- * untimed stuck op, the last one issued, is in its row as the file has
- * it under NCCLTAP_TIMING=off.) */
-static bool behind_hang(const struct tm_proc *p, const struct tm_op *op)
+/* Per hang report of p, the first seq of its communicator's rank that a
+ * call without a completion is in flight from (UINT64_MAX: none): what
+ * the report knew complete (done_seq), where the op it found stuck never
+ * completed. The shim never learnt that such calls ran (a communicator's
+ * ops run in order; an untimed op is known complete once a later op is),
+ * and its rank file counts them in flight, in no row. Counted as calls
+ * of their rows, a hung rank's 80 calls queued behind the hang made its
+ * 19 collectives stand for 99 in every estimate over a row's calls. None
+ * where the rank has no completion and its stuck op is untimed: under
+ * NCCLTAP_TIMING=off the rows count every call as it is made. Owned by
+ * the caller. */
+static uint64_t *in_flight_from(const struct tm_proc *p)
 {
+    uint64_t *from = xcalloc(p->nhangs ? p->nhangs : 1, sizeof *from);
     for (size_t i = 0; i < p->nhangs; i++) {
         const struct tm_hang *h = &p->hangs[i];
-        if (h->comm_id == op->comm_id && h->rank == op->rank)
-            return !h->untimed && op->seq >= h->seq && !done_of(p, h->comm_id, h->rank, h->seq);
+        bool resolved = has_done(p, h->comm_id, h->rank, h->seq);
+        bool untracked = h->untimed && !has_done(p, h->comm_id, h->rank, UINT64_MAX);
+        from[i] = resolved || untracked ? UINT64_MAX : h->done_seq < h->seq ? h->done_seq : h->seq;
     }
+    return from;
+}
+
+static bool in_flight(const struct tm_proc *p, const uint64_t *from, const struct tm_op *op)
+{
+    for (size_t i = 0; i < p->nhangs; i++)
+        if (p->hangs[i].comm_id == op->comm_id && p->hangs[i].rank == op->rank)
+            return op->seq >= from[i];
     return false;
 }
 
@@ -238,6 +263,7 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
     sort(p->ops, p->nops, sizeof *p->ops, cmp_op);
     sort(p->done, p->ndone, sizeof *p->done, cmp_done);
     sort(p->groups, p->ngroups, sizeof *p->groups, cmp_group);
+    uint64_t *from = in_flight_from(p);
     uint64_t *ids = xcalloc(p->nops, sizeof *ids);
     size_t nids = 0;
     for (size_t i = 0; i < p->nops; i++)
@@ -270,7 +296,7 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
                 continue;
             }
         }
-        if (!done && behind_hang(p, op)) {
+        if (!done && in_flight(p, from, op)) {
             t->in_flight++;
             continue;
         }
@@ -282,6 +308,7 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
         calls[n++] = (struct call){ op, done, op->group_id ? group_size(ids, nids, op->group_id) : 1, stamped };
     }
     free(ids);
+    free(from);
     *ncalls = n;
     return calls;
 }
