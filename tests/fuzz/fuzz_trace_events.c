@@ -87,6 +87,7 @@ static void event_of(struct bytes *b, struct tev *e, uint64_t *frames, uint64_t 
     e->site = (uint64_t)pick(b, small, 10);
     e->user_tag = (uint64_t)pick(b, ids, 4);
     e->started = take(b, 1) & 1;
+    e->untimed = take(b, 1) & 1;
     e->nframes = take(b, 1) % 9;
     for (size_t i = 0; i < e->nframes; i++)
         frames[i] = take(b, 8);

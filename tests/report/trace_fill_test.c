@@ -7,6 +7,7 @@
 #include "trace_assemble.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,83 @@ static void test_rows_a_file_cannot_hold(void)
     report_free(&r);
 }
 
+/* Call `seq` on rank 0, never timed (no op_complete). */
+static void untimed_call(struct trace_assembly *a, uint64_t seq)
+{
+    struct tev e = event(TEV_OP_ENQUEUE, "h");
+    e.seq = seq;
+    e.bytes = 4096;
+    e.count = 1024;
+    e.peer = -1;
+    trace_assembly_add(&e, a);
+}
+
+/* The watchdog's event: rank 0 stuck at `seq`, complete up to done_seq. */
+static void hang_event(struct trace_assembly *a, uint64_t seq, uint64_t done_seq, bool untimed)
+{
+    struct tev e = event(TEV_HANG, "h");
+    e.rank = 0;
+    e.nranks = 2;
+    e.seq = seq;
+    e.bytes = 4096;
+    e.issued = 10;
+    e.done_seq = done_seq;
+    e.pending_ns = 2000000000;
+    e.untimed = untimed;
+    trace_assembly_add(&e, a);
+}
+
+/* Ten calls, 0-3 timed; what the rows hold after a hang event, as the
+ * rank file has it: calls the shim never learnt ran are in flight. */
+static const struct rank_file *hung(struct trace_assembly *a, struct report *r, uint64_t seq, bool untimed,
+                                    bool later_timed)
+{
+    begin(a, r);
+    comm_init(a, "h", 0, 2);
+    for (uint64_t i = 0; i < 10; i++) {
+        if (i < 4 || (later_timed && i == 8))
+            timed_call(a, i, 4096, 2000, 2.0);
+        else
+            untimed_call(a, i);
+    }
+    hang_event(a, seq, 4, untimed);
+    return finish(a, r);
+}
+
+static void test_hang_holds_calls(void)
+{
+    struct report r;
+    struct trace_assembly a;
+    /* A timed op stuck at 6 (auto: 4 and 5 untimed before it): 4-9 were
+     * never known complete, 4 in rows (the 80-behind-a-hang case). */
+    const struct rank_file *f = hung(&a, &r, 6, false, false);
+    CHECK(f && f->totals.calls == 10 && f->totals.in_flight == 6 && f->nops == 1 && f->ops[0].calls == 4);
+    report_free(&r);
+    /* The same stuck op with op 8 completed later: the hang ended, no
+     * call held. */
+    f = hung(&a, &r, 6, false, true);
+    CHECK(f && f->totals.in_flight == 0 && f->nops == 1 && f->ops[0].calls == 10);
+    report_free(&r);
+    /* An untimed last op stuck (auto, quiet for the timeout) and later
+     * calls that completed: a pause past the timeout, nothing held. */
+    f = hung(&a, &r, 5, true, true);
+    CHECK(f && f->totals.in_flight == 0 && f->nops == 1 && f->ops[0].calls == 10);
+    report_free(&r);
+    /* ... and with nothing completed since: 4-9 held. */
+    f = hung(&a, &r, 9, true, false);
+    CHECK(f && f->totals.in_flight == 6 && f->nops == 1 && f->ops[0].calls == 4);
+    report_free(&r);
+    /* NCCLTAP_TIMING=off: no completion at all, every call in its row. */
+    begin(&a, &r);
+    comm_init(&a, "h", 0, 2);
+    for (uint64_t i = 0; i < 10; i++)
+        untimed_call(&a, i);
+    hang_event(&a, 9, 0, true);
+    f = finish(&a, &r);
+    CHECK(f && f->totals.in_flight == 0 && f->nops == 1 && f->ops[0].calls == 10);
+    report_free(&r);
+}
+
 /* Names are kept as the trace has them, UTF-8 or not, as the kernel's are:
  * the renderers escape what they print. */
 static void test_names_as_recorded(void)
@@ -162,6 +240,7 @@ int main(void)
     test_comm_out_of_range();
     test_rows_a_file_cannot_hold();
     test_names_as_recorded();
+    test_hang_holds_calls();
     if (failures)
         return 1;
     puts("trace_fill: all passed");

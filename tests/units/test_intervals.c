@@ -62,6 +62,9 @@ void test_intervals(void)
     /* Touching and nested, given out of order; no `covered` wanted. */
     uint64_t t[4][2] = {{30, 40}, {10, 20}, {20, 30}, {12, 18}};
     CHECK(intervals_merge(t, 4, NULL) == 1 && t[0][0] == 10 && t[0][1] == 40);
+    /* Empty ones left out, alone or within another. */
+    uint64_t e[3][2] = {{50, 50}, {10, 20}, {15, 15}};
+    CHECK(intervals_merge(e, 3, NULL) == 1 && e[0][0] == 10 && e[0][1] == 20);
     /* Nothing: nothing covered. */
     uint64_t covered = 1;
     CHECK(intervals_merge(t, 0, &covered) == 0 && covered == 0);

@@ -14,6 +14,8 @@ size_t intervals_merge(uint64_t (*iv)[2], size_t n, uint64_t *covered)
         qsort(iv, n, sizeof *iv, cmp_from);
     size_t out = 0;
     for (size_t i = 0; i < n; i++) {
+        if (iv[i][1] <= iv[i][0])
+            continue;
         if (out && iv[i][0] <= iv[out - 1][1]) {
             if (iv[i][1] > iv[out - 1][1])
                 iv[out - 1][1] = iv[i][1];

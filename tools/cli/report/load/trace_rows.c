@@ -208,12 +208,11 @@ static uint64_t group_size(const uint64_t *ids, size_t n, uint64_t id)
     return lo - first;
 }
 
-/* Whether the communicator's rank has a completion: seq `seq` (any one
- * when `seq` is UINT64_MAX). p->done sorted by cmp_done. */
-static bool has_done(const struct tm_proc *p, uint64_t comm, int rank, uint64_t seq)
+/* Whether the communicator's rank has a completion at or past seq
+ * `from`. p->done sorted by cmp_done. */
+static bool done_from(const struct tm_proc *p, uint64_t comm, int rank, uint64_t from)
 {
     size_t lo = 0, hi = p->ndone;
-    uint64_t from = seq == UINT64_MAX ? 0 : seq;
     while (lo < hi) {  /* the first completion at or past (comm, rank, from) */
         size_t mid = lo + (hi - lo) / 2;
         const struct tm_done *d = &p->done[mid];
@@ -222,19 +221,20 @@ static bool has_done(const struct tm_proc *p, uint64_t comm, int rank, uint64_t 
         else
             hi = mid;
     }
-    const struct tm_done *d = lo < p->ndone ? &p->done[lo] : NULL;
-    return d && d->comm_id == comm && d->rank == rank && (seq == UINT64_MAX || d->seq == seq);
+    return lo < p->ndone && p->done[lo].comm_id == comm && p->done[lo].rank == rank;
 }
 
-/* Per hang report of p, the first seq of its communicator's rank that a
- * call without a completion is in flight from (UINT64_MAX: none): what
- * the report knew complete (done_seq), where the op it found stuck never
- * completed. The shim never learnt that such calls ran (a communicator's
- * ops run in order; an untimed op is known complete once a later op is),
- * and its rank file counts them in flight, in no row. Counted as calls
- * of their rows, a hung rank's 80 calls queued behind the hang made its
- * 19 collectives stand for 99 in every estimate over a row's calls. None
- * where the rank has no completion and its stuck op is untimed: under
+/* Per hang report of p (the latest of each communicator's rank), the
+ * first seq from which that rank's calls without a completion are in
+ * flight (UINT64_MAX: none): what the report knew complete (done_seq),
+ * while nothing completed from its stuck op on. The shim never learnt
+ * that such calls ran (a communicator's ops run in order; an untimed op
+ * is known complete once a later op is), and its rank file counts them
+ * in flight, in no row. Counted as calls of their rows, a hung rank's 80
+ * calls queued behind the hang made its 19 collectives stand for 99 in
+ * every estimate over a row's calls. None where a completion came from
+ * the stuck op on (the hang ended: a pause past the timeout), nor where
+ * the stuck op is untimed and the rank has no completion at all: under
  * NCCLTAP_TIMING=off the rows count every call as it is made. Owned by
  * the caller. */
 static uint64_t *in_flight_from(const struct tm_proc *p)
@@ -242,9 +242,9 @@ static uint64_t *in_flight_from(const struct tm_proc *p)
     uint64_t *from = xcalloc(p->nhangs ? p->nhangs : 1, sizeof *from);
     for (size_t i = 0; i < p->nhangs; i++) {
         const struct tm_hang *h = &p->hangs[i];
-        bool resolved = has_done(p, h->comm_id, h->rank, h->seq);
-        bool untracked = h->untimed && !has_done(p, h->comm_id, h->rank, UINT64_MAX);
-        from[i] = resolved || untracked ? UINT64_MAX : h->done_seq < h->seq ? h->done_seq : h->seq;
+        bool ended = done_from(p, h->comm_id, h->rank, h->seq);
+        bool untracked = h->untimed && !done_from(p, h->comm_id, h->rank, 0);
+        from[i] = ended || untracked ? UINT64_MAX : h->done_seq < h->seq ? h->done_seq : h->seq;
     }
     return from;
 }

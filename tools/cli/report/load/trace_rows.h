@@ -18,7 +18,7 @@ struct trace_row_totals {
     uint64_t stamped;     /* ops with an op_complete from marks */
     uint64_t simulated;   /* ops of groups closed by ncclGroupSimulateEnd */
     uint64_t failed;      /* ops of groups whose ncclGroupEnd failed */
-    uint64_t in_flight;   /* ops never completed, at or behind a hang's stuck op */
+    uint64_t in_flight;   /* ops never completed, from what a hang knew complete on */
 };
 
 /* The rows into w's process, after its communicators (rank_fill_row).
