@@ -503,9 +503,12 @@ static void print_totals(const struct report *r, const struct report_summary *s,
                 "  the log reached NCCLTAP_OPS_MAX_MB and holds the first ops only: raise NCCLTAP_OPS_MAX_MB\n",
                 (unsigned long long)t->ops_lines_dropped);
     if (t->in_flight)
-        fprintf(out, "NOTE: in_flight %llu: calls had not completed when their process wrote its file\n"
-                "  (a hang, or a process that was killed): calls = the rows' calls + dropped + failed\n"
-                "  + simulated + after_exit + in_flight\n", (unsigned long long)t->in_flight);
+        fprintf(out, "NOTE: in_flight %llu: %s: calls = the rows' calls + dropped + failed\n"
+                "  + simulated + after_exit + in_flight\n", (unsigned long long)t->in_flight,
+                r->from_trace ? "calls a hang held, never seen complete in the trace\n  (past what its hang event"
+                                " knew complete)"
+                              : "calls had not completed when their process wrote its file\n  (a hang, or a "
+                                "process that was killed)");
     if (t->after_exit)
         fprintf(out, "NOTE: after_exit %llu: calls made while their process was exiting (other threads\n"
                 "  still calling NCCL as it wrote its file): counted in calls, in no row\n",
