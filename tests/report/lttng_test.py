@@ -559,7 +559,13 @@ def traced_hang(t, name, timing, ranks, nbytes, iters, seq):
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
                           "--ranks", str(ranks), "--bytes", nbytes, "--iters", str(iters), "--warmup", "0"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(3.5)  # two reports of each rank (every timeout)
+    # Until every rank reported the hang (its hang file beside its event),
+    # then a second report of each: a fixed wait left a rank that started
+    # late under ASan without one.
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 20 and len(glob.glob(os.path.join(d, "*.hang.json"))) < ranks:
+        time.sleep(0.1)
+    time.sleep(1.5)
     p.terminate()
     p.communicate(timeout=60)
     hangs = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "hang"]
