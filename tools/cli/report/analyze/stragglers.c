@@ -321,23 +321,23 @@ static uint64_t find_in_op(const struct report *r, const struct crossrank *x, si
             reach[untold++] = 2 * in->skew_ns - in->skew_sure_ns;  /* skew plus doubt */
         }
     }
-    /* The timed instances like the untold: no more skewed than the median
-     * untold one may be (the largest would take in the late ones too). */
+    /* The instances like the untold: no more skewed than the median
+     * untold one may be (the largest would take in the late ones too);
+     * the timed ones' waits, the told ones' waiting caused. */
     double bound = xr_median(reach, untold);
     free(reach);
     for (size_t i = from; untold && i < d; i++) {
         const struct xr_instance *in = &x->instances[i];
-        if (in->op != op || !complete(in) || !in->all_timed || in->skew_ns > bound)
-            continue;
-        small++;
-        for (size_t k = 0; k < in->n; k++)
-            acc[xr_event(r, x->members[in->first + k])->rank].small_own += wait_at(r, x, in, x->members[in->first + k]);
-    }
-    for (size_t i = from; untold && i < d; i++) {
-        const struct xr_instance *in = &x->instances[i];
         bool late;
-        if (in->op == op && complete(in) && in->skew_ns <= bound && in->last_rank >= 0 && in->last_rank <= maxrank &&
-            told(x, in, &late))
+        if (in->op != op || !complete(in) || in->skew_ns > bound)
+            continue;
+        if (in->all_timed) {
+            small++;
+            for (size_t k = 0; k < in->n; k++)
+                acc[xr_event(r, x->members[in->first + k])->rank].small_own +=
+                    wait_at(r, x, in, x->members[in->first + k]);
+        }
+        if (in->last_rank >= 0 && in->last_rank <= maxrank && told(x, in, &late))
             acc[in->last_rank].like_caused += caused_at(r, x, in);
     }
     uint64_t recorded = told_n + untold, calls = recorded;
