@@ -13,8 +13,11 @@
 #   validate  NCCLTAP_TIMING=all, per-op log: each timed op's own events
 #             polled as a stamp's would be, against its exact times
 #             (nccltap-bench 8 B to 64 MiB, and the `late` steps)
-#   nccltests all_reduce_perf 8 B, NGPUS processes (mpirun), ITERS iterations (20000), without nccltap,
-#             in auto and in all, 8 alternating rounds
+#   nccltests all_reduce_perf 8 B, NGPUS processes (mpirun), ITERS iterations (20000), ROUNDS
+#             alternating rounds of MODES (none auto all): none, a timing
+#             (off, auto, all; autoN: polls every N us), or ev_V: not nccltap
+#             but event_floor.c's variant V (EVENT_FLOOR: its built library),
+#             what that design of timing costs at the least
 #   ddp       torch_steps.py ddp, without nccltap, auto and all, ROUNDS
 #             (default 8) alternating rounds
 #   ddp_straggler torch_steps.py ddp with rank 2 computing 50 ms more before
@@ -67,7 +70,6 @@ validate() {
 }
 
 nccltests() {
-    # MODES: none, all, auto, or autoN (auto with NCCLTAP_POLL_US=N; else the default).
     modes=${MODES:-none auto all}
     say "nccltests: all_reduce_perf 8 B, $ngpus processes, $rounds alternating rounds of $modes"
     perf=${ALL_REDUCE_PERF:-all_reduce_perf}
@@ -79,6 +81,9 @@ nccltests() {
             timing=${mode%%[0-9]*} poll=${mode#"$timing"}
             if [ $mode = none ]; then
                 $mpi "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
+            elif [ "${mode#ev_}" != "$mode" ]; then
+                $mpi -x LD_PRELOAD="$EVENT_FLOOR" -x EVFLOOR="${mode#ev_}" \
+                    "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
             else
                 $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$timing -x NCCLTAP_DIR="$d" \
                     ${poll:+-x NCCLTAP_POLL_US=$poll} "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
