@@ -405,7 +405,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The most frequent of v[0..n) (n > 0; the smallest of a tie), which
- * this sorts; into *count how often it occurs. */
+ * this sorts; into *count, unless NULL, how often it occurs. */
 static uint64_t mode_u64(uint64_t *v, size_t n, size_t *count)
 {
     qsort(v, n, sizeof *v, cmp_u64);
@@ -419,7 +419,8 @@ static uint64_t mode_u64(uint64_t *v, size_t n, size_t *count)
             mode = v[i];
         }
     }
-    *count = best;
+    if (count)
+        *count = best;
     return mode;
 }
 
@@ -430,8 +431,7 @@ static size_t usual_step(const struct view *v, size_t q, size_t phase, size_t ns
     uint64_t *h = xmalloc(nsteps * sizeof *h);
     for (size_t k = 0; k < nsteps; k++)
         h[k] = step_hash(v, phase + k * q, q);
-    size_t count;
-    uint64_t mode = mode_u64(h, nsteps, &count);
+    uint64_t mode = mode_u64(h, nsteps, NULL);
     free(h);
     size_t k = 0;
     while (step_hash(v, phase + k * q, q) != mode)
