@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -240,6 +241,28 @@ static void *reducer_main(void *arg)
     return NULL;
 }
 
+/* The reducer runs where the thread that starts it may (it inherits its
+ * CPUs). Where that is one CPU, as mpirun binds 1 or 2 processes (a core
+ * each), the reducer's work for every timed or stamped op is taken from
+ * the application's own CPU: said once, with what helps. On one H200 host,
+ * nccl-tests' 8 B all-reduce under `auto` cost 1.16-1.21x bound to a core
+ * and 0.98x with --bind-to none (BENCHMARKS.md). */
+static void say_if_one_cpu(void)
+{
+    cpu_set_t cpus;
+    if (tap_config.timing == TAP_TIMING_OFF || sched_getaffinity(0, sizeof cpus, &cpus) != 0 ||
+        CPU_COUNT(&cpus) != 1)
+        return;
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &cpus))
+        cpu++;
+    tap_log("this process may run on one CPU only (cpu %d), which nccltap's reducer thread then shares with "
+            "the application: each timed or stamped op's analysis takes that CPU's time (small ops back to "
+            "back run up to 20%% slower with NCCLTAP_TIMING=auto); bind the process to more CPUs (mpirun "
+            "--bind-to socket or --bind-to none) or set NCCLTAP_TIMING=off",
+            cpu);
+}
+
 void tap_runtime_start(void)
 {
     if (atomic_load_explicit(&started, memory_order_acquire))
@@ -274,6 +297,8 @@ void tap_runtime_start(void)
         tap_log("cannot start the reducer thread: calls are counted, nothing is timed or written");
     else
         atexit(tap_runtime_stop);
+    if (running)
+        say_if_one_cpu();
     atomic_store_explicit(&started, running, memory_order_release);
     pthread_mutex_unlock(&start_lock);
 }

@@ -20,6 +20,10 @@
 #             what that design of timing costs at the least
 #   ddp       torch_steps.py ddp, without nccltap, auto and all, ROUNDS
 #             (default 8) alternating rounds
+# MPIRUN_FLAGS: more of mpirun's options for nccltests (--bind-to core: each
+# process stays on one core, whose distance to its GPU otherwise changes
+# from run to run). In nccltests and ddp, a timing mode with `_b` after it (auto_b) runs the
+# install at PREFIX_B instead: two builds in the same rounds.
 #   ddp_straggler torch_steps.py ddp with rank 2 computing 50 ms more before
 #             each backward pass (a compute straggler), default timing
 set -u
@@ -69,23 +73,35 @@ validate() {
         $torchrun4 "$here/torch_steps.py" late 300 2 3 >"$out/validate/steps.jsonl" 2>>"$log"
 }
 
+# A mode's timing, poll interval and install: auto500_b is auto, 500 us,
+# PREFIX_B's.
+lib_of() {
+    lib_prefix=$prefix
+    m=$1
+    if [ "${m%_b}" != "$m" ]; then
+        lib_prefix=$(cd "${PREFIX_B:?PREFIX_B: the install a _b mode runs}" && pwd)
+        m=${m%_b}
+    fi
+    timing=${m%%[0-9]*} poll=${m#"$timing"}
+}
+
 nccltests() {
     modes=${MODES:-none auto all}
     say "nccltests: all_reduce_perf 8 B, $ngpus processes, $rounds alternating rounds of $modes"
     perf=${ALL_REDUCE_PERF:-all_reduce_perf}
-    mpi="mpirun --allow-run-as-root --oversubscribe -np $ngpus -x NCCL_NVLS_ENABLE -x NCCLTAP_OS"
+    mpi="mpirun --allow-run-as-root --oversubscribe ${MPIRUN_FLAGS:-} -np $ngpus -x NCCL_NVLS_ENABLE -x NCCLTAP_OS"
     for r in $(seq "$rounds"); do
         for mode in $modes; do
             d=$out/nccltests/$mode-$r
             mkdir -p "$d"
-            timing=${mode%%[0-9]*} poll=${mode#"$timing"}
+            lib_of "$mode"
             if [ $mode = none ]; then
                 $mpi "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
             elif [ "${mode#ev_}" != "$mode" ]; then
                 $mpi -x LD_PRELOAD="$EVENT_FLOOR" -x EVFLOOR="${mode#ev_}" \
                     "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
             else
-                $mpi -x LD_PRELOAD="$prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$timing -x NCCLTAP_DIR="$d" \
+                $mpi -x LD_PRELOAD="$lib_prefix/lib/libnccltap.so" -x NCCLTAP_TIMING=$timing -x NCCLTAP_DIR="$d" \
                     ${poll:+-x NCCLTAP_POLL_US=$poll} "$perf" -b 8 -e 8 -n ${ITERS:-20000} -w 2000 -g 1 >"$d/out.txt" 2>&1
             fi
         done
@@ -99,11 +115,11 @@ ddp() {
         for mode in $modes; do
             d=$out/ddp/$mode-$r
             mkdir -p "$d"
-            timing=${mode%%[0-9]*} poll=${mode#"$timing"}
+            lib_of "$mode"
             if [ $mode = none ]; then
                 $torchrun4 "$here/torch_steps.py" ddp 300 -1 0 >"$d/app.jsonl" 2>>"$log"
             else
-                env NCCLTAP_TIMING=$timing ${poll:+NCCLTAP_POLL_US=$poll} "$nccltap" run --dir "$d" -- \
+                env NCCLTAP_TIMING=$timing ${poll:+NCCLTAP_POLL_US=$poll} "$lib_prefix/bin/nccltap" run --dir "$d" -- \
                     $torchrun4 "$here/torch_steps.py" ddp 300 -1 0 >"$d/app.jsonl" 2>>"$log"
             fi
         done

@@ -127,6 +127,12 @@ def nccltests(out):
     for mode, v in sorted(ratios(runs).items()):
         print("  %s / none: median %.3f (min %.3f, max %.3f, %d rounds)" % (mode, statistics.median(v), min(v),
                                                                           max(v), len(v)))
+    # A run's time can sit in one of two clusters whatever the mode (2
+    # H200s: 6.6-7.3 us or 9.7-11.5 us, BENCHMARKS.md): the sorted times
+    # show whether the ratios above compare runs of one cluster.
+    for mode in sorted({m for r in runs.values() for m in r}):
+        t = sorted(r[mode] for r in runs.values() if mode in r)
+        print("  %s: each run, least first (us): %s" % (mode, " ".join("%.2f" % x for x in t)))
 
 
 def ddp(out):
