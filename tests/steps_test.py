@@ -88,8 +88,9 @@ def slower(run):
     (step 100) on, transfers take 4 times as long (NCCLSIM_SLOWER_*); ops
     long enough (2 GB/s) that the stamps resolve them. The report's steps
     say slower from step 100, most at the AllReduce; one SLOWER finding
-    says so (a rank descheduled on a busy machine may be a straggler
-    beside it); the page's steps chart marks it."""
+    of the transfers says so (a rank descheduled on a busy machine may be
+    a straggler, or a change in the waits, beside it); the page's steps
+    chart marks it."""
     rep, text, _ = step_app(run, [4, STEPS], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
                             NCCLSIM_SLOWER_FACTOR=4)
     c = only_comm(rep)
@@ -99,7 +100,11 @@ def slower(run):
     check(c["positions"][s["pos"]]["op"] == "AllReduce", "the op that slowed: %s" % c["positions"][s["pos"]])
     check(s["after_us"] >= 1.3 * s["before_us"], "transfer %.0f -> %.0f us a step" % (s["before_us"], s["after_us"]))
     check("SLOWER from step" in text, "the text does not say SLOWER:\n" + text[-3000:])
-    slower = [f for f in rep["findings"] if f["kind"] == "slower"]
+    # The transfers' change is the one the simulator made. A rank
+    # descheduled on a busy machine (4 ranks under ASan on 2 CPUs) can make
+    # the others' waits change too, a finding of its own (basis
+    # "waiting"), as true of that run as a straggler beside it would be.
+    slower = [f for f in rep["findings"] if f["kind"] == "slower" and f["evidence"]["basis"] != "waiting"]
     f = slower[0] if slower else {}
     check(len(slower) == 1 and f["op"] == "AllReduce" and f["bytes"] == 1 << 20 and
           f["evidence"]["basis"] == "transfer" and abs(f["evidence"]["from_step"] - 100) <= 2,
