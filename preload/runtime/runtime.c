@@ -241,12 +241,12 @@ static void *reducer_main(void *arg)
     return NULL;
 }
 
-/* The reducer runs where the thread that starts it may (it inherits its
- * CPUs). Where that is one CPU, as mpirun binds 1 or 2 processes (a core
- * each), the reducer's work for every timed or stamped op is taken from
- * the application's own CPU: said once, with what helps. On one H200 host,
- * nccl-tests' 8 B all-reduce under `auto` cost 1.16-1.21x bound to a core
- * and 0.98x with --bind-to none (BENCHMARKS.md). */
+/* A process that may run on one CPU only (mpirun binds 1 or 2 processes
+ * to a core each) runs nccltap's reducer there too, and NCCL's and CUDA's
+ * own threads. On one H200 host, nccl-tests' 8 B all-reduce under `auto`
+ * cost 1.06-1.21x bound to a core (4 batches of rounds) and 0.98x with
+ * --bind-to none; moving the reducer alone to another CPU did not show
+ * the difference (BENCHMARKS.md). Said once, with what helps. */
 static void say_if_one_cpu(void)
 {
     cpu_set_t cpus;
@@ -256,10 +256,10 @@ static void say_if_one_cpu(void)
     int cpu = 0;
     while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &cpus))
         cpu++;
-    tap_log("this process may run on one CPU only (cpu %d), which nccltap's reducer thread then shares with "
-            "the application: each timed or stamped op's analysis takes that CPU's time (small ops back to "
-            "back run up to 20%% slower with NCCLTAP_TIMING=auto); bind the process to more CPUs (mpirun "
-            "--bind-to socket or --bind-to none) or set NCCLTAP_TIMING=off",
+    tap_log("this process may run on one CPU only (cpu %d), which nccltap's reducer thread shares: with "
+            "timing on, small ops back to back ran up to 20%% slower bound to one core than unbound "
+            "(BENCHMARKS.md); bind the process to more CPUs (mpirun --bind-to socket or --bind-to none) "
+            "or set NCCLTAP_TIMING=off",
             cpu);
 }
 
