@@ -295,10 +295,10 @@ void tap_runtime_start(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!running)
         tap_log("cannot start the reducer thread: calls are counted, nothing is timed or written");
-    else
+    else {
         atexit(tap_runtime_stop);
-    if (running)
         say_if_one_cpu();
+    }
     atomic_store_explicit(&started, running, memory_order_release);
     pthread_mutex_unlock(&start_lock);
 }

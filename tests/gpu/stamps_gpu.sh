@@ -20,12 +20,12 @@
 #             what that design of timing costs at the least
 #   ddp       torch_steps.py ddp, without nccltap, auto and all, ROUNDS
 #             (default 8) alternating rounds
-# MPIRUN_FLAGS: more of mpirun's options for nccltests (--bind-to core: each
-# process stays on one core, whose distance to its GPU otherwise changes
-# from run to run). In nccltests and ddp, a timing mode with `_b` after it (auto_b) runs the
-# install at PREFIX_B instead: two builds in the same rounds.
 #   ddp_straggler torch_steps.py ddp with rank 2 computing 50 ms more before
 #             each backward pass (a compute straggler), default timing
+# In nccltests and ddp, a timing mode with `_b` after it (auto_b) runs the
+# install at PREFIX_B instead: two builds in the same rounds. MPIRUN_FLAGS:
+# more of mpirun's options for nccltests (--bind-to none: mpirun binds 1
+# or 2 processes to a core each, which nccltap's threads then share).
 set -u
 prefix=$(cd "$1" && pwd)
 out=$2
