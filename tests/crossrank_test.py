@@ -6,6 +6,7 @@ run`, then `nccltap report --json`, and what a user relies on in its
 Usage: crossrank_test.py --bin BUILD/bin CASE
 """
 import argparse
+import collections
 import glob
 import html.parser
 import json
@@ -77,16 +78,17 @@ class Run:
 def straggler(run, timing):
     """4 ranks, rank 2 late at every AllReduce: rank 2 is the only
     straggler, last in >= 95% of them, holding the others up by its
-    lateness. With `all` every op is a timed pair: 500 us late, each wait
+    lateness. With `pairs` every op is a timed pair of its own: 500 us late
+    (the simulator's, on the stream: testlib.every_op_timing), each wait
     within 5%. In auto, 2,000 calls with a budget of 10%: every op is
     stamped (its start and end known to the reducer's polls, a few hundred
     us on this machine), a sample timed precisely, the same calls on every
     rank; every collective is compared. Rank 2 is 2 ms late there, well
     above the polls' resolution: its mean wait within 5%; each rank's own
     wait, less what the stamps' spans allow, within 25%."""
-    iters = 100 if timing == "all" else 2000
-    late_us = 500 if timing == "all" else 2000
-    tol = 0.05 if timing == "all" else 0.25
+    iters = 100 if timing == "pairs" else 2000
+    late_us = 500 if timing == "pairs" else 2000
+    tol = 0.05 if timing == "pairs" else 0.25
     run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", str(iters),
                    "--warmup", "0"], NCCLTAP_TIMING=timing, NCCLTAP_OVERHEAD_PCT=10, NCCLSIM_SLOW_RANK=2,
                   NCCLSIM_SLOW_US=late_us)
@@ -584,6 +586,37 @@ def mismatch_pair(run):
           "rank 1 (host " in f["text"] and "issued AllGather 262144 float32" in f["text"], "its text: %s" % f["text"])
 
 
+def straggler_all(run):
+    """NCCLTAP_TIMING=all, AllReduces of 8 B called back to back: an op
+    called right after the one before on its stream is timed from that
+    one's end. Rank 2's host sleeps 2 ms before each (the bench's
+    --delay-rank), as a late rank's does on GPUs, where being late takes
+    the host time. Every op of every rank timed; the others' ops joined
+    (some: a busy machine spaces calls out), rank 2's never (each called
+    2 ms after the one before); rank 2 the one straggler, last in >= 95%,
+    the others' mean wait within 10% of its 2 ms."""
+    iters, late_us = 200, 2000
+    run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "8", "--iters", str(iters), "--warmup", "0",
+                   "--delay-rank", "2", "--delay-us", str(late_us)], NCCLTAP_TIMING="all", NCCLTAP_OPS_JSONL=1)
+    joined = collections.Counter()
+    for path in glob.glob(os.path.join(run.dir, "*.ops.jsonl")):
+        for line in open(path):
+            op = json.loads(line)
+            joined[op["rank"]] += op["joined"]
+    rep, text, _ = run.report()
+    check(rep["totals"]["timed"] == rep["totals"]["calls"] == 4 * iters, "timed %d of %d calls, want all %d"
+          % (rep["totals"]["timed"], rep["totals"]["calls"], 4 * iters))
+    check(joined[2] == 0 and all(joined[r] > 0 for r in (0, 1, 3)), "ops joined a rank: %s, want none of "
+          "rank 2's and some of each other's" % dict(joined))
+    s, = rep["stragglers"]
+    check(s["rank"] == 2 and s["last_fraction"] >= 0.95, "the straggler: %s, want rank 2 last in >= 95%%" % s)
+    waits = {w["rank"]: w["wait_us_mean"] for w in rep["crossrank"]["waits"]}
+    for rank in (0, 1, 3):
+        check(abs(waits[rank] - late_us) <= 0.1 * late_us, "rank %d waits %.0f us mean, want %d +-10%%"
+              % (rank, waits[rank], late_us))
+    check(waits[2] <= 0.1 * late_us, "rank 2 waits %.0f us mean, want about 0" % waits[2])
+
+
 def first_straggler(rep, rank, op):
     """The first finding names `rank` a straggler at `op`, with a share of
     the others' NCCL time; returns it."""
@@ -692,10 +725,10 @@ def hang_resolved(run):
 def every_8th(run):
     """The simulator's compute straggler (NCCLSIM_SLOW_EVERY): rank 3 late
     by 2 ms at every 8th collective only, nccl-tests' pattern under
-    `all`: last in an eighth of them, the straggler finding by what it
+    `pairs`: last in an eighth of them, the straggler finding by what it
     cost, about 3 ranks x 2 ms x 100."""
     run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "800", "--warmup", "0"],
-                  NCCLTAP_TIMING="all", NCCLSIM_SLOW_RANK=3, NCCLSIM_SLOW_US=2000, NCCLSIM_SLOW_EVERY=8)
+                  NCCLTAP_TIMING="pairs", NCCLSIM_SLOW_RANK=3, NCCLSIM_SLOW_US=2000, NCCLSIM_SLOW_EVERY=8)
     rep, text, _ = run.report()
     f = first_straggler(rep, 3, "AllReduce")
     s = rep["stragglers"][0]
@@ -915,12 +948,13 @@ def ring(run):
 
 
 def hang_run(run):
-    """Rank 3 never reaches AllReduce seq 50, every op timed, watchdog at 2
+    """Rank 3 never reaches AllReduce seq 50, every op timed by its own pair
+    (a simulator's fault: testlib.every_op_timing), watchdog at 2
     s: the job until every rank wrote its hang file. Returns (the seconds
     each rank's file took, stderr)."""
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "4", "--op",
            "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
-    env = run.env(NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50, NCCLTAP_TIMING="all")
+    env = run.env(NCCLTAP_HANG_TIMEOUT_S=2, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50, NCCLTAP_TIMING="pairs")
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     stuck, seen = {}, None
@@ -1099,7 +1133,7 @@ def hang_quiet(run):
     (its `reports` counts them)."""
     cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--ranks", "4", "--op",
            "allreduce", "--bytes", "1M", "--iters", "100", "--warmup", "0"]
-    env = run.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50, NCCLTAP_TIMING="all")
+    env = run.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=50, NCCLTAP_TIMING="pairs")
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(6.5)
@@ -1445,7 +1479,7 @@ def hosts(run):
     for rank in range(4):
         host, shift = ("hosta", 0) if rank < 2 else ("hostb", 5)
         env = run.env(RANK=rank, WORLD_SIZE=4, LOCAL_RANK=rank % 2, NCCLTAP_RUN_ID="twohosts",
-                      NCCLTAP_TIMING="all", NCCLSIM_SLOW_RANK=3, NCCLSIM_SLOW_US=500)
+                      NCCLTAP_TIMING="pairs", NCCLSIM_SLOW_RANK=3, NCCLSIM_SLOW_US=500)
         cmd = ["unshare", "--uts", "--time", "--monotonic", str(shift), "--fork",
                "sh", "-c", 'hostname "$0" && exec "$@"', host,
                run.nccltap, "run", "--sim", "--dir", run.dir, "--", run.bench, "--id-file", id_file,
@@ -1480,7 +1514,8 @@ def main():
     a = ap.parse_args()
     run = Run(a.bin)
     cases = {
-        "straggler_all": lambda: straggler(run, "all"),
+        "straggler_pairs": lambda: straggler(run, "pairs"),
+        "straggler_all": lambda: straggler_all(run),
         "straggler_auto": lambda: straggler(run, "auto"),
         "slow_link": lambda: slow_link(run),
         "slow_link_single": lambda: slow_link_single(run),

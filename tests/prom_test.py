@@ -62,7 +62,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from testlib import fail  # noqa: E402
+from testlib import fail, every_op_timing  # noqa: E402
 
 BUSBW_GBS = 200.0
 NRANKS = 4
@@ -884,7 +884,7 @@ def live_job(args, work, services, rules, env, bench_args, check):
     try:
         services.start(exporter, server, rules)
         services.wait_for("up", 1)
-        env = dict(dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING="all", NCCLSIM_LAT_US="0",
+        env = dict(dict(os.environ, NCCLTAP_PROM_DIR=prom, NCCLTAP_TIMING=every_op_timing(env), NCCLSIM_LAT_US="0",
                         NCCLSIM_BUSBW_GBS=str(BUSBW_GBS), NCCLTAP_JOB_ID="prom-live", NCCLTAP_INTERVAL_MS="200"),
                    **env)
         cmd = [os.path.join(args.bin, "nccltap"), "run", "--sim", "--dir", os.path.join(work, "out"), "--",

@@ -17,6 +17,24 @@ SKIP = 77
 QUIET_SHARE = 0.10
 
 
+# The simulator's late, noisy and stuck ranks (NCCLSIM_SLOW_RANK,
+# NCCLSIM_JITTER_US, NCCLSIM_HANG_RANK) put their delay on the stream
+# between two calls with no host time between the calls, which an
+# application cannot (tests/sim/README.md). NCCLTAP_TIMING=all times an op
+# called right after the one before from that one's end, so the delay would
+# count in the op after it; `pairs` records a start event at every call and
+# tells it. A scenario of those faults that wants every op timed exactly
+# runs `pairs`.
+
+
+def every_op_timing(env):
+    """The NCCLTAP_TIMING that times every op exactly under env's
+    simulator faults: `pairs` with a fault on the stream, else `all`."""
+    ranks = [str(env.get(k, "")) for k in ("NCCLSIM_SLOW_RANK", "NCCLSIM_HANG_RANK")]
+    faulty = any(r not in ("", "-1") for r in ranks) or float(env.get("NCCLSIM_JITTER_US") or 0) > 0
+    return "pairs" if faulty else "all"
+
+
 def fail(msg):
     """Ends the test as failed, saying why."""
     print("FAIL: " + msg)

@@ -20,7 +20,7 @@ static const char *const known_vars[] = {
 };
 
 static const char *const timing_names[] = {
-    [TAP_TIMING_OFF] = "off", [TAP_TIMING_AUTO] = "auto", [TAP_TIMING_ALL] = "all"};
+    [TAP_TIMING_OFF] = "off", [TAP_TIMING_AUTO] = "auto", [TAP_TIMING_ALL] = "all", [TAP_TIMING_PAIRS] = "pairs"};
 
 const char *tap_timing_mode_name(enum tap_timing_mode m) { return timing_names[m]; }
 
@@ -73,7 +73,7 @@ static double env_pct(const char *name, double def)
 
 int tap_parse_timing(const char *s, enum tap_timing_mode *value)
 {
-    for (int m = 0; m < 3; m++)
+    for (int m = 0; m < TAP_TIMING_MODES; m++)
         if (!strcmp(s, timing_names[m])) {
             *value = (enum tap_timing_mode)m;
             return 0;
@@ -89,7 +89,7 @@ static enum tap_timing_mode env_timing(void)
         return TAP_TIMING_AUTO;
     if (tap_parse_timing(s, &m) == 0)
         return m;
-    tap_log("NCCLTAP_TIMING=%s is not valid: expected auto, all or off; using auto", s);
+    tap_log("NCCLTAP_TIMING=%s is not valid: expected auto, all, pairs or off; using auto", s);
     return TAP_TIMING_AUTO;
 }
 

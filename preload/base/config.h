@@ -12,7 +12,7 @@
 /* The most frames a call site can have (NCCLTAP_CALLSITE_DEPTH). */
 #define TAP_CALLSITE_MAX_DEPTH 32
 
-enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL };
+enum tap_timing_mode { TAP_TIMING_OFF, TAP_TIMING_AUTO, TAP_TIMING_ALL, TAP_TIMING_PAIRS, TAP_TIMING_MODES };
 /* NCCLTAP_GRAPH_TIMING: the executions of ops captured into CUDA graphs
  * are timed (each launch), or only counted. */
 enum tap_graph_timing { TAP_GRAPH_TIMING_OFF, TAP_GRAPH_TIMING_ALL };

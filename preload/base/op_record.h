@@ -24,6 +24,9 @@ enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_E
 #define TAP_OPF_BETWEEN  0x20 /* stamped from the marks around it on its stream:
                                  an op of a burst, none of its own */
 #define TAP_OPF_TAGGED   0x40 /* user_tag holds its call's profiler tag */
+#define TAP_OPF_JOINED   0x80 /* with TIMED: ev_start is the end event of the op
+                                 before it on its stream (NCCLTAP_TIMING=all,
+                                 called back to back: intercept.c) */
 
 struct tap_op_rec {
     struct tap_comm *comm;

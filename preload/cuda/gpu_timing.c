@@ -96,6 +96,7 @@ static void create_events(struct event_pool *p, bool timed, uint32_t n)
             break;
         chunk[made].pool = p;
         chunk[made].timed = timed;
+        atomic_init(&chunk[made].holders, 1);
         struct tap_event *e = &chunk[made];
         mpmc_push(k->free_events, &e, sizeof e);
     }
@@ -233,8 +234,13 @@ struct tap_event *tap_event_take(struct event_pool *p, bool timed)
 
 void tap_event_give(struct tap_event *e)
 {
+    if (atomic_fetch_sub_explicit(&e->holders, 1, memory_order_acq_rel) > 1)
+        return;
+    atomic_store_explicit(&e->holders, 1, memory_order_relaxed);
     mpmc_push(e->pool->kinds[e->timed].free_events, &e, sizeof e);
 }
+
+void tap_event_share(struct tap_event *e) { atomic_store_explicit(&e->holders, 2, memory_order_relaxed); }
 
 bool tap_stream_capturing(void *stream)
 {

@@ -21,6 +21,10 @@ struct tap_event {
     struct event_pool *pool;
     bool timed;   /* CU_EVENT_DEFAULT; else a mark (CU_EVENT_DISABLE_TIMING):
                    * it says when the stream got there only by being polled */
+    /* Who holds it while taken: 1, or 2 while the end of one op is also
+     * kept as the start of the next (intercept.c, joined). The last to
+     * give it back returns it to the pool. */
+    _Atomic uint32_t holders;
 };
 
 extern struct cuda_driver tap_cu;
@@ -53,6 +57,9 @@ void tap_pool_reserve(bool timed, uint32_t n);
  * NCCLTAP_MAX_INFLIGHT events of each kind). */
 struct tap_event *tap_event_take(struct event_pool *p, bool timed);
 void tap_event_give(struct tap_event *e);
+/* A second holder of a taken event, which only one holds: each gives it
+ * back once. Hot path. */
+void tap_event_share(struct tap_event *e);
 
 /* Whether `stream` is being captured into a CUDA graph. */
 bool tap_stream_capturing(void *stream);

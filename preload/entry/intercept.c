@@ -29,6 +29,12 @@ struct tap_thread {
      * when, and the nominal GPU time of the ops issued on it since. */
     void *mark_stream;
     uint64_t last_mark_ns, unmarked_ns;
+    /* Joined (NCCLTAP_TIMING=all): the end event of this thread's last
+     * timed op, held a second time, to be the start of its next op if that
+     * comes on the same stream within TAP_JOIN_GAP_NS of the record. */
+    struct tap_event *join_end;
+    void *join_stream;
+    uint64_t join_after_ns;
     /* The op being captured (tap_op_begin_slow to end_capture). */
     void *capture_graph;         /* the graph; NULL if the driver cannot say */
     uint64_t capture_id;
@@ -74,7 +80,7 @@ static __attribute__((noinline)) bool learning_says_time(struct tap_comm *c, str
  * rank times the same ops whatever it measured. */
 static bool precise(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
 {
-    if (tap_config.timing == TAP_TIMING_ALL)
+    if (tap_config.timing != TAP_TIMING_AUTO)
         return true;
     struct tap_hint *h = &c->hints[op][cls];
     unsigned rate = atomic_load_explicit(&h->rate, memory_order_relaxed);
@@ -107,6 +113,54 @@ static void marked(void *stream, uint64_t now)
     th.mark_stream = stream;
     th.last_mark_ns = now;
     th.unmarked_ns = 0;
+}
+
+/* Two timed events around every op cost an 8 B all-reduce of 10 us 1.4x
+ * on their own (BENCHMARKS.md, "What per-op timing costs at the least"),
+ * so under `all` an op called on a stream less than TAP_JOIN_GAP_NS after
+ * the last timed op of its thread there was recorded takes that op's end
+ * event for its start: one record per op. So soon after, the program put
+ * nothing on the stream between the two but what costs the host less than
+ * that: not a kernel (its launch: about 4 us, DESIGN.md) nor a timed event
+ * (1.3 to 1.4 us on H200: tests/gpu/driver_costs.c);
+ * a mark (0.13 to 0.21 us), which delays nothing; or a stream wait (0.11
+ * to 0.18 us), which may, and then counts in the later op's time
+ * (docs/limitations.md; `pairs` records a start at every call). A joined
+ * op's time also holds the GPU's gap between the two kernels. */
+#define TAP_JOIN_GAP_NS 1000
+
+static void join_forget(void)
+{
+    if (th.join_end)
+        tap_event_give(th.join_end);
+    th.join_end = NULL;
+}
+
+/* The kept end event as the start of an op called on `stream` at `now`,
+ * and an end event for it; false (the kept event given back) when it
+ * cannot be. */
+static bool join_start(void *stream, uint64_t now, struct tap_event **start, struct tap_event **end)
+{
+    struct tap_event *kept = th.join_end;
+    if (!kept)
+        return false;
+    th.join_end = NULL;
+    if (stream == th.join_stream && now - th.join_after_ns < TAP_JOIN_GAP_NS &&
+        (*end = tap_event_take(kept->pool, true)) != NULL) {
+        *start = kept;
+        return true;
+    }
+    tap_event_give(kept);
+    return false;
+}
+
+/* After an op's end event was recorded under `all`: kept for the next. */
+static void join_keep(struct tap_op_rec *r, uint64_t now)
+{
+    tap_event_share(r->ev_end);
+    th.join_end = r->ev_end;
+    th.join_stream = r->stream;
+    th.join_after_ns = now;
 }
 
 /* Takes a start/end pair, timed or marks, and records the start on
@@ -179,6 +233,7 @@ uint16_t tap_site_miss(uintptr_t ra)
  * op in a group: its kernel is captured at ncclGroupEnd. */
 static void begin_capture(struct tap_op_rec *r, void *stream)
 {
+    join_forget();
     th.capture_graph = NULL;
     th.stamp.start_node = th.stamp.end_node = NULL;
     if (!tap_stream_capture_graph(stream, &th.capture_id, &th.capture_graph))
@@ -248,7 +303,11 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
             return;
         }
         uint64_t t0 = tap_monotonic_ns();
-        if (start_stamp(stream, timed, &r->ev_start, &r->ev_end)) {
+        if (timed && join_start(stream, r->enqueue_ns, &r->ev_start, &r->ev_end)) {
+            r->flags |= TAP_OPF_TIMED | TAP_OPF_JOINED;
+            r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
+            marked(stream, r->enqueue_ns);
+        } else if (start_stamp(stream, timed, &r->ev_start, &r->ev_end)) {
             r->flags |= timed ? TAP_OPF_TIMED : TAP_OPF_STAMPED;
             r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
             marked(stream, r->enqueue_ns);
@@ -272,7 +331,10 @@ static void end_stamp(struct tap_call *c, ncclResult_t result)
      * the stream later, after an end event recorded now. Not stamped. */
     CUresult recorded = result != ncclSuccess ? CUDA_ERROR_NOT_READY
                                               : tap_cu.cuEventRecord(r->ev_end->ev, (CUstream)r->stream);
-    r->timing_cost_ns += (uint32_t)(tap_monotonic_ns() - t0);
+    uint64_t t1 = tap_monotonic_ns();
+    r->timing_cost_ns += (uint32_t)(t1 - t0);
+    if (recorded == CUDA_SUCCESS && tap_config.timing == TAP_TIMING_ALL && (r->flags & TAP_OPF_TIMED))
+        join_keep(r, t1);
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
@@ -323,6 +385,7 @@ void tap_group_start_done(ncclResult_t result)
 void tap_group_end_begin(void)
 {
     tap_fast.busy = 1;
+    join_forget();
     th.group_timed = false;
     if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured || !timing_on())
         return;

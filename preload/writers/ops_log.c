@@ -31,7 +31,7 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      "{\"rank\": %d, \"comm\": \"%016llx\", \"seq\": %llu, \"op\": \"%s\", \"dtype\": \"%s\", "
                      "\"count\": %llu, \"bytes\": %llu, \"redop\": %s, \"peer\": %d, \"group\": %llu, \"group_ops\": %u, "
                      "\"stream\": \"%p\", \"tid\": %u, \"enqueue_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
-                     "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"start_at_call\": %s, "
+                     "\"duration_ns\": %llu, \"busbw_gbs\": %.6g, \"replay\": %llu, \"stamped\": %s, \"joined\": %s, \"start_at_call\": %s, "
                      "\"start_span_ns\": %llu, \"end_span_ns\": %llu, \"polled_start_ns\": %llu, "
                      "\"polled_end_ns\": %llu, \"tag\": \"%llx\"}\n",
                      op->comm->rank, (unsigned long long)op->comm->id, (unsigned long long)op->seq,
@@ -41,7 +41,7 @@ static size_t nccltap_line(char *line, size_t cap, const struct tap_completion *
                      (unsigned long long)op->enqueue_ns, (unsigned long long)c->start_ns,
                      (unsigned long long)c->end_ns, (unsigned long long)c->duration_ns, c->busbw_gbs,
                      (unsigned long long)tap_op_replay(op), c->stamped ? "true" : "false",
-                     c->stamped && c->start_at_call ? "true" : "false",
+                     op->flags & TAP_OPF_JOINED ? "true" : "false", c->stamped && c->start_at_call ? "true" : "false",
                      (unsigned long long)c->start_span_ns, (unsigned long long)c->end_span_ns,
                      (unsigned long long)c->polled_start_ns, (unsigned long long)c->polled_end_ns,
                      (unsigned long long)tap_op_user_tag(op));

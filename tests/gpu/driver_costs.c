@@ -1,7 +1,11 @@
 /* Host cost of the CUDA driver calls nccltap makes per timed operation, on
  * this machine: cuEventRecord (the caller pays two), cuStreamIsCapturing,
- * cuStreamGetCtx, and the reducer's cuEventQuery and cuEventElapsedTime.
- * Build: cc -O2 -I../../preload/timing driver_costs.c ../../preload/timing/cuda_driver.c -ldl */
+ * cuStreamGetCtx, and the reducer's cuEventQuery and cuEventElapsedTime;
+ * and the least an application can put on a stream between two NCCL calls
+ * (NCCLTAP_TIMING=all times a call made less than 1 us after the last from
+ * that one's end): a wait on an event, a record of an event without timing.
+ * Build, from the top: cc -O2 -Ipreload tests/gpu/driver_costs.c preload/cuda/cuda_driver.c -ldl */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -54,5 +58,12 @@ int main(void)
     TIME("cuEventElapsedTime", cu.cuEventElapsedTime(&ms, a, b));
     struct timespec ts;
     TIME("clock_gettime", clock_gettime(CLOCK_MONOTONIC, &ts));
+    CUevent mark;
+    cu.cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING);
+    TIME("cuEventRecord no timing", cu.cuEventRecord(mark, s));
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    CUresult (*wait_event)(CUstream, CUevent, unsigned) = lib ? (CUresult(*)(CUstream, CUevent, unsigned))dlsym(lib, "cuStreamWaitEvent") : NULL;
+    if (wait_event)
+        TIME("cuStreamWaitEvent", wait_event(s, b, 0));
     return 0;
 }

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testlib import fail, check, on_a_quiet_machine, SKIP  # noqa: E402
+from testlib import fail, check, on_a_quiet_machine, every_op_timing, SKIP  # noqa: E402
 
 
 class Run:
@@ -36,7 +36,7 @@ class Run:
     def env(**kv):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCLTAP_", "NCCLSIM_"))}
         env.update({k: str(v) for k, v in kv.items()})
-        env.setdefault("NCCLTAP_TIMING", "all")
+        env.setdefault("NCCLTAP_TIMING", every_op_timing(env))
         # These scenarios are NCCL's faults; on a machine shared with other
         # tests a rank's own context switches would add OS findings, which
         # tests/os_test.py checks against a competitor of its own.
@@ -62,7 +62,7 @@ class Run:
             job()
         on_a_quiet_machine(fresh, attempts)
 
-    def hang(self, lttng=False, timing="all", nbytes="1M"):
+    def hang(self, lttng=False, timing="pairs", nbytes="1M"):
         """4 ranks, rank 3 never reaches AllReduce seq 20: the job until
         every rank wrote its hang report (2 s after the hang), then ended."""
         env = self.env(NCCLTAP_HANG_TIMEOUT_S=1, NCCLSIM_HANG_RANK=3, NCCLSIM_HANG_SEQ=20,
@@ -260,7 +260,7 @@ def case_hang_one_timed(run):
     timed op pending, not started, the last known completion at seq 15).
     No rank can be named, and the finding says up to where the GPUs are
     known to have run and what would name the rank."""
-    run.hang(timing="all")
+    run.hang()
     for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
         with open(path) as f:
             doc = json.load(f)
@@ -289,7 +289,7 @@ def case_hang_mismatch(run):
     mismatched calls). No rank is missing: the HANG finding says a
     mismatch, names rank 1 and both calls, and its next step is about the
     call, not a dead process; the Hang section says MISMATCH."""
-    run.hang(timing="all")
+    run.hang()
     for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
         with open(path) as f:
             doc = json.load(f)

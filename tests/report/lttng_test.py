@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testlib import Checks  # noqa: E402
+from testlib import Checks, every_op_timing  # noqa: E402
 
 check = Checks(sys.stderr)
 SKIP = 77
@@ -55,7 +55,7 @@ class Env:
         line); returns (dir, stderr)."""
         d = os.path.join(self.work, name)
         env = dict(env or {})
-        env.setdefault("NCCLTAP_TIMING", "all")
+        env.setdefault("NCCLTAP_TIMING", every_op_timing(env))
         rc, out, err = self.run([self.nccltap, "run", "--lttng", "--sim", *run_opts, "--dir", d,
                                  "--", *(app or [self.bench, *bench, *extra])], env=env)
         if not check(rc == 0, f"{name}: nccltap run exits 0 (got {rc})\n{err}"):
@@ -520,7 +520,7 @@ def case_hang(t):
     """The hang watchdog's `hang` events: rank 1 never reaches collective 5;
     the report of the trace alone names rank 1 missing and rank 0 stuck."""
     d = os.path.join(t.work, "hang")
-    env = dict(os.environ, NCCLTAP_TIMING="all", NCCLTAP_HANG_TIMEOUT_S="1",
+    env = dict(os.environ, NCCLTAP_TIMING="pairs", NCCLTAP_HANG_TIMEOUT_S="1",
                NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ="5")
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
                           "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
@@ -635,7 +635,7 @@ def case_planted_links(t):
 def case_straggler(t):
     """Cross-rank matching from a trace alone (op_enqueue and op_complete):
     4 ranks, rank 2 late by 500 us at each of 100 AllReduces of 1 MiB, as
-    crossrank.straggler_all does from the per-op files."""
+    crossrank.straggler_pairs does from the per-op files."""
     d, _ = t.traced("straggler", env={"NCCLSIM_SLOW_RANK": "2", "NCCLSIM_SLOW_US": "500"},
                     bench=["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100",
                            "--warmup", "0"])

@@ -77,7 +77,7 @@ def perfetto(exe, testdata, work):
 
 
 def run(exe, testdata, work):
-    for opt, value, accepted in [("--timing", "fast", "auto, all or off"),
+    for opt, value, accepted in [("--timing", "fast", "auto, all, pairs or off"),
                                  ("--hang-timeout", "-1", "0 (off) to 604800"),
                                  ("--hang-timeout", "1h", "0 (off) to 604800"),
                                  ("--interval-ms", "5", "10 to 3600000"),

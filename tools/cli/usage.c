@@ -87,7 +87,7 @@ void usage_run(FILE *to)
 "                    not one of this run's own\n"
 "      --url URL     with --lttng: stream the trace to lttng-relayd\n"
 "                    (net://HOST) rather than write D/lttng\n"
-"      --timing MODE       set NCCLTAP_TIMING: auto (default), all or off\n"
+"      --timing MODE       set NCCLTAP_TIMING: auto (default), all, pairs or off\n"
 "      --hang-timeout S    set NCCLTAP_HANG_TIMEOUT_S: seconds an operation may\n"
 "                          stay pending before the hang watchdog reports it\n"
 "                          (default 300; 0 .. 604800; 0: off)\n"

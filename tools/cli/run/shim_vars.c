@@ -66,7 +66,7 @@ static const struct {
     bool (*valid)(const char *value);
     const char *accepted;
 } shim_vars[] = {
-    { "timing", "NCCLTAP_TIMING", timing_valid, "auto, all or off" },
+    { "timing", "NCCLTAP_TIMING", timing_valid, "auto, all, pairs or off" },
     { "hang-timeout", "NCCLTAP_HANG_TIMEOUT_S", hang_timeout_valid,
       "seconds from 0 (off) to " STR(TAP_HANG_TIMEOUT_S_MAX) },
     { "interval-ms", "NCCLTAP_INTERVAL_MS", interval_valid,

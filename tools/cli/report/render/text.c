@@ -449,7 +449,7 @@ static const struct counter {
     { "calls", "NCCL calls seen", NULL, NULL },
     { "dropped", "records lost to a full queue (in no row)",
       "the counts and times above miss them", "raise NCCLTAP_RING_SIZE" },
-    { "timed", "calls timed precisely, with a CUDA event pair", NULL, NULL },
+    { "timed", "calls timed precisely with CUDA events: a pair, or (all) the end of the call right before and their own", NULL, NULL },
     { "stamped", "calls whose start and end are known from marks, to the polls' resolution (auto)", NULL, NULL },
     { "untimed", "timing wanted, but no CUDA event was free",
       "they are counted, and the times above are the other calls'", "raise NCCLTAP_MAX_INFLIGHT" },
