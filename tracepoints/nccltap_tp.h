@@ -200,7 +200,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, os_offcpu,
  * (the rank arrived) and its call site (a `callsite` event's, 0: none);
  * where no timed op is pending, the last op issued in a process quiet for
  * the timeout, `untimed` 1 and `started` 0 (not known), as the hang file
- * says it. Again every timeout while the hang lasts. */
+ * says it; then one for each other communicator with an op pending (the
+ * hang file's list). Again every timeout while the hang lasts. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, hang,
     LTTNG_UST_TP_ARGS(const struct tap_hang_comm *, h),
     LTTNG_UST_TP_FIELDS(

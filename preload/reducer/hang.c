@@ -143,6 +143,17 @@ static void note(const struct tap_op_rec *op, bool started, void *arg)
     }
 }
 
+/* A `hang` event for each communicator with an op pending, the stuck one
+ * first, as the hang file lists them: a trace alone then knows every
+ * communicator the hang held, not only the process's stuck one. */
+static void trace_pending(const struct tap_hang *h)
+{
+    TAP_TRACE(hang, &h->comms[h->stuck]);
+    for (unsigned i = 0; i < h->ncomms; i++)
+        if (i != h->stuck && h->comms[i].pending)
+            TAP_TRACE(hang, &h->comms[i]);
+}
+
 bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
 {
     if (!tap_config.hang_timeout_s || now_ns - last_look_ns < LOOK_EVERY_NS)
@@ -200,7 +211,7 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
         if (h.say)
             say_at_age_ns = reports == 1 ? 2 * timeout_ns : 2 * say_at_age_ns;
         tap_hang_file_write(&h);
-        TAP_TRACE(hang, &h.comms[h.stuck]);
+        trace_pending(&h);
         next_report_ns = now_ns + timeout_ns;
         fired = true;
     }

@@ -452,7 +452,7 @@ CASES = {
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "hang_untimed": lambda t: case_hang_untimed(t),
-         "hang_auto": lambda t: case_hang_auto(t),
+         "hang_auto": lambda t: case_hang_auto(t), "hang_two_comms": lambda t: case_hang_two_comms(t),
          "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
          "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
@@ -550,15 +550,16 @@ def case_hang(t):
           f"from the trace too, where both ranks issued it: the bench's op_issue: {h}")
 
 
-def traced_hang(t, name, timing, ranks, nbytes, iters, seq):
-    """Rank `ranks - 1` never reaches collective `seq` under `timing`:
-    (the trace's hang events, the report of the trace, of the rank files)."""
+def traced_hang(t, name, timing, ranks, nbytes, iters, seq, threads=1):
+    """Rank `ranks - 1` never reaches collective `seq` under `timing`, on
+    each of its `threads` communicators: (the trace's hang events, the
+    report of the trace, of the rank files)."""
     d = os.path.join(t.work, name)
     env = dict(os.environ, NCCLTAP_TIMING=timing, NCCLTAP_HANG_TIMEOUT_S="1",
                NCCLSIM_HANG_RANK=str(ranks - 1), NCCLSIM_HANG_SEQ=str(seq))
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
-                          "--ranks", str(ranks), "--bytes", nbytes, "--iters", str(iters), "--warmup", "0"],
-                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                          "--ranks", str(ranks), "--threads", str(threads), "--bytes", nbytes, "--iters", str(iters),
+                          "--warmup", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     # Until every rank reported the hang (its hang file beside its event),
     # then a second report of each: a fixed wait left a rank that started
     # late under ASan without one.
@@ -572,12 +573,12 @@ def traced_hang(t, name, timing, ranks, nbytes, iters, seq):
     return hangs, t.report(os.path.join(d, "lttng"))[0], t.report(d)[0]
 
 
-def same_hang(trace, files):
+def same_hang(trace, files, nhangs=1):
     """The report of the trace alone gives what the rank files give: the
-    hang, the findings, and the calls counted alike (those the hang held
-    in flight, in no row)."""
-    key = lambda rep: [(h["comm"], h["op"], h["seq"], h["missing_ranks"], h["stuck_ranks"]) for h in rep["hang"]]
-    check(key(trace) == key(files) and len(key(files)) == 1, f"the trace's hang {trace['hang']}, "
+    hang (one a communicator), the findings, and the calls counted alike
+    (those the hang held in flight, in no row)."""
+    key = lambda rep: sorted((h["comm"], h["op"], h["seq"], h["missing_ranks"], h["stuck_ranks"]) for h in rep["hang"])
+    check(key(trace) == key(files) and len(key(files)) == nhangs, f"the trace's hang {trace['hang']}, "
           f"the files' {files['hang']}")
     kinds = lambda rep: [(f["kind"], f["rank"], f["seq"]) for f in rep["findings"]]
     check(kinds(trace) == kinds(files), f"findings: trace {kinds(trace)}, files {kinds(files)}")
@@ -602,6 +603,19 @@ def case_hang_untimed(t):
     check([(f["kind"], f["seq"]) for f in files["findings"]][:1] == [("hang", 9)] and
           files["totals"]["in_flight"] == 0, f"the files: {files['findings']}, {files['totals']}")
     same_hang(trace, files)
+
+
+def case_hang_two_comms(t):
+    """Two communicators a process (the bench's --threads 2), the last rank
+    stuck before collective 5 on both: each process's watchdog emits a
+    `hang` event for each communicator with an op pending, as its hang
+    file lists them, so the report of the trace alone gives the files' two
+    hangs, findings, and calls in flight (the event named the process's
+    stuck communicator only, and the other's calls stayed in its rows)."""
+    hangs, trace, files = traced_hang(t, "hang_two_comms", "pairs", 2, "1K", 10, 5, threads=2)
+    named = {(f["comm_id"], f["rank"]) for f in hangs}
+    check(len(named) == 4, f"hang events of 2 communicators x 2 ranks: {sorted(named)}")
+    same_hang(trace, files, nhangs=2)
 
 
 def case_hang_auto(t):
