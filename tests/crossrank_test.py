@@ -594,7 +594,10 @@ def straggler_all(run):
     the host time. Every op of every rank timed; the others' ops joined
     (some: a busy machine spaces calls out), rank 2's never (each called
     2 ms after the one before); rank 2 the one straggler, last in >= 95%,
-    the others' mean wait within 10% of its 2 ms."""
+    holding the others up by its 2 ms: a sleep never ends early, and may
+    end late (2,085 and 2,254 us at the median in two runs here, single
+    sleeps 11 ms under load), so the median from 95% to 150% of it, and
+    each of the others waiting at least 90% of it on average."""
     iters, late_us = 200, 2000
     run.bench_run(["--ranks", "4", "--op", "allreduce", "--bytes", "8", "--iters", str(iters), "--warmup", "0",
                    "--delay-rank", "2", "--delay-us", str(late_us)], NCCLTAP_TIMING="all", NCCLTAP_OPS_JSONL=1)
@@ -610,10 +613,12 @@ def straggler_all(run):
           "rank 2's and some of each other's" % dict(joined))
     s, = rep["stragglers"]
     check(s["rank"] == 2 and s["last_fraction"] >= 0.95, "the straggler: %s, want rank 2 last in >= 95%%" % s)
+    check(0.95 * late_us <= s["wait_us_median"] <= 1.5 * late_us, "rank 2 held the others up %.0f us (median), "
+          "want %d to %d" % (s["wait_us_median"], 0.95 * late_us, 1.5 * late_us))
     waits = {w["rank"]: w["wait_us_mean"] for w in rep["crossrank"]["waits"]}
     for rank in (0, 1, 3):
-        check(abs(waits[rank] - late_us) <= 0.1 * late_us, "rank %d waits %.0f us mean, want %d +-10%%"
-              % (rank, waits[rank], late_us))
+        check(waits[rank] >= 0.9 * late_us, "rank %d waits %.0f us mean, want at least %d" % (rank, waits[rank],
+                                                                                              0.9 * late_us))
     check(waits[2] <= 0.1 * late_us, "rank 2 waits %.0f us mean, want about 0" % waits[2])
 
 
