@@ -13,7 +13,8 @@ struct tap_event;
 enum tap_record_kind { TAP_REC_OP = 1, TAP_REC_GROUP_STREAM = 2, TAP_REC_GROUP_END = 3 };
 
 /* Flags of an op record. */
-#define TAP_OPF_TIMED    0x1  /* ev_start/ev_end hold its own event pair */
+#define TAP_OPF_TIMED    0x1  /* ev_start/ev_end hold its timed events: its own
+                                 pair, or with JOINED the end of the op before */
 #define TAP_OPF_CAPTURED 0x2  /* issued during CUDA graph capture */
 #define TAP_OPF_FAILED   0x4  /* NCCL returned an error: nothing was enqueued */
 #define TAP_OPF_REPLAY   0x8  /* an execution of a captured op (with CAPTURED and
@@ -50,7 +51,7 @@ struct tap_op_rec {
     int32_t redop;       /* -1 if none; a user reduction's handle is any 31-bit number
                             (real NCCL scrambles it with the communicator's address) */
     uint32_t tid;
-    uint32_t timing_cost_ns; /* host time of recording its two events (timed or marks) */
+    uint32_t timing_cost_ns; /* host time of recording its events (two, timed or marks; one if JOINED) */
     int16_t dtype;       /* ncclDataType_t (a dozen; a value past 16 bits is refused by
                             NCCL, and the op recorded as failed) */
     uint16_t site;       /* call site id (callsite.h), 0 if none */

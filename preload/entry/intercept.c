@@ -338,7 +338,7 @@ static void end_stamp(struct tap_call *c, ncclResult_t result)
     if (recorded != CUDA_SUCCESS) {
         give_pair(r->ev_start, r->ev_end);
         r->ev_start = r->ev_end = NULL;
-        r->flags &= (uint8_t)~(TAP_OPF_TIMED | TAP_OPF_STAMPED);
+        r->flags &= (uint8_t)~(TAP_OPF_TIMED | TAP_OPF_STAMPED | TAP_OPF_JOINED);
         if (result == ncclInProgress)
             atomic_fetch_add_explicit(&tap_totals.untimed, 1, memory_order_relaxed);
     }
@@ -385,7 +385,8 @@ void tap_group_start_done(ncclResult_t result)
 void tap_group_end_begin(void)
 {
     tap_fast.busy = 1;
-    join_forget();
+    if (timing_on()) /* not in a forked child: its slot holds a parent's event */
+        join_forget();
     th.group_timed = false;
     if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured || !timing_on())
         return;

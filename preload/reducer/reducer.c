@@ -219,7 +219,7 @@ static void on_op(const struct tap_op_rec *op)
     if (op->flags & TAP_OPF_FAILED) {
         tap_reducer_totals.failed++;
     } else if (op->flags & (TAP_OPF_TIMED | TAP_OPF_STAMPED)) {
-        if (op->flags & TAP_OPF_TIMED)
+        if ((op->flags & (TAP_OPF_TIMED | TAP_OPF_JOINED)) == TAP_OPF_TIMED) /* a joined op records one */
             tap_pair_cost_observe(&pair_cost, op->timing_cost_ns);
         if (op->flags & TAP_OPF_BETWEEN)
             tap_hang_note_untimed(op); /* a hang in a burst is placed as an untimed op's (hang.h) */
