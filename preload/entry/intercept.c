@@ -303,12 +303,9 @@ void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t str
             return;
         }
         uint64_t t0 = tap_monotonic_ns();
-        if (timed && join_start(stream, r->enqueue_ns, &r->ev_start, &r->ev_end)) {
-            r->flags |= TAP_OPF_TIMED | TAP_OPF_JOINED;
-            r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
-            marked(stream, r->enqueue_ns);
-        } else if (start_stamp(stream, timed, &r->ev_start, &r->ev_end)) {
-            r->flags |= timed ? TAP_OPF_TIMED : TAP_OPF_STAMPED;
+        bool joined = timed && join_start(stream, r->enqueue_ns, &r->ev_start, &r->ev_end);
+        if (joined || start_stamp(stream, timed, &r->ev_start, &r->ev_end)) {
+            r->flags |= (timed ? TAP_OPF_TIMED : TAP_OPF_STAMPED) | (joined ? TAP_OPF_JOINED : 0);
             r->timing_cost_ns = (uint32_t)(tap_monotonic_ns() - t0);
             marked(stream, r->enqueue_ns);
         } else {
@@ -385,10 +382,11 @@ void tap_group_start_done(ncclResult_t result)
 void tap_group_end_begin(void)
 {
     tap_fast.busy = 1;
-    if (timing_on()) /* not in a forked child: its slot holds a parent's event */
-        join_forget();
     th.group_timed = false;
-    if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured || !timing_on())
+    if (!timing_on()) /* nor the slot in a forked child: it holds a parent's event */
+        return;
+    join_forget();
+    if (tap_fast.group_depth != 1 || th.group_nops == 0 || th.group_captured)
         return;
     if (th.group_streams_overflow) {
         atomic_fetch_add_explicit(&tap_totals.untimed, th.group_nops, memory_order_relaxed);
