@@ -306,11 +306,32 @@ def more_waiting(run):
     (where the waiting rises but the steps do not lengthen, as in DDP,
     whose collectives overlap the backward pass, it is not: on 2 H200s a
     healthy run's waiting rose 2.4 -> 4.1 ms a step, its steps 7.96 ->
-    8.49 ms); rank 2 is the STRAGGLER too."""
-    rep, text, _ = step_app(run, [4, 100, "work", 2000, "late", 2, 2000, "from", 50], NCCLTAP_TIMING="all")
+    8.49 ms); rank 2 is the STRAGGLER too. The step is judged on a quiet
+    machine (another process's burst, or a VM's stolen time, makes a rank
+    late for real for a step or two, and moves a change of 2 ms by as
+    many steps)."""
+    return rank_2_late_from_50(run, [])
+
+
+def burst_before(run):
+    """As more_waiting, with rank 0 descheduled just before the change:
+    3 ms late at steps 46 and 48 (step_app stall 0 2 3000 from 46 to 50),
+    as a VM once made it. The waiting's running median rises from step
+    48; the change is told from step 50, where rank 2 became the late
+    one, and SLOWER names rank 2."""
+    return rank_2_late_from_50(run, ["stall", 0, 2, 3000, "from", 46, "to", 50])
+
+
+def rank_2_late_from_50(run, more_args):
+    def job():
+        shutil.rmtree(run.dir, ignore_errors=True)
+        return step_app(run, [4, 100, "work", 2000, "late", 2, 2000, "from", 50] + more_args, NCCLTAP_TIMING="all")
+    rep, text, _ = on_a_quiet_machine(job)
     c = only_comm(rep)
     w = c["more_waiting"]
     check(w is not None and 49 <= w["from_step"] <= 51, "more waiting: %s, want from step 50" % w)
+    check(c["late"]["rank"] == 2 and c["late"]["from_step"] == w["from_step"],
+          "the late rank since the change: %s, want rank 2" % c["late"])
     kinds = [(f["kind"], f["rank"]) for f in rep["findings"]]
     check(("slower", 2) in kinds and ("straggler", 2) in kinds, "findings %s, want SLOWER and STRAGGLER rank 2" % kinds)
     check("SLOWER from step %d" % w["from_step"] in text, "the text does not say SLOWER from the step")
@@ -531,7 +552,7 @@ def main():
     run = Run(a.bin)
     cases = {"found": found, "buckets": buckets, "slower": slower, "late": late, "no_steps": no_steps,
              "compare": compare, "within_step": within_step, "marked": marked, "marked_setup": marked_setup, "tagged": tagged,
-             "more_waiting": more_waiting, "slow_backward": slow_backward, "python_function": python_function,
+             "more_waiting": more_waiting, "burst_before": burst_before, "slow_backward": slow_backward, "python_function": python_function,
              "odd_step": odd_step,
              "slower_small": slower_small, "late_small": late_small, "online": online}
     try:

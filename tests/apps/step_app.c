@@ -31,12 +31,13 @@
  * an older NCCL, whose size ends before userProfilerTag (the 99 beyond
  * it is not the program's: no tag).
  *
- * Usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US]
+ * Usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US [from STEP to STEP]]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
  *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]
  *                 [slow_backward RANK US]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -93,10 +94,12 @@ static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int bucke
     }
 }
 
-/* A host stall: `rank` sleeps `us` before every `every`th step. */
+/* A host stall: `rank` sleeps `us` before every `every`th step of
+ * [from, to) (a descheduled rank, late for real for a few steps). */
 struct stall {
     int rank;
     long every, us;
+    long from, to;
 };
 
 /* A rank that calls AllGather where the others all-reduce, at one step. */
@@ -215,7 +218,7 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const st
             step_mark();
         for (int k = 0; i == 0 && k < o->setup; k++)
             setup_broadcast(o, comm, s, grad);
-        if (rank == stall.rank && i % stall.every == 0)
+        if (rank == stall.rank && i % stall.every == 0 && i >= stall.from && i < stall.to)
             sleep_us(stall.us);
         for (int k = 0; k < o->accumulate; k++)
             micro_batch(rank, i, o, comm, s, grad, gathered);
@@ -232,7 +235,7 @@ static int rank_main(int rank, int nranks, ncclUniqueId id, long steps, const st
 int main(int argc, char **argv)
 {
     int bad = argc < 3;
-    struct step_opts o = { .late_rank = -1, .slow_rank = -1, .stall = { -1, 1, 0 }, .mismatch = { -1, -1, "allgather" },
+    struct step_opts o = { .late_rank = -1, .slow_rank = -1, .stall = { -1, 1, 0, 0, LONG_MAX }, .mismatch = { -1, -1, "allgather" },
                            .stop = { -1, -1, -1 }, .accumulate = 1, .work_us = 200 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
@@ -244,8 +247,13 @@ int main(int argc, char **argv)
             }
             i += 2;
         } else if (!strcmp(argv[i], "stall") && i + 3 < argc) {
-            o.stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]) };
+            o.stall = (struct stall){ atoi(argv[i + 1]), atol(argv[i + 2]), atol(argv[i + 3]), 0, LONG_MAX };
             bad = o.stall.every < 1 || o.stall.us < 0 || o.stall.us > 10000000;
+            if (i + 7 < argc && !strcmp(argv[i + 4], "from") && !strcmp(argv[i + 6], "to")) {
+                o.stall.from = atol(argv[i + 5]);
+                o.stall.to = atol(argv[i + 7]);
+                i += 4;
+            }
             i += 3;
         } else if (!strcmp(argv[i], "mismatch") && i + 2 < argc) {
             o.mismatch = (struct mismatch){ atoi(argv[i + 1]), atol(argv[i + 2]), "allgather" };
@@ -287,7 +295,7 @@ int main(int argc, char **argv)
         }
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
-        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US] "
+        fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US [from STEP to STEP]] "
                 "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags] [slow_backward RANK US]\n");
         return 2;
     }

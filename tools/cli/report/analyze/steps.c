@@ -516,32 +516,42 @@ static double steps_median(const struct comm_steps *cs, size_t from, size_t to, 
     return m;
 }
 
-/* The split of series v[0..n) that best separates a lower run from a
- * higher one after it (the largest t statistic of the two means, pooled
- * variance), if it stands out and the rise holds in the medians. */
-static void change_point(const double *v, size_t n, struct step_change *c)
+/* The split of series v[0..n), n >= 2 * STEPS_CHANGE_MIN_SIDE, that
+ * best separates a lower run from a higher one after it: the largest t
+ * statistic of the two means (pooled variance), in *t. */
+static size_t best_split(const double *v, size_t n, double *t_out)
 {
-    memset(c, 0, sizeof *c);
-    if (n < 2 * STEPS_CHANGE_MIN_SIDE)
-        return;
     double *sum = xcalloc(n + 1, sizeof *sum), *sq = xcalloc(n + 1, sizeof *sq);
     for (size_t i = 0; i < n; i++) {
         sum[i + 1] = sum[i] + v[i];
         sq[i + 1] = sq[i] + v[i] * v[i];
     }
+    size_t from = 0;
+    *t_out = 0;
     for (size_t s = STEPS_CHANGE_MIN_SIDE; s + STEPS_CHANGE_MIN_SIDE <= n; s++) {
         double n1 = (double)s, n2 = (double)(n - s);
         double m1 = sum[s] / n1, m2 = (sum[n] - sum[s]) / n2;
         double ss = (sq[s] - n1 * m1 * m1) + (sq[n] - sq[s] - n2 * m2 * m2);
         double sd = sqrt(ss > 0 ? ss / (n1 + n2 - 2) : 0);
         double t = sd > 0 ? (m2 - m1) / (sd * sqrt(1 / n1 + 1 / n2)) : (m2 > m1 ? INFINITY : 0);
-        if (t > c->t) {
-            c->t = t;
-            c->from = s;
+        if (t > *t_out) {
+            *t_out = t;
+            from = s;
         }
     }
     free(sum);
     free(sq);
+    return from;
+}
+
+/* The split of series v[0..n) that best separates a lower run from a
+ * higher one after it, if it stands out and the rise holds in the medians. */
+static void change_point(const double *v, size_t n, struct step_change *c)
+{
+    memset(c, 0, sizeof *c);
+    if (n < 2 * STEPS_CHANGE_MIN_SIDE)
+        return;
+    c->from = best_split(v, n, &c->t);
     if (c->t < STEPS_CHANGE_MIN_T)
         return;
     double *a = xmalloc(n * sizeof *a);
@@ -728,6 +738,39 @@ static void find_late(const struct comm_steps *cs, size_t from, struct step_late
     free(w);
 }
 
+/* Where one rank is late since the waiting rose, the step it became late
+ * from: the change point of the wait it caused (0 in a step where
+ * another rank was the late one), within 2 * STEPS_CHANGE_MIN_SIDE steps
+ * of the waiting's. Another rank late for real for a step or two just
+ * before (descheduled) raises the waiting's running median, not this
+ * series: 4 simulated ranks on 2 CPUs, rank 0 late 3 ms at steps 46 and
+ * 48, put the waiting's change at step 48 where rank 2 was late from 50. */
+static void late_since(struct comm_steps *cs)
+{
+    struct step_change *w = &cs->waiting;
+    const size_t side = 2 * STEPS_CHANGE_MIN_SIDE;
+    if (!w->found || cs->late.rank < 0)
+        return;
+    size_t lo = w->from > side ? w->from - side : 0;
+    size_t hi = w->from + side < cs->nsteps ? w->from + side : cs->nsteps;
+    if (hi - lo < 2 * STEPS_CHANGE_MIN_SIDE)
+        return;
+    double *caused = xmalloc((hi - lo) * sizeof *caused), t;
+    for (size_t k = lo; k < hi; k++) {
+        const struct step *st = &cs->steps[k];
+        bool its = st->late_rank == cs->late.rank && st->late_pos == cs->late.pos && !st->missing;
+        caused[k - lo] = its ? st->late_us : 0;
+    }
+    size_t from = lo + best_split(caused, hi - lo, &t);
+    free(caused);
+    if (t <= 0 || from == w->from)
+        return;
+    w->from = from;
+    w->before_us = steps_median(cs, 0, from, offsetof(struct step, wait_us));
+    w->after_us = steps_median(cs, from, cs->nsteps, offsetof(struct step, wait_us));
+    find_late(cs, from, &cs->late);
+}
+
 /* One communicator, x->instances[c .. d): false when it has no steps. */
 static bool comm_steps(const struct report *r, const struct crossrank *x, size_t c, size_t d, struct comm_steps *cs)
 {
@@ -787,6 +830,7 @@ static bool comm_steps(const struct report *r, const struct crossrank *x, size_t
         cs->waiting.found = false;
     fill_positions(r, x, &v, phase, cs);
     find_late(cs, cs->waiting.found ? cs->waiting.from : 0, &cs->late);
+    late_since(cs);
     view_free(&v);
     return true;
 }
