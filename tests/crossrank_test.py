@@ -15,6 +15,7 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -586,6 +587,24 @@ def mismatch_pair(run):
           "rank 1 (host " in f["text"] and "issued AllGather 262144 float32" in f["text"], "its text: %s" % f["text"])
 
 
+def ops_file_joined(d):
+    """Records flagged joined (TAP_OPS_JOINED) a rank, in the per-op files
+    of directory d (preload/writers/ops_file_format.h, native byte order:
+    record_bytes at 20, capacity and written at 24 and 32; a record's rank
+    at 72, its flags at 96)."""
+    joined = collections.Counter()
+    for path in glob.glob(os.path.join(d, "*.ops")):
+        data = open(path, "rb").read()
+        record_bytes, = struct.unpack_from("=I", data, 20)
+        capacity, written = struct.unpack_from("=QQ", data, 24)
+        for i in range(min(capacity, written)):
+            at = 4096 + i * record_bytes
+            rank, = struct.unpack_from("=i", data, at + 72)
+            flags, = struct.unpack_from("=I", data, at + 96)
+            joined[rank] += bool(flags & 0x4)
+    return joined
+
+
 def straggler_all(run):
     """NCCLTAP_TIMING=all, AllReduces of 8 B called back to back: an op
     called right after the one before on its stream is timed from that
@@ -611,6 +630,8 @@ def straggler_all(run):
           % (rep["totals"]["timed"], rep["totals"]["calls"], 4 * iters))
     check(joined[2] == 0 and all(joined[r] > 0 for r in (0, 1, 3)), "ops joined a rank: %s, want none of "
           "rank 2's and some of each other's" % dict(joined))
+    check(ops_file_joined(run.dir) == joined, "the per-op files' joined records a rank: %s, the log's %s"
+          % (dict(ops_file_joined(run.dir)), dict(joined)))
     s, = rep["stragglers"]
     check(s["rank"] == 2 and s["last_fraction"] >= 0.95, "the straggler: %s, want rank 2 last in >= 95%%" % s)
     check(0.95 * late_us <= s["wait_us_median"] <= 1.5 * late_us, "rank 2 held the others up %.0f us (median), "

@@ -1,5 +1,7 @@
 #include "entry/intercept.h"
 
+#include <pthread.h>
+
 #include "state/comm_registry.h"
 #include "base/config.h"
 #include "cuda/gpu_timing.h"
@@ -35,6 +37,7 @@ struct tap_thread {
     struct tap_event *join_end;
     void *join_stream;
     uint64_t join_after_ns;
+    bool exit_armed;             /* join_end goes back to its pool at the thread's exit */
     /* The op being captured (tap_op_begin_slow to end_capture). */
     void *capture_graph;         /* the graph; NULL if the driver cannot say */
     uint64_t capture_id;
@@ -129,6 +132,11 @@ static void marked(void *stream, uint64_t now)
  * op's time also holds the GPU's gap between the two kernels. */
 #define TAP_JOIN_GAP_NS 1000
 
+static bool timing_on(void)
+{
+    return tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready();
+}
+
 static void join_forget(void)
 {
     if (th.join_end)
@@ -154,9 +162,38 @@ static bool join_start(void *stream, uint64_t now, struct tap_event **start, str
     return false;
 }
 
+/* A thread that ends holds its kept event: a key's destructor gives it
+ * back (destructors run at pthread_exit, before the thread's TLS is
+ * freed), else threads that come and go would drain the pool. Not in a
+ * forked child, whose kept event is its parent's. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static bool exit_key_made;
+
+static void at_thread_exit(void *unused)
+{
+    (void)unused;
+    if (timing_on())
+        join_forget();
+}
+
+static void make_exit_key(void) { exit_key_made = pthread_key_create(&exit_key, at_thread_exit) == 0; }
+
+/* Once a thread: its first kept event. Setting one of the first 32 keys'
+ * values allocates nothing (glibc keeps them in the thread's own block). */
+static __attribute__((noinline)) void arm_thread_exit(void)
+{
+    th.exit_armed = true;
+    pthread_once(&exit_key_once, make_exit_key);
+    if (exit_key_made)
+        pthread_setspecific(exit_key, &th);
+}
+
 /* After an op's end event was recorded under `all`: kept for the next. */
 static void join_keep(struct tap_op_rec *r, uint64_t now)
 {
+    if (!th.exit_armed)
+        arm_thread_exit();
     tap_event_share(r->ev_end);
     th.join_end = r->ev_end;
     th.join_stream = r->stream;
@@ -180,11 +217,6 @@ static bool start_stamp(void *stream, bool timed, struct tap_event **start, stru
         tap_event_give(*end);
     *start = *end = NULL;
     return false;
-}
-
-static bool timing_on(void)
-{
-    return tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready();
 }
 
 static void group_add_stream(void *stream)

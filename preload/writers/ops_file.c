@@ -174,7 +174,8 @@ void tap_ops_file_write(const struct tap_completion *c)
         .group_ops = c->group_ops > UINT16_MAX ? UINT16_MAX : (uint16_t)c->group_ops,
         .op = op->op, .dtype = op->dtype >= 0 && op->dtype < 255 ? (uint8_t)op->dtype : 255,
         .replay = tap_op_replay(op),
-        .flags = (c->stamped ? TAP_OPS_STAMPED : 0) | (c->stamped && c->start_at_call ? TAP_OPS_START_AT_CALL : 0),
+        .flags = (c->stamped ? TAP_OPS_STAMPED : 0) | (c->stamped && c->start_at_call ? TAP_OPS_START_AT_CALL : 0) |
+                 (op->flags & TAP_OPF_JOINED ? TAP_OPS_JOINED : 0),
         .start_span_ns = c->start_span_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)c->start_span_ns,
         .end_span_ns = c->end_span_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)c->end_span_ns,
         .redop = op->redop,

@@ -38,6 +38,8 @@
 #define TAP_OPS_STAMPED 0x1  /* start and end from marks, to the polls' resolution */
 #define TAP_OPS_START_AT_CALL 0x2 /* stamped, its stream idle when called: the start is the
                                      call, the low end of its span (else the span's middle) */
+#define TAP_OPS_JOINED 0x4  /* timed (NCCLTAP_TIMING=all) from the end event of the op before it on its
+                               stream, its thread's, recorded less than 1 us before this call */
 #define TAP_OPS_BYTE_ORDER 0x01020304u
 #define TAP_OPS_HEADER_BYTES 4096
 

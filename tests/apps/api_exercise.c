@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nccl_app.h"
@@ -157,6 +158,50 @@ static int scenario_threads(void)
     expect_calls("config", 0, "AllReduce", 40);
     printf("{\"expect\": \"comm_name\", \"name\": \"tensor-parallel\", \"calls\": 40}\n");
     expect_total("calls", 100);
+    return 0;
+}
+
+/* Threads that come and go: `n` threads one after another, 100 ms apart
+ * (the reducer gives a completed op's events back within its 20 ms poll),
+ * each making 3 AllReduces on one communicator and stream, then ending.
+ * Under NCCLTAP_TIMING=all each ends holding the end event of its last
+ * op, kept for a next op that never comes: the shim must give it back,
+ * or a pool of fewer events than threads runs dry (calls untimed). */
+struct churn_arg {
+    ncclComm_t comm;
+    CUstream s;
+    void *b;
+};
+
+static void *churn_main(void *p)
+{
+    struct churn_arg *a = p;
+    CUcontext ctx;
+    CHECK_CU(cu.cuDevicePrimaryCtxRetain(&ctx, 0));
+    CHECK_CU(cu.cuCtxSetCurrent(ctx));
+    for (int k = 0; k < 3; k++)
+        CHECK_NCCL(ncclAllReduce(a->b, a->b, COUNT, ncclFloat32, ncclSum, a->comm, a->s));
+    CHECK_CU(cu.cuStreamSynchronize(a->s));
+    return NULL;
+}
+
+static int scenario_thread_churn(int n)
+{
+    struct churn_arg a = {NULL, app_stream_on(0), app_buffer(COUNT * 4)};
+    ncclUniqueId id;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&a.comm, 1, id, 0));
+    for (int t = 0; t < n; t++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, churn_main, &a) != 0)
+            return 1;
+        pthread_join(th, NULL);
+        struct timespec gap = {0, 100 * 1000 * 1000};
+        nanosleep(&gap, NULL);
+    }
+    CHECK_NCCL(ncclCommDestroy(a.comm));
+    expect_calls("init", 0, "AllReduce", 3 * n);
+    expect_total("calls", 3 * n);
     return 0;
 }
 
@@ -416,7 +461,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|fork|capture|legacy|burst N|exit-pending|interval|exec|nonblocking|names|fork-after-init|fork-_exit\n");
+        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|interval|exec|nonblocking|names|fork-after-init|fork-_exit\n");
         return 2;
     }
     const char *s = argv[1];
@@ -433,6 +478,8 @@ int main(int argc, char **argv)
         return scenario_capture();
     if (!strcmp(s, "legacy"))
         return scenario_legacy();
+    if (!strcmp(s, "thread-churn") && argc > 2)
+        return scenario_thread_churn(atoi(argv[2]));
     if (!strcmp(s, "burst") && argc > 2)
         return scenario_burst(atoi(argv[2]));
     if (!strcmp(s, "exit-pending"))
