@@ -1250,13 +1250,18 @@ def hang_at_last_op(run, timing, stamped):
         t0 = time.monotonic()
         while time.monotonic() - t0 < 60 and len(files) < 3:
             for path in glob.glob(os.path.join(run.dir, "*.hang.json")):
+                # A hang file that is there has its rank file beside it: a
+                # watcher may stop the job as soon as it sees the hang files,
+                # as this test does (and nccltap demo -s hang).
+                rank_file_there = os.path.exists(path[:-len(".hang.json")] + ".json")
                 try:
                     with open(path) as f:
                         h = json.load(f)
                 except (OSError, ValueError):
                     continue
+                check(rank_file_there, "%s written before its rank file" % os.path.basename(path))
                 files[h["stuck"]["rank"]] = h
-            time.sleep(0.05)
+            time.sleep(0.002)
         out3 = procs[3].communicate(timeout=30)[1]
         check(procs[3].returncode == 0, "rank 3 exited %d:\n%s" % (procs[3].returncode, out3[-2000:]))
         for p in procs[:3]:

@@ -154,7 +154,8 @@ static void trace_pending(const struct tap_hang *h)
             TAP_TRACE(hang, &h->comms[i]);
 }
 
-bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
+bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_before_hang_file_fn *before_file,
+                    void *arg)
 {
     if (!tap_config.hang_timeout_s || now_ns - last_look_ns < LOOK_EVERY_NS)
         return false;
@@ -210,6 +211,7 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending)
         h.say = reports == 1 || h.comms[h.stuck].age_ns >= say_at_age_ns;
         if (h.say)
             say_at_age_ns = reports == 1 ? 2 * timeout_ns : 2 * say_at_age_ns;
+        before_file(arg);
         tap_hang_file_write(&h);
         trace_pending(&h);
         next_report_ns = now_ns + timeout_ns;

@@ -34,10 +34,16 @@
 typedef void tap_pending_fn(const struct tap_op_rec *op, bool started, void *arg);
 typedef void tap_each_pending_fn(tap_pending_fn *fn, void *arg);
 
-/* From the reducer's loop, after each pass. True when it fired: the
- * caller writes the rank file and the per-op records then, so that the
- * report has them even if the job is killed before its next interval. */
-bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending);
+/* From the reducer's loop, after each pass. When it fires, it calls
+ * before_file(arg) first, then writes the hang file: the caller writes the
+ * rank file and the per-op records there, so that the report has them
+ * even if the job is killed before its next interval, and a watcher that
+ * stops the job once it sees the hang files (as `nccltap demo -s hang`
+ * does) finds each process's rank file beside its hang file. True when
+ * it fired. */
+typedef void tap_before_hang_file_fn(void *arg);
+bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_before_hang_file_fn *before_file,
+                    void *arg);
 
 /* From the reducer, for each op it counts without a time (sampled out,
  * or no event to time it with; not captured into a CUDA graph, whose

@@ -185,6 +185,16 @@ static void write_checkpoint(struct tap_snapshot *snap, uint64_t asked)
     pthread_mutex_unlock(&wake_lock);
 }
 
+/* At a hang, before its hang file is written: the rank file and the
+ * per-op records (hang.h says why that order). */
+static void write_before_hang_file(void *arg)
+{
+    struct tap_snapshot *snap = arg;
+    tap_reducer_snapshot(snap);
+    tap_rank_file_write(snap, false);
+    tap_ops_file_flush();
+}
+
 static void *reducer_main(void *arg)
 {
     (void)arg;
@@ -209,11 +219,7 @@ static void *reducer_main(void *arg)
         sleep_ns = handled >= PASS_RECORDS ? 0 : next_nap(sleep_ns, handled);
         uint64_t now = tap_monotonic_ns();
         tap_os_tend(now);
-        if (tap_hang_check(now, tap_reducer_each_pending)) {
-            tap_reducer_snapshot(&snap);
-            tap_rank_file_write(&snap, false);
-            tap_ops_file_flush();
-        }
+        tap_hang_check(now, tap_reducer_each_pending, write_before_hang_file, &snap);
         if (now >= next_interval) {
             if (tap_gpu_ready())
                 tap_pools_calibrate();
