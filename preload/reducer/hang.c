@@ -154,17 +154,17 @@ static void trace_pending(const struct tap_hang *h)
             TAP_TRACE(hang, &h->comms[i]);
 }
 
-bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_before_hang_file_fn *before_file,
+void tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_before_hang_file_fn *before_file,
                     void *arg)
 {
     if (!tap_config.hang_timeout_s || now_ns - last_look_ns < LOOK_EVERY_NS)
-        return false;
+        return;
     last_look_ns = now_ns;
     uint64_t timeout_ns = (uint64_t)tap_config.hang_timeout_s * 1000000000ull;
     unsigned n = tap_comm_count();
     struct tap_hang h = { .comms = calloc(n ? n : 1, sizeof *h.comms), .ncomms = n, .timeout_ns = timeout_ns };
     if (!h.comms)
-        return false;  /* no memory now: looked for again at the next look */
+        return;  /* no memory now: looked for again at the next look */
     uint64_t calls = 0;
     for (unsigned i = 0; i < n; i++) {
         h.comms[i].comm = tap_comm_at(i);
@@ -199,7 +199,7 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_befo
             h.stuck = i;
         have = true;
     }
-    bool hung = oldest != UINT64_MAX && now_ns - oldest >= timeout_ns, fired = false;
+    bool hung = oldest != UINT64_MAX && now_ns - oldest >= timeout_ns;
     if (!hung) {
         next_report_ns = 0;  /* over, or none: the next one starts afresh */
         reports = 0;
@@ -215,10 +215,8 @@ bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_befo
         tap_hang_file_write(&h);
         trace_pending(&h);
         next_report_ns = now_ns + timeout_ns;
-        fired = true;
     }
     free(h.comms);
-    return fired;
 }
 
 void tap_hang_reset(void)

@@ -39,10 +39,9 @@ typedef void tap_each_pending_fn(tap_pending_fn *fn, void *arg);
  * rank file and the per-op records there, so that the report has them
  * even if the job is killed before its next interval, and a watcher that
  * stops the job once it sees the hang files (as `nccltap demo -s hang`
- * does) finds each process's rank file beside its hang file. True when
- * it fired. */
+ * does) finds each process's rank file beside its hang file. */
 typedef void tap_before_hang_file_fn(void *arg);
-bool tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_before_hang_file_fn *before_file,
+void tap_hang_check(uint64_t now_ns, tap_each_pending_fn *each_pending, tap_before_hang_file_fn *before_file,
                     void *arg);
 
 /* From the reducer, for each op it counts without a time (sampled out,

@@ -741,7 +741,9 @@ static void find_late(const struct comm_steps *cs, size_t from, struct step_late
 /* Where one rank is late since the waiting rose, the step it became late
  * from: the change point of the wait it caused (0 in a step where
  * another rank was the late one), within 2 * STEPS_CHANGE_MIN_SIDE steps
- * of the waiting's. Another rank late for real for a step or two just
+ * of the waiting's, where that wait rose there (its t at least
+ * STEPS_CHANGE_MIN_T: a rank late throughout says nothing of when the
+ * waiting rose). Another rank late for real for a step or two just
  * before (descheduled) raises the waiting's running median, not this
  * series: 4 simulated ranks on 2 CPUs, rank 0 late 3 ms at steps 46 and
  * 48, put the waiting's change at step 48 where rank 2 was late from 50. */
@@ -763,11 +765,15 @@ static void late_since(struct comm_steps *cs)
     }
     size_t from = lo + best_split(caused, hi - lo, &t);
     free(caused);
-    if (t <= 0 || from == w->from)
+    if (t < STEPS_CHANGE_MIN_T || from == w->from)
         return;
+    double before = steps_median(cs, 0, from, offsetof(struct step, wait_us));
+    double after = steps_median(cs, from, cs->nsteps, offsetof(struct step, wait_us));
+    if (isnan(before) || isnan(after))
+        return;  /* no step measured alike on a side */
     w->from = from;
-    w->before_us = steps_median(cs, 0, from, offsetof(struct step, wait_us));
-    w->after_us = steps_median(cs, from, cs->nsteps, offsetof(struct step, wait_us));
+    w->before_us = before;
+    w->after_us = after;
     find_late(cs, from, &cs->late);
 }
 
