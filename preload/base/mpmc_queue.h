@@ -111,4 +111,14 @@ static inline void mpmc_release_front(struct mpmc_queue *q, const void *front)
     atomic_store_explicit(&q->tail, pos + 1, memory_order_relaxed);
 }
 
+/* About how many elements the queue holds: pushes begun minus pops
+ * begun, read apart, so off by the operations in progress. For a
+ * watcher's decision, never for a push or pop. */
+static inline size_t mpmc_approx_size(struct mpmc_queue *q)
+{
+    size_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    size_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+    return head > tail ? head - tail : 0;
+}
+
 #endif

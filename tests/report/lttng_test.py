@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testlib import Checks, every_op_timing  # noqa: E402
+from testlib import Checks, every_op_timing, on_a_quiet_machine  # noqa: E402
 
 check = Checks(sys.stderr)
 SKIP = 77
@@ -129,6 +129,17 @@ def case_counts(t):
           f"refusals traced with NCCL's codes (invalid usage 5, invalid argument 4): {dict(results)}")
 
 
+def quiet_trace(t, name, **traced):
+    """t.traced(name, ...) on a quiet machine: times held to the
+    simulator's model within 1 to 5% hold only there (on a VM's 2 CPUs
+    with stolen time, AlltoAll's median 1.19 times the model, a straggler's
+    mean wait 719 us for 500); retried, skipped if every run was disturbed."""
+    def job():
+        shutil.rmtree(os.path.join(t.work, name), ignore_errors=True)
+        return t.traced(name, **traced)
+    return on_a_quiet_machine(job, what=name)
+
+
 def case_durations(t):
     """(b) each op_complete's duration is the simulator's: with no latency
     and 100 GB/s, bytes x factor / 100 ns for an op on a busy stream (the
@@ -138,7 +149,7 @@ def case_durations(t):
     time also holds the launch and the other ranks' arrival."""
     env = {"NCCLSIM_LAT_US": "0", "NCCLSIM_BUSBW_GBS": "100"}
     bench = [("4M:64M" if a == "1K:64K" else a) for a in BENCH]
-    d, _ = t.traced("durations", env=env, bench=bench)
+    d, _ = quiet_trace(t, "durations", env=env, bench=bench)
     evs = events(os.path.join(d, "lttng"))
     ops, groups = {}, collections.defaultdict(list)
     for name, c, f in evs:
@@ -650,9 +661,9 @@ def case_straggler(t):
     """Cross-rank matching from a trace alone (op_enqueue and op_complete):
     4 ranks, rank 2 late by 500 us at each of 100 AllReduces of 1 MiB, as
     crossrank.straggler_pairs does from the per-op files."""
-    d, _ = t.traced("straggler", env={"NCCLSIM_SLOW_RANK": "2", "NCCLSIM_SLOW_US": "500"},
-                    bench=["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100",
-                           "--warmup", "0"])
+    d, _ = quiet_trace(t, "straggler", env={"NCCLSIM_SLOW_RANK": "2", "NCCLSIM_SLOW_US": "500"},
+                       bench=["--ranks", "4", "--op", "allreduce", "--bytes", "1M", "--iters", "100",
+                              "--warmup", "0"])
     rep, _ = t.report(os.path.join(d, "lttng"))
     check(rep["crossrank"]["instances"] - rep["crossrank"]["incomplete"] >= 100,
           f"100 instances on every rank: {rep['crossrank']}")
