@@ -37,10 +37,13 @@ void test_mpmc(void)
     while (mpmc_push(small, &it, sizeof it))
         pushed++;
     CHECK(pushed == 4);
+    CHECK(mpmc_approx_size(small) == 4);
     struct item out;
     CHECK(mpmc_pop(small, &out, sizeof out));
+    CHECK(mpmc_approx_size(small) == 3); /* what the event pools' watcher reads */
     CHECK(mpmc_push(small, &it, sizeof it));
     mpmc_clear(small);
+    CHECK(mpmc_approx_size(small) == 0);
     CHECK(!mpmc_pop(small, &out, sizeof out));
     mpmc_destroy(small);
 
