@@ -90,9 +90,14 @@ def slower(run):
     say slower from step 100, most at the AllReduce; one SLOWER finding
     of the transfers says so (a rank descheduled on a busy machine may be
     a straggler, or a change in the waits, beside it); the page's steps
-    chart marks it."""
-    rep, text, _ = step_app(run, [4, STEPS], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
-                            NCCLSIM_SLOWER_FACTOR=4)
+    chart marks it. Judged on a quiet machine: from stamps, a transfer is
+    known to the reducer's polls, which stolen CPU time stretches (once
+    1.7 ms for the model's 0.79, and no change found)."""
+    def job():
+        shutil.rmtree(run.dir, ignore_errors=True)
+        return step_app(run, [4, STEPS], NCCLSIM_BUSBW_GBS=2, NCCLSIM_SLOWER_FROM_SEQ=200,
+                        NCCLSIM_SLOWER_FACTOR=4)
+    rep, text, _ = on_a_quiet_machine(job)
     c = only_comm(rep)
     s = c["slower"]
     check(s is not None, "no change point found: %s" % {k: c[k] for k in c if k != "steps"})
