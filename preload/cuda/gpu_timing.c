@@ -279,7 +279,7 @@ void *tap_capture_event_node(struct tap_event *e, void *stream)
     return deps[0];
 }
 
-/* Under a quarter of the kind's events free: grown before it runs dry,
+/* Under half of the kind's events free: grown before it runs dry,
  * since each time it does, the calls until the reducer's next pass go
  * untimed (a job issuing 8,000 calls ahead of its GPU ran a pool of
  * 4,096 dry twice: 26 to 524 calls of each rank untimed). */

@@ -173,6 +173,7 @@ static bool exit_key_made;
 static void at_thread_exit(void *unused)
 {
     (void)unused;
+    th.exit_armed = false; /* another key's destructor may make a call: armed again (glibc's next round) */
     if (timing_on())
         join_forget();
 }

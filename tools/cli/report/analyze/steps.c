@@ -577,6 +577,16 @@ static double *median_of_5(const double *v, size_t n)
     return out;
 }
 
+/* Whether a rise from `before` to `after` (us a step) is told: by
+ * STEPS_CHANGE_MIN_RISE, past what stamps resolve (cs->stamp_span_us),
+ * and by a tenth of a step. */
+static bool rise_told(const struct comm_steps *cs, double before, double after)
+{
+    double rise = after - before;
+    return after >= (1 + STEPS_CHANGE_MIN_RISE) * before && (cs->timed || rise >= cs->stamp_span_us) &&
+           !(rise < STEPS_CHANGE_MIN_STEP_SHARE * cs->step_us_median);
+}
+
 /* The change point of field `off` over the steps with nothing missing,
  * measured as cs->timed says (from: an index into cs->steps): found on
  * the series' running medians, its rise read from the steps themselves;
@@ -596,10 +606,7 @@ static void steps_change(const struct comm_steps *cs, size_t off, struct step_ch
     if (c->found) {
         c->before_us = xr_median(v, c->from);  /* reorders v: the split is read from `at` only */
         c->after_us = xr_median(v + c->from, n - c->from);
-        double rise = c->after_us - c->before_us;
-        c->found = c->after_us >= (1 + STEPS_CHANGE_MIN_RISE) * c->before_us &&
-                   (cs->timed || rise >= cs->stamp_span_us) &&
-                   !(rise < STEPS_CHANGE_MIN_STEP_SHARE * cs->step_us_median);
+        c->found = rise_told(cs, c->before_us, c->after_us);
     }
     if (c->found)
         c->from = at[c->from];
@@ -740,27 +747,31 @@ static void find_late(const struct comm_steps *cs, size_t from, struct step_late
 
 /* Where one rank is late since the waiting rose, the step it became late
  * from: the change point of the wait it caused (0 in a step where
- * another rank was the late one), within 2 * STEPS_CHANGE_MIN_SIDE steps
- * of the waiting's, where that wait rose there (its t at least
+ * another rank was the late one), within STEPS_CHANGE_MIN_SIDE steps of
+ * the waiting's, where that wait rose there (its t at least
  * STEPS_CHANGE_MIN_T: a rank late throughout says nothing of when the
- * waiting rose). Another rank late for real for a step or two just
- * before (descheduled) raises the waiting's running median, not this
- * series: 4 simulated ranks on 2 CPUs, rank 0 late 3 ms at steps 46 and
- * 48, put the waiting's change at step 48 where rank 2 was late from 50. */
+ * waiting rose) and the waiting's rise is told from there as from the
+ * waiting's own split, with the same late rank. Another rank late for
+ * real for a step or two just before (descheduled) raises the waiting's
+ * running median, not this series: 4 simulated ranks on 2 CPUs, rank 0
+ * late 3 ms at steps 46 and 48, put the waiting's change at step 48
+ * where rank 2 was late from 50. */
 static void late_since(struct comm_steps *cs)
 {
     struct step_change *w = &cs->waiting;
-    const size_t side = 2 * STEPS_CHANGE_MIN_SIDE;
+    const size_t reach = STEPS_CHANGE_MIN_SIDE, pad = STEPS_CHANGE_MIN_SIDE;
     if (!w->found || cs->late.rank < 0)
         return;
-    size_t lo = w->from > side ? w->from - side : 0;
-    size_t hi = w->from + side < cs->nsteps ? w->from + side : cs->nsteps;
-    if (hi - lo < 2 * STEPS_CHANGE_MIN_SIDE)
+    /* Splits keep `pad` steps on each side: they reach `reach` either way. */
+    size_t lo = w->from > reach + pad ? w->from - reach - pad : 0;
+    size_t hi = w->from + reach + pad < cs->nsteps ? w->from + reach + pad : cs->nsteps;
+    if (hi - lo < 2 * pad)
         return;
     double *caused = xmalloc((hi - lo) * sizeof *caused), t;
     for (size_t k = lo; k < hi; k++) {
         const struct step *st = &cs->steps[k];
-        bool its = st->late_rank == cs->late.rank && st->late_pos == cs->late.pos && !st->missing;
+        bool its = st->late_rank == cs->late.rank && st->late_pos == cs->late.pos && !st->missing &&
+                   st->timed == cs->timed;
         caused[k - lo] = its ? st->late_us : 0;
     }
     size_t from = lo + best_split(caused, hi - lo, &t);
@@ -769,12 +780,15 @@ static void late_since(struct comm_steps *cs)
         return;
     double before = steps_median(cs, 0, from, offsetof(struct step, wait_us));
     double after = steps_median(cs, from, cs->nsteps, offsetof(struct step, wait_us));
-    if (isnan(before) || isnan(after))
-        return;  /* no step measured alike on a side */
+    struct step_late late;
+    find_late(cs, from, &late);
+    if (isnan(before) || isnan(after) || !rise_told(cs, before, after) || !steps_longer(cs, from) ||
+        late.rank != cs->late.rank || late.pos != cs->late.pos)
+        return;
     w->from = from;
     w->before_us = before;
     w->after_us = after;
-    find_late(cs, from, &cs->late);
+    cs->late = late;
 }
 
 /* One communicator, x->instances[c .. d): false when it has no steps. */
