@@ -109,8 +109,12 @@ for scenario in healthy straggler slow-link hang; do
     # ... and nothing else: one finding, the culprit's (a finding's line
     # starts with its kind, in capitals; its continuation lines, at 4
     # spaces, do not): the demo never shows a verdict for a fault it did
-    # not inject.
-    [ "$(echo "$findings" | grep -c '^  [A-Z]')" = 1 ] || fail "$scenario: not one finding: $findings"
+    # not inject. But the host's own: a rank the kernel saw preempted
+    # for real (its switch records) is an OS finding beside it, true of
+    # that run (once on a VM whose hypervisor took a quarter of the CPU:
+    # rank 3 preempted 1.4 ms, 11% of the others' NCCL time).
+    [ "$(echo "$findings" | grep '^  [A-Z]' | grep -vc '^  OS rank [0-9]* (.*) descheduled')" = 1 ] ||
+        fail "$scenario: not one finding: $findings"
     case $scenario in
     healthy)
         echo "$findings" | grep -q "^  None: " || fail "healthy: a finding: $findings"
