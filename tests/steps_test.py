@@ -473,8 +473,11 @@ def compare(run):
     """`nccltap report --compare A B`: B's transfers 4 times as long as
     A's (NCCLSIM_SLOWER_FACTOR from the first collective): the op that
     changed most is first, AllReduce 1M, slower in B; a run compared with
-    itself changes nothing; one run alone is a usage error (2)."""
-    env = dict(NCCLSIM_BUSBW_GBS=2)
+    itself changes nothing; one run alone is a usage error (2). A's
+    AllReduce takes 6 ms, so that a rank late by the host's noise (a
+    millisecond or two under a sanitizer on a loaded machine) does not
+    hide a 4-fold transfer in the calls' mean time."""
+    env = dict(NCCLSIM_BUSBW_GBS=0.25)
     step_app(run, [4, 50], **env)
     a = run.dir + ".a"
     shutil.move(run.dir, a)
