@@ -527,6 +527,20 @@ def case_graph(t):
               f"graph: slices within the run (0 to {span} us)")
 
 
+def stop_after_two_reports(p, d, ranks):
+    """Waits until each of `ranks` reported the hang (its hang file in `d`
+    beside its event), then for a second report of each (every timeout,
+    1 s), and stops `nccltap run` p: (its stdout, its stderr). A fixed wait
+    left a rank that started late under ASan without one, or the whole
+    trace unwritten on a loaded machine."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60 and len(glob.glob(os.path.join(d, "*.hang.json"))) < ranks:
+        time.sleep(0.1)
+    time.sleep(1.5)
+    p.terminate()
+    return p.communicate(timeout=60)
+
+
 def case_hang(t):
     """The hang watchdog's `hang` events: rank 1 never reaches collective 5;
     the report of the trace alone names rank 1 missing and rank 0 stuck."""
@@ -536,9 +550,7 @@ def case_hang(t):
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
                           "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(3.5)  # two reports of each rank (every timeout)
-    p.terminate()
-    _, err = p.communicate(timeout=60)
+    _, err = stop_after_two_reports(p, d, 2)
     check(err.count("nccltap: hang: ") >= 2, "a hang line on stderr from each rank:\n" + err[-2000:])
     evs = events(os.path.join(d, "lttng"))
     hangs = [(c["vpid"], f) for name, c, f in evs if name == "hang"]
@@ -571,15 +583,7 @@ def traced_hang(t, name, timing, ranks, nbytes, iters, seq, threads=1):
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
                           "--ranks", str(ranks), "--threads", str(threads), "--bytes", nbytes, "--iters", str(iters),
                           "--warmup", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    # Until every rank reported the hang (its hang file beside its event),
-    # then a second report of each: a fixed wait left a rank that started
-    # late under ASan without one.
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 20 and len(glob.glob(os.path.join(d, "*.hang.json"))) < ranks:
-        time.sleep(0.1)
-    time.sleep(1.5)
-    p.terminate()
-    p.communicate(timeout=60)
+    stop_after_two_reports(p, d, ranks)
     hangs = [f for name, _, f in events(os.path.join(d, "lttng")) if name == "hang"]
     return hangs, t.report(os.path.join(d, "lttng"))[0], t.report(d)[0]
 
