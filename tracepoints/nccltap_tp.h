@@ -87,7 +87,11 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, comm_destroy,
         lttng_ust_field_integer(int32_t, rank, c->rank)
         lttng_ust_field_enum(nccltap, how_enum, int32_t, how, how)))
 
-/* An operation NCCL accepted, when the call returned. */
+/* An operation NCCL accepted, when the call returned. `marked` 1: it
+ * carries its own events (a timed pair or marks), and an op_complete will
+ * say when it ran; until then the shim counts it in flight, in no row. 0:
+ * counted at once, without a time (untimed, or grouped: its group_end
+ * says). */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_enqueue,
     LTTNG_UST_TP_ARGS(const struct tap_op_rec *, r),
     LTTNG_UST_TP_FIELDS(
@@ -102,7 +106,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_enqueue,
         lttng_ust_field_integer_hex(uintptr_t, stream, (uintptr_t)r->stream)
         lttng_ust_field_integer(uint64_t, group_id, r->group_id)
         lttng_ust_field_integer(uint16_t, site, r->site)
-        lttng_ust_field_integer(uint64_t, user_tag, tap_op_user_tag(r))))
+        lttng_ust_field_integer(uint64_t, user_tag, tap_op_user_tag(r))
+        lttng_ust_field_integer(uint8_t, marked, (r->flags & (TAP_OPF_TIMED | TAP_OPF_STAMPED)) != 0)))
 
 /* A call site, once per process, before or after the first op_enqueue that
  * names it: its return addresses, innermost first, and the Python frames
@@ -229,7 +234,9 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, entry_point,
         lttng_ust_field_string(name, name)
         lttng_ust_field_integer(int32_t, result, result)))
 
-/* The outermost ncclGroupEnd (or ncclGroupSimulateEnd) of a group. */
+/* The outermost ncclGroupEnd (or ncclGroupSimulateEnd) of a group.
+ * `marked` 1: its streams carry events (a timed pair, or marks), and an
+ * op_complete of each of its ops will say when the group ran. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, group_end,
     LTTNG_UST_TP_ARGS(const struct tap_group_end_rec *, g),
     LTTNG_UST_TP_FIELDS(
@@ -238,7 +245,8 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, group_end,
         lttng_ust_field_integer(uint32_t, streams, g->nstreams)
         lttng_ust_field_integer(uint8_t, timed, (g->flags & TAP_GRPF_TIMED) != 0)
         lttng_ust_field_integer(uint8_t, simulated, (g->flags & TAP_GRPF_SIMULATED) != 0)
-        lttng_ust_field_integer(uint8_t, failed, (g->flags & TAP_GRPF_FAILED) != 0)))
+        lttng_ust_field_integer(uint8_t, failed, (g->flags & TAP_GRPF_FAILED) != 0)
+        lttng_ust_field_integer(uint8_t, marked, (g->flags & (TAP_GRPF_TIMED | TAP_GRPF_STAMPED)) != 0)))
 
 /* An operation issued while its stream was captured into a CUDA graph. */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_captured,
@@ -250,6 +258,17 @@ LTTNG_UST_TRACEPOINT_EVENT(nccltap, op_captured,
         lttng_ust_field_enum(nccltap, op_enum, int32_t, op, r->op)
         lttng_ust_field_integer(uint64_t, bytes, r->bytes)
         lttng_ust_field_integer_hex(uintptr_t, stream, (uintptr_t)r->stream)))
+
+/* The process's exit, once its last calls were collected (within
+ * NCCLTAP_EXIT_WAIT_MS): its calls, and those still in no row (in_flight,
+ * as the rank file counts them). A process without it in a trace whose
+ * recording went on was killed: its calls that no completion followed
+ * never ran, as far as anyone knows. */
+LTTNG_UST_TRACEPOINT_EVENT(nccltap, process_end,
+    LTTNG_UST_TP_ARGS(uint64_t, calls, uint64_t, in_flight),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, calls, calls)
+        lttng_ust_field_integer(uint64_t, in_flight, in_flight)))
 
 /* Every interval, one per (communicator, op, datatype, size class). */
 LTTNG_UST_TRACEPOINT_EVENT(nccltap, stats,

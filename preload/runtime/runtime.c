@@ -30,6 +30,7 @@
 #include "writers/output.h"
 #include "writers/prom_file.h"
 #include "writers/rank_file.h"
+#include "writers/tracing.h"
 #include "reducer/os_switch.h"
 #include "reducer/reducer.h"
 #include "stats/site_stats.h"
@@ -234,6 +235,8 @@ static void *reducer_main(void *arg)
     }
     finish_at_exit(&snap);
     tap_rank_file_write(&snap, true);
+    struct tap_call_tally tally = tap_call_tally(&snap);
+    TAP_TRACE(process_end, tally.calls, tally.in_flight);
     /* A checkpoint asked meanwhile is this write: its asker stops waiting. */
     pthread_mutex_lock(&wake_lock);
     checkpoints_written = checkpoints_asked;

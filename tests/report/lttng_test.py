@@ -109,6 +109,13 @@ def case_counts(t):
     check(n["op_enqueue"] == calls, f"op_enqueue events {n['op_enqueue']} == calls {calls}")
     check(n["op_complete"] == calls, f"op_complete events {n['op_complete']} == calls {calls}")
     check(n["comm_init"] == 4, f"4 comm_init events (got {n['comm_init']})")
+    ends = [(c["vpid"], f) for name, c, f in evs if name == "process_end"]
+    check(len({v for v, _ in ends}) == len(ends) == 4 and sum(int(f["calls"]) for _, f in ends) == calls and
+          all(f["in_flight"] == "0" for _, f in ends), f"one process_end a rank, its calls, none in flight: {ends}")
+    marked = collections.Counter((name, f.get("marked")) for name, _, f in evs
+                                 if name == "group_end" or name == "op_enqueue" and f["group_id"] == "0")
+    check(set(marked) == {("op_enqueue", "1"), ("group_end", "1")},
+          f"every timed call outside a group, and every timed group, says it is marked: {marked}")
     ctx = [c for _, c, _ in evs]
     check(all("vpid" in c and "vtid" in c and c.get("procname") == "nccltap-bench" for c in ctx),
           "every event has vpid, vtid and procname")
@@ -463,7 +470,7 @@ CASES = {
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "hang_untimed": lambda t: case_hang_untimed(t),
-         "hang_auto": lambda t: case_hang_auto(t), "hang_two_comms": lambda t: case_hang_two_comms(t),
+         "hang_auto": lambda t: case_hang_auto(t), "killed": lambda t: case_killed(t), "hang_two_comms": lambda t: case_hang_two_comms(t),
          "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
          "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
@@ -603,6 +610,53 @@ def same_hang(trace, files, nhangs=1):
               f"files {files['totals'][k]}")
     rows = lambda d: sorted((o["rank"], o["op"], o["size_class"], o["calls"], o["timed"]) for o in d["ops"])
     check(rows(trace) == rows(files), f"the rows' calls: trace {rows(trace)}, files {rows(files)}")
+
+
+def case_killed(t):
+    """Ranks killed (SIGKILL) while their last 5 all-reduces wait for rank
+    1's GPU, which never gets to collective 5, long before the hang
+    timeout: no hang event, no process_end. The report of the trace
+    counts those 5 a rank in flight, in no row, as the rank files' last
+    write does (they were counted in the rows, 10 calls for the 5 that
+    ran). counts checks that a run that ends has its process_end."""
+    d = os.path.join(t.work, "killed")
+    env = dict(os.environ, NCCLTAP_TIMING="auto", NCCLTAP_HANG_TIMEOUT_S="600", NCCLTAP_INTERVAL_MS="100",
+               NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ="5")
+    p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
+                          "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def rank_files():
+        out = {}
+        for f in glob.glob(os.path.join(d, "nccltap-*.json")):
+            try:
+                doc = json.load(open(f))
+            except (OSError, ValueError):
+                continue  # being replaced
+            out[doc["pid"]] = doc["totals"]
+        return out
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60:
+        files = rank_files()
+        if sorted((v["calls"], v["in_flight"]) for v in files.values()) == [(10, 5), (10, 5)]:
+            break
+        time.sleep(0.1)
+    check(len(files) == 2, f"the ranks' files: {files}")
+    for pid in files:
+        os.kill(pid, 9)
+    _, err = p.communicate(timeout=60)
+    evs = events(os.path.join(d, "lttng"))
+    names = collections.Counter(name for name, _, _ in evs)
+    check(not names["hang"] and not names["process_end"], f"killed before any hang event or exit: {names}")
+    trace, files = t.report(os.path.join(d, "lttng"))[0], t.report(d)[0]
+    check(trace["totals"]["in_flight"] == 10 and trace["totals"]["calls"] == 20,
+          f"each rank's 5 calls from collective 5 in flight: {trace['totals']}")
+    for k in ("calls", "timed", "stamped", "in_flight"):
+        check(trace["totals"][k] == files["totals"][k], f"totals.{k}: trace {trace['totals'][k]}, "
+              f"files {files['totals'][k]}")
+    rows = lambda d: sorted((o["rank"], o["op"], o["size_class"], o["calls"]) for o in d["ops"])
+    check(rows(trace) == rows(files) == [(0, "AllReduce", 1024, 5), (1, "AllReduce", 1024, 5)],
+          f"the rows' calls: trace {rows(trace)}, files {rows(files)}")
 
 
 def case_hang_untimed(t):

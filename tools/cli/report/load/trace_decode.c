@@ -22,6 +22,7 @@ static const struct {
     { "nccltap:os_offcpu", TEV_OS_OFFCPU },
     { "nccltap:step", TEV_STEP },
     { "nccltap:entry_point", TEV_ENTRY_POINT },
+    { "nccltap:process_end", TEV_PROCESS_END },
     { "sched_switch", TEV_SCHED_SWITCH },
     { "sched_wakeup", TEV_SCHED_WAKEUP },
     { "sched_process_fork", TEV_PROCESS_FORK },
@@ -226,7 +227,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
 {
     bool has_comm = e->kind != TEV_GROUP_END && e->kind != TEV_CALLSITE && e->kind != TEV_MODULE &&
                     e->kind != TEV_OS_OFFCPU && e->kind != TEV_PYTHON_FRAME && e->kind != TEV_PYTHON_UNREAD &&
-                    e->kind != TEV_STEP && e->kind != TEV_ENTRY_POINT;
+                    e->kind != TEV_STEP && e->kind != TEV_ENTRY_POINT && e->kind != TEV_PROCESS_END;
     e->comm_id = has_comm ? get_u64(p, "comm_id") : 0;
     switch (e->kind) {
     case TEV_COMM_INIT:
@@ -261,6 +262,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->stream = get_u64(p, "stream");
         e->site = get_u64(p, "site");
         e->user_tag = get_u64_since(p, "user_tag");
+        e->marked = get_u64_since(p, "marked") != 0;
         break;
     case TEV_OP_COMPLETE:
         e->rank = get_i64(p, "rank");
@@ -309,6 +311,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->py_function = get_str(p, "function");
         break;
     case TEV_PYTHON_UNREAD:
+    case TEV_PROCESS_END:
         e->calls = get_u64(p, "calls");
         break;
     case TEV_ENTRY_POINT:
@@ -333,6 +336,7 @@ static void decode_payload(const struct payload *p, struct tev *e)
         e->timed = get_u64(p, "timed") != 0;
         e->simulated = get_u64(p, "simulated") != 0;
         e->failed = get_u64(p, "failed") != 0;
+        e->marked = get_u64_since(p, "marked") != 0;
         break;
     default:
         break;

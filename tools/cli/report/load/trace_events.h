@@ -23,6 +23,7 @@ enum tev_kind {
     TEV_OS_OFFCPU,           /* the shim's own record of a thread off its CPU (NCCLTAP_OS) */
     TEV_STEP,                /* the program marked a step (nccltap_step()) */
     TEV_ENTRY_POINT,         /* a call of NCCL's other entry points (memory, registration...) */
+    TEV_PROCESS_END,         /* the process exited, its last calls collected */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,
@@ -68,6 +69,9 @@ struct tev {
     int64_t peer;
     /* op_enqueue: the call's profiler tag (absent before nccltap read it: 0) */
     uint64_t user_tag;
+    /* op_enqueue, group_end: it has events, an op_complete will follow
+     * (absent before nccltap said so: false) */
+    bool marked;
     /* op_complete; replay: 0 a call, N the Nth launch of a graph holding
      * call seq (absent from traces of nccltap before it: 0) */
     uint64_t start_ns, end_ns, duration_ns, group_ops, replay;
@@ -91,7 +95,8 @@ struct tev {
     size_t npython;
     /* entry_point: the function (`name`) and what NCCL returned */
     int64_t result;
-    /* python_unread: `calls`; step: the steps marked so far (`calls`), and
+    /* python_unread: `calls`; process_end: the process's calls; step: the
+     * steps marked so far (`calls`), and
      * the mark's time (`out_ns`, CLOCK_MONOTONIC) */
     uint64_t calls;
     /* python_frame: its id (`site` unused), file, line and function */

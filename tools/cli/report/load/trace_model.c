@@ -114,7 +114,7 @@ static void on_op(struct trace_model *m, struct tm_proc *p, const struct tev *e)
         .group_id = e->group_id, .stream = e->stream, .ts_ns = e->ts_ns,
         .rank = int_field(e->rank), .peer = int_field(e->peer), .tid = e->vtid > 0 ? (uint32_t)e->vtid : 0,
         .site = (unsigned)e->site, .user_tag = e->user_tag, .op = label(m, e->op, e->op_value),
-        .dtype = label(m, e->dtype, e->dtype_value),
+        .dtype = label(m, e->dtype, e->dtype_value), .marked = e->marked,
     };
 }
 
@@ -253,7 +253,7 @@ static void on_offcpu(struct tm_proc *p, const struct tev *e)
 static void on_group_end(struct tm_proc *p, const struct tev *e)
 {
     p->groups = xgrow(p->groups, &p->cap_groups, p->ngroups, sizeof *p->groups, 16);
-    p->groups[p->ngroups++] = (struct tm_group){ e->group_id, e->simulated, e->failed };
+    p->groups[p->ngroups++] = (struct tm_group){ e->group_id, e->simulated, e->failed, e->marked };
 }
 
 void trace_model_add(const struct tev *e, void *model)
@@ -315,6 +315,9 @@ void trace_model_add(const struct tev *e, void *model)
         break;
     case TEV_OS_OFFCPU:
         on_offcpu(p, e);
+        break;
+    case TEV_PROCESS_END:
+        p->ended = true;
         break;
     default:
         break;  /* kernel events: trace_kernel.c */

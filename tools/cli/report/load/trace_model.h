@@ -28,6 +28,7 @@ struct tm_op {
     unsigned site;    /* its call site, 0: none */
     uint64_t user_tag; /* its profiler tag, 0: none */
     const char *op, *dtype;
+    bool marked;      /* it has events: an op_complete says when it ran */
 };
 
 /* An op_complete: of a call (replay 0), or the replay-th execution of the
@@ -96,6 +97,7 @@ struct tm_thread {
 struct tm_group {
     uint64_t id;
     bool simulated, failed;
+    bool marked;      /* its ops have events: each one's op_complete says when */
 };
 
 /* A function's entry_point events: calls, and those NCCL refused. */
@@ -114,6 +116,7 @@ struct tm_proc {
     uint64_t captured;           /* op_captured events */
     uint64_t python_unread;      /* the largest python_unread count */
     uint64_t steps_marked;       /* the largest step count of its step events */
+    bool ended;                  /* a process_end event: it exited, not killed */
     TM_ARRAY(uint64_t, step_marks);  /* their times, as the events came */
     TM_ARRAY(struct tm_entry, entries);  /* entry_point events, by name */
     TM_ARRAY(struct tm_comm, comms);

@@ -249,12 +249,24 @@ static uint64_t *in_flight_from(const struct tm_proc *p)
     return from;
 }
 
-static bool in_flight(const struct tm_proc *p, const uint64_t *from, const struct tm_op *op)
+/* Whether op, without a completion, is in flight: from its rank's hang
+ * report on (in_flight_from); or in a process that has no process_end
+ * (killed, or its recording stopped first), where the op has events (its
+ * group's, if grouped: g, NULL when its group never ended) whose
+ * completion never came. So the shim's rank file counts it: an op with
+ * events reaches its row when they complete, or at exit; one without, at
+ * once. Not where the process has no completion at all (a session that
+ * left op_complete out). Traces of nccltap before `marked` keep every
+ * such call in a row. */
+static bool in_flight(const struct tm_proc *p, const uint64_t *from, const struct tm_op *op,
+                      const struct tm_group *g)
 {
     for (size_t i = 0; i < p->nhangs; i++)
         if (p->hangs[i].comm_id == op->comm_id && p->hangs[i].rank == op->rank)
             return op->seq >= from[i];
-    return false;
+    if (p->ended || !p->ndone)  /* none: op_complete was not recorded */
+        return false;
+    return op->group_id ? !g || g->marked : op->marked;
 }
 
 /* The calls that are in rows, each with its completion; counts the others. */
@@ -282,10 +294,10 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
         const struct tm_done *done = d < p->ndone && p->done[d].comm_id == op->comm_id &&
                                      p->done[d].rank == op->rank && p->done[d].seq == op->seq
                                          ? &p->done[d] : NULL;
+        const struct tm_group *g = NULL;
         if (op->group_id) {
             struct tm_group key = { .id = op->group_id };
-            const struct tm_group *g =
-                p->ngroups ? bsearch(&key, p->groups, p->ngroups, sizeof key, cmp_group) : NULL;
+            g = p->ngroups ? bsearch(&key, p->groups, p->ngroups, sizeof key, cmp_group) : NULL;
             /* Such groups never ran: the shim keeps them out of its rows. */
             if (g && g->simulated) {
                 t->simulated++;
@@ -296,7 +308,7 @@ static struct call *calls_of(struct tm_proc *p, size_t *ncalls, struct trace_row
                 continue;
             }
         }
-        if (!done && in_flight(p, from, op)) {
+        if (!done && in_flight(p, from, op, g)) {
             t->in_flight++;
             continue;
         }

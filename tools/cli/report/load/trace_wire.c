@@ -22,7 +22,7 @@ static const size_t strings[] = {
 static const size_t bools[] = {
     offsetof(struct tev, started), offsetof(struct tev, preempted), offsetof(struct tev, timed),
     offsetof(struct tev, simulated), offsetof(struct tev, failed), offsetof(struct tev, stamped),
-    offsetof(struct tev, start_at_call), offsetof(struct tev, untimed),
+    offsetof(struct tev, start_at_call), offsetof(struct tev, untimed), offsetof(struct tev, marked),
 };
 
 static const char **string_at(struct tev *e, size_t i)
