@@ -596,6 +596,8 @@ void tap_reducer_snapshot(struct tap_snapshot *s)
 
 int tap_reducer_has_pending(void) { return tap_lanes_waiting_marked() > 0 || stamped_this_pass > 0; }
 
+int tap_reducer_has_waiting(void) { return tap_lanes_waiting() > 0; }
+
 /* A unit still waiting at exit: counted as calls without a time. */
 static void abandon(struct tap_unit *u, void *arg)
 {

@@ -32,6 +32,11 @@ void tap_reducer_trace_stats(void);
  * must not sleep long while the application times ops. */
 int tap_reducer_has_pending(void);
 
+/* Whether any op waits in its stream's lane, also one without events of
+ * its own (stamped from the next mark on its stream, which only a later
+ * call records): the next call's mark is then polled for at once. */
+int tap_reducer_has_waiting(void);
+
 /* Calls fn(op, started, arg) for every timed or stamped op waiting for its
  * events (each member of a group), `started` when its stream got to it,
  * for the hang watchdog. Reducer thread. */

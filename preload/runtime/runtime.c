@@ -71,7 +71,11 @@ static atomic_flag checkpoint_budget_said = ATOMIC_FLAG_INIT;
  * resolution of the stamps, also between ops (the first poll after a call
  * bounds when its stream got to it); once QUIET_POLL_NS pass with nothing
  * new (a hang, a long op, a pause), doubling, up to 1 ms while ops are on
- * the GPU. Otherwise idle: back off. Counting only: long enough to batch
+ * the GPU, or while an op without marks of its own waits for the next
+ * call's (the host paused after a burst: the first call after the pause,
+ * whose arrival a straggler's lateness is measured at, is bounded by the
+ * first poll after it; backing off to 20 ms there made it 20 ms wide on
+ * the simulator). Otherwise idle: back off. Counting only: long enough to batch
  * (each wake-up costs more than a record), short enough that the queue
  * stays under a quarter full at the rate just seen. */
 #define QUIET_POLL_NS 20000000ull /* 20 ms */
@@ -85,7 +89,7 @@ static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
     bool stamping = tap_config.timing != TAP_TIMING_OFF && tap_gpu_ready();
     if (stamping && quiet_ns < QUIET_POLL_NS)
         return poll;
-    if (tap_reducer_has_pending()) {
+    if (tap_reducer_has_pending() || (stamping && tap_reducer_has_waiting())) {
         uint64_t most = poll > POLL_MIN_NS ? poll : POLL_MIN_NS;
         uint64_t more = slept_ns * 2 < poll ? poll : slept_ns * 2;
         return more > most ? most : more;
