@@ -23,6 +23,7 @@ struct event_kind {
     struct mpmc_queue *free_events; /* struct tap_event * */
     _Atomic uint32_t created;
     _Atomic int want_more;
+    _Atomic bool refused; /* the driver refused an event: grown again only once dry */
 };
 
 struct event_pool {
@@ -100,6 +101,9 @@ static void create_events(struct event_pool *p, bool timed, uint32_t n)
         struct tap_event *e = &chunk[made];
         mpmc_push(k->free_events, &e, sizeof e);
     }
+    atomic_store_explicit(&k->refused, made < n, memory_order_relaxed);
+    if (!made)
+        free(chunk);
     atomic_fetch_add(&k->created, made);
 }
 
@@ -280,13 +284,15 @@ void *tap_capture_event_node(struct tap_event *e, void *stream)
 }
 
 /* Under half of the kind's events free: grown before it runs dry,
+ * unless the driver refused the last growth (retried at every pass, it
+ * would cost a failing driver call each time),
  * since each time it does, the calls until the reducer's next pass go
  * untimed (a job issuing 8,000 calls ahead of its GPU ran a pool of
  * 4,096 dry twice: 26 to 524 calls of each rank untimed). */
 static bool running_low(struct event_kind *k)
 {
     uint32_t made = atomic_load_explicit(&k->created, memory_order_relaxed);
-    return made < tap_config.max_inflight && mpmc_approx_size(k->free_events) < made / 2;
+    return !atomic_load_explicit(&k->refused, memory_order_relaxed) && made < tap_config.max_inflight && mpmc_approx_size(k->free_events) < made / 2;
 }
 
 void tap_pools_grow(void)

@@ -4,6 +4,7 @@
 
 #include "state/comm_registry.h"
 #include "base/config.h"
+#include "base/log.h"
 #include "cuda/gpu_timing.h"
 #include "base/monotonic.h"
 #include "base/mpmc_queue.h"
@@ -178,16 +179,24 @@ static void at_thread_exit(void *unused)
         join_forget();
 }
 
-static void make_exit_key(void) { exit_key_made = pthread_key_create(&exit_key, at_thread_exit) == 0; }
+static void make_exit_key(void)
+{
+    exit_key_made = pthread_key_create(&exit_key, at_thread_exit) == 0;
+    if (!exit_key_made)
+        tap_log("no thread-specific key left (pthread_key_create): under NCCLTAP_TIMING=all, the event a thread "
+                "keeps for its next call is not given back when it exits");
+}
 
-/* Once a thread: its first kept event. Setting one of the first 32 keys'
- * values allocates nothing (glibc keeps them in the thread's own block). */
+void tap_intercept_at_load(void) { pthread_once(&exit_key_once, make_exit_key); }
+
+/* Once a thread: its first kept event. The key was made at load (a copy
+ * loaded late makes it here); without one, nothing to arm. Where setting
+ * its value fails (no memory past the first 32 keys), tried again at the
+ * next kept event. */
 static __attribute__((noinline)) void arm_thread_exit(void)
 {
-    th.exit_armed = true;
     pthread_once(&exit_key_once, make_exit_key);
-    if (exit_key_made)
-        pthread_setspecific(exit_key, &th);
+    th.exit_armed = !exit_key_made || pthread_setspecific(exit_key, &th) == 0;
 }
 
 /* After an op's end event was recorded under `all`: kept for the next. */

@@ -32,6 +32,11 @@ static inline bool tap_op_failed(ncclResult_t result)
 
 /* The out-of-line parts of the hot path. */
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation);
+/* At load, before CUDA's and NCCL's own keys: the thread-exit key, among
+ * the first 32 a process makes, whose values glibc keeps in each thread's
+ * own block (setting one allocates nothing). Loading thread. */
+void tap_intercept_at_load(void);
+
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream);
 /* After a timed or captured call. */
 void tap_op_end_slow(struct tap_call *c, ncclResult_t result);

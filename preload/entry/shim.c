@@ -6,14 +6,17 @@
  * nccltap is ahead of it in the process, nccl/shim_copy.h) does nothing at
  * either. */
 #include "entry/bring_up.h"
+#include "entry/intercept.h"
 #include "entry/unseen.h"
 #include "nccl/shim_copy.h"
 #include "runtime/runtime.h"
 
 __attribute__((constructor)) static void tap_load(void)
 {
-    if (!tap_shim_passive())
-        tap_at_load();
+    if (tap_shim_passive())
+        return;
+    tap_at_load();
+    tap_intercept_at_load();
 }
 
 /* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;

@@ -767,15 +767,21 @@ static void late_since(struct comm_steps *cs)
     size_t hi = w->from + reach + pad < cs->nsteps ? w->from + reach + pad : cs->nsteps;
     if (hi - lo < 2 * pad)
         return;
-    double *caused = xmalloc((hi - lo) * sizeof *caused), t;
+    /* Of the steps measured alike only (a missing one is no step where
+     * the rank was on time), each one's index in `at`. */
+    double *caused = xmalloc((hi - lo) * sizeof *caused), t = 0;
+    size_t *at = xmalloc((hi - lo) * sizeof *at), n = 0;
     for (size_t k = lo; k < hi; k++) {
         const struct step *st = &cs->steps[k];
-        bool its = st->late_rank == cs->late.rank && st->late_pos == cs->late.pos && !st->missing &&
-                   st->timed == cs->timed;
-        caused[k - lo] = its ? st->late_us : 0;
+        if (st->missing || st->timed != cs->timed)
+            continue;
+        bool its = st->late_rank == cs->late.rank && st->late_pos == cs->late.pos;
+        caused[n] = its ? st->late_us : 0;
+        at[n++] = k;
     }
-    size_t from = lo + best_split(caused, hi - lo, &t);
+    size_t from = n >= 2 * pad ? at[best_split(caused, n, &t)] : w->from;
     free(caused);
+    free(at);
     if (t < STEPS_CHANGE_MIN_T || from == w->from)
         return;
     double before = steps_median(cs, 0, from, offsetof(struct step, wait_us));
@@ -786,6 +792,7 @@ static void late_since(struct comm_steps *cs)
         late.rank != cs->late.rank || late.pos != cs->late.pos)
         return;
     w->from = from;
+    w->t = t;
     w->before_us = before;
     w->after_us = after;
     cs->late = late;
