@@ -19,8 +19,9 @@ __attribute__((constructor)) static void tap_load(void)
     tap_intercept_at_load();
 }
 
-/* atexit(tap_runtime_stop) normally runs first, while CUDA is still up;
- * this covers an unload without exit. */
+/* At exit, after atexit(tap_runtime_stop), which ran while CUDA was still
+ * up: nothing left to do but where that registration failed. The
+ * library is never unloaded before exit (linked -z nodelete). */
 __attribute__((destructor)) static void tap_unload(void)
 {
     if (tap_shim_passive())
