@@ -45,6 +45,10 @@ static _Atomic uint64_t pair_cost_ns;
 static struct event_pool *_Atomic pools[MAX_CONTEXTS];
 static _Atomic unsigned npools;
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+/* One grower of a published pool at a time (its count is checked, then
+ * raised): apart from pools_lock, so that a context's first call does not
+ * wait behind a growth of thousands of events. Never nested with it. */
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static __thread void *tl_stream __attribute__((tls_model("initial-exec")));
 static __thread struct event_pool *tl_pool __attribute__((tls_model("initial-exec")));
@@ -220,11 +224,11 @@ void tap_pool_reserve(bool timed, uint32_t n)
     if (!tap_gpu_ready() || tap_cu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return;
     struct event_pool *p = pool_of_context(ctx);
-    pthread_mutex_lock(&pools_lock); /* one creator at a time: the count is checked then raised */
+    pthread_mutex_lock(&grow_lock);
     uint32_t have = p ? atomic_load(&p->kinds[timed].created) : n;
     if (have < n)
         create_events(p, timed, n - have);
-    pthread_mutex_unlock(&pools_lock);
+    pthread_mutex_unlock(&grow_lock);
 }
 
 struct tap_event *tap_event_take(struct event_pool *p, bool timed)
@@ -309,10 +313,10 @@ void tap_pools_grow(void)
                 continue;
             /* Four times as many: a pool that ran low once will again at
              * the same rate, and each growth must come before it is dry. */
-            pthread_mutex_lock(&pools_lock); /* beside tap_pool_reserve's */
+            pthread_mutex_lock(&grow_lock); /* beside tap_pool_reserve's */
             uint32_t have = atomic_load(&k->created);
             create_events(p, timed, have > CHUNK ? 3 * have : CHUNK);
-            pthread_mutex_unlock(&pools_lock);
+            pthread_mutex_unlock(&grow_lock);
             CUcontext popped;
             tap_cu.cuCtxPopCurrent(&popped);
         }

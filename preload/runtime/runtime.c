@@ -381,7 +381,7 @@ void tap_runtime_stop(void)
  * and released after it, in the parent and in the child alike, so the
  * child gets each one free and the state it guards whole (re-initializing
  * a mutex another thread held is undefined). They never nest and guard
- * only nccltap's own data. Not taken: the event pools' lock, held around
+ * only nccltap's own data. Not taken: the event pools' locks, held around
  * CUDA calls whose driver may hold its own locks across fork (a lock-order
  * inversion; TSan found it with the simulator), and never taken in a child
  * of a process that used CUDA (timing is off there: tap_gpu_after_fork);
