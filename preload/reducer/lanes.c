@@ -252,14 +252,6 @@ void tap_part_stamp(const struct tap_part *p, uint64_t issued_ns, struct tap_sta
      * stream was idle, and got there when it was issued. */
     uint64_t lo = max3(p->start_lo, issued_ns, p->prev_end_lo);
     uint64_t hi = p->start_hi > lo ? p->start_hi : lo;
-    /* A part without events (of a burst) is known complete only from the
-     * next mark, which may come after a pause of the host: its arrival is
-     * derived, when the work before it ended or it was issued, whichever
-     * is later (nothing but NCCL's own is taken to hold the stream between
-     * calls so close together; what does counts in its time). */
-    uint64_t derived_hi = issued_ns > p->prev_end_hi ? issued_ns : p->prev_end_hi;
-    if (!p->start && p->prev_end_hi && derived_hi < hi)
-        hi = derived_hi > lo ? derived_hi : lo;
     bool idle = p->start_lo <= issued_ns && p->prev_end_hi <= issued_ns;
     s->start_ns = idle ? lo : lo + (hi - lo) / 2;
     s->start_span_ns = hi - lo;
