@@ -287,16 +287,18 @@ void *tap_capture_event_node(struct tap_event *e, void *stream)
     return deps[0];
 }
 
-/* Under half of the kind's events free: grown before it runs dry,
- * unless the driver refused the last growth (retried at every pass, it
- * would cost a failing driver call each time),
- * since each time it does, the calls until the reducer's next pass go
- * untimed (a job issuing 8,000 calls ahead of its GPU ran a pool of
- * 4,096 dry twice: 26 to 524 calls of each rank untimed). */
+/* Under half of the kind's events free: grown before it runs dry, since
+ * each time it does, the calls until the reducer's next pass go untimed
+ * (a job issuing 8,000 calls ahead of its GPU ran a pool of 4,096 dry
+ * twice: 26 to 524 calls of each rank untimed). Not after the driver
+ * refused the last growth: retried at every pass, it would cost a failing
+ * driver call each time; a pool that runs dry still asks (want_more). */
 static bool running_low(struct event_kind *k)
 {
     uint32_t made = atomic_load_explicit(&k->created, memory_order_relaxed);
-    return !atomic_load_explicit(&k->refused, memory_order_relaxed) && made < tap_config.max_inflight && mpmc_approx_size(k->free_events) < made / 2;
+    if (atomic_load_explicit(&k->refused, memory_order_relaxed))
+        return false;
+    return made < tap_config.max_inflight && mpmc_approx_size(k->free_events) < made / 2;
 }
 
 void tap_pools_grow(void)
