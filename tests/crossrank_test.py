@@ -691,10 +691,22 @@ def host_stall(run):
     little (with every call timed, rank 1 at about 1 in 5, as often as
     chance): in the default timing and in `all`, rank 1 is the straggler
     finding (last in most of the collectives that made the waiting), and
-    the waiting it caused is about 3 ranks x 20 ms x 20."""
+    the waiting it caused is about 3 ranks x 20 ms x 20. In the default
+    timing the others' AllReduce there, called after their synchronize (50
+    us or more after their last call), has marks of its own: its start is
+    known to the polls (1 ms), not only between the marks around the 20 ms
+    wait (its middle, 10 ms off: 14 to 20 of the 57 before)."""
     for timing in ("auto", "all"):
         shutil.rmtree(run.dir, ignore_errors=True)
-        rep, text, _ = step_app(run, [4, 200, "stall", 1, 10, 20000], NCCLSIM_JITTER_US=50, NCCLTAP_TIMING=timing)
+        rep, text, _ = step_app(run, [4, 200, "stall", 1, 10, 20000], NCCLSIM_JITTER_US=50, NCCLTAP_TIMING=timing,
+                                NCCLTAP_OPS_JSONL=1)
+        if timing == "auto":
+            spans = [o["start_span_ns"] for p in glob.glob(os.path.join(run.dir, "*.ops.jsonl")) for o in
+                     map(json.loads, open(p)) if o["rank"] != 1 and o["seq"] % 20 == 0 and o["seq"] >= 20]
+            check(len(spans) == 3 * 19, "%d stalled AllReduces of ranks 0, 2, 3 recorded, want 57" % len(spans))
+            wide = sum(span > 10e6 for span in spans)  # 14 to 20 before, 0 here
+            check(wide <= 5, "%d of the others' stalled AllReduces have starts known only within 10 ms or more, "
+                  "want at most 5" % wide)
         f = first_straggler(rep, 1, "AllReduce")
         want = 3 * 20000 * 19
         got = f["evidence"]["others_wait_us"]
@@ -1008,15 +1020,17 @@ def hang_run(run):
 
 
 def stop_mid_step(run):
-    """step_app's 4 ranks, rank 3 stopping after 2 buckets of step 10,
-    until each rank wrote its hang file: {rank: its communicator's entry}.
+    """step_app's 4 ranks, rank 3 stopping after 2 buckets of step 10, each
+    step's 6 buckets issued back to back (`gap 0`: a burst; an op called 50
+    us or more after its thread's last call gets marks of its own), until
+    each rank wrote its hang file: {rank: its communicator's entry}.
     Ranks 0-2 wait in a collective and always write one; rank 3 only while
     its last ops wait for a mark after them (a host slow enough to mark
     after them completes them, and rank 3, in its own code, has nothing
     pending): given 4 s after the others'."""
     shutil.rmtree(run.dir, ignore_errors=True)
     app = os.path.join(os.path.dirname(run.bench), "step_app")
-    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "20", "buckets", "6", "stop", "3", "10", "2"]
+    cmd = [run.nccltap, "run", "--sim", "--dir", run.dir, "--", app, "4", "20", "buckets", "6", "gap", "0", "stop", "3", "10", "2"]
     env = run.env(NCCLTAP_OS="off", NCCLTAP_HANG_TIMEOUT_S=1, NCCLTAP_POLL_US=20000)
     # Its own session: step_app's ranks are forked processes, which the
     # end of the test must end too (the waiting ones poll their streams).
@@ -1048,7 +1062,8 @@ def stop_mid_step(run):
 
 def hang_between(run):
     """A rank stuck in its own code mid-step, the default timing: DDP's
-    pattern (step_app buckets 6: 6 AllReduces a step, 1 MiB halving), rank
+    pattern, back to back (step_app buckets 6 gap 0: 6 AllReduces a step,
+    1 MiB halving), rank
     3 issues 2 buckets of step 10 and stops; ranks 0-2 issue all 6 and
     wait. With NCCLTAP_POLL_US=20000 a step's buckets fall between two
     marks (10 ms apart), so the stuck op, bucket 2 (seq 62, 256 KiB), has

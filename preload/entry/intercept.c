@@ -29,9 +29,10 @@ struct tap_thread {
     uint64_t first_seq;
     uint8_t first_op, first_class;
     /* Marks (NCCLTAP_TIMING=auto): the stream last marked by this thread,
-     * when, and the nominal GPU time of the ops issued on it since. */
+     * when, the nominal GPU time of the ops issued on it since, and when
+     * this thread last called an op on it. */
     void *mark_stream;
-    uint64_t last_mark_ns, unmarked_ns;
+    uint64_t last_mark_ns, unmarked_ns, last_call_ns;
     /* Joined (NCCLTAP_TIMING=all): the end event of this thread's last
      * timed op, held a second time, to be the start of its next op if that
      * comes on the same stream within TAP_JOIN_GAP_NS of the record. */
@@ -91,20 +92,32 @@ static bool precise(struct tap_comm *c, unsigned op, unsigned cls, uint64_t seq)
     return rate == 0 ? learning_says_time(c, h, cls, seq) : tap_sample_selected(c->id, seq, rate - 1);
 }
 
+/* A thread that called nothing on a stream for this long did something
+ * else (its own work, a synchronize, a pause): its next op's stream may
+ * have run dry or may still be busy, and only a mark says which. Two marks
+ * cost at most 1.4 us of host time (H100; 0.4 on H200), under 3% of a
+ * loop that leaves NCCL this long between calls; calls back to back (8 B
+ * ops, about 10 us apart, or a host held by CUDA's launch queue) stay a
+ * burst. */
+#define TAP_AWAY_NS 50000
+
 /* Whether an op that is not timed precisely gets marks of its own. A mark
  * costs the host about 0.7 us, which an 8 B op of 10 us cannot hide,
  * while the reducer polls only every NCCLTAP_POLL_US: in a burst, one mark
  * per half a poll interval of work says all the polls can. So marked are:
- * the first op on a stream after half a poll interval without a mark (the
+ * the first op on a stream after half a poll interval without a mark; the
+ * op called TAP_AWAY_NS or more after its thread's last call there (the
  * op after the host's own work, whose arrival matters: a straggler is late
- * there), and the op that brings the work since the last mark, by the
+ * there); and the op that brings the work since the last mark, by the
  * nominal cost model (sampling.h), to half a poll interval. The ops between
  * are stamped from the marks around them (lanes.h). */
 static bool mark_due(void *stream, uint64_t bytes, uint64_t now)
 {
     uint64_t gap = (uint64_t)tap_config.poll_us * 500;
     uint64_t nominal = (uint64_t)(TAP_NOMINAL_LATENCY_NS + (double)bytes / TAP_NOMINAL_BYTES_PER_NS);
-    if (stream == th.mark_stream && now - th.last_mark_ns < gap && th.unmarked_ns + nominal < gap) {
+    bool burst = stream == th.mark_stream && now - th.last_call_ns < TAP_AWAY_NS;
+    th.last_call_ns = now;
+    if (burst && now - th.last_mark_ns < gap && th.unmarked_ns + nominal < gap) {
         th.unmarked_ns += nominal;
         return false;
     }
@@ -115,7 +128,7 @@ static bool mark_due(void *stream, uint64_t bytes, uint64_t now)
 static void marked(void *stream, uint64_t now)
 {
     th.mark_stream = stream;
-    th.last_mark_ns = now;
+    th.last_mark_ns = th.last_call_ns = now;
     th.unmarked_ns = 0;
 }
 

@@ -21,6 +21,8 @@
  * in its own code between two collectives does (a hang). Marked steps
  * (`mark`): each rank calls nccltap_step() as each step begins, when
  * nccltap is there (looked up, as programs do: include/nccltap.h).
+ * The compute between two buckets (`gap US`, with `buckets`): 100 us
+ * unless said; 0 issues a step's buckets back to back, a burst.
  * A backward slower on one rank (`slow_backward RANK US`, with `buckets`):
  * RANK computes US more before each bucket, so that it falls further
  * behind at each (US at the first, K x US at the last).
@@ -34,7 +36,7 @@
  * Usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US [from STEP to STEP]]
  *                 [mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE]
  *                 [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags]
- *                 [slow_backward RANK US]
+ *                 [slow_backward RANK US] [gap US]
  * Prints, per rank, {"rank": R, "steps": N, "step_s": mean seconds}. */
 #include <dlfcn.h>
 #include <limits.h>
@@ -77,18 +79,20 @@ static void sleep_us(long us)
 }
 
 /* One step of DDP's backward: K buckets of gradients, 1 MiB halving,
- * each all-reduced once its layers' compute (100 us, and `extra_us` more
- * on a rank whose backward is slower) is done. */
-static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets, int stop_after, long extra_us)
+ * each all-reduced once its layers' compute (`gap_us`, and `extra_us`
+ * more on a rank whose backward is slower) is done. */
+static void bucket_step(ncclComm_t comm, CUstream s, CUdeviceptr grad, int buckets, int stop_after, long gap_us,
+                        long extra_us)
 {
     size_t count = AR_COUNT;
     for (int b = 0; b < buckets; b++) {
         if (b == stop_after)
             for (;;)
                 pause(); /* stuck in its own code: the job hangs */
-        if (b)
-            sleep_us(100);
-        sleep_us(extra_us);
+        if (b && gap_us)
+            sleep_us(gap_us);
+        if (extra_us)
+            sleep_us(extra_us);
         CHECK(ncclAllReduce((void *)grad, (void *)grad, count, ncclFloat32, ncclSum, comm, s), ncclSuccess);
         count = count > 1024 ? count / 2 : count;
     }
@@ -140,6 +144,7 @@ struct step_opts {
     int tags;        /* the per-call configuration variants, tagged */
     int slow_rank;   /* with `buckets`: this rank's backward is slower... */
     long slow_us;    /* ... by this much before each bucket */
+    long gap_us;     /* with `buckets`: the compute between two buckets */
 };
 
 #define TAG_ALLREDUCE 1
@@ -179,7 +184,8 @@ static void micro_batch(int rank, long i, const struct step_opts *o, ncclComm_t 
         sleep_us(o->late_us);
     if (o->buckets) {
         bool stops = rank == o->stop.rank && i == o->stop.step;
-        bucket_step(comm, s, grad, o->buckets, stops ? o->stop.after : -1, rank == o->slow_rank ? o->slow_us : 0);
+        bucket_step(comm, s, grad, o->buckets, stops ? o->stop.after : -1, o->gap_us,
+                    rank == o->slow_rank ? o->slow_us : 0);
     } else if (rank == mismatch.rank && i == mismatch.step) {
         if (!strcmp(mismatch.how, "allgather"))
             CHECK(ncclAllGather((void *)grad, (void *)gathered, AR_COUNT, ncclFloat32, comm, s), ncclSuccess);
@@ -236,7 +242,7 @@ int main(int argc, char **argv)
 {
     int bad = argc < 3;
     struct step_opts o = { .late_rank = -1, .slow_rank = -1, .stall = { -1, 1, 0, 0, LONG_MAX }, .mismatch = { -1, -1, "allgather" },
-                           .stop = { -1, -1, -1 }, .accumulate = 1, .work_us = 200 };
+                           .stop = { -1, -1, -1 }, .accumulate = 1, .work_us = 200, .gap_us = 100 };
     for (int i = 3; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "late") && i + 2 < argc) {
             o.late_rank = atoi(argv[i + 1]);
@@ -286,6 +292,9 @@ int main(int argc, char **argv)
             o.slow_us = atol(argv[i + 2]);
             bad = o.slow_rank < 0 || o.slow_us < 0 || o.slow_us > 1000000;
             i += 2;
+        } else if (!strcmp(argv[i], "gap") && i + 1 < argc) {
+            o.gap_us = atol(argv[++i]);
+            bad = o.gap_us < 0 || o.gap_us > 1000000;
         } else if (!strcmp(argv[i], "tags")) {
             o.tags = 1;
         } else if (!strcmp(argv[i], "setup") && i + 1 < argc) {
@@ -296,7 +305,7 @@ int main(int argc, char **argv)
     }
     if (bad || atoi(argv[1]) < 1 || atol(argv[2]) < 0 || o.late_us < 0 || o.late_us > 10000000) {
         fprintf(stderr, "usage: step_app NRANKS STEPS [late RANK US [from STEP]] [buckets K] [stall RANK EVERY US [from STEP to STEP]] "
-                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags] [slow_backward RANK US]\n");
+                "[mismatch RANK STEP [allgather|max|half]] [env RANK NAME=VALUE] [accumulate K] [mark] [setup K] [work US] [stop RANK STEP AFTER] [tags] [slow_backward RANK US] [gap US]\n");
         return 2;
     }
     int nranks = atoi(argv[1]);
