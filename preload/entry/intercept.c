@@ -40,6 +40,7 @@ struct tap_thread {
     void *join_stream;
     uint64_t join_after_ns;
     bool exit_armed;             /* join_end goes back to its pool at the thread's exit */
+    uint16_t arm_skip;           /* kept events until arming is tried again (arm_thread_exit) */
     /* The op being captured (tap_op_begin_slow to end_capture). */
     void *capture_graph;         /* the graph; NULL if the driver cannot say */
     uint64_t capture_id;
@@ -204,18 +205,21 @@ void tap_intercept_at_load(void) { pthread_once(&exit_key_once, make_exit_key); 
 
 /* Once a thread: its first kept event. The key was made at load (a copy
  * loaded late makes it here); without one, nothing to arm. Where setting
- * its value fails (no memory past the first 32 keys), tried again at the
- * next kept event. */
+ * its value fails (no memory past the first 32 keys), tried again after
+ * ARM_RETRY_AFTER more kept events: not at each, where every try would be
+ * a failing allocation on the caller's thread. */
+#define ARM_RETRY_AFTER 1024
 static __attribute__((noinline)) void arm_thread_exit(void)
 {
     pthread_once(&exit_key_once, make_exit_key);
     th.exit_armed = !exit_key_made || pthread_setspecific(exit_key, &th) == 0;
+    th.arm_skip = th.exit_armed ? 0 : ARM_RETRY_AFTER;
 }
 
 /* After an op's end event was recorded under `all`: kept for the next. */
 static void join_keep(struct tap_op_rec *r, uint64_t now)
 {
-    if (!th.exit_armed)
+    if (!th.exit_armed && (th.arm_skip == 0 || --th.arm_skip == 0))
         arm_thread_exit();
     tap_event_share(r->ev_end);
     th.join_end = r->ev_end;

@@ -32,9 +32,11 @@ static inline bool tap_op_failed(ncclResult_t result)
 
 /* The out-of-line parts of the hot path. */
 struct tap_comm *tap_comm_cached_slow(ncclComm_t comm, uint32_t generation);
-/* At load, before CUDA's and NCCL's own keys: the thread-exit key, among
- * the first 32 a process makes, whose values glibc keeps in each thread's
- * own block (setting one allocates nothing). Loading thread. */
+/* At load, before CUDA's and NCCL's own keys: the thread-exit key, most
+ * often among the first 32 a process makes, whose values glibc keeps in
+ * each thread's own block (setting one allocates nothing); the
+ * constructors of the program's own libraries run first and may have
+ * made 32 (setting one then allocates, once a thread). Loading thread. */
 void tap_intercept_at_load(void);
 
 void tap_op_begin_slow(struct tap_call *c, struct tap_comm *tc, cudaStream_t stream);

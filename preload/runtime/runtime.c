@@ -70,15 +70,20 @@ static atomic_flag checkpoint_budget_said = ATOMIC_FLAG_INIT;
  * the application calls NCCL or ops are on the GPU: NCCLTAP_POLL_US, the
  * resolution of the stamps, also between ops (the first poll after a call
  * bounds when its stream got to it); once QUIET_POLL_NS pass with nothing
- * new (a hang, a long op, a pause), doubling, up to 1 ms while ops are on
- * the GPU, or while an op without marks of its own waits for the next
- * call's (the host paused after a burst: the first call after the pause,
- * whose arrival a straggler's lateness is measured at, is bounded by the
- * first poll after it; backing off to 20 ms there made it 20 ms wide on
- * the simulator). Otherwise idle: back off. Counting only: long enough to batch
- * (each wake-up costs more than a record), short enough that the queue
- * stays under a quarter full at the rate just seen. */
+ * new (a hang, a long op, a pause), doubling, while ops are on the GPU or
+ * an op without marks of its own waits for the next call's (the host
+ * paused after a burst: the first call after the pause, whose arrival a
+ * straggler's lateness is measured at, is bounded by the first poll after
+ * it; backing off to 20 ms there made it 20 ms wide on the simulator), up
+ * to 1 ms or a QUIET_SHARE of the time nothing came, whichever is longer:
+ * a pause's end is known to within 1/64 of the pause, and a job idle for
+ * long (an evaluation, a checkpoint, a server between requests, a hang)
+ * backs off to 20 ms instead of waking 1,000 times a second. Otherwise
+ * idle: back off. Counting only: long enough to batch (each wake-up costs
+ * more than a record), short enough that the queue stays under a quarter
+ * full at the rate just seen. */
 #define QUIET_POLL_NS 20000000ull /* 20 ms */
+#define QUIET_SHARE 64
 static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
 {
     static uint64_t quiet_ns; /* since a pass last handled something */
@@ -90,7 +95,9 @@ static uint64_t next_nap(uint64_t slept_ns, unsigned handled)
     if (stamping && quiet_ns < QUIET_POLL_NS)
         return poll;
     if (tap_reducer_has_pending() || (stamping && tap_reducer_has_waiting())) {
-        uint64_t most = poll > POLL_MIN_NS ? poll : POLL_MIN_NS;
+        uint64_t share = quiet_ns / QUIET_SHARE;
+        uint64_t most = share > POLL_MAX_NS ? POLL_MAX_NS : share > POLL_MIN_NS ? share : POLL_MIN_NS;
+        most = poll > most ? poll : most;
         uint64_t more = slept_ns * 2 < poll ? poll : slept_ns * 2;
         return more > most ? most : more;
     }

@@ -5,8 +5,10 @@
  * tests/check_expect.py compares them with what the shim wrote.
  *
  * Usage: api_exercise SCENARIO   (scenarios below, in main) */
+#include <dirent.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -431,6 +433,64 @@ static int scenario_exit_pending(void)
     return 0; /* no synchronize, no destroy: exit with work in flight */
 }
 
+/* The voluntary context switches of every thread of this process but
+ * the calling one: the wake-ups of the shim's (and the simulator's). */
+static long others_wakeups(void)
+{
+    char path[300], line[128];
+    long total = 0;
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == self)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+                total += atol(line + 24);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+/* A burst, then 3 s with the communicator alive and nothing called (an
+ * evaluation, a checkpoint, a server between requests): the last ops of
+ * the burst wait for the next call's marks, and the shim's reducer must
+ * back off meanwhile, not poll every NCCLTAP_POLL_US (1,000 times a
+ * second: 2,700 wake-ups in 3 s, about 150 backing off). */
+static int scenario_idle(void)
+{
+    struct one_rank o = one_rank_open();
+    for (int k = 0; k < 200; k++)
+        CHECK_NCCL(ncclAllReduce(o.b, o.b, COUNT, ncclFloat32, ncclSum, o.comm, o.s));
+    CHECK_CU(cu.cuStreamSynchronize(o.s));
+    sleep(1);
+    long before = others_wakeups();
+    sleep(2);
+    long wakeups = others_wakeups() - before;
+    fprintf(stderr, "api_exercise idle: %ld wake-ups of the other threads in 2 s\n", wakeups);
+    printf("{\"result\": \"idle_backs_off\", \"code\": %d}\n", wakeups < 600);
+    CHECK_NCCL(ncclCommDestroy(o.comm));
+    expect_calls("init", 0, "AllReduce", 200);
+    return 0;
+}
+
+/* `n` calls, their stream synchronized, then exit with the communicator
+ * alive (no ncclCommDestroy: common under PyTorch): every call ran. */
+static int scenario_exit_alive(int n)
+{
+    struct one_rank o = one_rank_open();
+    for (int k = 0; k < n; k++)
+        CHECK_NCCL(ncclAllReduce(o.b, o.b, COUNT, ncclFloat32, ncclSum, o.comm, o.s));
+    CHECK_CU(cu.cuStreamSynchronize(o.s));
+    expect_calls("init", 0, "AllReduce", n);
+    return 0;
+}
+
 /* Keeps running across several intervals, and looks for its own file. */
 static int scenario_interval(void)
 {
@@ -461,7 +521,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|interval|exec|nonblocking|names|fork-after-init|fork-_exit\n");
+        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|exec|nonblocking|names|fork-after-init|fork-_exit\n");
         return 2;
     }
     const char *s = argv[1];
@@ -486,6 +546,10 @@ int main(int argc, char **argv)
         return scenario_exit_pending();
     if (!strcmp(s, "interval"))
         return scenario_interval();
+    if (!strcmp(s, "idle"))
+        return scenario_idle();
+    if (!strcmp(s, "exit-alive") && argc > 2)
+        return scenario_exit_alive(atoi(argv[2]));
     if (!strcmp(s, "exec"))
         return scenario_exec();
     if (!strcmp(s, "nonblocking"))

@@ -43,7 +43,8 @@ static int64_t pick(struct bytes *b, const int64_t *few, size_t nfew)
 static const char *name(struct bytes *b)
 {
     static const char *const names[] = {"", "AllReduce", "AllGather", "Send", "Recv", "float32",
-                                        "int8", "h0", "h1", "init", "split", "destroy", "\xff\xfe"};
+                                        "int8", "h0", "h1", "init", "split", "destroy", "\xff\xfe",
+                                        "op_complete", "process_end"};
     return names[take(b, 1) % (sizeof names / sizeof names[0])];
 }
 

@@ -38,9 +38,10 @@ FACTOR = {"AllReduce": 2 * 3 / 4, "AllGather": 3 / 4, "ReduceScatter": 3 / 4, "A
 
 
 class Env:
-    def __init__(self, nccltap, work):
+    def __init__(self, nccltap, work, app=None):
         self.nccltap = nccltap
         self.work = work
+        self.app = app  # tests/apps/api_exercise, where given
         bindir = os.path.dirname(os.path.abspath(nccltap))
         self.bench = os.path.join(bindir, "nccltap-bench")
 
@@ -470,7 +471,8 @@ CASES = {
          "setup_failure": case_setup_failure, "no_trace": case_no_trace,
          "fd_launcher": case_fd_launcher, "mpirun": case_mpirun, "system_rc": case_system_rc,
          "hang": lambda t: case_hang(t), "hang_untimed": lambda t: case_hang_untimed(t),
-         "hang_auto": lambda t: case_hang_auto(t), "killed": lambda t: case_killed(t), "hang_two_comms": lambda t: case_hang_two_comms(t),
+         "hang_auto": lambda t: case_hang_auto(t), "killed": lambda t: case_killed(t),
+         "killed_first": lambda t: case_killed_first(t), "no_process_end": lambda t: case_no_process_end(t), "hang_two_comms": lambda t: case_hang_two_comms(t),
          "damaged_metadata": lambda t: case_damaged_metadata(t),
          "callsites": lambda t: case_callsites(t), "straggler": lambda t: case_straggler(t),
          "planted_links": lambda t: case_planted_links(t), "graph": lambda t: case_graph(t),
@@ -612,16 +614,14 @@ def same_hang(trace, files, nhangs=1):
     check(rows(trace) == rows(files), f"the rows' calls: trace {rows(trace)}, files {rows(files)}")
 
 
-def case_killed(t):
-    """Ranks killed (SIGKILL) while their last 5 all-reduces wait for rank
-    1's GPU, which never gets to collective 5, long before the hang
-    timeout: no hang event, no process_end. The report of the trace
-    counts those 5 a rank in flight, in no row, as the rank files' last
-    write does (they were counted in the rows, 10 calls for the 5 that
-    ran). counts checks that a run that ends has its process_end."""
-    d = os.path.join(t.work, "killed")
+def killed(t, name, seq):
+    """Ranks killed (SIGKILL) while their last calls, from collective
+    `seq` on, wait for rank 1's GPU, which never gets there, long before
+    the hang timeout: no hang event, no process_end. Returns the reports
+    of the trace and of the rank files' last write."""
+    d = os.path.join(t.work, name)
     env = dict(os.environ, NCCLTAP_TIMING="auto", NCCLTAP_HANG_TIMEOUT_S="600", NCCLTAP_INTERVAL_MS="100",
-               NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ="5")
+               NCCLSIM_HANG_RANK="1", NCCLSIM_HANG_SEQ=str(seq))
     p = subprocess.Popen([t.nccltap, "run", "--lttng", "--sim", "--dir", d, "--", t.bench,
                           "--ranks", "2", "--bytes", "1K", "--iters", "10", "--warmup", "0"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -638,7 +638,7 @@ def case_killed(t):
     t0 = time.monotonic()
     while time.monotonic() - t0 < 60:
         files = rank_files()
-        if sorted((v["calls"], v["in_flight"]) for v in files.values()) == [(10, 5), (10, 5)]:
+        if sorted((v["calls"], v["in_flight"]) for v in files.values()) == [(10, 10 - seq)] * 2:
             break
         time.sleep(0.1)
     check(len(files) == 2, f"the ranks' files: {files}")
@@ -649,14 +649,86 @@ def case_killed(t):
     names = collections.Counter(name for name, _, _ in evs)
     check(not names["hang"] and not names["process_end"], f"killed before any hang event or exit: {names}")
     trace, files = t.report(os.path.join(d, "lttng"))[0], t.report(d)[0]
-    check(trace["totals"]["in_flight"] == 10 and trace["totals"]["calls"] == 20,
-          f"each rank's 5 calls from collective 5 in flight: {trace['totals']}")
+    check(trace["totals"]["in_flight"] == 2 * (10 - seq) and trace["totals"]["calls"] == 20,
+          f"each rank's {10 - seq} calls from collective {seq} in flight: {trace['totals']}")
     for k in ("calls", "timed", "stamped", "in_flight"):
         check(trace["totals"][k] == files["totals"][k], f"totals.{k}: trace {trace['totals'][k]}, "
               f"files {files['totals'][k]}")
-    rows = lambda d: sorted((o["rank"], o["op"], o["size_class"], o["calls"]) for o in d["ops"])
-    check(rows(trace) == rows(files) == [(0, "AllReduce", 1024, 5), (1, "AllReduce", 1024, 5)],
-          f"the rows' calls: trace {rows(trace)}, files {rows(files)}")
+    return trace, files
+
+
+def op_rows(rep):
+    return sorted((o["rank"], o["op"], o["size_class"], o["calls"]) for o in rep["ops"])
+
+
+def case_killed(t):
+    """killed() at collective 5: the report of the trace counts each
+    rank's last 5 calls in flight, in no row, as the rank files' last
+    write does (they were counted in the rows, 10 calls for the 5 that
+    ran). counts checks that a run that ends has its process_end."""
+    trace, files = killed(t, "killed", 5)
+    check(op_rows(trace) == op_rows(files) == [(0, "AllReduce", 1024, 5), (1, "AllReduce", 1024, 5)],
+          f"the rows' calls: trace {op_rows(trace)}, files {op_rows(files)}")
+
+
+def case_killed_first(t):
+    """killed() at collective 0, a job stuck in its first collective: no
+    op_complete at all in the trace, which still records them (declares
+    the event), so every call is in flight and none in a row, as in the
+    rank files (the trace's report had every call in its rows, taking a
+    process without completions for a session that left op_complete out)."""
+    trace, files = killed(t, "killed_first", 0)
+    check(op_rows(trace) == op_rows(files) == [], f"no rows: trace {op_rows(trace)}, files {op_rows(files)}")
+
+
+# A session of the test's own (root: in a private mount namespace, as
+# `nccltap run --lttng` makes one) that records the events in $EVENTS
+# only, around `nccltap run --sim` of the command given.
+OWN_SESSION = r"""
+set -e
+mount -t tmpfs none /run/lttng 2>/dev/null || { mkdir -p /run/lttng; mount -t tmpfs none /run/lttng; }
+export LTTNG_HOME=$WORK/home; mkdir -p $LTTNG_HOME
+lttng-sessiond --daemonize --no-kernel
+lttng create own --output=$WORK/lttng >/dev/null
+lttng enable-channel -u c >/dev/null
+lttng enable-event -u -c c "$EVENTS" >/dev/null
+lttng add-context -u -c c -t vpid -t vtid -t procname >/dev/null
+lttng start >/dev/null
+set +e
+NCCLTAP_LTTNG=1 "$NCCLTAP" run --sim --dir $WORK/files -- "$@"
+rc=$?
+lttng stop >/dev/null; lttng destroy >/dev/null
+kill $(cat /run/lttng/lttng-sessiond.pid)
+exit $rc
+"""
+
+
+def case_no_process_end(t):
+    """A session of the user's own that records nccltap's calls and
+    completions but not process_end (an event list, or a provider older
+    than the shim), around a program that exits with its communicator
+    alive after 200 AllReduces under the default timing (api_exercise
+    exit-alive): the last calls of its burst have no op_complete, and the
+    trace's report keeps them in rows, as the rank file does, rather than
+    count them in flight as a killed process's (54 of 200 were)."""
+    if os.getuid() != 0 or not shutil.which("unshare") or not t.app:
+        print("needs root, unshare and api_exercise: skipped")
+        raise SystemExit(SKIP)
+    work = os.path.join(t.work, "no_process_end")
+    events_ = "nccltap:comm_init,nccltap:comm_destroy,nccltap:op_enqueue,nccltap:op_complete,nccltap:group_end"
+    env = dict(os.environ, WORK=work, EVENTS=events_, NCCLTAP=t.nccltap, NCCLTAP_TIMING="auto")
+    rc, out, err = t.run(["unshare", "-m", "sh", "-c", OWN_SESSION, "sh", t.app, "exit-alive", "200"], env=env)
+    if not check(rc == 0, f"the run in a session of its own exits 0 (got {rc}): {err}"):
+        return
+    names = collections.Counter(name for name, _, _ in events(os.path.join(work, "lttng")))
+    check(names["op_enqueue"] == 200 and not names["process_end"], f"the session's events: {names}")
+    trace, files = t.report(os.path.join(work, "lttng"))[0], t.report(os.path.join(work, "files"))[0]
+    check(files["totals"]["in_flight"] == 0 and op_rows(files) == [(0, "AllReduce", 4096, 200)],
+          f"the rank file: {files['totals']}, {op_rows(files)}")
+    for k in ("calls", "in_flight"):
+        check(trace["totals"][k] == files["totals"][k], f"totals.{k}: trace {trace['totals'][k]}, "
+              f"files {files['totals'][k]}")
+    check(op_rows(trace) == op_rows(files), f"the rows' calls: trace {op_rows(trace)}, files {op_rows(files)}")
 
 
 def case_hang_untimed(t):
@@ -845,12 +917,13 @@ def case_damaged_metadata(t):
 
 def main():
     case, nccltap, work = sys.argv[1:4]
+    app = sys.argv[4] if len(sys.argv) > 4 else None
     if not shutil.which("lttng-sessiond"):
         print("lttng-sessiond is not installed: skipped")
         return SKIP
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    CASES[case](Env(nccltap, work))
+    CASES[case](Env(nccltap, work, app))
     return check.result()
 
 

@@ -152,13 +152,18 @@ static const char *get_enum(const struct payload *p, const char *name, int64_t *
 }
 
 /* The trace's environment names the host the tracer ran on. */
-static const char *hostname(const bt_event *event)
+/* The trace's "hostname" (environment), "" when unknown. */
+static const char *trace_host(const bt_trace *trace)
 {
-    const bt_stream *stream = bt_event_borrow_stream_const(event);
-    const bt_trace *trace = stream ? bt_stream_borrow_trace_const(stream) : NULL;
     const bt_value *v =
         trace ? bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname") : NULL;
     return v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING ? bt_value_string_get(v) : "";
+}
+
+static const char *hostname(const bt_event *event)
+{
+    const bt_stream *stream = bt_event_borrow_stream_const(event);
+    return trace_host(stream ? bt_stream_borrow_trace_const(stream) : NULL);
 }
 
 /* The event's time on the clock itself, in ns: LTTng's "monotonic" clock
@@ -379,6 +384,32 @@ static void decode_kernel(const struct payload *p, struct tev *e)
         break;
     default:
         break;
+    }
+}
+
+void tev_declared(const bt_message *msg, tev_fn fn, void *data)
+{
+    static const char *const absent_matters[] = { "nccltap:op_complete", "nccltap:process_end" };
+    const bt_stream *stream = bt_message_stream_beginning_borrow_stream_const(msg);
+    const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+    uint64_t n = bt_stream_class_get_event_class_count(sc);
+    for (uint64_t i = 0; i < n; i++) {
+        const char *name = bt_event_class_get_name(bt_stream_class_borrow_event_class_by_index_const(sc, i));
+        for (size_t k = 0; name && k < sizeof absent_matters / sizeof absent_matters[0]; k++) {
+            if (strcmp(name, absent_matters[k]) != 0)
+                continue;
+            static const char empty[] = "";
+            struct tev e;
+            memset(&e, 0, sizeof e);
+            e.gpu_uuid = e.origin = e.how = e.op = e.dtype = empty;
+            e.prev_comm = e.next_comm = e.comm = e.irq_name = e.path = e.build_id = empty;
+            e.py_file = e.py_function = empty;
+            e.kind = TEV_DECLARED;
+            e.name = name + strlen("nccltap:");
+            e.host = trace_host(bt_stream_borrow_trace_const(stream));
+            e.vpid = e.vtid = -1;
+            fn(&e, data);
+        }
     }
 }
 

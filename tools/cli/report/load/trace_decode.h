@@ -13,4 +13,10 @@
  * (another version of the provider) is said once on stderr and left 0. */
 bool tev_decode(const bt_message *msg, struct tev *e);
 
+/* At a stream's beginning (msg): fn(e, data) with a TEV_DECLARED for each
+ * nccltap event its class declares that the report reads the absence of
+ * (op_complete, process_end). LTTng declares every event the session
+ * enabled, and only those, whether or not one was emitted. */
+void tev_declared(const bt_message *msg, tev_fn fn, void *data);
+
 #endif

@@ -24,6 +24,9 @@ enum tev_kind {
     TEV_STEP,                /* the program marked a step (nccltap_step()) */
     TEV_ENTRY_POINT,         /* a call of NCCL's other entry points (memory, registration...) */
     TEV_PROCESS_END,         /* the process exited, its last calls collected */
+    TEV_DECLARED,            /* the trace of `host` declares nccltap event `name` (without
+                              * "nccltap:"): its session recorded such events, whether or
+                              * not one came (vpid -1; at each stream's beginning) */
     /* lttng-modules' (include/instrumentation/events/sched.h, irq.h,
      * lttng-statedump.h), in a kernel trace */
     TEV_SCHED_SWITCH,

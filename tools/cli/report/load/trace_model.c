@@ -51,7 +51,33 @@ static struct tm_proc *process(struct trace_model *m, const char *host, int64_t 
     memset(p, 0, sizeof *p);
     p->host = xstrdup(host);
     p->vpid = vpid;
+    for (size_t i = 0; i < m->ndeclared; i++)
+        if (strcmp(m->declared[i].host, host) == 0) {
+            p->completions_recorded = m->declared[i].op_complete;
+            p->ends_recorded = m->declared[i].process_end;
+        }
     return p;
+}
+
+/* A trace declares an event (TEV_DECLARED): for its host's processes,
+ * those seen so far and those to come. */
+static void on_declared(struct trace_model *m, const struct tev *e)
+{
+    size_t i = 0;
+    while (i < m->ndeclared && strcmp(m->declared[i].host, e->host) != 0)
+        i++;
+    if (i == m->ndeclared) {
+        m->declared = xgrow(m->declared, &m->cap_declared, m->ndeclared, sizeof *m->declared, 4);
+        m->declared[m->ndeclared++] = (struct tm_declared){ xstrdup(e->host), false, false };
+    }
+    struct tm_declared *d = &m->declared[i];
+    d->op_complete |= strcmp(e->name, "op_complete") == 0;
+    d->process_end |= strcmp(e->name, "process_end") == 0;
+    for (size_t k = 0; k < m->nprocs; k++)
+        if (strcmp(m->procs[k].host, e->host) == 0) {
+            m->procs[k].completions_recorded = d->op_complete;
+            m->procs[k].ends_recorded = d->process_end;
+        }
 }
 
 /* The communicator (id, rank) of the process; created on first sight, also
@@ -259,6 +285,10 @@ static void on_group_end(struct tm_proc *p, const struct tev *e)
 void trace_model_add(const struct tev *e, void *model)
 {
     struct trace_model *m = model;
+    if (e->kind == TEV_DECLARED) {
+        on_declared(m, e);
+        return;
+    }
     if (e->vpid < 0 && !m->no_vpid_said) {
         msg("warning: nccltap events without the vpid context (a session set up without "
             "`lttng add-context -t vpid`): the processes cannot be told apart");
@@ -362,6 +392,9 @@ void trace_model_free(struct trace_model *m)
         free(p->host);
     }
     free(m->procs);
+    for (size_t i = 0; i < m->ndeclared; i++)
+        free(m->declared[i].host);
+    free(m->declared);
     for (size_t i = 0; i < m->nstrings; i++)
         free(m->strings[i]);
     free(m->strings);

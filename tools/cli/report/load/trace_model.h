@@ -117,6 +117,11 @@ struct tm_proc {
     uint64_t python_unread;      /* the largest python_unread count */
     uint64_t steps_marked;       /* the largest step count of its step events */
     bool ended;                  /* a process_end event: it exited, not killed */
+    /* What its host's trace declares (TEV_DECLARED): a call without an
+     * op_complete never completed; a process without process_end was
+     * killed. Neither in a session that left the event out, nor in a
+     * trace of nccltap before process_end. */
+    bool completions_recorded, ends_recorded;
     TM_ARRAY(uint64_t, step_marks);  /* their times, as the events came */
     TM_ARRAY(struct tm_entry, entries);  /* entry_point events, by name */
     TM_ARRAY(struct tm_comm, comms);
@@ -134,8 +139,15 @@ struct tm_proc {
     size_t callsite_depth;       /* frames per site, as the events give them (zeros included) */
 };
 
+/* The events a host's trace declares that the report reads the absence of. */
+struct tm_declared {
+    char *host;
+    bool op_complete, process_end;
+};
+
 struct trace_model {
     TM_ARRAY(struct tm_proc, procs);
+    TM_ARRAY(struct tm_declared, declared);
     TM_ARRAY(char *, strings);   /* the distinct op and datatype names */
     size_t last_proc;            /* where the last event went */
     bool no_vpid_said;

@@ -33,6 +33,9 @@ static void on_message(struct sink *s, const bt_message *m)
         }
         break;
     }
+    case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+        tev_declared(m, s->fn, s->data);
+        break;
     /* LTTng (discard mode, the default) drops events when a sub-buffer is
      * full and records how many in the next packet; CTF readers turn that
      * into these messages. A count that is not known still means loss. */

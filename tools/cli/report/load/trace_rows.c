@@ -251,20 +251,20 @@ static uint64_t *in_flight_from(const struct tm_proc *p)
 
 /* Whether op, without a completion, is in flight: from its rank's hang
  * report on (in_flight_from); or in a process that has no process_end
- * (killed, or its recording stopped first), where the op has events (its
- * group's, if grouped: g, NULL when its group never ended) whose
- * completion never came. So the shim's rank file counts it: an op with
- * events reaches its row when they complete, or at exit; one without, at
- * once. Not where the process has no completion at all (a session that
- * left op_complete out). Traces of nccltap before `marked` keep every
- * such call in a row. */
+ * (killed, or its recording stopped first) where the trace records
+ * process_end and op_complete (declares them: a session that left either
+ * out, and traces of nccltap before process_end, keep every such call in
+ * a row), and the op has events (its group's, if grouped: g, NULL when
+ * its group never ended) whose completion never came. So the shim's rank
+ * file counts it: an op with events reaches its row when they complete,
+ * or at exit; one without, at once. */
 static bool in_flight(const struct tm_proc *p, const uint64_t *from, const struct tm_op *op,
                       const struct tm_group *g)
 {
     for (size_t i = 0; i < p->nhangs; i++)
         if (p->hangs[i].comm_id == op->comm_id && p->hangs[i].rank == op->rank)
             return op->seq >= from[i];
-    if (p->ended || !p->ndone)  /* none: op_complete was not recorded */
+    if (p->ended || !p->ends_recorded || !p->completions_recorded)
         return false;
     return op->group_id ? !g || g->marked : op->marked;
 }
