@@ -10,6 +10,7 @@ import io
 import json
 import math
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -344,6 +345,20 @@ def check_format(nccltap, d):
             check(rc == 2 and why in err, f"{bad}: a usage error saying {why!r}: {rc} {err}")
         check(sorted(os.listdir(out)) == ["f.json", "page.html", "r.csv", "r.json", "r.text", "t.json"],
               f"no file left beside those written: {sorted(os.listdir(out))}")
+        # -o a pipe (or /dev/null) is written to, not replaced by a file:
+        # as root, `-o /dev/null` made /dev/null a regular file.
+        fifo = os.path.join(out, "fifo")
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE, text=True)
+        rc, _, err = run(nccltap, "report", "--format", "csv", "-o", fifo, d)
+        try:
+            got = reader.communicate(timeout=20)[0]
+        except subprocess.TimeoutExpired:  # nothing opened the pipe: it was replaced
+            reader.kill()
+            got = reader.communicate()[0]
+        rc2, want, _ = run(nccltap, "report", "--csv", d)
+        check(rc == 0 and got == want and stat.S_ISFIFO(os.lstat(fifo).st_mode),
+              f"-o a pipe: the report through it, the pipe left a pipe ({rc}, {err})")
 
 
 def check_invalid(nccltap, d):

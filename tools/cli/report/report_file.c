@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The signals that end the process while a file is written: asked to
@@ -71,8 +72,28 @@ bool out_dir_writable(const char *argv0, const char *option, const char *path)
     return ok;
 }
 
+/* Writes to `path` as it is: a device, a pipe or a link, which a rename
+ * would replace (`-o /dev/null` as root made /dev/null a file). */
+static int write_in_place(const char *path, int (*write)(FILE *out, void *ctx), void *ctx)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        msg("cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = write(out, ctx);
+    if (fclose(out) != 0)
+        rc = -1;
+    if (rc != 0)
+        msg("cannot write %s", path);
+    return rc;
+}
+
 int out_file_write(const char *path, int (*write)(FILE *out, void *ctx), void *ctx)
 {
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return write_in_place(path, write, ctx);
     char *tmp = xasprintf("%s.XXXXXX", path);
     /* From its making to its renaming or removal, a signal that ends the
      * process removes it too: blocked until the name is known. */

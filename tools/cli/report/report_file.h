@@ -15,7 +15,9 @@
 bool out_dir_writable(const char *argv0, const char *option, const char *path);
 
 /* Calls write(out, ctx) on a temporary file beside `path`, then renames it
- * over `path`. write returns 0, or -1 when it could not write. Returns 0,
+ * over `path`; where `path` is there and not a regular file (a device such
+ * as /dev/null, a pipe, a symbolic link), on `path` itself, which a rename
+ * would replace. write returns 0, or -1 when it could not write. Returns 0,
  * or -1 after saying why (the temporary file removed). A signal that ends
  * the process meanwhile (a crash, SIGINT, RLIMIT_FSIZE's SIGXFSZ) removes
  * the temporary file before it takes its course. */
