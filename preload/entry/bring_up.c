@@ -35,6 +35,7 @@ static void bring_up(void)
 
 void tap_at_load(void)
 {
+    tap_log_at_load();
     tap_bring_up();
     unsigned threads = tap_process_threads();
     if (threads != 1) {

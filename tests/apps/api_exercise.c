@@ -6,6 +6,7 @@
  *
  * Usage: api_exercise SCENARIO   (scenarios below, in main) */
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -253,6 +254,38 @@ static int scenario_fork(void)
     one_rank_run(3, ncclFloat32);
     expect_calls("init", 0, "AllReduce", 8);
     expect_total("files", 2);
+    return 0;
+}
+
+/* A child that closed stderr (as daemons do) and whose next file, its
+ * data, got descriptor 2: its calls, its data written, an ordinary exit.
+ * nccltap's exit line must not land in that file. */
+static int scenario_closed_stderr(void)
+{
+    char path[] = "/tmp/api_exercise_data.XXXXXX";
+    int keep = mkstemp(path);
+    if (keep < 0)
+        return 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(STDERR_FILENO);
+        if (open(path, O_WRONLY | O_TRUNC) != STDERR_FILENO)
+            _exit(3);
+        app_cuda_init();
+        one_rank_run(5, ncclFloat32);
+        if (write(STDERR_FILENO, "DATA\n", 5) != 5)
+            _exit(4);
+        exit(0);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 1;
+    char got[256] = "";
+    ssize_t n = pread(keep, got, sizeof got - 1, 0);
+    close(keep);
+    unlink(path);
+    printf("{\"result\": \"data_file_kept\", \"code\": %d}\n", n == 5 && !memcmp(got, "DATA\n", 5));
+    expect_calls("init", 0, "AllReduce", 5);
     return 0;
 }
 
@@ -521,7 +554,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|exec|nonblocking|names|fork-after-init|fork-_exit\n");
+        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|exec|nonblocking|names|fork-after-init|fork-_exit|closed-stderr\n");
         return 2;
     }
     const char *s = argv[1];
@@ -529,6 +562,8 @@ int main(int argc, char **argv)
         return scenario_fork(); /* CUDA only in the children of fork */
     if (!strcmp(s, "fork-_exit"))
         return scenario_fork_exit();
+    if (!strcmp(s, "closed-stderr"))
+        return scenario_closed_stderr(); /* CUDA only in the child */
     app_cuda_init();
     if (!strcmp(s, "api"))
         return scenario_api();
