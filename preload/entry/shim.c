@@ -27,5 +27,6 @@ __attribute__((destructor)) static void tap_unload(void)
     if (tap_shim_passive())
         return;
     tap_runtime_stop();
+    tap_runtime_say_after_exit();
     tap_say_unseen_nccl();
 }

@@ -47,6 +47,8 @@ static _Atomic bool started; /* tap_runtime_start has run: the lock-free check *
 static bool stopping;        /* wake_lock */
 static uint64_t collect_deadline_ns; /* at exit: stop collecting, write */
 static atomic_flag stopped = ATOMIC_FLAG_INIT;
+/* tap_totals.after_exit as the final rank file has it; UINT64_MAX until it is written. */
+static _Atomic uint64_t after_exit_written = UINT64_MAX;
 
 /* Checkpoints (tap_runtime_checkpoint), under wake_lock: asked and
  * written so far, and the asker's deadline for the latest. */
@@ -246,6 +248,7 @@ static void *reducer_main(void *arg)
     }
     finish_at_exit(&snap);
     tap_rank_file_write(&snap, true);
+    after_exit_written = atomic_load(&tap_totals.after_exit);
     struct tap_call_tally tally = tap_call_tally(&snap);
     TAP_TRACE(process_end, tally.calls, tally.in_flight);
     /* A checkpoint asked meanwhile is this write: its asker stops waiting. */
@@ -393,6 +396,17 @@ void tap_runtime_stop(void)
  * inversion; TSan found it with the simulator), and never taken in a child
  * of a process that used CUDA (timing is off there: tap_gpu_after_fork);
  * the NCCL resolver's, held around dlopen on the first call only. */
+void tap_runtime_say_after_exit(void)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    uint64_t late = atomic_load(&tap_totals.after_exit), written = atomic_load(&after_exit_written);
+    if (written == UINT64_MAX || late <= written || atomic_flag_test_and_set(&said))
+        return;
+    tap_log("%llu NCCL calls came after nccltap wrote %s at exit (from an exit handler the program registered "
+            "before its first communicator, or a global object's destructor): they are in no file",
+            (unsigned long long)(late - written), tap_rank_file_path());
+}
+
 void tap_runtime_fork_lock(bool lock)
 {
     (lock ? pthread_mutex_lock : pthread_mutex_unlock)(&start_lock);
@@ -407,6 +421,7 @@ void tap_runtime_after_fork_child(void)
     atomic_store(&started, false);
     stopping = false;
     atomic_flag_clear(&stopped);
+    atomic_store(&after_exit_written, UINT64_MAX);
     checkpoints_asked = checkpoints_written = 0;
     atomic_store(&checkpoint_waited_ns, 0);
     atomic_flag_clear(&checkpoint_budget_said);

@@ -16,6 +16,14 @@ void tap_runtime_start(void);
  * final output. Idempotent. */
 void tap_runtime_stop(void);
 
+/* At unload (entry/shim.c's destructor, after every exit handler and
+ * global destructor has run): says how many calls came after the final
+ * files were written. Exit handlers the program registered before its
+ * first communicator run after nccltap's (registered then, while CUDA is
+ * up), as do its global objects' destructors; their calls are counted
+ * (after_exit) but are in no file. Idempotent. */
+void tap_runtime_say_after_exit(void);
+
 /* The process's last communicator has ended (entry/comm_hooks.c: a
  * finalize, destroy or abort that left none alive). What the process did
  * is complete now, and it may end with _exit, which runs no exit handler

@@ -524,6 +524,30 @@ static int scenario_exit_alive(int n)
     return 0;
 }
 
+/* Exit-time cleanup registered before the first communicator, so that it
+ * runs after nccltap's exit handler (registered then): 3 calls in main,
+ * 10 more and the destroy in the cleanup, which the final file cannot
+ * hold and nccltap says at unload. */
+static struct one_rank late_rank;
+static void late_cleanup(void)
+{
+    for (int k = 0; k < 10; k++)
+        CHECK_NCCL(ncclAllReduce(late_rank.b, late_rank.b, COUNT, ncclFloat32, ncclSum, late_rank.comm, late_rank.s));
+    CHECK_CU(cu.cuStreamSynchronize(late_rank.s));
+    CHECK_NCCL(ncclCommDestroy(late_rank.comm));
+}
+
+static int scenario_atexit_late(void)
+{
+    atexit(late_cleanup);
+    late_rank = one_rank_open();
+    for (int k = 0; k < 3; k++)
+        CHECK_NCCL(ncclAllReduce(late_rank.b, late_rank.b, COUNT, ncclFloat32, ncclSum, late_rank.comm, late_rank.s));
+    CHECK_CU(cu.cuStreamSynchronize(late_rank.s));
+    expect_calls("init", 0, "AllReduce", 3); /* those the files can hold */
+    return 0;
+}
+
 /* Keeps running across several intervals, and looks for its own file. */
 static int scenario_interval(void)
 {
@@ -554,7 +578,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|exec|nonblocking|names|fork-after-init|fork-_exit|closed-stderr\n");
+        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|atexit-late|exec|nonblocking|names|fork-after-init|fork-_exit|closed-stderr\n");
         return 2;
     }
     const char *s = argv[1];
@@ -583,6 +607,8 @@ int main(int argc, char **argv)
         return scenario_interval();
     if (!strcmp(s, "idle"))
         return scenario_idle();
+    if (!strcmp(s, "atexit-late"))
+        return scenario_atexit_late();
     if (!strcmp(s, "exit-alive") && argc > 2)
         return scenario_exit_alive(atoi(argv[2]));
     if (!strcmp(s, "exec"))
