@@ -402,7 +402,8 @@ void tap_config_load(void)
     memset(c, 0, sizeof *c);
     job_key(c->job, sizeof c->job);
     const char *dir = getenv("NCCLTAP_DIR");
-    if (dir && *dir) {
+    bool dir_too_long = dir && strlen(dir) >= sizeof c->dir;
+    if (dir && *dir && !dir_too_long) {
         snprintf(c->dir, sizeof c->dir, "%s", dir);
     } else if (c->job[0]) {
         tap_job_dir_name(c->dir, sizeof c->dir, c->job);
@@ -413,6 +414,8 @@ void tap_config_load(void)
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
         snprintf(c->dir, sizeof c->dir, "nccltap-%s", stamp);
     }
+    if (dir_too_long)
+        tap_log("NCCLTAP_DIR is too long (at most %zu characters): writing to %s instead", sizeof c->dir - 1, c->dir);
     const char *lib = getenv("NCCLTAP_NCCL_LIBRARY");
     c->nccl_library = lib && *lib ? lib : NULL;
     c->timing = env_timing();

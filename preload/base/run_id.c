@@ -1,5 +1,6 @@
 #include "base/run_id.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,35 +8,60 @@
 
 #include "base/out_file.h"
 
+/* FNV-1a, 64 bits, of a, b and c one after the other. */
+static uint64_t hash3(const char *a, const char *b, const char *c)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *s[] = { a, b, c }, **p = s; p < s + 3; p++)
+        for (const unsigned char *q = (const unsigned char *)*p; *q; q++)
+            h = (h ^ *q) * 0x100000001b3ull;
+    return h;
+}
+
+/* a b c as one id in `out` (file-name characters). Too long for it: its
+ * head, '-' and a hash of the whole, so that ids that differ only at the
+ * end (a restart's .r1, the pid in an Open MPI namespace) stay apart. */
+static void put_id(char *out, size_t len, const char *a, const char *b, const char *c)
+{
+    enum { HASH = 17 }; /* '-' and 16 hex digits */
+    char raw[256];
+    snprintf(raw, sizeof raw, "%s%s%s", a, b, c);
+    if (strlen(a) + strlen(b) + strlen(c) < len || len <= 2 * HASH) {
+        tap_out_name_part(out, len, raw);
+        return;
+    }
+    tap_out_name_part(out, len - HASH, raw);
+    size_t n = strlen(out);
+    snprintf(out + n, len - n, "-%016llx", (unsigned long long)hash3(a, b, c));
+}
+
 int tap_run_id_of_launcher(char *out, size_t len, char *(*get)(const char *))
 {
     static const char *const plain[] = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "LSB_JOBID",
                                         "PBS_JOBID", "FLUX_JOB_ID"};
     const char *v;
-    char raw[256];
 /* torchrun without a rendezvous id says "none" */
 #define SET(var) ((v = get(var)) != NULL && *v && strcmp(v, "none") != 0)
     if (SET("NCCLTAP_RUN_ID")) {
-        snprintf(raw, sizeof raw, "%s", v);
+        put_id(out, len, v, "", "");
     } else if (SET("SLURM_JOB_ID")) {
         const char *step = get("SLURM_STEP_ID");
         int has_step = step && *step;
-        snprintf(raw, sizeof raw, "%s%s%s", v, has_step ? "." : "", has_step ? step : "");
+        put_id(out, len, v, has_step ? "." : "", has_step ? step : "");
     } else if (SET("TORCHELASTIC_RUN_ID")) {
         /* An elastic restart launches the workers again under the same id. */
         const char *restart = get("TORCHELASTIC_RESTART_COUNT");
         int again = restart && *restart && strcmp(restart, "0") != 0;
-        snprintf(raw, sizeof raw, "%s%s%s", v, again ? ".r" : "", again ? restart : "");
+        put_id(out, len, v, again ? ".r" : "", again ? restart : "");
     } else {
         size_t i = 0;
         while (i < sizeof plain / sizeof plain[0] && !SET(plain[i]))
             i++;
         if (i == sizeof plain / sizeof plain[0])
             return 0;
-        snprintf(raw, sizeof raw, "%s", v);
+        put_id(out, len, v, "", "");
     }
 #undef SET
-    tap_out_name_part(out, len, raw);
     return 1;
 }
 

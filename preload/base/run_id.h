@@ -9,7 +9,9 @@
  *      LSB_JOBID, PBS_JOBID, FLUX_JOB_ID;
  *   3. else the process group: pg<pgid>-<its leader's start time>, shared
  *      by what one shell command line starts (a launcher and its ranks).
- * Ids are reduced to file-name characters (out_file.h). Where the job id
+ * Ids are reduced to file-name characters (out_file.h); one too long for
+ * its buffer keeps its head and a hash of the whole (ids that differ at
+ * the end stay apart). Where the job id
  * names the default output directory, tap_job_dir_name() makes it one safe
  * path component. */
 #ifndef NCCLTAP_RUN_ID_H

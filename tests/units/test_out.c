@@ -83,6 +83,16 @@ static void test_run_ids(void)
     run_id_is((const char *const[]){"TORCHELASTIC_RUN_ID=abc", "TORCHELASTIC_RESTART_COUNT=2", NULL}, "abc.r2");
     run_id_is((const char *const[]){"OMPI_MCA_ess_base_jobid=../../etc", NULL}, ".._.._etc");
     run_id_is((const char *const[]){"HOME=/root", NULL}, NULL);
+    /* Too long for the id: its head and a hash of the whole, so that a
+     * restart, or another pid at the end of the namespace, stays apart. */
+    const char *elastic = "TORCHELASTIC_RUN_ID=0123456789012345678901234567890123456789012345678901234567890123456789";
+    char first[64], restart[64];
+    fake_env = (const char *const[]){elastic, "TORCHELASTIC_RESTART_COUNT=0", NULL};
+    CHECK(tap_run_id_of_launcher(first, sizeof first, fake_getenv));
+    fake_env = (const char *const[]){elastic, "TORCHELASTIC_RESTART_COUNT=1", NULL};
+    CHECK(tap_run_id_of_launcher(restart, sizeof restart, fake_getenv));
+    CHECK(strlen(first) == 63 && strlen(restart) == 63 && strcmp(first, restart) != 0);
+    CHECK(!strncmp(first, "0123456789012345678901234567890123456789012345", 46) && first[46] == '-');
     /* The default directory's name: one safe component, whatever the id. */
     char name[256];
     tap_job_dir_name(name, sizeof name, "a/../../escaped");
