@@ -30,17 +30,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The hang report's entry of (comm, rank), and its process in *file. */
-static const struct hang_comm *find_entry(const struct report *r, uint64_t comm, int rank,
-                                          const struct rank_file **file)
+/* What is known of each rank of one communicator, gathered once: its
+ * hang report's entry and that report's process, and the ops its rank
+ * file says it issued. Looked up rank by rank instead, every report was
+ * scanned once per rank: hang files claiming 2^20 ranks (the most
+ * accepted) took minutes. */
+struct comm_ranks {
+    int nranks;
+    const struct hang_comm **entry;  /* [rank], NULL: no hang report has it */
+    const struct rank_file **file;   /* [rank]: the process of that report */
+    uint64_t *issued;                /* [rank]: ops issued, as its rank file says */
+    bool *in_file;                   /* [rank]: some rank file has it */
+};
+
+static void comm_ranks_make(const struct report *r, uint64_t comm, int nranks, struct comm_ranks *x)
 {
+    size_t n = nranks > 0 ? (size_t)nranks : 1;
+    *x = (struct comm_ranks){ nranks, xcalloc(n, sizeof *x->entry), xcalloc(n, sizeof *x->file),
+                              xcalloc(n, sizeof *x->issued), xcalloc(n, sizeof *x->in_file) };
+    /* The first of each, as the reports and files are listed. */
     for (size_t i = 0; i < r->nhangs; i++)
-        for (size_t k = 0; k < r->hangs[i].ncomms; k++)
-            if (r->hangs[i].comms[k].comm == comm && r->hangs[i].comms[k].rank == rank) {
-                *file = &r->files[r->hangs[i].file];
-                return &r->hangs[i].comms[k];
+        for (size_t k = 0; k < r->hangs[i].ncomms; k++) {
+            const struct hang_comm *e = &r->hangs[i].comms[k];
+            if (e->comm == comm && e->rank >= 0 && e->rank < nranks && !x->entry[e->rank]) {
+                x->entry[e->rank] = e;
+                x->file[e->rank] = &r->files[r->hangs[i].file];
             }
-    return NULL;
+        }
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t k = 0; k < r->files[i].ncomms; k++) {
+            const struct comm_entry *c = &r->files[i].comms[k];
+            if (c->rank >= 0 && c->rank < nranks && !x->in_file[c->rank] && strtoull(c->id, NULL, 16) == comm) {
+                x->in_file[c->rank] = true;
+                x->issued[c->rank] = c->calls;
+            }
+        }
+}
+
+static void comm_ranks_free(struct comm_ranks *x)
+{
+    free(x->entry);
+    free(x->file);
+    free(x->issued);
+    free(x->in_file);
+}
+
+/* Ops `rank` issued: its hang report's count, else its rank file's;
+ * *known false when neither has it. */
+static uint64_t issued_by(const struct comm_ranks *x, int rank, bool *known)
+{
+    *known = x->entry[rank] || x->in_file[rank];
+    return x->entry[rank] ? x->entry[rank]->issued : x->issued[rank];
 }
 
 static const struct callsite *site_of(const struct rank_file *f, unsigned id)
@@ -64,21 +104,6 @@ static void add_site(struct hang_instance *h, const struct callsite *site, int r
     h->sites[i].ranks[h->sites[i].nranks++] = rank;
 }
 
-/* Ops issued on (comm, rank) as its rank file says; 0 if no file says. */
-static uint64_t issued_per_rank_file(const struct report *r, uint64_t comm, int rank, bool *known)
-{
-    *known = false;
-    for (size_t i = 0; i < r->nfiles; i++)
-        for (size_t k = 0; k < r->files[i].ncomms; k++) {
-            const struct comm_entry *c = &r->files[i].comms[k];
-            if (c->rank == rank && strtoull(c->id, NULL, 16) == comm) {
-                *known = true;
-                return c->calls;
-            }
-        }
-    return 0;
-}
-
 static bool seen_comm(const struct hang_summary *s, uint64_t comm)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -88,29 +113,27 @@ static bool seen_comm(const struct hang_summary *s, uint64_t comm)
 }
 
 /* Whether some rank's GPU started S: every op before S completed there. */
-static bool some_rank_reached(const struct report *r, const struct hang_instance *h)
+static bool some_rank_reached(const struct comm_ranks *x, const struct hang_instance *h)
 {
     for (int rank = 0; rank < h->nranks; rank++) {
-        const struct rank_file *file;
-        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+        const struct hang_comm *e = x->entry[rank];
         if (e && e->pending && e->seq == h->seq && e->started)
             return true;
     }
     return false;
 }
 
-static void classify(const struct report *r, struct hang_instance *h)
+static void classify(const struct comm_ranks *x, struct hang_instance *h)
 {
-    bool reached = some_rank_reached(r, h);
+    bool reached = some_rank_reached(x, h);
     h->done_before = -1;
     h->stuck = xcalloc((size_t)h->nranks + 1, sizeof *h->stuck);
     h->missing = xcalloc((size_t)h->nranks + 1, sizeof *h->missing);
     h->unknown = xcalloc((size_t)h->nranks + 1, sizeof *h->unknown);
     for (int rank = 0; rank < h->nranks; rank++) {
-        const struct rank_file *file = NULL;
-        const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+        const struct hang_comm *e = x->entry[rank];
         if (e && e->pending && e->seq == h->seq) {
-            const struct callsite *site = site_of(file, e->site);
+            const struct callsite *site = site_of(x->file[rank], e->site);
             if (site)
                 add_site(h, site, rank);
             bool gap = !e->started && e->last_done < (int64_t)h->seq - 1;
@@ -137,8 +160,8 @@ static void classify(const struct report *r, struct hang_instance *h)
                 h->done_before = e->last_done;
             continue;
         }
-        bool known = e != NULL;
-        uint64_t issued = e ? e->issued : issued_per_rank_file(r, h->comm, rank, &known);
+        bool known;
+        uint64_t issued = issued_by(x, rank, &known);
         if (known && issued <= h->seq)
             h->missing[h->nmissing++] = (struct hang_missing){ rank, (int64_t)issued - 1, false };
         else if (!known)
@@ -151,15 +174,12 @@ static void classify(const struct report *r, struct hang_instance *h)
  * any rank of the communicator issued, when another issued more; else the
  * oldest untimed op reported. At most `timed_seq`, the oldest timed op
  * pending (UINT64_MAX: none). */
-static uint64_t stuck_seq_untimed(const struct report *r, uint64_t comm, int nranks, uint64_t timed_seq,
-                                  uint64_t untimed_seq)
+static uint64_t stuck_seq_untimed(const struct comm_ranks *x, uint64_t timed_seq, uint64_t untimed_seq)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (int rank = 0; rank < nranks; rank++) {
-        const struct rank_file *file;
-        const struct hang_comm *e = find_entry(r, comm, rank, &file);
-        bool known = e != NULL;
-        uint64_t issued = e ? e->issued : issued_per_rank_file(r, comm, rank, &known);
+    for (int rank = 0; rank < x->nranks; rank++) {
+        bool known;
+        uint64_t issued = issued_by(x, rank, &known);
         if (!known)
             continue;
         lo = issued < lo ? issued : lo;
@@ -208,10 +228,9 @@ static bool same_call(const struct hang_call *c, const struct hang_call *e, bool
 }
 
 /* The report of `rank` pending at S, NULL if it has none. */
-static const struct hang_comm *pending_at(const struct report *r, const struct hang_instance *h, int rank)
+static const struct hang_comm *pending_at(const struct comm_ranks *x, const struct hang_instance *h, int rank)
 {
-    const struct rank_file *file;
-    const struct hang_comm *e = find_entry(r, h->comm, rank, &file);
+    const struct hang_comm *e = x->entry[rank];
     return e && e->pending && e->seq == h->seq && e->op ? e : NULL;
 }
 
@@ -229,9 +248,10 @@ static const struct op_event *completed_at(const struct report *r, const struct 
 
 /* `rank`'s call at S: pending (its hang report) or completed (its
  * record); false where neither says. */
-static bool call_of(const struct report *r, const struct hang_instance *h, int rank, struct hang_call *c)
+static bool call_of(const struct report *r, const struct comm_ranks *x, const struct hang_instance *h, int rank,
+                    struct hang_call *c)
 {
-    const struct hang_comm *e = pending_at(r, h, rank);
+    const struct hang_comm *e = pending_at(x, h, rank);
     if (e) {
         *c = (struct hang_call){ e->op, e->dtype ? e->dtype : "", e->redop, e->root, e->bytes, NULL, 0, false };
         return true;
@@ -251,12 +271,12 @@ static bool call_of(const struct report *r, const struct hang_instance *h, int r
  * sides of a transfer are different calls at one seq by design, and
  * ranks' sends and receives need not share seqs with each other's
  * collectives, so no mismatch can be told. */
-static void name_calls(const struct report *r, struct hang_instance *h)
+static void name_calls(const struct report *r, const struct comm_ranks *x, struct hang_instance *h)
 {
     bool exact = true;
     struct hang_call c;
     for (int rank = 0; rank < h->nranks; rank++) {
-        if (!call_of(r, h, rank, &c))
+        if (!call_of(r, x, h, rank, &c))
             continue;
         if (xr_is_p2p(c.op))
             return;
@@ -265,7 +285,7 @@ static void name_calls(const struct report *r, struct hang_instance *h)
     }
     h->calls = xcalloc((size_t)h->nranks + 1, sizeof *h->calls);
     for (int rank = 0; rank < h->nranks; rank++) {
-        if (!call_of(r, h, rank, &c))
+        if (!call_of(r, x, h, rank, &c))
             continue;
         size_t i = 0;
         while (i < h->ncalls && !same_call(&h->calls[i], &c, exact))
@@ -318,11 +338,13 @@ void report_hangs(const struct report *r, struct hang_summary *out)
                     if (d->nranks > h.nranks)
                         h.nranks = d->nranks;
                 }
-            h.seq = untimed_seq == UINT64_MAX
-                ? timed_seq : stuck_seq_untimed(r, h.comm, h.nranks, timed_seq, untimed_seq);
+            struct comm_ranks x;
+            comm_ranks_make(r, h.comm, h.nranks, &x);
+            h.seq = untimed_seq == UINT64_MAX ? timed_seq : stuck_seq_untimed(&x, timed_seq, untimed_seq);
             name_seq(r, &h);
-            classify(r, &h);
-            name_calls(r, &h);
+            classify(&x, &h);
+            name_calls(r, &x, &h);
+            comm_ranks_free(&x);
             resolve(r, &h);
             if (out->n == cap)
                 out->v = xrealloc(out->v, (cap = cap ? 2 * cap : 4) * sizeof *out->v);
