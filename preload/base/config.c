@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/out_dir.h"
@@ -396,6 +397,23 @@ static void check_var_names(void)
     }
 }
 
+/* A relative output directory made absolute against the working
+ * directory at load: a program that chdir()s later (or ranks that do so
+ * differently) would otherwise write its files elsewhere than where the
+ * job started. Left relative where the working directory cannot be said
+ * or the whole would not fit. */
+static void absolute_dir(char *dir, size_t len)
+{
+    char cwd[4096];
+    if (dir[0] == '/' || !getcwd(cwd, sizeof cwd) || strlen(cwd) + 1 + strlen(dir) >= len)
+        return;
+    size_t n = strlen(cwd), rel = strlen(dir);
+    if (n > 1)
+        cwd[n++] = '/';
+    memmove(dir + n, dir, rel + 1); /* fits: checked above */
+    memcpy(dir, cwd, n);
+}
+
 void tap_config_load(void)
 {
     struct tap_config *c = &tap_config;
@@ -414,6 +432,7 @@ void tap_config_load(void)
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
         snprintf(c->dir, sizeof c->dir, "nccltap-%s", stamp);
     }
+    absolute_dir(c->dir, sizeof c->dir);
     if (dir_too_long)
         tap_log("NCCLTAP_DIR is too long (at most %zu characters): writing to %s instead", sizeof c->dir - 1, c->dir);
     const char *lib = getenv("NCCLTAP_NCCL_LIBRARY");

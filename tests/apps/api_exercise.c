@@ -548,6 +548,17 @@ static int scenario_atexit_late(void)
     return 0;
 }
 
+/* A program that changes its working directory to `dir` before its first
+ * call: a relative NCCLTAP_DIR is where it started. */
+static int scenario_chdir(const char *dir)
+{
+    if (chdir(dir) != 0)
+        return 1;
+    one_rank_run(3, ncclFloat32);
+    expect_calls("init", 0, "AllReduce", 3);
+    return 0;
+}
+
 /* Keeps running across several intervals, and looks for its own file. */
 static int scenario_interval(void)
 {
@@ -578,7 +589,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|atexit-late|exec|nonblocking|names|fork-after-init|fork-_exit|closed-stderr\n");
+        fprintf(stderr, "usage: api_exercise api|threads|thread-churn N|fork|capture|legacy|burst N|exit-pending|exit-alive N|interval|idle|atexit-late|chdir DIR|exec|nonblocking|names|fork-after-init|fork-_exit|closed-stderr\n");
         return 2;
     }
     const char *s = argv[1];
@@ -609,6 +620,8 @@ int main(int argc, char **argv)
         return scenario_idle();
     if (!strcmp(s, "atexit-late"))
         return scenario_atexit_late();
+    if (!strcmp(s, "chdir") && argc > 2)
+        return scenario_chdir(argv[2]);
     if (!strcmp(s, "exit-alive") && argc > 2)
         return scenario_exit_alive(atoi(argv[2]));
     if (!strcmp(s, "exec"))

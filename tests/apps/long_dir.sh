@@ -14,7 +14,7 @@ env LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" LD_LIBRARY_PATH="$sim" NCCLTAP
     "$app" burst 3 >"$base/out" 2>"$base/err" || { echo "FAIL: the application failed"; cat "$base/err"; exit 1; }
 cat "$base/err"
 failures=0
-grep -q "NCCLTAP_DIR is too long (at most 4095 characters): writing to nccltap-" "$base/err" ||
+grep -q "NCCLTAP_DIR is too long (at most 4095 characters): writing to $base/nccltap-" "$base/err" ||
     { echo "FAIL: no message naming NCCLTAP_DIR and its limit"; failures=1; }
 ls "$base"/nccltap-*/nccltap-*.json >/dev/null 2>&1 || { echo "FAIL: no rank file in the default directory"; failures=1; }
 [ -e "$base/0000" ] && { echo "FAIL: a directory made from the cut path"; failures=1; }
