@@ -57,7 +57,7 @@ job() {
 # The shim refuses it, says so once, and writes nothing anywhere.
 as_attacker mkdir -m 777 "$base/nccltap-atk"
 job "$base/nccltap-atk" "default directory"
-grep -q "NCCLTAP_DIR=nccltap-atk is not safe to write in (owned by another user)" "$base/err" ||
+grep -q "NCCLTAP_DIR=$base/nccltap-atk is not safe to write in (owned by another user)" "$base/err" ||
     fail "default directory: no refusal on stderr: $(cat "$base/err")"
 [ "$(grep -c 'not safe' "$base/err")" -eq 1 ] || fail "default directory: said more than once"
 [ -z "$(find "$base/nccltap-atk" ! -type l ! -type d)" ] ||
