@@ -1,6 +1,7 @@
 #include "base/config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,14 +380,12 @@ const char *tap_config_misspelled(const char *entry, size_t *name_len)
     return nearest_var(entry, len);
 }
 
-/* NCCLTAP_* names that nccltap does not read are misspellings (the
- * setting is silently lost otherwise): each is said, with the nearest
- * known name. Not when `nccltap run` said it already (NCCLTAP_VARS_CHECKED). */
-static void check_var_names(void)
+void tap_config_say_misspelled(void)
 {
     extern char **environ;
+    static atomic_flag said = ATOMIC_FLAG_INIT;
     const char *checked = getenv("NCCLTAP_VARS_CHECKED");
-    if ((checked && !strcmp(checked, "1")) || !speaks_for_job())
+    if ((checked && !strcmp(checked, "1")) || !speaks_for_job() || atomic_flag_test_and_set(&said))
         return;
     for (char **e = environ; e && *e; e++) {
         size_t len;
@@ -481,7 +480,6 @@ void tap_config_load(void)
     if (tap_job_id_of(c->job_id, sizeof c->job_id, getenv) != 0)
         tap_log("the job id (NCCLTAP_JOB_ID, SLURM_JOB_ID or TORCHELASTIC_RUN_ID) is longer than %zu characters: "
                 "the metrics' job_id is empty", sizeof c->job_id - 1);
-    check_var_names();
 }
 
 void tap_config_ensure(void)

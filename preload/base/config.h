@@ -59,6 +59,15 @@ extern struct tap_config tap_config;
 /* Fills tap_config from the environment, saying what is wrong in it. */
 void tap_config_load(void);
 
+/* NCCLTAP_* names nccltap does not read are misspellings (the setting is
+ * lost otherwise): each is said, with the nearest known name, once, by
+ * the process that speaks for the job (rank 0 of its launcher, or one no
+ * launcher gave a rank), unless `nccltap run` said it already
+ * (NCCLTAP_VARS_CHECKED). At the first communicator (runtime.c), not at
+ * load: under a plain LD_PRELOAD every process a script starts (a shell,
+ * `date`) would say it, while only those that use NCCL are affected. */
+void tap_config_say_misspelled(void);
+
 /* tap_config_load, once per process and thread-safely: whichever path
  * needs the configuration first (bring-up, or the NCCL resolver called
  * before the shim's constructor) loads it. */

@@ -296,6 +296,7 @@ void tap_runtime_start(void)
         return;
     }
     tap_output_note_image();
+    tap_config_say_misspelled();
     struct mpmc_queue *q = atomic_load(&tap_ring);
     if (!q) {
         q = mpmc_create(tap_config.ring_size, sizeof(struct tap_record));
