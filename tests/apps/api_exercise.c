@@ -224,17 +224,20 @@ static struct one_rank one_rank_open(void)
     return o;
 }
 
+/* `n` AllReduces of `dtype` on o's communicator, then its stream synchronized. */
+static void one_rank_calls(const struct one_rank *o, int n, ncclDataType_t dtype)
+{
+    for (int k = 0; k < n; k++)
+        CHECK_NCCL(ncclAllReduce(o->b, o->b, COUNT, dtype, ncclSum, o->comm, o->s));
+    CHECK_CU(cu.cuStreamSynchronize(o->s));
+}
+
 /* A one-rank communicator and `n` AllReduces on it. */
 static void one_rank_run(int n, ncclDataType_t dtype)
 {
     struct one_rank o = one_rank_open();
-    CUstream s = o.s;
-    void *b = o.b;
-    ncclComm_t comm = o.comm;
-    for (int k = 0; k < n; k++)
-        CHECK_NCCL(ncclAllReduce(b, b, COUNT, dtype, ncclSum, comm, s));
-    CHECK_CU(cu.cuStreamSynchronize(s));
-    CHECK_NCCL(ncclCommDestroy(comm));
+    one_rank_calls(&o, n, dtype);
+    CHECK_NCCL(ncclCommDestroy(o.comm));
 }
 
 /* fork: the child's calls are the child's, in its own file. */
@@ -357,9 +360,7 @@ static int scenario_names(void)
 static int scenario_fork_after_init(int n)
 {
     struct one_rank o = one_rank_open();
-    for (int k = 0; k < n; k++)
-        CHECK_NCCL(ncclAllReduce(o.b, o.b, COUNT, ncclFloat32, ncclSum, o.comm, o.s));
-    CHECK_CU(cu.cuStreamSynchronize(o.s));
+    one_rank_calls(&o, n, ncclFloat32);
     usleep(100 * 1000); /* the reducer has the lines, the interval is far */
     pid_t pid = fork();
     if (pid == 0)
@@ -498,9 +499,7 @@ static long others_wakeups(void)
 static int scenario_idle(void)
 {
     struct one_rank o = one_rank_open();
-    for (int k = 0; k < 200; k++)
-        CHECK_NCCL(ncclAllReduce(o.b, o.b, COUNT, ncclFloat32, ncclSum, o.comm, o.s));
-    CHECK_CU(cu.cuStreamSynchronize(o.s));
+    one_rank_calls(&o, 200, ncclFloat32);
     sleep(1);
     long before = others_wakeups();
     sleep(2);
@@ -517,9 +516,7 @@ static int scenario_idle(void)
 static int scenario_exit_alive(int n)
 {
     struct one_rank o = one_rank_open();
-    for (int k = 0; k < n; k++)
-        CHECK_NCCL(ncclAllReduce(o.b, o.b, COUNT, ncclFloat32, ncclSum, o.comm, o.s));
-    CHECK_CU(cu.cuStreamSynchronize(o.s));
+    one_rank_calls(&o, n, ncclFloat32);
     expect_calls("init", 0, "AllReduce", n);
     return 0;
 }
@@ -531,9 +528,7 @@ static int scenario_exit_alive(int n)
 static struct one_rank late_rank;
 static void late_cleanup(void)
 {
-    for (int k = 0; k < 10; k++)
-        CHECK_NCCL(ncclAllReduce(late_rank.b, late_rank.b, COUNT, ncclFloat32, ncclSum, late_rank.comm, late_rank.s));
-    CHECK_CU(cu.cuStreamSynchronize(late_rank.s));
+    one_rank_calls(&late_rank, 10, ncclFloat32);
     CHECK_NCCL(ncclCommDestroy(late_rank.comm));
 }
 
@@ -541,9 +536,7 @@ static int scenario_atexit_late(void)
 {
     atexit(late_cleanup);
     late_rank = one_rank_open();
-    for (int k = 0; k < 3; k++)
-        CHECK_NCCL(ncclAllReduce(late_rank.b, late_rank.b, COUNT, ncclFloat32, ncclSum, late_rank.comm, late_rank.s));
-    CHECK_CU(cu.cuStreamSynchronize(late_rank.s));
+    one_rank_calls(&late_rank, 3, ncclFloat32);
     expect_calls("init", 0, "AllReduce", 3); /* those the files can hold */
     return 0;
 }
